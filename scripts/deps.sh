@@ -1,0 +1,47 @@
+# Sourced by scripts/test.sh and scripts/demo.sh: installs the Debian 12
+# packages that are missing (as root), or prints the exact apt-get line.
+
+# Build and run: GStreamer core, base, good/bad (queues, cuda library,
+# videoscale for comparisons), libav (decode/encode), Meson.
+STAGES_BUILD_PACKAGES="meson ninja-build pkg-config gcc libglib2.0-dev \
+libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
+# Tests add the Python bindings (PyGObject example) and ffmpeg (reference).
+STAGES_TEST_PACKAGES="python3 python3-gi gir1.2-gstreamer-1.0 python3-gst-1.0 ffmpeg"
+
+stages_missing_packages () {
+  local missing="" p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing="$missing $p"
+    fi
+  done
+  echo "$missing"
+}
+
+stages_ensure_packages () {
+  local missing
+  missing=$(stages_missing_packages "$@")
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" = 0 ]; then
+    echo "gst-stages: installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null \
+      || { echo "gst-stages: apt-get install failed for:$missing" >&2; return 1; }
+  else
+    echo "gst-stages: missing packages. Run as root, then again:" >&2
+    echo "  sudo apt-get install -y$missing" >&2
+    return 1
+  fi
+}
+
+# Configure (once) and build into build/.
+stages_build () {
+  if [ -f build/build.ninja ]; then
+    meson setup --reconfigure build "$@" >/dev/null
+  else
+    meson setup build "$@"
+  fi
+  meson compile -C build
+}
