@@ -1,0 +1,275 @@
+/**
+ * SECTION:element-stagegather
+ * @title: stagegather
+ *
+ * Keeps the frames at a list of indices (Scanner's Gather), given inline
+ * with @indices ("0,5,7,29") or, for long lists, in a text file named by
+ * @indices-file: indices separated by commas, spaces or newlines (one per
+ * line works), '#' starting a comment to the end of the line.
+ *
+ * The list is a set: a stream cannot go back in time, so the output is
+ * always in stream order and each listed frame comes out once. "29,5,0,5"
+ * gives the same frames as "0,5,29". Indices past the end of the stream are
+ * never reached: the stream then ends normally after its last frame.
+ * Otherwise the element pushes EOS right after the last listed frame and
+ * returns GST_FLOW_EOS upstream, so the rest of the input is not decoded.
+ *
+ * Frame index: the number of buffers that reached the element since it
+ * started, from 0. After a flushing seek the index continues from where
+ * the new segment puts the stream: the first buffer after the seek is the
+ * frame whose slot holds its stream time (round (segment.start * framerate)
+ * for a frame at the segment start of a stream timed from 0) when the caps
+ * carry a framerate, else the index restarts at 0.
+ *
+ * Kept buffers keep their PTS, DTS and duration. The output rate is
+ * irregular, so the caps framerate is 0/1 (variable).
+ *
+ * Exactly one of @indices and @indices-file must be set. Properties can only
+ * be changed in the NULL or READY state (a change while PAUSED or PLAYING
+ * is refused with a warning). Invalid values (`indices=abc`, an
+ * empty or unreadable file) are reported when set (a warning for
+ * @indices, a debug-log warning for the file, which may not exist yet) and
+ * make the element fail to start with an error naming the property and the
+ * value.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! stagegather indices="0,5,7,29" ! fakesink silent=false -v
+ * ]| passes 4 frames and ends the stream at frame 29.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststagegather.h"
+
+#include <stdlib.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_gather_debug);
+#define GST_CAT_DEFAULT gst_stage_gather_debug
+
+#define DEFAULT_PROP_INDICES NULL
+#define DEFAULT_PROP_INDICES_FILE NULL
+
+enum
+{
+  PROP_0,
+  PROP_INDICES,
+  PROP_INDICES_FILE,
+};
+
+struct _GstStageGather
+{
+  GstStageSelector parent;
+
+  gchar *indices;
+  gchar *indices_file;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstStageGather, gst_stage_gather,
+    GST_TYPE_STAGE_SELECTOR,
+    GST_DEBUG_CATEGORY_INIT (gst_stage_gather_debug, "stagegather", 0,
+        "keep frames at listed indices"));
+GST_ELEMENT_REGISTER_DEFINE (stagegather, "stagegather", GST_RANK_NONE,
+    GST_TYPE_STAGE_GATHER);
+
+/* NULL and blank strings both mean "not set". */
+static gboolean
+is_unset (const gchar * s)
+{
+  for (; s != NULL && *s; s++)
+    if (!g_ascii_isspace (*s))
+      return FALSE;
+  return TRUE;
+}
+
+static StageSelect *
+parse_inline (const gchar * indices, GError ** error)
+{
+  char *err = NULL;
+  StageSelect *sel = stage_select_parse_indices (indices, &err);
+
+  if (sel == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid value '%s' for property 'indices': %s", indices,
+        err ? err : "out of memory");
+  free (err);
+  return sel;
+}
+
+static StageSelect *
+load_file (const gchar * path, GError ** error)
+{
+  GError *io_error = NULL;
+  gchar *contents = NULL;
+  char *err = NULL;
+  StageSelect *sel;
+
+  if (!g_file_get_contents (path, &contents, NULL, &io_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not read property 'indices-file' '%s': %s", path,
+        io_error->message);
+    g_error_free (io_error);
+    return NULL;
+  }
+  sel = stage_select_parse_indices (contents, &err);
+  if (sel == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid property 'indices-file' '%s': %s", path,
+        err ? err : "out of memory");
+  free (err);
+  g_free (contents);
+  return sel;
+}
+
+static void
+gst_stage_gather_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageGather *self = GST_STAGE_GATHER (object);
+  const gchar *s = g_value_get_string (value);
+  GError *err = NULL;
+
+  if (!gst_stage_selector_can_set_property (GST_STAGE_SELECTOR (self),
+          pspec))
+    return;
+
+  /* Checked now to warn early, and stored even when invalid so that start
+   * refuses it instead of running with a value the user did not ask for. */
+  switch (prop_id) {
+    case PROP_INDICES:
+      if (!is_unset (s))
+        stage_select_free (parse_inline (s, &err));
+      if (err)
+        g_warning ("%s: %s", GST_OBJECT_NAME (self), err->message);
+      GST_OBJECT_LOCK (self);
+      g_free (self->indices);
+      self->indices = g_strdup (s);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_INDICES_FILE:
+      /* the file may legitimately be written between now and start */
+      if (!is_unset (s))
+        stage_select_free (load_file (s, &err));
+      if (err)
+        GST_WARNING_OBJECT (self, "%s", err->message);
+      GST_OBJECT_LOCK (self);
+      g_free (self->indices_file);
+      self->indices_file = g_strdup (s);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_clear_error (&err);
+}
+
+static void
+gst_stage_gather_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageGather *self = GST_STAGE_GATHER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_INDICES:
+      g_value_set_string (value, self->indices);
+      break;
+    case PROP_INDICES_FILE:
+      g_value_set_string (value, self->indices_file);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static StageSelect *
+gst_stage_gather_create_select (GstStageSelector * selector, GError ** error)
+{
+  GstStageGather *self = GST_STAGE_GATHER (selector);
+  gchar *indices, *path;
+  StageSelect *sel = NULL;
+
+  GST_OBJECT_LOCK (self);
+  indices = is_unset (self->indices) ? NULL : g_strdup (self->indices);
+  path = is_unset (self->indices_file) ? NULL : g_strdup (self->indices_file);
+  GST_OBJECT_UNLOCK (self);
+
+  if (indices && path)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Both property 'indices' ('%s') and 'indices-file' ('%s') are set: "
+        "set only one", indices, path);
+  else if (indices)
+    sel = parse_inline (indices, error);
+  else if (path)
+    sel = load_file (path, error);
+  else
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Neither property 'indices' nor 'indices-file' is set: nothing to "
+        "gather (e.g. indices=\"0,5,7,29\")");
+
+  if (sel)
+    GST_DEBUG_OBJECT (self, "gathering up to index %" G_GUINT64_FORMAT,
+        stage_select_last (sel));
+  g_free (indices);
+  g_free (path);
+  return sel;
+}
+
+static void
+gst_stage_gather_finalize (GObject * object)
+{
+  GstStageGather *self = GST_STAGE_GATHER (object);
+
+  g_free (self->indices);
+  g_free (self->indices_file);
+  G_OBJECT_CLASS (gst_stage_gather_parent_class)->finalize (object);
+}
+
+static void
+gst_stage_gather_class_init (GstStageGatherClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstStageSelectorClass *selector_class = GST_STAGE_SELECTOR_CLASS (klass);
+
+  gobject_class->set_property = gst_stage_gather_set_property;
+  gobject_class->get_property = gst_stage_gather_get_property;
+  gobject_class->finalize = gst_stage_gather_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_INDICES,
+      g_param_spec_string ("indices", "Indices",
+          "Frame indices to keep, separated by commas or spaces, e.g. "
+          "\"0,5,7,29\"; a set: output is in stream order, duplicates come "
+          "out once, any order is accepted",
+          DEFAULT_PROP_INDICES,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_INDICES_FILE,
+      g_param_spec_string ("indices-file", "Indices file",
+          "Path of a text file of frame indices (one per line, or separated "
+          "by commas/spaces; '#' starts a comment), read when the element "
+          "starts; use instead of 'indices' for long lists",
+          DEFAULT_PROP_INDICES_FILE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Frame gather", "Filter/Video",
+      "Keeps the frames at a list of indices and ends the stream after the "
+      "last one (Scanner's Gather)", "gst-stages");
+
+  selector_class->create_select =
+      GST_DEBUG_FUNCPTR (gst_stage_gather_create_select);
+  /* no get_rate_divisor: a list is always a variable (0/1) rate */
+}
+
+static void
+gst_stage_gather_init (GstStageGather * self)
+{
+  self->indices = g_strdup (DEFAULT_PROP_INDICES);
+  self->indices_file = g_strdup (DEFAULT_PROP_INDICES_FILE);
+}

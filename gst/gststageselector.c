@@ -1,0 +1,633 @@
+/* GstStageSelector: frame index bookkeeping shared by the frame selectors.
+ *
+ * Frame index: the number of buffers that reached the sink pad since the
+ * element started (0-based). After a flushing seek (FLUSH_STOP followed by
+ * a TIME segment) the index continues from where upstream says the stream
+ * now is: the first buffer after the seek is the frame whose slot
+ * [i / framerate, (i + 1) / framerate) holds the buffer's stream time (the
+ * position the new segment gives it), when the sink caps carry a non-zero
+ * framerate; otherwise the index restarts at 0. For a buffer at the segment
+ * start that is round (segment.start * framerate) when the timestamps start
+ * at 0. The index always counts up, whatever the segment rate.
+ *
+ * Counters in/out/dropped are cumulative: a flush or seek does not reset
+ * them, so an application can read totals after a run; they are reset when
+ * the element starts again (READY to PAUSED). in == out + dropped always.
+ *
+ * The element is a passthrough GstBaseTransform: kept buffers go out
+ * untouched (same memory, PTS, DTS, duration, offset), the others are
+ * dropped. When the selection is exhausted (no later index can match), the
+ * last kept buffer is pushed, EOS follows at once, and upstream gets
+ * GST_FLOW_EOS for that buffer, so a source stops reading instead of
+ * decoding frames that nobody wants. Buffers still arriving afterwards are
+ * counted as dropped and refused with GST_FLOW_EOS; the EOS upstream then
+ * sends is swallowed, as one EOS has already gone downstream. A flushing
+ * seek re-arms the element.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststageselector.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_selector_debug);
+#define GST_CAT_DEFAULT gst_stage_selector_debug
+
+enum
+{
+  PROP_0,
+  PROP_IN,
+  PROP_OUT,
+  PROP_DROPPED,
+};
+
+typedef struct
+{
+  StageSelect *select;          /* built at start, freed at stop */
+
+  /* Streaming state, under the object lock (counters are read from other
+   * threads through the properties). */
+  guint64 index;                /* index of the next buffer to arrive */
+  guint64 next;                 /* next kept index, STAGE_SELECT_NONE: none */
+  guint64 in, out, dropped;
+  gint fps_n, fps_d;            /* sink caps framerate, 0/1 if unknown */
+  gboolean flushed;             /* a FLUSH_STOP awaits its segment */
+  gboolean resync;              /* the next buffer sets the index */
+  GstSegment resync_segment;    /* the segment that followed the flush */
+  gboolean pending_eos;         /* the buffer in flight is the last one */
+  gboolean eos_sent;
+  gboolean prev_dropped;        /* marks DISCONT on buffers we push */
+  guint32 seqnum;               /* of the last segment, reused by our EOS */
+} GstStageSelectorPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageSelector, gst_stage_selector,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstStageSelector)
+    GST_DEBUG_CATEGORY_INIT (gst_stage_selector_debug, "stageselector", 0,
+        "base class of the stage frame selectors"));
+
+#define GET_PRIV(self) \
+  ((GstStageSelectorPrivate *) gst_stage_selector_get_instance_private (self))
+
+/* Any stream: the selectors count buffers and never look inside them. */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static void
+gst_stage_selector_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (object);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_IN:
+      g_value_set_uint64 (value, priv->in);
+      break;
+    case PROP_OUT:
+      g_value_set_uint64 (value, priv->out);
+      break;
+    case PROP_DROPPED:
+      g_value_set_uint64 (value, priv->dropped);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+gboolean
+gst_stage_selector_can_set_property (GstStageSelector * self,
+    GParamSpec * pspec)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (self);
+  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  GST_OBJECT_UNLOCK (self);
+  if (state <= GST_STATE_READY)
+    return TRUE;
+  g_warning ("%s: property '%s' can only be changed in the NULL or READY "
+      "state; the new value is ignored", GST_OBJECT_NAME (self),
+      g_param_spec_get_name (pspec));
+  return FALSE;
+}
+
+/* Multiplies a fraction, saturating where a rate would overflow a gint: a
+ * rate that large only appears as the open end of a range. */
+static void
+scale_fraction (gint n, gint d, gint mul_n, gint mul_d, gint * rn, gint * rd)
+{
+  if (gst_util_fraction_multiply (n, d, mul_n, mul_d, rn, rd))
+    return;
+  if (mul_n > mul_d) {
+    *rn = G_MAXINT;
+    *rd = 1;
+  } else {
+    gst_util_double_to_fraction ((gdouble) n / d * mul_n / mul_d, rn, rd);
+  }
+}
+
+/* Scales a framerate field (fraction, range or list) by mul_n/mul_d. */
+static void
+scale_framerate (const GValue * in, GValue * out, gint mul_n, gint mul_d)
+{
+  gint n1, d1, n2, d2;
+
+  if (GST_VALUE_HOLDS_FRACTION (in)) {
+    scale_fraction (gst_value_get_fraction_numerator (in),
+        gst_value_get_fraction_denominator (in), mul_n, mul_d, &n1, &d1);
+    g_value_init (out, GST_TYPE_FRACTION);
+    gst_value_set_fraction (out, n1, d1);
+  } else if (GST_VALUE_HOLDS_FRACTION_RANGE (in)) {
+    const GValue *lo = gst_value_get_fraction_range_min (in);
+    const GValue *hi = gst_value_get_fraction_range_max (in);
+
+    scale_fraction (gst_value_get_fraction_numerator (lo),
+        gst_value_get_fraction_denominator (lo), mul_n, mul_d, &n1, &d1);
+    scale_fraction (gst_value_get_fraction_numerator (hi),
+        gst_value_get_fraction_denominator (hi), mul_n, mul_d, &n2, &d2);
+    if (gst_util_fraction_compare (n1, d1, n2, d2) < 0) {
+      g_value_init (out, GST_TYPE_FRACTION_RANGE);
+      gst_value_set_fraction_range_full (out, n1, d1, n2, d2);
+    } else {
+      /* saturation collapsed the range */
+      g_value_init (out, GST_TYPE_FRACTION);
+      gst_value_set_fraction (out, n1, d1);
+    }
+  } else if (GST_VALUE_HOLDS_LIST (in)) {
+    guint i, n = gst_value_list_get_size (in);
+
+    g_value_init (out, GST_TYPE_LIST);
+    for (i = 0; i < n; i++) {
+      GValue v = G_VALUE_INIT;
+
+      scale_framerate (gst_value_list_get_value (in, i), &v, mul_n, mul_d);
+      gst_value_list_append_and_take_value (out, &v);
+    }
+  } else {
+    g_value_init (out, G_VALUE_TYPE (in));
+    g_value_copy (in, out);
+  }
+}
+
+/* Rewrites the framerate of one structure for the other pad; FALSE when
+ * the structure cannot be produced at all (drop it). */
+static gboolean
+transform_framerate (GstStructure * s, GstPadDirection direction,
+    gboolean regular, guint divisor)
+{
+  const GValue *rate = gst_structure_get_value (s, "framerate");
+
+  if (rate == NULL)
+    return TRUE;
+
+  if (regular) {
+    GValue out = G_VALUE_INIT;
+
+    if (direction == GST_PAD_SINK)
+      scale_framerate (rate, &out, 1, (gint) divisor);
+    else
+      scale_framerate (rate, &out, (gint) divisor, 1);
+    gst_structure_take_value (s, "framerate", &out);
+    return TRUE;
+  }
+
+  if (direction == GST_PAD_SINK) {
+    /* irregular output: a variable framerate, whatever came in */
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+    return TRUE;
+  } else {
+    /* downstream must accept 0/1; then any input rate will do */
+    GValue zero = G_VALUE_INIT;
+    gboolean ok;
+
+    g_value_init (&zero, GST_TYPE_FRACTION);
+    gst_value_set_fraction (&zero, 0, 1);
+    ok = gst_value_can_intersect (rate, &zero)
+        && gst_value_intersect (NULL, rate, &zero);
+    g_value_unset (&zero);
+    if (ok)
+      gst_structure_remove_field (s, "framerate");
+    return ok;
+  }
+}
+
+static GstCaps *
+gst_stage_selector_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (trans);
+  GstStageSelectorClass *klass = GST_STAGE_SELECTOR_GET_CLASS (self);
+  guint divisor = 1;
+  gboolean regular = klass->get_rate_divisor != NULL
+      && klass->get_rate_divisor (self, &divisor) && divisor >= 1;
+  GstCaps *ret;
+  guint i, n;
+
+  if (gst_caps_is_any (caps)) {
+    ret = gst_caps_new_any ();
+  } else {
+    ret = gst_caps_new_empty ();
+    n = gst_caps_get_size (caps);
+    for (i = 0; i < n; i++) {
+      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      if (transform_framerate (s, direction, regular, divisor))
+        ret = gst_caps_merge_structure_full (ret, s,
+            f ? gst_caps_features_copy (f) : NULL);
+      else
+        gst_structure_free (s);
+    }
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
+  return ret;
+}
+
+/* GstBaseTransform answers caps queries with the peer's untransformed caps
+ * first, as if we were a passthrough. For a gather that puts the peer's
+ * framerate=0/1 first upstream, and a video source then fixates to a
+ * variable rate with no timestamps. Only the transformed caps are true. */
+static gboolean
+gst_stage_selector_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstPad *otherpad;
+  GstCaps *filter, *peerfilter = NULL, *peercaps, *caps;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)->query
+        (trans, direction, query);
+
+  otherpad = direction == GST_PAD_SINK ? GST_BASE_TRANSFORM_SRC_PAD (trans)
+      : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  gst_query_parse_caps (query, &filter);
+  if (filter)
+    peerfilter = gst_stage_selector_transform_caps (trans, direction, filter,
+        NULL);
+  peercaps = gst_pad_peer_query_caps (otherpad, peerfilter);
+  caps = gst_stage_selector_transform_caps (trans,
+      direction == GST_PAD_SINK ? GST_PAD_SRC : GST_PAD_SINK, peercaps,
+      filter);
+  gst_query_set_caps_result (query, caps);
+  gst_caps_unref (caps);
+  gst_caps_unref (peercaps);
+  if (peerfilter)
+    gst_caps_unref (peerfilter);
+  return TRUE;
+}
+
+static gboolean
+gst_stage_selector_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstStageSelectorPrivate *priv = GET_PRIV (GST_STAGE_SELECTOR (trans));
+  GstStructure *s = gst_caps_get_size (incaps) ?
+      gst_caps_get_structure (incaps, 0) : NULL;
+  gint n = 0, d = 1;
+
+  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
+      || n <= 0 || d <= 0) {
+    n = 0;
+    d = 1;
+  }
+  GST_OBJECT_LOCK (trans);
+  priv->fps_n = n;
+  priv->fps_d = d;
+  GST_OBJECT_UNLOCK (trans);
+  return TRUE;
+}
+
+static gboolean
+gst_stage_selector_start (GstBaseTransform * trans)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (trans);
+  GstStageSelectorClass *klass = GST_STAGE_SELECTOR_GET_CLASS (self);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+  GError *err = NULL;
+  StageSelect *sel;
+
+  g_return_val_if_fail (klass->create_select != NULL, FALSE);
+  sel = klass->create_select (self, &err);
+  if (sel == NULL) {
+    /* The subclass message names the property and the value: it is the
+     * part a user can act on, so it is the error text, not the debug. */
+    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+        err ? err->domain : GST_RESOURCE_ERROR,
+        err ? err->code : GST_RESOURCE_ERROR_SETTINGS,
+        g_strdup (err ? err->message : "invalid selection"), NULL,
+        __FILE__, GST_FUNCTION, __LINE__);
+    g_clear_error (&err);
+    return FALSE;
+  }
+
+  GST_OBJECT_LOCK (self);
+  stage_select_free (priv->select);
+  priv->select = sel;
+  priv->index = 0;
+  priv->next = stage_select_next (sel, 0);
+  priv->in = priv->out = priv->dropped = 0;
+  priv->fps_n = 0;
+  priv->fps_d = 1;
+  priv->flushed = FALSE;
+  priv->resync = FALSE;
+  priv->pending_eos = FALSE;
+  priv->eos_sent = FALSE;
+  priv->prev_dropped = FALSE;
+  priv->seqnum = GST_SEQNUM_INVALID;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_stage_selector_stop (GstBaseTransform * trans)
+{
+  GstStageSelectorPrivate *priv = GET_PRIV (GST_STAGE_SELECTOR (trans));
+
+  GST_OBJECT_LOCK (trans);
+  stage_select_free (priv->select);
+  priv->select = NULL;
+  GST_OBJECT_UNLOCK (trans);
+  return TRUE;
+}
+
+/* Called with the object lock, for the first buffer after a flushing seek:
+ * the index of that frame in its stream, from its stream time (the position
+ * the new segment gives it; stream time, unlike buffer time, starts at 0 in
+ * streams whose timestamps do not, such as MPEG-TS).
+ *
+ * Not round (segment.start * framerate): after an accurate seek a decoder
+ * also delivers the frame that contains the start, clipped to begin at it
+ * (seek to 2.5 s at 25/1: frame 62, PTS 2.48 s clipped to 2.5 s, duration
+ * 0.02 s), which that formula calls frame 63. The middle of the buffer lies
+ * inside its frame's slot whether it was clipped or not, and half a frame
+ * of slack absorbs timestamps rounded by the container (to ms, say). */
+static guint64
+index_after_seek (GstStageSelectorPrivate * priv, GstBuffer * buf)
+{
+  const GstSegment *seg = &priv->resync_segment;
+  GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
+  guint64 scale = (guint64) priv->fps_d * GST_SECOND, t;
+  gint sign;
+
+  if (seg->format != GST_FORMAT_TIME || priv->fps_n <= 0)
+    return 0;
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_IS_VALID (seg->time) ?
+        gst_util_uint64_scale_round (seg->time, priv->fps_n, scale) : 0;
+  if (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0) {
+    sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME,
+        pts + dur / 2, &t);
+    return sign > 0 ? gst_util_uint64_scale (t, priv->fps_n, scale) : 0;
+  }
+  sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, pts, &t);
+  return sign > 0 ? gst_util_uint64_scale_round (t, priv->fps_n, scale) : 0;
+}
+
+static gboolean
+gst_stage_selector_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (trans);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      GST_OBJECT_LOCK (self);
+      priv->flushed = TRUE;
+      priv->resync = FALSE;
+      priv->pending_eos = FALSE;
+      priv->eos_sent = FALSE;
+      priv->prev_dropped = FALSE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *seg;
+
+      gst_event_parse_segment (event, &seg);
+      GST_OBJECT_LOCK (self);
+      priv->seqnum = gst_event_get_seqnum (event);
+      if (priv->flushed) {
+        gst_segment_copy_into (seg, &priv->resync_segment);
+        priv->flushed = FALSE;
+        priv->resync = TRUE;
+      }
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case GST_EVENT_EOS:{
+      gboolean swallow;
+
+      GST_OBJECT_LOCK (self);
+      swallow = priv->eos_sent;
+      GST_OBJECT_UNLOCK (self);
+      if (swallow) {
+        GST_DEBUG_OBJECT (self, "EOS already sent downstream, dropping "
+            "this one");
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)->sink_event
+      (trans, event);
+}
+
+/* QoS would let GstBaseTransform drop late buffers before transform_ip sees
+ * them, and every buffer must be counted for the index to stay exact, so
+ * QoS events go upstream without arming the base class's QoS (its qos
+ * property then has no effect). */
+static gboolean
+gst_stage_selector_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS)
+    return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
+  return GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)->src_event
+      (trans, event);
+}
+
+static GstFlowReturn
+gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (trans);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret;
+  guint64 index;
+
+  GST_OBJECT_LOCK (self);
+  if (G_UNLIKELY (priv->resync)) {
+    priv->resync = FALSE;
+    priv->index = index_after_seek (priv, buf);
+    priv->next = stage_select_next (priv->select, priv->index);
+    GST_DEBUG_OBJECT (self, "first frame after flush is %" G_GUINT64_FORMAT
+        ", next kept %" G_GUINT64_FORMAT, priv->index, priv->next);
+  }
+  index = priv->index;
+  if (priv->index < STAGE_SELECT_NONE - 1)
+    priv->index++;
+  priv->in++;
+  if (priv->eos_sent) {
+    priv->dropped++;
+    ret = GST_FLOW_EOS;
+  } else if (index == priv->next) {
+    priv->out++;
+    priv->next = stage_select_next (priv->select, index + 1);
+    ret = GST_FLOW_OK;
+  } else {
+    priv->dropped++;
+    ret = GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  if (priv->next == STAGE_SELECT_NONE && !priv->eos_sent)
+    priv->pending_eos = TRUE;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+      ": %s", index, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+      ret == GST_FLOW_OK ? "kept" : "dropped");
+  return ret;
+}
+
+/* The base class would push our last kept buffer and wait for the next input
+ * buffer before anything else could happen; pushing it here lets EOS follow
+ * immediately and upstream learn of it from this very buffer's return. */
+static GstFlowReturn
+gst_stage_selector_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (trans);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret;
+  gboolean finish, discont;
+  guint32 seqnum;
+
+  ret = GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)
+      ->generate_output (trans, outbuf);
+
+  GST_OBJECT_LOCK (self);
+  finish = priv->pending_eos;
+  priv->pending_eos = FALSE;
+  if (finish)
+    priv->eos_sent = TRUE;
+  discont = priv->prev_dropped;
+  if (ret == GST_FLOW_OK && *outbuf != NULL)
+    priv->prev_dropped = FALSE;
+  else if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED)
+    priv->prev_dropped = TRUE;
+  seqnum = priv->seqnum;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!finish)
+    return ret;
+
+  if (*outbuf != NULL) {
+    GstBuffer *buf = *outbuf;
+
+    *outbuf = NULL;
+    if (ret == GST_FLOW_OK) {
+      if (discont && !GST_BUFFER_IS_DISCONT (buf)) {
+        buf = gst_buffer_make_writable (buf);
+        GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+      }
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+    } else {
+      gst_buffer_unref (buf);
+    }
+  }
+
+  if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED
+      || ret == GST_FLOW_EOS) {
+    GstEvent *eos = gst_event_new_eos ();
+
+    GST_DEBUG_OBJECT (self, "selection exhausted: sending EOS");
+    if (seqnum != GST_SEQNUM_INVALID)
+      gst_event_set_seqnum (eos, seqnum);
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans), eos);
+    ret = GST_FLOW_EOS;
+  }
+  return ret;
+}
+
+static void
+gst_stage_selector_finalize (GObject * object)
+{
+  GstStageSelectorPrivate *priv = GET_PRIV (GST_STAGE_SELECTOR (object));
+
+  stage_select_free (priv->select);
+  priv->select = NULL;
+  G_OBJECT_CLASS (gst_stage_selector_parent_class)->finalize (object);
+}
+
+static void
+gst_stage_selector_class_init (GstStageSelectorClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->get_property = gst_stage_selector_get_property;
+  gobject_class->finalize = gst_stage_selector_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_IN,
+      g_param_spec_uint64 ("in", "In",
+          "Number of buffers that reached the element since it started "
+          "(cumulative across seeks)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_OUT,
+      g_param_spec_uint64 ("out", "Out",
+          "Number of buffers kept and pushed downstream since the element "
+          "started", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "Number of buffers not selected and dropped since the element "
+          "started (in = out + dropped)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_stage_selector_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_stage_selector_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_stage_selector_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_stage_selector_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_selector_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_stage_selector_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_stage_selector_src_event);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_stage_selector_transform_ip);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_stage_selector_generate_output);
+  /* The caps differ only in framerate; buffers are never touched. */
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = TRUE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_STAGE_SELECTOR, 0);
+}
+
+static void
+gst_stage_selector_init (GstStageSelector * self)
+{
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+
+  priv->fps_d = 1;
+  priv->next = STAGE_SELECT_NONE;
+  priv->seqnum = GST_SEQNUM_INVALID;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}

@@ -1,0 +1,192 @@
+/**
+ * SECTION:element-stagestride
+ * @title: stagestride
+ *
+ * Keeps every n-th frame: frames offset, offset + stride, offset + 2 * stride,
+ * ... (Scanner's Stride op) and drops the others.
+ *
+ * Frame index: the number of buffers that reached the element since it
+ * started, from 0. After a flushing seek the index continues from where
+ * the new segment puts the stream: the first buffer after the seek is the
+ * frame whose slot holds its stream time (round (segment.start * framerate)
+ * for a frame at the segment start of a stream timed from 0) when the caps
+ * carry a framerate, else the index restarts at 0.
+ *
+ * Kept buffers go out untouched: PTS, DTS and duration are those of the
+ * input frame (duration is not stretched to the new frame spacing). The
+ * output caps framerate is the input framerate divided by @stride (the
+ * offset does not change the rate); a variable input rate (0/1) stays 0/1.
+ *
+ * The stream never ends early: a stride has no last index.
+ *
+ * Properties can only be changed in the NULL or READY state (a change
+ * while PAUSED or PLAYING is refused with a warning). A @stride of 0
+ * is refused by the property itself (gst-launch-1.0 prints a warning naming
+ * the value and keeps the previous one).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=90 ! stagestride stride=3 offset=1 ! fakesink silent=false -v
+ * ]| keeps frames 1, 4, 7, ... 88: 30 buffers at 10/1 instead of 30/1.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststagestride.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_stride_debug);
+#define GST_CAT_DEFAULT gst_stage_stride_debug
+
+#define DEFAULT_PROP_STRIDE 1
+#define DEFAULT_PROP_OFFSET 0
+
+enum
+{
+  PROP_0,
+  PROP_STRIDE,
+  PROP_OFFSET,
+};
+
+struct _GstStageStride
+{
+  GstStageSelector parent;
+
+  guint stride;
+  guint64 offset;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstStageStride, gst_stage_stride,
+    GST_TYPE_STAGE_SELECTOR,
+    GST_DEBUG_CATEGORY_INIT (gst_stage_stride_debug, "stagestride", 0,
+        "keep every n-th frame"));
+GST_ELEMENT_REGISTER_DEFINE (stagestride, "stagestride", GST_RANK_NONE,
+    GST_TYPE_STAGE_STRIDE);
+
+static void
+gst_stage_stride_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageStride *self = GST_STAGE_STRIDE (object);
+
+  if (!gst_stage_selector_can_set_property (GST_STAGE_SELECTOR (self),
+          pspec))
+    return;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STRIDE:
+      self->stride = g_value_get_uint (value);
+      break;
+    case PROP_OFFSET:
+      self->offset = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_stage_stride_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageStride *self = GST_STAGE_STRIDE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STRIDE:
+      g_value_set_uint (value, self->stride);
+      break;
+    case PROP_OFFSET:
+      g_value_set_uint64 (value, self->offset);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static StageSelect *
+gst_stage_stride_create_select (GstStageSelector * selector, GError ** error)
+{
+  GstStageStride *self = GST_STAGE_STRIDE (selector);
+  StageSelect *sel;
+  guint stride;
+  guint64 offset;
+
+  GST_OBJECT_LOCK (self);
+  stride = self->stride;
+  offset = self->offset;
+  GST_OBJECT_UNLOCK (self);
+
+  /* The param spec bounds make both failures unreachable through
+   * g_object_set; kept so that a future range change cannot crash. */
+  sel = stage_select_new_stride (offset, stride);
+  if (sel == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid value for property 'stride' (%u) or 'offset' (%"
+        G_GUINT64_FORMAT ")", stride, offset);
+  else
+    GST_DEBUG_OBJECT (self, "keeping frames %" G_GUINT64_FORMAT " + k * %u",
+        offset, stride);
+  return sel;
+}
+
+static gboolean
+gst_stage_stride_get_rate_divisor (GstStageSelector * selector,
+    guint * divisor)
+{
+  GstStageStride *self = GST_STAGE_STRIDE (selector);
+
+  GST_OBJECT_LOCK (self);
+  *divisor = self->stride;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static void
+gst_stage_stride_class_init (GstStageStrideClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstStageSelectorClass *selector_class = GST_STAGE_SELECTOR_CLASS (klass);
+
+  gobject_class->set_property = gst_stage_stride_set_property;
+  gobject_class->get_property = gst_stage_stride_get_property;
+
+  /* G_MAXINT: the output framerate denominator is multiplied by it. */
+  g_object_class_install_property (gobject_class, PROP_STRIDE,
+      g_param_spec_uint ("stride", "Stride",
+          "Keep one frame out of every 'stride' frames (1 keeps all); the "
+          "output framerate is the input framerate divided by it",
+          1, G_MAXINT, DEFAULT_PROP_STRIDE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_uint64 ("offset", "Offset",
+          "Index of the first frame kept (frames offset, offset + stride, "
+          "...; frame 0 is the first buffer the element receives)",
+          0, G_MAXUINT64 - 1, DEFAULT_PROP_OFFSET,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Frame stride", "Filter/Video",
+      "Keeps every n-th frame starting at an offset (Scanner's Stride)",
+      "gst-stages");
+
+  selector_class->create_select =
+      GST_DEBUG_FUNCPTR (gst_stage_stride_create_select);
+  selector_class->get_rate_divisor =
+      GST_DEBUG_FUNCPTR (gst_stage_stride_get_rate_divisor);
+}
+
+static void
+gst_stage_stride_init (GstStageStride * self)
+{
+  self->stride = DEFAULT_PROP_STRIDE;
+  self->offset = DEFAULT_PROP_OFFSET;
+}

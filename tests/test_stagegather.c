@@ -1,0 +1,422 @@
+/* stagegather: index lists (inline and from a file) over many patterns,
+ * unsorted lists, indices past the end, early EOS, seek, caps, and every
+ * bad value (inline, empty file, unreadable file, both or neither set). */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
+#define MAX_INDEX 300
+
+static GstClockTime
+frame_pts (guint64 i)
+{
+  return gst_util_uint64_scale (i, GST_SECOND, 30);
+}
+
+static GstBuffer *
+make_frame (guint64 i)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 4, NULL);
+
+  GST_BUFFER_PTS (b) = frame_pts (i);
+  GST_BUFFER_DTS (b) = frame_pts (i);
+  GST_BUFFER_DURATION (b) = frame_pts (i + 1) - frame_pts (i);
+  GST_BUFFER_OFFSET (b) = i;
+  return b;
+}
+
+static GstHarness *
+new_harness (const gchar * desc)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  gst_harness_set_src_caps_str (h, CAPS_30);
+  return h;
+}
+
+static guint
+count_eos (GstHarness * h)
+{
+  GstEvent *ev;
+  guint n = 0;
+
+  while ((ev = gst_harness_try_pull_event (h))) {
+    n += GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static guint64
+counter (GstHarness * h, const gchar * name)
+{
+  GstElement *e = gst_harness_find_element (h, "stagegather");
+  guint64 v;
+
+  g_object_get (e, name, &v, NULL);
+  gst_object_unref (e);
+  return v;
+}
+
+/* Runs @frames frames through @desc and checks each against the model
+ * (@keep, @last: the largest listed index), including the exact frame at
+ * which EOS goes downstream and upstream learns it. */
+static void
+check_gather (const gchar * desc, guint frames, const gboolean * keep,
+    guint64 last)
+{
+  GstHarness *h = new_harness (desc);
+  guint64 i;
+  guint kept = 0, eos = 0;
+
+  for (i = 0; i < frames; i++) {
+    GstFlowReturn want = i >= last ? GST_FLOW_EOS : GST_FLOW_OK;
+    GstFlowReturn got = gst_harness_push (h, make_frame (i));
+    GstBuffer *b = gst_harness_try_pull (h);
+
+    fail_unless (got == want, "%s: frame %" G_GUINT64_FORMAT ": %s, want %s",
+        desc, i, gst_flow_get_name (got), gst_flow_get_name (want));
+    if (keep[i] && i <= last) {
+      fail_unless (b != NULL, "%s: frame %" G_GUINT64_FORMAT " missing",
+          desc, i);
+      fail_unless (GST_BUFFER_OFFSET (b) == i);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (b), frame_pts (i));
+      fail_unless_equals_uint64 (GST_BUFFER_DTS (b), frame_pts (i));
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (b),
+          frame_pts (i + 1) - frame_pts (i));
+      kept++;
+    } else {
+      fail_unless (b == NULL, "%s: frame %" G_GUINT64_FORMAT " passed", desc,
+          i);
+    }
+    if (b)
+      gst_buffer_unref (b);
+    eos += count_eos (h);
+    fail_unless_equals_int (eos, i >= last ? 1 : 0);
+  }
+  /* upstream's EOS: forwarded when the list was not exhausted, else
+   * swallowed (one EOS already went out) */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (eos + count_eos (h), 1);
+  fail_unless (counter (h, "in") == frames);
+  fail_unless (counter (h, "out") == kept);
+  fail_unless (counter (h, "dropped") == frames - kept);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_gather_hand)
+{
+  gboolean keep[MAX_INDEX] = { 0 };
+
+  keep[0] = keep[5] = keep[7] = keep[29] = TRUE;
+  check_gather ("stagegather indices=\"0,5,7,29\"", 40, keep, 29);
+  /* unsorted with duplicates: the same set, in stream order, once each */
+  check_gather ("stagegather indices=\"29,5,0,5,7,29\"", 40, keep, 29);
+  check_gather ("stagegather indices=\"29 5 0 7\"", 40, keep, 29);
+  /* the stream ends before the last index: all that exist, normal EOS */
+  check_gather ("stagegather indices=\"0,5,7,29\"", 20, keep, 29);
+  /* a single index that never comes: nothing out, upstream EOS passes */
+  memset (keep, 0, sizeof (keep));
+  check_gather ("stagegather indices=250", 20, keep, 250);
+  /* a single index: EOS right after it */
+  keep[0] = TRUE;
+  check_gather ("stagegather indices=0", 5, keep, 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gather_random)
+{
+  GRand *rand = g_rand_new_with_seed (777);
+  guint n;
+
+  for (n = 0; n < 60; n++) {
+    gboolean keep[MAX_INDEX] = { 0 };
+    guint k = g_rand_int_range (rand, 1, 25), j;
+    guint frames = g_rand_int_range (rand, 1, 150);
+    guint64 last = 0;
+    GString *desc = g_string_new ("stagegather indices=\"");
+
+    for (j = 0; j < k; j++) {
+      guint x = g_rand_int_range (rand, 0, 160);
+
+      keep[x] = TRUE;
+      last = MAX (last, x);
+      g_string_append_printf (desc, "%s%u", j ? "," : "", x);
+    }
+    g_string_append (desc, "\"");
+    check_gather (desc->str, frames, keep, last);
+    g_string_free (desc, TRUE);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static gchar *
+write_temp (const gchar * contents)
+{
+  GError *err = NULL;
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("stagegather-XXXXXX.txt", &path, &err);
+
+  fail_unless (fd >= 0, "%s", err ? err->message : "");
+  g_close (fd, NULL);
+  fail_unless (g_file_set_contents (path, contents, -1, NULL));
+  return path;
+}
+
+GST_START_TEST (test_indices_file)
+{
+  gboolean keep[MAX_INDEX] = { 0 };
+  gchar *path = write_temp ("# frames to keep\n12\n3 # the first\n\n40, 7\n"
+      "# 50 is commented out\n");
+  gchar *desc = g_strdup_printf ("stagegather indices-file=\"%s\"", path);
+
+  keep[3] = keep[7] = keep[12] = keep[40] = TRUE;
+  check_gather (desc, 60, keep, 40);
+  g_unlink (path);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_variable)
+{
+  GstHarness *h = new_harness ("stagegather indices=\"0,1,2,3\"");
+  GstCaps *caps;
+  gint n = -1, d = -1;
+
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &n, &d));
+  fail_unless (n == 0 && d == 1, "%d/%d", n, d);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Downstream insisting on a fixed rate cannot link: a gather has none. */
+GST_START_TEST (test_caps_fixed_rate_refused)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+      "stagegather indices=1 ! video/x-raw,framerate=5/1 ! fakesink", NULL);
+
+  fail_unless (pipe == NULL || GST_IS_ELEMENT (pipe));
+  if (pipe) {
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *msg;
+
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    gst_message_unref (msg);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
+}
+
+GST_END_TEST;
+
+/* After a flushing seek to 0.5 s (frame 15) indices below 15 are skipped. */
+GST_START_TEST (test_seek)
+{
+  GstHarness *h = new_harness ("stagegather indices=\"2,16,20\"");
+  GstSegment seg;
+  GstBuffer *b;
+  guint64 i;
+
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = seg.position = GST_SECOND / 2;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  count_eos (h);
+  for (i = 15; i < 20; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i)),
+        GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (20)),
+      GST_FLOW_EOS);
+  b = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), 16);
+  gst_buffer_unref (b);
+  b = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), 20);
+  gst_buffer_unref (b);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  fail_unless_equals_int (count_eos (h), 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gboolean
+note_log (const gchar * domain, GLogLevelFlags level, const gchar * message,
+    gpointer user_data)
+{
+  GST_INFO ("captured: %s", message);
+  g_atomic_int_inc ((gint *) user_data);
+  return TRUE;
+}
+
+/* Builds "videotestsrc ! stagegather <props> ! fakesink", expects the
+ * start to fail with an ERROR of @code whose text holds every @needles. */
+static void
+check_refused (const gchar * props, gint want_warnings, gint code,
+    const gchar * const *needles)
+{
+  gchar *line = g_strdup_printf ("videotestsrc num-buffers=10 ! stagegather "
+      "%s ! fakesink", props);
+  gint hits = 0;
+  GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+      G_LOG_LEVEL_WARNING, g_regex_new ("indices", 0, 0, NULL), note_log,
+      &hits, NULL);
+  GstElement *pipe = gst_parse_launch (line, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless_equals_int (hits, want_warnings);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for %s", props);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR, code),
+      "%s: %s", props, err->message);
+  for (; *needles; needles++)
+    fail_unless (strstr (err->message, *needles) != NULL,
+        "'%s' not in: %s", *needles, err->message);
+  GST_INFO ("%s: %s", props, err->message);
+
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  gst_check_remove_log_filter (filter);
+  g_free (line);
+}
+
+GST_START_TEST (test_bad_values)
+{
+  gchar *empty = write_temp ("# nothing here\n\n");
+  gchar *garbage = write_temp ("1\n2\nthree\n");
+  gchar *missing = g_build_filename (g_get_tmp_dir (),
+      "stagegather-does-not-exist.txt", NULL);
+  gchar *props;
+
+  {
+    const gchar *n[] = { "'indices'", "abc", NULL };
+    check_refused ("indices=abc", 1, GST_RESOURCE_ERROR_SETTINGS, n);
+  }
+  {
+    const gchar *n[] = { "'indices'", "0,5,x,7", "'x'", NULL };
+    check_refused ("indices=\"0,5,x,7\"", 1, GST_RESOURCE_ERROR_SETTINGS, n);
+  }
+  {
+    const gchar *n[] = { "'indices'", "-3", NULL };
+    check_refused ("indices=-3", 1, GST_RESOURCE_ERROR_SETTINGS, n);
+  }
+  {
+    const gchar *n[] = { "'indices-file'", empty, "no index", NULL };
+    props = g_strdup_printf ("indices-file=\"%s\"", empty);
+    check_refused (props, 0, GST_RESOURCE_ERROR_SETTINGS, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices-file'", garbage, "'three'", "line 3",
+      NULL
+    };
+    props = g_strdup_printf ("indices-file=\"%s\"", garbage);
+    check_refused (props, 0, GST_RESOURCE_ERROR_SETTINGS, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices-file'", missing, NULL };
+    props = g_strdup_printf ("indices-file=\"%s\"", missing);
+    check_refused (props, 0, GST_RESOURCE_ERROR_OPEN_READ, n);
+    g_free (props);
+  }
+  {
+    /* a directory cannot be read as a list either */
+    const gchar *n[] = { "'indices-file'", NULL };
+    props = g_strdup_printf ("indices-file=\"%s\"", g_get_tmp_dir ());
+    check_refused (props, 0, GST_RESOURCE_ERROR_OPEN_READ, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices'", "'indices-file'", "only one", NULL };
+    props = g_strdup_printf ("indices=1 indices-file=\"%s\"", garbage);
+    check_refused (props, 0, GST_RESOURCE_ERROR_SETTINGS, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices'", "'indices-file'", "is set", NULL };
+    check_refused ("", 0, GST_RESOURCE_ERROR_SETTINGS, n);
+  }
+
+  g_unlink (empty);
+  g_unlink (garbage);
+  g_free (empty);
+  g_free (garbage);
+  g_free (missing);
+}
+
+GST_END_TEST;
+
+/* A real pipeline: the source stops right after the last index. */
+GST_START_TEST (test_real_pipeline)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=500 ! "
+      "video/x-raw,width=32,height=24 ! stagegather name=g "
+      "indices=\"40,3,17\" ! fakesink sync=false", NULL);
+  GstElement *g = gst_bin_get_by_name (GST_BIN (pipe), "g");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint64 in, out;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_object_get (g, "in", &in, "out", &out, NULL);
+  fail_unless_equals_uint64 (out, 3);
+  fail_unless_equals_uint64 (in, 41);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (g);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static Suite *
+stagegather_suite (void)
+{
+  Suite *s = suite_create ("stagegather");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_gather_hand);
+  tcase_add_test (tc, test_gather_random);
+  tcase_add_test (tc, test_indices_file);
+  tcase_add_test (tc, test_caps_variable);
+  tcase_add_test (tc, test_caps_fixed_rate_refused);
+  tcase_add_test (tc, test_seek);
+  tcase_add_test (tc, test_bad_values);
+  tcase_add_test (tc, test_real_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (stagegather);

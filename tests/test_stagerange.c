@@ -1,0 +1,404 @@
+/* stagerange: selection over many range patterns, early EOS, EOS with
+ * nothing selected, flush/seek re-arming, caps, and every bad value. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <string.h>
+
+#define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
+#define MAX_FRAMES 400
+
+static GstClockTime
+frame_pts (guint64 i)
+{
+  return gst_util_uint64_scale (i, GST_SECOND, 30);
+}
+
+static GstBuffer *
+make_frame (guint64 i)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 4, NULL);
+
+  GST_BUFFER_PTS (b) = frame_pts (i);
+  GST_BUFFER_DURATION (b) = frame_pts (i + 1) - frame_pts (i);
+  GST_BUFFER_OFFSET (b) = i;
+  return b;
+}
+
+static GstHarness *
+new_harness (const gchar * desc)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  gst_harness_set_src_caps_str (h, CAPS_30);
+  return h;
+}
+
+/* Pops the queued downstream events, returning how many were EOS. */
+static guint
+count_eos (GstHarness * h)
+{
+  GstEvent *ev;
+  guint n = 0;
+
+  while ((ev = gst_harness_try_pull_event (h))) {
+    n += GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static guint64
+counter (GstHarness * h, const gchar * name)
+{
+  GstElement *e = gst_harness_find_element (h, "stagerange");
+  guint64 v;
+
+  g_object_get (e, name, &v, NULL);
+  gst_object_unref (e);
+  return v;
+}
+
+/* Pushes frames [from, to) and checks, frame by frame, against @keep (the
+ * model) and @last (the largest index the selection keeps, possibly beyond
+ * the input; G_MAXUINT64 for none): each kept frame comes out at once, the
+ * push of frame @last returns EOS and EOS is already downstream before the
+ * next frame is pushed; later pushes get EOS too. Returns frames kept. */
+static guint
+check_frames (GstHarness * h, const gchar * what, guint64 from, guint64 to,
+    const gboolean * keep, guint64 last)
+{
+  guint64 i;
+  guint kept = 0, eos = 0;
+
+  for (i = from; i < to; i++) {
+    GstFlowReturn want = (last != G_MAXUINT64 && i >= last) ? GST_FLOW_EOS
+        : GST_FLOW_OK;
+    GstFlowReturn got = gst_harness_push (h, make_frame (i));
+    GstBuffer *b = gst_harness_try_pull (h);
+
+    fail_unless (got == want, "%s: frame %" G_GUINT64_FORMAT " returned %s, "
+        "expected %s", what, i, gst_flow_get_name (got),
+        gst_flow_get_name (want));
+    if (keep[i] && (last == G_MAXUINT64 || i <= last)) {
+      fail_unless (b != NULL, "%s: frame %" G_GUINT64_FORMAT " not passed",
+          what, i);
+      fail_unless (GST_BUFFER_OFFSET (b) == i);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (b), frame_pts (i));
+      kept++;
+    } else {
+      fail_unless (b == NULL, "%s: frame %" G_GUINT64_FORMAT " passed", what,
+          i);
+    }
+    if (b)
+      gst_buffer_unref (b);
+    eos += count_eos (h);
+    /* EOS is downstream as soon as the last kept frame is out */
+    fail_unless_equals_int (eos, (last != G_MAXUINT64 && i >= last) ? 1 : 0);
+  }
+  return kept;
+}
+
+static void
+check_pattern (const gchar * ranges, guint stride, guint frames,
+    const gboolean * keep, guint64 last)
+{
+  gchar *desc = g_strdup_printf ("stagerange ranges=\"%s\" stride=%u",
+      ranges, stride);
+  GstHarness *h = new_harness (desc);
+  guint kept = check_frames (h, desc, 0, frames, keep, last);
+  gboolean early = last != G_MAXUINT64 && last < frames;
+
+  /* upstream's own EOS: forwarded once, or swallowed after an early one */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (count_eos (h), early ? 0 : 1);
+  fail_unless (counter (h, "in") == frames);
+  fail_unless (counter (h, "out") == kept);
+  fail_unless (counter (h, "dropped") == frames - kept);
+  gst_harness_teardown (h);
+  g_free (desc);
+}
+
+GST_START_TEST (test_selection_hand)
+{
+  gboolean keep[MAX_FRAMES] = { 0 };
+
+  /* 2:5 of 10 frames: 2, 3, 4, then EOS at frame 4 */
+  keep[2] = keep[3] = keep[4] = TRUE;
+  check_pattern ("2:5", 1, 10, keep, 4);
+
+  /* two ranges with stride 2: 0, 2, 4, 20, 22 */
+  memset (keep, 0, sizeof (keep));
+  keep[0] = keep[2] = keep[4] = keep[20] = keep[22] = TRUE;
+  check_pattern ("0:5,20:23", 2, 30, keep, 22);
+
+  /* overlapping, unsorted: a set in stream order */
+  memset (keep, 0, sizeof (keep));
+  keep[1] = keep[2] = keep[3] = keep[4] = keep[8] = TRUE;
+  check_pattern ("8:9, 3:5 ,1:4", 1, 12, keep, 8);
+
+  /* a range past the end of the stream ends with the stream */
+  memset (keep, 0, sizeof (keep));
+  for (guint i = 5; i < 20; i++)
+    keep[i] = TRUE;
+  check_pattern ("5:1000", 1, 20, keep, 999);
+
+  /* nothing selected in the input: EOS from upstream still arrives */
+  memset (keep, 0, sizeof (keep));
+  check_pattern ("100:200", 1, 20, keep, 199);
+
+  /* unset ranges: the whole stream, strided */
+  {
+    GstHarness *h = new_harness ("stagerange stride=4");
+
+    memset (keep, 0, sizeof (keep));
+    keep[0] = keep[4] = keep[8] = TRUE;
+    check_frames (h, "unset ranges", 0, 10, keep, G_MAXUINT64);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_selection_random)
+{
+  GRand *rand = g_rand_new_with_seed (2024);
+  guint n;
+
+  for (n = 0; n < 60; n++) {
+    gboolean keep[MAX_FRAMES] = { 0 };
+    guint nr = g_rand_int_range (rand, 1, 5), r;
+    guint stride = g_rand_int_range (rand, 1, 6);
+    guint frames = g_rand_int_range (rand, 1, 120);
+    guint64 last = 0;
+    GString *ranges = g_string_new (NULL);
+
+    for (r = 0; r < nr; r++) {
+      guint a = g_rand_int_range (rand, 0, 130);
+      guint b = a + g_rand_int_range (rand, 1, 40), i;
+
+      for (i = a; i < b; i += stride) {
+        keep[i] = TRUE;
+        last = MAX (last, i);
+      }
+      g_string_append_printf (ranges, "%s%u:%u", r ? "," : "", a, b);
+    }
+    check_pattern (ranges->str, stride, frames, keep, last);
+    g_string_free (ranges, TRUE);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The early EOS reaches the sink before the input runs out, and upstream is
+ * told with GST_FLOW_EOS on the very frame that completed the selection. */
+GST_START_TEST (test_early_eos)
+{
+  GstHarness *h = new_harness ("stagerange ranges=0:3");
+  GstBuffer *b;
+
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (1)), GST_FLOW_OK);
+  fail_unless_equals_int (count_eos (h), 0);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (2)), GST_FLOW_EOS);
+  /* frame 2 was delivered before EOS */
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  while ((b = gst_harness_try_pull (h)))
+    gst_buffer_unref (b);
+  fail_unless_equals_int (count_eos (h), 1);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (3)), GST_FLOW_EOS);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+push_flush_and_segment (GstHarness * h, guint64 start)
+{
+  GstSegment seg;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = seg.position = start;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+}
+
+/* A flushing seek after the early EOS re-arms the element: seeking back to
+ * 0 replays the range, seeking into it resumes at the segment's frame,
+ * seeking past it ends at the first buffer. */
+GST_START_TEST (test_seek_rearms)
+{
+  GstHarness *h = new_harness ("stagerange ranges=30:36 stride=2");
+  gboolean keep[MAX_FRAMES] = { 0 };
+
+  keep[30] = keep[32] = keep[34] = TRUE;
+  fail_unless_equals_int (check_frames (h, "first run", 0, 40, keep, 34), 3);
+
+  push_flush_and_segment (h, 0);
+  count_eos (h);
+  fail_unless_equals_int (check_frames (h, "seek to 0", 0, 36, keep, 34), 3);
+
+  /* 1.1 s at 30/1 = frame 33: 34 only */
+  push_flush_and_segment (h, GST_SECOND + GST_SECOND / 10);
+  count_eos (h);
+  keep[30] = keep[32] = FALSE;
+  fail_unless_equals_int (check_frames (h, "seek to 33", 33, 36, keep, 34), 1);
+
+  /* 2 s = frame 60, past the range: the first buffer ends the stream */
+  push_flush_and_segment (h, 2 * GST_SECOND);
+  count_eos (h);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (60)), GST_FLOW_EOS);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  fail_unless_equals_int (count_eos (h), 1);
+
+  /* counters are cumulative: 40 + 36 + 3 + 1 buffers in, 3 + 3 + 1 out */
+  fail_unless (counter (h, "in") == 80);
+  fail_unless (counter (h, "out") == 7);
+  fail_unless (counter (h, "dropped") == 73);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+check_rate (const gchar * desc, gint want_n, gint want_d)
+{
+  GstHarness *h = new_harness (desc);
+  GstBuffer *b;
+  GstCaps *caps;
+  gint n = -1, d = -1;
+
+  gst_harness_push (h, make_frame (0));
+  if ((b = gst_harness_try_pull (h)))
+    gst_buffer_unref (b);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL);
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &n, &d));
+  fail_unless (n == want_n && d == want_d, "%s: %d/%d", desc, n, d);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_caps_framerate)
+{
+  check_rate ("stagerange ranges=0:100", 30, 1);
+  check_rate ("stagerange ranges=0:100 stride=3", 10, 1);
+  check_rate ("stagerange ranges=0:100,200:300", 0, 1);
+  check_rate ("stagerange ranges=0:100,200:300 stride=3", 0, 1);
+  check_rate ("stagerange stride=6", 5, 1);
+}
+
+GST_END_TEST;
+
+static gboolean
+note_log (const gchar * domain, GLogLevelFlags level, const gchar * message,
+    gpointer user_data)
+{
+  GST_INFO ("captured: %s", message);
+  g_atomic_int_inc ((gint *) user_data);
+  return TRUE;
+}
+
+/* A bad value warns when set, and the pipeline fails to start with an
+ * ERROR message that names the property and the value. */
+static void
+check_bad_value (const gchar * value, const gchar * reason)
+{
+  gchar *line = g_strdup_printf ("videotestsrc num-buffers=10 ! stagerange "
+      "ranges=\"%s\" ! fakesink", value);
+  gchar *pattern = g_regex_escape_string (value, -1);
+  GRegex *re = g_regex_new (pattern, 0, 0, NULL);
+  gint hits = 0;
+  GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+      G_LOG_LEVEL_WARNING, re, note_log, &hits, NULL);
+  GstElement *pipe = gst_parse_launch (line, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (pipe != NULL);
+  fail_unless (hits == 1, "no warning when setting ranges=%s", value);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for ranges=%s", value);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS));
+  fail_unless (strstr (err->message, "'ranges'") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, value) != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, reason) != NULL, "%s", err->message);
+  GST_INFO ("ranges=%s: %s", value, err->message);
+
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  gst_check_remove_log_filter (filter);
+  g_free (pattern);
+  g_free (line);
+}
+
+GST_START_TEST (test_bad_values)
+{
+  check_bad_value ("5:3", "before the start");
+  check_bad_value ("x", "START:END");
+  check_bad_value ("4:4", "empty range");
+  check_bad_value ("0:10,", "empty");
+  check_bad_value ("-1:5", "non-negative");
+  check_bad_value ("0:10,abc", "START:END");
+}
+
+GST_END_TEST;
+
+/* videotestsrc stops producing once the range is done: it made 20 frames,
+ * not 300. */
+GST_START_TEST (test_real_pipeline)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=300 ! "
+      "video/x-raw,width=32,height=24,framerate=25/1 ! stagerange name=r "
+      "ranges=10:20 ! fakesink name=sink sync=false", NULL);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint64 in, out;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_object_get (r, "in", &in, "out", &out, NULL);
+  fail_unless_equals_uint64 (out, 10);
+  fail_unless_equals_uint64 (in, 20);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (r);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static Suite *
+stagerange_suite (void)
+{
+  Suite *s = suite_create ("stagerange");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_selection_hand);
+  tcase_add_test (tc, test_selection_random);
+  tcase_add_test (tc, test_early_eos);
+  tcase_add_test (tc, test_seek_rearms);
+  tcase_add_test (tc, test_caps_framerate);
+  tcase_add_test (tc, test_bad_values);
+  tcase_add_test (tc, test_real_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (stagerange);
