@@ -1,0 +1,424 @@
+/* gst-stages: stageresize, Scanner's Resize op on the CPU.
+ *
+ * The negotiation lives in GstStageResizeBase; this file owns the pixels:
+ * one resampling plan per plane (ops/resize.c) and a persistent pool of
+ * worker threads that each compute a slice of rows of every plane.
+ */
+/**
+ * SECTION:element-stageresize
+ * @title: stageresize
+ *
+ * Resizes raw video with separable, fixed-point filters: nearest, bilinear
+ * and bicubic (both antialiased when shrinking) and area (exact box
+ * average). Pixel centres are aligned: output x samples the source at
+ * (x + 0.5) * in / out - 0.5.
+ *
+ * The output size comes from #GstStageResize:width and
+ * #GstStageResize:height, else from downstream caps, else the input size,
+ * keeping the display aspect ratio like videoscale. preserve-aspect derives
+ * the dimension left at 0; only-shrink never enlarges (Scanner's `min`).
+ * Equal input and output sizes pass buffers through untouched. Interlaced
+ * input is refused.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,width=1920,height=1080 ! stageresize width=640 preserve-aspect=true method=area ! videoconvert ! autovideosink
+ * ]| Shrinks 1080p to 640x360 with the exact box filter.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststageresize.h"
+
+#include <stdlib.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_debug);
+#define GST_CAT_DEFAULT gst_stage_resize_debug
+
+#define DEFAULT_PROP_N_THREADS 1
+#define MAX_THREADS 64
+/* Fewer rows than this per slice cost more in hand-offs than they save. */
+#define MIN_ROWS_PER_SLICE 16
+
+enum
+{
+  PROP_0,
+  PROP_N_THREADS,
+};
+
+#define FORMATS "{ I420, YV12, Y41B, Y42B, Y444, A420, NV12, NV21, NV16, " \
+    "NV61, NV24, GRAY8, RGB, BGR, v308, IYU2, RGBA, BGRA, ARGB, ABGR, RGBx, " \
+    "BGRx, xRGB, xBGR, AYUV }"
+/* Sizes up to the kernels' limit; interlaced fields would be blended
+ * together by a frame resampler, so only progressive video is accepted. */
+#define CAPS_STR "video/x-raw, format = (string) " FORMATS ", " \
+    "width = (int) [ 1, 32768 ], height = (int) [ 1, 32768 ], " \
+    "framerate = (fraction) [ 0, max ], " \
+    "interlace-mode = (string) progressive"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+
+typedef struct _Slice Slice;
+
+struct _GstStageResize
+{
+  GstStageResizeBase parent;
+
+  /* Set under the object lock. */
+  guint n_threads;
+
+  /* Streaming thread only. */
+  StageResizePlan *plans[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+  StageResizeMethod plan_method;
+  GstVideoInfo in_info, out_info;
+
+  /* The worker pool, resized only between frames. */
+  GThreadPool *pool;
+  guint pool_slices;
+  Slice *slices;
+  gsize scratch_size;
+  GMutex done_lock;
+  GCond done_cond;
+  guint pending;
+};
+
+struct _Slice
+{
+  GstStageResize *self;
+  GstVideoFrame *in, *out;
+  guint index, count;
+  gpointer scratch;
+};
+
+#define gst_stage_resize_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstStageResize, gst_stage_resize,
+    GST_TYPE_STAGE_RESIZE_BASE,
+    GST_DEBUG_CATEGORY_INIT (gst_stage_resize_debug, "stageresize", 0,
+        "stageresize element"));
+GST_ELEMENT_REGISTER_DEFINE (stageresize, "stageresize", GST_RANK_NONE,
+    GST_TYPE_STAGE_RESIZE);
+
+static void
+free_plans (GstStageResize * self)
+{
+  guint i;
+
+  for (i = 0; i < GST_VIDEO_MAX_PLANES; i++) {
+    stage_resize_plan_free (self->plans[i]);
+    self->plans[i] = NULL;
+  }
+  self->n_planes = 0;
+  self->scratch_size = 0;
+}
+
+static void
+free_slices (GstStageResize * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pool_slices; i++)
+    free (self->slices[i].scratch);
+  g_free (self->slices);
+  self->slices = NULL;
+  self->pool_slices = 0;
+}
+
+/* Samples per pixel of `plane`: all our formats have 8-bit samples. */
+static gint
+plane_channels (const GstVideoInfo * info, guint plane, gint * comp)
+{
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, comps);
+  *comp = comps[0];
+  return GST_VIDEO_INFO_COMP_PSTRIDE (info, comps[0]);
+}
+
+static gboolean
+build_plans (GstStageResize * self, StageResizeMethod method)
+{
+  const GstVideoInfo *in = &self->in_info, *out = &self->out_info;
+  guint p;
+
+  free_plans (self);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in); p++) {
+    gint comp, ch = plane_channels (in, p, &comp);
+
+    self->plans[p] = stage_resize_plan_new (GST_VIDEO_INFO_COMP_WIDTH (in,
+            comp), GST_VIDEO_INFO_COMP_HEIGHT (in, comp),
+        GST_VIDEO_INFO_COMP_WIDTH (out, comp), GST_VIDEO_INFO_COMP_HEIGHT (out,
+            comp), ch, method);
+    if (!self->plans[p]) {
+      free_plans (self);
+      return FALSE;
+    }
+    self->scratch_size = MAX (self->scratch_size,
+        stage_resize_plan_scratch_size (self->plans[p]));
+  }
+  self->n_planes = GST_VIDEO_INFO_N_PLANES (in);
+  self->plan_method = method;
+  /* Scratch sizes changed: reallocate per-slice buffers on next frame. */
+  free_slices (self);
+  return TRUE;
+}
+
+static gboolean
+gst_stage_resize_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (filter);
+  StageResizeMethod method;
+
+  if (!GST_VIDEO_FILTER_CLASS (parent_class)->set_info (filter, incaps,
+          in_info, outcaps, out_info))
+    return FALSE;
+
+  free_plans (self);
+  if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (filter)))
+    return TRUE;
+
+  self->in_info = *in_info;
+  self->out_info = *out_info;
+  method = gst_stage_resize_base_get_method (GST_STAGE_RESIZE_BASE (self));
+  if (!build_plans (self, method)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot resize %dx%d to %dx%d.", GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+            GST_VIDEO_INFO_HEIGHT (out_info)),
+        ("Sizes must be 1..%d, or out of memory.", STAGE_RESIZE_MAX_SIZE));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Rows [i * h / n, (i + 1) * h / n) of every plane. */
+static void
+run_slice (Slice * s)
+{
+  GstStageResize *self = s->self;
+  guint p;
+
+  for (p = 0; p < self->n_planes; p++) {
+    gint comp, h;
+
+    plane_channels (&self->out_info, p, &comp);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (&self->out_info, comp);
+    stage_resize_plan_run (self->plans[p],
+        GST_VIDEO_FRAME_PLANE_DATA (s->in, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (s->in, p),
+        GST_VIDEO_FRAME_PLANE_DATA (s->out, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (s->out, p),
+        (gint) ((gint64) h * s->index / s->count),
+        (gint) ((gint64) h * (s->index + 1) / s->count), s->scratch);
+  }
+}
+
+static void
+worker_func (gpointer data, gpointer user_data)
+{
+  Slice *s = data;
+  GstStageResize *self = s->self;
+
+  run_slice (s);
+  g_mutex_lock (&self->done_lock);
+  if (--self->pending == 0)
+    g_cond_signal (&self->done_cond);
+  g_mutex_unlock (&self->done_lock);
+}
+
+static guint
+wanted_slices (GstStageResize * self)
+{
+  guint n, max_n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->n_threads;
+  GST_OBJECT_UNLOCK (self);
+  if (n == 0)
+    n = g_get_num_processors ();
+  max_n = MAX (1, GST_VIDEO_INFO_HEIGHT (&self->out_info) /
+      MIN_ROWS_PER_SLICE);
+  return CLAMP (n, 1, MIN (max_n, MAX_THREADS));
+}
+
+/* (Re)creates the pool and the per-slice scratch for n slices. The pool
+ * threads persist across frames: exclusive threads never exit. */
+static gboolean
+ensure_slices (GstStageResize * self, guint n)
+{
+  guint i;
+
+  if (self->slices && self->pool_slices == n)
+    return TRUE;
+  free_slices (self);
+  if (self->pool && g_thread_pool_get_max_threads (self->pool) != (gint) n - 1) {
+    g_thread_pool_free (self->pool, FALSE, TRUE);
+    self->pool = NULL;
+  }
+  if (n > 1 && !self->pool) {
+    self->pool = g_thread_pool_new (worker_func, self, n - 1, TRUE, NULL);
+    if (!self->pool)
+      return FALSE;
+  }
+  self->slices = g_new0 (Slice, n);
+  self->pool_slices = n;
+  for (i = 0; i < n; i++) {
+    self->slices[i].scratch = aligned_alloc (64,
+        (self->scratch_size + 63) & ~(gsize) 63);
+    if (!self->slices[i].scratch)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_stage_resize_transform_frame (GstVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (filter);
+  StageResizeMethod method;
+  guint i, n;
+
+  method = gst_stage_resize_base_get_method (GST_STAGE_RESIZE_BASE (self));
+  if ((self->n_planes == 0 || method != self->plan_method) &&
+      !build_plans (self, method))
+    goto no_plan;
+  n = wanted_slices (self);
+  if (!ensure_slices (self, n))
+    goto no_memory;
+
+  for (i = 0; i < n; i++) {
+    Slice *s = &self->slices[i];
+    s->self = self;
+    s->in = in_frame;
+    s->out = out_frame;
+    s->index = i;
+    s->count = n;
+  }
+  self->pending = n - 1;
+  for (i = 1; i < n; i++)
+    g_thread_pool_push (self->pool, &self->slices[i], NULL);
+  /* The streaming thread computes the first slice itself. */
+  run_slice (&self->slices[0]);
+  g_mutex_lock (&self->done_lock);
+  while (self->pending > 0)
+    g_cond_wait (&self->done_cond, &self->done_lock);
+  g_mutex_unlock (&self->done_lock);
+  return GST_FLOW_OK;
+
+no_plan:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Resize not configured."),
+      ("No caps were negotiated before the first buffer, or out of memory."));
+  return GST_FLOW_NOT_NEGOTIATED;
+no_memory:
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Cannot allocate %u worker slices.", n), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+static gboolean
+gst_stage_resize_stop (GstBaseTransform * trans)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (trans);
+
+  free_plans (self);
+  free_slices (self);
+  if (self->pool) {
+    g_thread_pool_free (self->pool, FALSE, TRUE);
+    self->pool = NULL;
+  }
+  return TRUE;
+}
+
+static void
+gst_stage_resize_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (object);
+
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      self->n_threads = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_stage_resize_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (object);
+
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->n_threads);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_stage_resize_finalize (GObject * object)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (object);
+
+  gst_stage_resize_stop (GST_BASE_TRANSFORM (object));
+  g_mutex_clear (&self->done_lock);
+  g_cond_clear (&self->done_cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_stage_resize_class_init (GstStageResizeClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_stage_resize_set_property;
+  gobject_class->get_property = gst_stage_resize_get_property;
+  gobject_class->finalize = gst_stage_resize_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Threads that share each frame, by slices of rows (0 = one per "
+          "CPU core)", 0, MAX_THREADS, DEFAULT_PROP_N_THREADS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Stage resize",
+      "Filter/Converter/Video/Scaler",
+      "Resizes video (nearest, bilinear, area, bicubic) with fast separable "
+      "fixed-point filters, Scanner's Resize op",
+      "gst-stages developers");
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_resize_stop);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_stage_resize_set_info);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_transform_frame);
+}
+
+static void
+gst_stage_resize_init (GstStageResize * self)
+{
+  self->n_threads = DEFAULT_PROP_N_THREADS;
+  g_mutex_init (&self->done_lock);
+  g_cond_init (&self->done_cond);
+}

@@ -1,0 +1,513 @@
+/* gst-stages: size and caps negotiation shared by the resize elements.
+ *
+ * The output size comes from, in order: the width/height properties
+ * (adjusted by preserve-aspect and only-shrink), then what downstream caps
+ * allow, then the input size. Whatever stays free is chosen the way
+ * videoscale does it: keep the display aspect ratio (DAR) by picking the
+ * missing dimension or, when downstream leaves it open, the output
+ * pixel-aspect-ratio (PAR).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststageresizebase.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_base_debug);
+#define GST_CAT_DEFAULT gst_stage_resize_base_debug
+
+#define DEFAULT_PROP_WIDTH 0
+#define DEFAULT_PROP_HEIGHT 0
+#define DEFAULT_PROP_METHOD STAGE_RESIZE_BILINEAR
+#define DEFAULT_PROP_PRESERVE_ASPECT FALSE
+#define DEFAULT_PROP_ONLY_SHRINK FALSE
+
+enum
+{
+  PROP_0,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_METHOD,
+  PROP_PRESERVE_ASPECT,
+  PROP_ONLY_SHRINK,
+};
+
+typedef struct
+{
+  gint width;
+  gint height;
+  StageResizeMethod method;
+  gboolean preserve_aspect;
+  gboolean only_shrink;
+} GstStageResizeBasePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageResizeBase, gst_stage_resize_base,
+    GST_TYPE_VIDEO_FILTER, G_ADD_PRIVATE (GstStageResizeBase);
+    GST_DEBUG_CATEGORY_INIT (gst_stage_resize_base_debug, "stageresizebase", 0,
+        "stage resize base class"));
+
+#define PRIV(self) \
+  ((GstStageResizeBasePrivate *) \
+      gst_stage_resize_base_get_instance_private (GST_STAGE_RESIZE_BASE (self)))
+
+GType
+gst_stage_resize_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {STAGE_RESIZE_NEAREST, "Nearest source pixel centre (no filtering)",
+        "nearest"},
+    {STAGE_RESIZE_BILINEAR,
+        "Bilinear, widened when shrinking (antialiased)", "bilinear"},
+    {STAGE_RESIZE_AREA, "Exact box average over each output pixel's area",
+        "area"},
+    {STAGE_RESIZE_BICUBIC,
+        "Bicubic (Keys, a=-0.5), widened when shrinking", "bicubic"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstStageResizeMethod", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+StageResizeMethod
+gst_stage_resize_base_get_method (GstStageResizeBase * self)
+{
+  StageResizeMethod method;
+
+  GST_OBJECT_LOCK (self);
+  method = PRIV (self)->method;
+  GST_OBJECT_UNLOCK (self);
+  return method;
+}
+
+static void
+gst_stage_resize_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageResizeBasePrivate *priv = PRIV (object);
+  gboolean resize = TRUE;
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_WIDTH:
+      priv->width = g_value_get_int (value);
+      break;
+    case PROP_HEIGHT:
+      priv->height = g_value_get_int (value);
+      break;
+    case PROP_PRESERVE_ASPECT:
+      priv->preserve_aspect = g_value_get_boolean (value);
+      break;
+    case PROP_ONLY_SHRINK:
+      priv->only_shrink = g_value_get_boolean (value);
+      break;
+    case PROP_METHOD:
+      /* Picked up by the next frame, no renegotiation needed. */
+      priv->method = g_value_get_enum (value);
+      resize = FALSE;
+      break;
+    default:
+      resize = FALSE;
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+
+  /* A new target size while playing: ask for new output caps. */
+  if (resize)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (object));
+}
+
+static void
+gst_stage_resize_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageResizeBasePrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_WIDTH:
+      g_value_set_int (value, priv->width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_int (value, priv->height);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, priv->method);
+      break;
+    case PROP_PRESERVE_ASPECT:
+      g_value_set_boolean (value, priv->preserve_aspect);
+      break;
+    case PROP_ONLY_SHRINK:
+      g_value_set_boolean (value, priv->only_shrink);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+/* Any size, any PAR: the size is chosen in fixate_caps. */
+static GstCaps *
+gst_stage_resize_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  guint i, n = gst_caps_get_size (caps);
+
+  for (i = 0; i < n; i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (i > 0 && gst_caps_is_subset_structure_full (ret, s, f))
+      continue;
+    s = gst_structure_copy (s);
+    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1,
+        STAGE_RESIZE_MAX_SIZE, "height", GST_TYPE_INT_RANGE, 1,
+        STAGE_RESIZE_MAX_SIZE, NULL);
+    if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+      gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
+          G_MAXINT, G_MAXINT, 1, NULL);
+    gst_caps_append_structure_full (ret, s, gst_caps_features_copy (f));
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
+      ret);
+  return ret;
+}
+
+static void
+get_par (GstStructure * s, gint * n, gint * d)
+{
+  if (!gst_structure_get_fraction (s, "pixel-aspect-ratio", n, d)) {
+    *n = 1;
+    *d = 1;
+  }
+}
+
+/* Sets a fixed PAR in outs when it is still open, nearest to n/d. */
+static void
+fixate_par (GstStructure * outs, gint n, gint d)
+{
+  const GValue *v = gst_structure_get_value (outs, "pixel-aspect-ratio");
+
+  if (v && !gst_value_is_fixed (v))
+    gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
+        n, d);
+}
+
+/* The input's DAR divided by out_par: the width / height ratio, in output
+ * pixels, of a picture with that DAR (as n/d). */
+static void
+picture_ratio (gint w, gint h, gint in_par_n, gint in_par_d, gint out_par_n,
+    gint out_par_d, gint * n, gint * d)
+{
+  gint dn, dd;
+
+  if (!gst_util_fraction_multiply (w, h, in_par_n, in_par_d, &dn, &dd) ||
+      !gst_util_fraction_multiply (dn, dd, out_par_d, out_par_n, n, d)) {
+    *n = w;
+    *d = h;
+  }
+}
+
+/* Properties' demand on a w x h input, into *tw, *th (0 = not decided by
+ * the properties). Fixes the output PAR in outs when preserve-aspect needs
+ * it. Called with the object lock not held. */
+static void
+property_target (GstStageResizeBase * self, GstStructure * outs, gint w,
+    gint h, gint par_n, gint par_d, gint * tw, gint * th)
+{
+  GstStageResizeBasePrivate *priv = PRIV (self);
+  gint pw, ph, rn, rd, opar_n, opar_d;
+  gboolean preserve, only_shrink;
+
+  GST_OBJECT_LOCK (self);
+  pw = priv->width;
+  ph = priv->height;
+  preserve = priv->preserve_aspect;
+  only_shrink = priv->only_shrink;
+  GST_OBJECT_UNLOCK (self);
+
+  *tw = pw;
+  *th = ph;
+  if (preserve) {
+    /* Keep the picture's shape by choosing the size: keep the input PAR
+     * when downstream allows it, then derive the missing dimension. */
+    if (outs) {
+      fixate_par (outs, par_n, par_d);
+      get_par (outs, &opar_n, &opar_d);
+    } else {
+      opar_n = par_n;
+      opar_d = par_d;
+    }
+    picture_ratio (w, h, par_n, par_d, opar_n, opar_d, &rn, &rd);
+    if (pw && ph) {
+      /* Both given: fit inside the pw x ph box. */
+      if ((gint64) pw * rd > (gint64) ph * rn)
+        *tw = 0;
+      else
+        *th = 0;
+    }
+    if (*tw && !*th)
+      *th = MAX (1, (gint) gst_util_uint64_scale_int_round (*tw, rd, rn));
+    else if (*th && !*tw)
+      *tw = MAX (1, (gint) gst_util_uint64_scale_int_round (*th, rn, rd));
+  }
+  if (only_shrink && ((*tw && *tw > w) || (*th && *th > h))) {
+    /* Scanner's `min`: a target larger than the input keeps the input. */
+    *tw = w;
+    *th = h;
+  }
+}
+
+/* videoscale's rule for whatever the properties left open: keep the DAR,
+ * preferring to keep the input size and adapt the PAR. */
+static void
+fixate_free_dimensions (GstStructure * outs, gint from_w, gint from_h,
+    gint from_par_n, gint from_par_d)
+{
+  gint w = 0, h = 0, par_n, par_d, rn, rd;
+  const GValue *par = gst_structure_get_value (outs, "pixel-aspect-ratio");
+  gboolean par_fixed = !par || gst_value_is_fixed (par);
+
+  gst_structure_get_int (outs, "width", &w);
+  gst_structure_get_int (outs, "height", &h);
+
+  if (!w && !h && par_fixed) {
+    /* PAR imposed: keep the height, the width follows from the DAR. */
+    gst_structure_fixate_field_nearest_int (outs, "height", from_h);
+    gst_structure_get_int (outs, "height", &h);
+  } else if (!w && !h) {
+    gst_structure_fixate_field_nearest_int (outs, "width", from_w);
+    gst_structure_fixate_field_nearest_int (outs, "height", from_h);
+    gst_structure_get_int (outs, "width", &w);
+    gst_structure_get_int (outs, "height", &h);
+  }
+
+  if (w && h) {
+    if (!par_fixed) {
+      /* Choose the PAR that keeps the DAR with this size. */
+      picture_ratio (from_w, from_h, from_par_n, from_par_d, w, h, &rn, &rd);
+      gst_structure_fixate_field_nearest_fraction (outs,
+          "pixel-aspect-ratio", rn, rd);
+    }
+    return;
+  }
+
+  if (!par_fixed) {
+    /* One dimension fixed, PAR open: keep the other input dimension if
+     * possible and pick the PAR that keeps the DAR. */
+    if (h) {
+      gst_structure_fixate_field_nearest_int (outs, "width", from_w);
+      gst_structure_get_int (outs, "width", &w);
+    } else {
+      gst_structure_fixate_field_nearest_int (outs, "height", from_h);
+      gst_structure_get_int (outs, "height", &h);
+    }
+    picture_ratio (from_w, from_h, from_par_n, from_par_d, w, h, &rn, &rd);
+    gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
+        rn, rd);
+    return;
+  }
+
+  /* One dimension fixed, PAR fixed: derive the other one from the DAR. */
+  get_par (outs, &par_n, &par_d);
+  picture_ratio (from_w, from_h, from_par_n, from_par_d, par_n, par_d, &rn,
+      &rd);
+  if (h)
+    gst_structure_fixate_field_nearest_int (outs, "width",
+        MAX (1, (gint) gst_util_uint64_scale_int_round (h, rn, rd)));
+  else
+    gst_structure_fixate_field_nearest_int (outs, "height",
+        MAX (1, (gint) gst_util_uint64_scale_int_round (w, rd, rn)));
+}
+
+static GstCaps *
+gst_stage_resize_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstStageResizeBase *self = GST_STAGE_RESIZE_BASE (trans);
+  GstStructure *ins, *outs;
+  gint from_w = 0, from_h = 0, par_n, par_d, tw = 0, th = 0;
+
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  ins = gst_caps_get_structure (caps, 0);
+  outs = gst_caps_get_structure (othercaps, 0);
+  gst_structure_get_int (ins, "width", &from_w);
+  gst_structure_get_int (ins, "height", &from_h);
+  get_par (ins, &par_n, &par_d);
+
+  if (from_w > 0 && from_h > 0) {
+    /* The properties describe the output, so they only apply when the
+     * output is what is being fixed. */
+    if (direction == GST_PAD_SINK) {
+      property_target (self, outs, from_w, from_h, par_n, par_d, &tw, &th);
+      if (tw)
+        gst_structure_fixate_field_nearest_int (outs, "width", tw);
+      if (th)
+        gst_structure_fixate_field_nearest_int (outs, "height", th);
+    }
+    fixate_free_dimensions (outs, from_w, from_h, par_n, par_d);
+  }
+  othercaps = gst_caps_fixate (othercaps);
+  GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, othercaps);
+  return othercaps;
+}
+
+/* Refuses an output size that contradicts the properties: downstream
+ * insisted on something else. */
+static gboolean
+check_size (GstStageResizeBase * self, const GstVideoInfo * in,
+    const GstVideoInfo * out)
+{
+  GstStageResizeBasePrivate *priv = PRIV (self);
+  gint iw = GST_VIDEO_INFO_WIDTH (in), ih = GST_VIDEO_INFO_HEIGHT (in);
+  gint ow = GST_VIDEO_INFO_WIDTH (out), oh = GST_VIDEO_INFO_HEIGHT (out);
+  gint tw, th, pw, ph;
+  gboolean only_shrink, preserve;
+
+  property_target (self, NULL, iw, ih, GST_VIDEO_INFO_PAR_N (in),
+      GST_VIDEO_INFO_PAR_D (in), &tw, &th);
+  GST_OBJECT_LOCK (self);
+  pw = priv->width;
+  ph = priv->height;
+  only_shrink = priv->only_shrink;
+  preserve = priv->preserve_aspect;
+  GST_OBJECT_UNLOCK (self);
+
+  if (only_shrink && (ow > iw || oh > ih)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("only-shrink=true but downstream requires %dx%d, larger than the "
+            "%dx%d input.", ow, oh, iw, ih),
+        ("Remove only-shrink or let downstream accept a smaller size."));
+    return FALSE;
+  }
+  /* With preserve-aspect the derived dimension may round differently when
+   * downstream fixes the PAR; only the requested ones must match. */
+  if (preserve && !only_shrink) {
+    if ((pw && ph && (ow > pw || oh > ph || (ow != pw && oh != ph))) ||
+        (pw && !ph && ow != pw) || (ph && !pw && oh != ph))
+      goto mismatch;
+  } else if ((tw && ow != tw) || (th && oh != th)) {
+    goto mismatch;
+  }
+  return TRUE;
+
+mismatch:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("width=%d height=%d (preserve-aspect=%s, only-shrink=%s) asks for "
+          "%dx%d but downstream requires %dx%d.", pw, ph,
+          preserve ? "true" : "false", only_shrink ? "true" : "false",
+          tw ? tw : ow, th ? th : oh, ow, oh),
+      ("Set width/height to 0 to follow downstream caps, or relax the "
+          "downstream caps filter."));
+  return FALSE;
+}
+
+static gboolean
+gst_stage_resize_base_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstStageResizeBase *self = GST_STAGE_RESIZE_BASE (filter);
+  gboolean same;
+
+  if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Input and output formats differ (%s vs %s).",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out_info))),
+        ("stageresize does not convert formats; add videoconvert."));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_INTERLACED (in_info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Interlaced video is not supported."),
+        ("Deinterlace first (e.g. with deinterlace)."));
+    return FALSE;
+  }
+  if (!check_size (self, in_info, out_info))
+    return FALSE;
+
+  same = GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info) &&
+      GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (filter), same);
+  GST_DEBUG_OBJECT (self, "%dx%d -> %dx%d%s", GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+      GST_VIDEO_INFO_HEIGHT (out_info), same ? " (passthrough)" : "");
+  return TRUE;
+}
+
+static void
+gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_stage_resize_base_set_property;
+  gobject_class->get_property = gst_stage_resize_base_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_WIDTH,
+      g_param_spec_int ("width", "Width",
+          "Output width in pixels (0 = from downstream caps, or derived by "
+          "preserve-aspect, or the input width)", 0, STAGE_RESIZE_MAX_SIZE,
+          DEFAULT_PROP_WIDTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_HEIGHT,
+      g_param_spec_int ("height", "Height",
+          "Output height in pixels (0 = from downstream caps, or derived by "
+          "preserve-aspect, or the input height)", 0, STAGE_RESIZE_MAX_SIZE,
+          DEFAULT_PROP_HEIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "Resampling filter", GST_TYPE_STAGE_RESIZE_METHOD,
+          DEFAULT_PROP_METHOD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_PRESERVE_ASPECT,
+      g_param_spec_boolean ("preserve-aspect", "Preserve aspect",
+          "Keep the picture's aspect ratio by choosing the size: derive the "
+          "dimension left at 0 from the input, or fit inside width x height "
+          "when both are set", DEFAULT_PROP_PRESERVE_ASPECT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ONLY_SHRINK,
+      g_param_spec_boolean ("only-shrink", "Only shrink",
+          "Never enlarge (Scanner's min): when the requested size is larger "
+          "than the input in either dimension, keep the input size",
+          DEFAULT_PROP_ONLY_SHRINK, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_base_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_base_fixate_caps);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_stage_resize_base_set_info);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_STAGE_RESIZE_BASE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STAGE_RESIZE_METHOD, 0);
+}
+
+static void
+gst_stage_resize_base_init (GstStageResizeBase * self)
+{
+  GstStageResizeBasePrivate *priv = PRIV (self);
+
+  priv->width = DEFAULT_PROP_WIDTH;
+  priv->height = DEFAULT_PROP_HEIGHT;
+  priv->method = DEFAULT_PROP_METHOD;
+  priv->preserve_aspect = DEFAULT_PROP_PRESERVE_ASPECT;
+  priv->only_shrink = DEFAULT_PROP_ONLY_SHRINK;
+}

@@ -1,0 +1,595 @@
+/* stageresize through GstHarness: every format against the double-precision
+ * reference, caps negotiation, passthrough, threads, bad input, events. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "resize_ref.h"
+
+static const gchar *formats[] = {
+  "I420", "YV12", "Y41B", "Y42B", "Y444", "A420", "NV12", "NV21", "NV16",
+  "NV61", "NV24", "GRAY8", "RGB", "BGR", "v308", "IYU2", "RGBA", "BGRA",
+  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "AYUV",
+};
+
+static GstCaps *
+video_caps (const gchar * format, gint w, gint h, gint par_n, gint par_d)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
+      GST_TYPE_FRACTION, 30, 1, "pixel-aspect-ratio", GST_TYPE_FRACTION,
+      par_n, par_d, NULL);
+}
+
+static GstHarness *
+harness (const gchar * props, GstCaps * in, const gchar * sink_caps)
+{
+  gchar *desc = g_strdup_printf ("stageresize %s", props);
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  gst_harness_set_src_caps (h, in);
+  gst_harness_set_sink_caps_str (h, sink_caps);
+  return h;
+}
+
+static GstBuffer *
+random_buffer (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GRand *r = g_rand_new_with_seed (seed);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (r, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (r);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* Pushes one random frame and checks every plane against the reference.
+ * Returns the output buffer. */
+static void
+check_format (const gchar * format, gint sw, gint sh, gint dw, gint dh,
+    const gchar * method)
+{
+  GstVideoInfo in_info, out_info;
+  GstVideoFrame fin, fout;
+  GstBuffer *in, *out;
+  GstHarness *h;
+  gchar *props = g_strdup_printf ("width=%d height=%d method=%s", dw, dh,
+      method);
+  guint p;
+
+  h = harness (props, video_caps (format, sw, sh, 1, 1), "video/x-raw");
+  g_free (props);
+  gst_video_info_set_format (&in_info, gst_video_format_from_string (format),
+      sw, sh);
+  gst_video_info_set_format (&out_info, gst_video_format_from_string (format),
+      dw, dh);
+  in = random_buffer (&in_info, g_str_hash (format));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), out_info.size);
+
+  gst_video_frame_map (&fin, &in_info, in, GST_MAP_READ);
+  gst_video_frame_map (&fout, &out_info, out, GST_MAP_READ);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&in_info); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS], c, pw, ph, ow, oh, y, x, maxd = 0;
+    guint8 *plane, *ref;
+
+    gst_video_format_info_component (in_info.finfo, p, comps);
+    c = GST_VIDEO_INFO_COMP_PSTRIDE (&in_info, comps[0]);
+    pw = GST_VIDEO_INFO_COMP_WIDTH (&in_info, comps[0]);
+    ph = GST_VIDEO_INFO_COMP_HEIGHT (&in_info, comps[0]);
+    ow = GST_VIDEO_INFO_COMP_WIDTH (&out_info, comps[0]);
+    oh = GST_VIDEO_INFO_COMP_HEIGHT (&out_info, comps[0]);
+    plane = g_malloc ((gsize) pw * ph * c);
+    for (y = 0; y < ph; y++)
+      memcpy (plane + (gsize) y * pw * c,
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fin, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, p), (gsize) pw * c);
+    ref = ref_resize (plane, pw, ph, ow, oh, c,
+        g_str_equal (method, "nearest") ? STAGE_RESIZE_NEAREST :
+        g_str_equal (method, "area") ? STAGE_RESIZE_AREA :
+        g_str_equal (method, "bicubic") ? STAGE_RESIZE_BICUBIC :
+        STAGE_RESIZE_BILINEAR);
+    for (y = 0; y < oh; y++) {
+      const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, p);
+      for (x = 0; x < ow * c; x++)
+        maxd = MAX (maxd, ABS ((gint) row[x] - ref[(gsize) y * ow * c + x]));
+    }
+    fail_unless (maxd <= 1, "%s %s plane %u (%d ch, %dx%d -> %dx%d): max "
+        "diff %d", format, method, p, c, pw, ph, ow, oh, maxd);
+    g_free (plane);
+    g_free (ref);
+  }
+  gst_video_frame_unmap (&fin);
+  gst_video_frame_unmap (&fout);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_every_format)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    check_format (formats[i], 37, 29, 20, 45, "bilinear");
+    check_format (formats[i], 64, 48, 31, 17, "area");
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_every_method)
+{
+  static const gchar *methods[] = { "nearest", "bilinear", "area", "bicubic" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
+    check_format ("I420", 160, 90, 64, 48, methods[i]);
+    check_format ("NV12", 33, 21, 100, 61, methods[i]);
+    check_format ("RGBA", 1, 1, 5, 3, methods[i]);
+    check_format ("RGB", 7, 5, 1, 1, methods[i]);
+  }
+}
+
+GST_END_TEST;
+
+/* Negotiates in_caps through `props` and `sink_caps`; returns output caps
+ * after one buffer. */
+static void
+expect_output (const gchar * props, GstCaps * in, const gchar * sink_caps,
+    gint want_w, gint want_h, gint want_par_n, gint want_par_d)
+{
+  GstHarness *h = harness (props, in, sink_caps);
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstStructure *s;
+  gint w, h_, pn = 1, pd = 1;
+
+  gst_video_info_from_caps (&info, in);
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  s = gst_caps_get_structure (caps, 0);
+  gst_structure_get_int (s, "width", &w);
+  gst_structure_get_int (s, "height", &h_);
+  gst_structure_get_fraction (s, "pixel-aspect-ratio", &pn, &pd);
+  fail_unless (w == want_w && h_ == want_h && pn == want_par_n &&
+      pd == want_par_d, "'%s' into '%s': got %dx%d PAR %d/%d, want %dx%d "
+      "PAR %d/%d", props, sink_caps, w, h_, pn, pd, want_w, want_h,
+      want_par_n, want_par_d);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+#define I420(w, h) video_caps ("I420", w, h, 1, 1)
+
+GST_START_TEST (test_negotiation_properties)
+{
+  expect_output ("width=320 height=240", I420 (640, 480), "video/x-raw",
+      320, 240, 1, 1);
+  /* One side set, DAR kept through the PAR (like videoscale). */
+  expect_output ("width=320", I420 (640, 480), "video/x-raw", 320, 480, 2, 1);
+  /* One side set, preserve-aspect derives the other, PAR stays. */
+  expect_output ("width=320 preserve-aspect=true", I420 (640, 480),
+      "video/x-raw", 320, 240, 1, 1);
+  expect_output ("height=100 preserve-aspect=true", I420 (1920, 1080),
+      "video/x-raw", 178, 100, 1, 1);
+  /* Both set with preserve-aspect: fit inside the box. */
+  expect_output ("width=400 height=400 preserve-aspect=true",
+      I420 (1920, 1080), "video/x-raw", 400, 225, 1, 1);
+  expect_output ("width=400 height=400 preserve-aspect=true",
+      I420 (1080, 1920), "video/x-raw", 225, 400, 1, 1);
+  /* Non-square input pixels: preserve-aspect keeps the input PAR. */
+  expect_output ("width=360 preserve-aspect=true",
+      video_caps ("I420", 720, 576, 16, 15), "video/x-raw", 360, 288, 16, 15);
+  /* Both set without preserve-aspect: PAR absorbs the DAR change. */
+  expect_output ("width=200 height=100", I420 (640, 480), "video/x-raw",
+      200, 100, 2, 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_negotiation_downstream)
+{
+  /* Size fixed downstream, properties 0. */
+  expect_output ("", I420 (640, 480), "video/x-raw,width=200,height=100",
+      200, 100, 2, 3);
+  /* Width fixed downstream, square pixels demanded: height from DAR. */
+  expect_output ("", I420 (640, 480),
+      "video/x-raw,width=320,pixel-aspect-ratio=1/1", 320, 240, 1, 1);
+  /* Height and PAR fixed downstream. */
+  expect_output ("", I420 (1280, 720),
+      "video/x-raw,height=360,pixel-aspect-ratio=1/1", 640, 360, 1, 1);
+  /* preserve-aspect applies to a dimension downstream fixes, too. */
+  expect_output ("preserve-aspect=true", I420 (1280, 720),
+      "video/x-raw,width=320", 320, 180, 1, 1);
+  /* Downstream PAR fixed to 2/1 with the property width: height derived. */
+  expect_output ("width=320", I420 (640, 480),
+      "video/x-raw,pixel-aspect-ratio=2/1", 320, 480, 2, 1);
+  /* Nothing asks for a change. */
+  expect_output ("", I420 (64, 48), "video/x-raw", 64, 48, 1, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_only_shrink)
+{
+  /* Larger target: input size kept. */
+  expect_output ("width=640 height=480 only-shrink=true", I420 (320, 240),
+      "video/x-raw", 320, 240, 1, 1);
+  /* Larger in one dimension only: still kept. */
+  expect_output ("width=100 height=480 only-shrink=true", I420 (320, 240),
+      "video/x-raw", 320, 240, 1, 1);
+  /* Smaller target: resized. */
+  expect_output ("width=160 height=120 only-shrink=true", I420 (320, 240),
+      "video/x-raw", 160, 120, 1, 1);
+  expect_output ("width=640 preserve-aspect=true only-shrink=true",
+      I420 (1280, 720), "video/x-raw", 640, 360, 1, 1);
+  expect_output ("width=1920 preserve-aspect=true only-shrink=true",
+      I420 (1280, 720), "video/x-raw", 1280, 720, 1, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_passthrough)
+{
+  GstHarness *h = harness ("", I420 (64, 48), "video/x-raw");
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  in = random_buffer (&info, 3);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out == in, "same size must pass the buffer through");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+
+  /* only-shrink on a smaller input is passthrough as well. */
+  h = harness ("width=640 height=480 only-shrink=true", I420 (64, 48),
+      "video/x-raw");
+  in = random_buffer (&info, 4);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+resize_with (const gchar * props, const gchar * format, GstBuffer * in,
+    gint sw, gint sh)
+{
+  GstHarness *h = harness (props, video_caps (format, sw, sh, 1, 1),
+      "video/x-raw");
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* Compares the visible pixels of two frames; row padding is undefined. */
+static gboolean
+frames_equal (const gchar * format, gint w, gint h, GstBuffer * a,
+    GstBuffer * b)
+{
+  GstVideoInfo info;
+  GstVideoFrame fa, fb;
+  gboolean eq = TRUE;
+  guint p;
+  gint y;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
+      h);
+  gst_video_frame_map (&fa, &info, a, GST_MAP_READ);
+  gst_video_frame_map (&fb, &info, b, GST_MAP_READ);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS], rowbytes, rows;
+    gst_video_format_info_component (info.finfo, p, comps);
+    rowbytes = GST_VIDEO_INFO_COMP_WIDTH (&info, comps[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&info, comps[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (&info, comps[0]);
+    for (y = 0; y < rows; y++)
+      eq &= memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), rowbytes) == 0;
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return eq;
+}
+
+GST_START_TEST (test_threads_identical)
+{
+  static const gchar *methods[] = { "nearest", "bilinear", "area", "bicubic" };
+  static const gchar *fmts[] = { "I420", "NV12", "BGRx" };
+  guint m, f, t;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info;
+    GstBuffer *in;
+
+    gst_video_info_set_format (&info, gst_video_format_from_string (fmts[f]),
+        640, 360);
+    in = random_buffer (&info, f);
+    for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+      gchar *props = g_strdup_printf ("width=301 height=179 method=%s "
+          "n-threads=1", methods[m]);
+      GstBuffer *one = resize_with (props, fmts[f], in, 640, 360);
+      static const guint threads[] = { 2, 3, 0, 7 };
+      g_free (props);
+      for (t = 0; t < G_N_ELEMENTS (threads); t++) {
+        GstBuffer *many;
+        props = g_strdup_printf ("width=301 height=179 method=%s "
+            "n-threads=%u", methods[m], threads[t]);
+        many = resize_with (props, fmts[f], in, 640, 360);
+        fail_unless (frames_equal (fmts[f], 301, 179, one, many), "%s %s n-threads=%u differs "
+            "from n-threads=1", fmts[f], methods[m], threads[t]);
+        gst_buffer_unref (many);
+        g_free (props);
+      }
+      gst_buffer_unref (one);
+    }
+    gst_buffer_unref (in);
+  }
+}
+
+GST_END_TEST;
+
+/* Error message posted by the element on a harness with a bus. */
+static gchar *
+push_expect_error (GstHarness * h, GstBuffer * buf)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+
+  gst_element_set_bus (h->element, bus);
+  fail_if (gst_harness_push (h, buf) == GST_FLOW_OK);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message posted");
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return text;
+}
+
+GST_START_TEST (test_bad_values)
+{
+  GstElement *e = gst_element_factory_make ("stageresize", NULL);
+  GError *err = NULL;
+  GstElement *pipe;
+  gint w;
+  guint n;
+
+  /* Out-of-range values are refused by the param specs, never clamped. */
+  ASSERT_WARNING (g_object_set (e, "width", -4, NULL));
+  ASSERT_WARNING (g_object_set (e, "height", 40000, NULL));
+  ASSERT_WARNING (g_object_set (e, "n-threads", 65, NULL));
+  g_object_get (e, "width", &w, "n-threads", &n, NULL);
+  fail_unless_equals_int (w, 0);
+  fail_unless_equals_int (n, 1);
+  gst_object_unref (e);
+
+  /* Unknown method names the property and the value. */
+  pipe = gst_parse_launch ("fakesrc ! stageresize method=lanczos ! fakesink",
+      &err);
+  fail_unless (err != NULL);
+  fail_unless (strstr (err->message, "method") && strstr (err->message,
+          "lanczos"), "%s", err->message);
+  g_clear_error (&err);
+  if (pipe)
+    gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_conflicts)
+{
+  GstHarness *h;
+  GstVideoInfo info;
+  gchar *msg;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 640, 480);
+
+  /* Property width against a downstream that fixes another width. */
+  h = harness ("width=320", I420 (640, 480),
+      "video/x-raw,width=200,height=100");
+  msg = push_expect_error (h, random_buffer (&info, 1));
+  fail_unless (strstr (msg, "width=320") && strstr (msg, "200x100"), "%s",
+      msg);
+  g_free (msg);
+  gst_harness_teardown (h);
+
+  /* only-shrink against a downstream that forces enlarging. */
+  h = harness ("only-shrink=true", I420 (640, 480),
+      "video/x-raw,width=1280,height=960");
+  msg = push_expect_error (h, random_buffer (&info, 1));
+  fail_unless (strstr (msg, "only-shrink") && strstr (msg, "1280x960"), "%s",
+      msg);
+  g_free (msg);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_interlaced_refused)
+{
+  GstHarness *h = gst_harness_new ("stageresize");
+  GstCaps *caps = I420 (64, 48);
+
+  gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, "interleaved",
+      NULL);
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  fail_unless (!gst_pad_peer_query_accept_caps (h->srcpad, caps));
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_events_and_timestamps)
+{
+  GstHarness *h = harness ("width=32 height=24", I420 (64, 48),
+      "video/x-raw");
+  GstVideoInfo info;
+  GstEvent *ev;
+  GstSegment seg;
+  gint i, got = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  for (i = 0; i < 5; i++) {
+    GstBuffer *b = random_buffer (&info, i);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  for (i = 0; i < 5; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * GST_SECOND / 30);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (b), GST_SECOND / 30);
+    fail_unless_equals_int (gst_buffer_get_size (b),
+        32 * 24 + 2 * 16 * 12);
+    gst_buffer_unref (b);
+  }
+
+  /* A flush goes through and streaming resumes with the same caps. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    gst_buffer_unref (gst_harness_pull (h));
+    got++;
+  }
+  fail_unless_equals_int (got, 3);
+  /* EOS reaches downstream after the buffers. */
+  while ((ev = gst_harness_try_pull_event (h))) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+    if (eos) {
+      got = -1;
+      break;
+    }
+  }
+  fail_unless_equals_int (got, -1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Changing method while playing takes effect on the next frame. */
+GST_START_TEST (test_method_change_playing)
+{
+  GstHarness *h = harness ("width=40 height=30 method=nearest", I420 (80, 60),
+      "video/x-raw");
+  GstVideoInfo info;
+  GstBuffer *in, *a, *b, *ref;
+  GstElement *e;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 80, 60);
+  in = random_buffer (&info, 9);
+  gst_harness_push (h, gst_buffer_ref (in));
+  a = gst_harness_pull (h);
+  e = gst_harness_find_element (h, "stageresize");
+  gst_util_set_object_arg (G_OBJECT (e), "method", "area");
+  gst_object_unref (e);
+  gst_harness_push (h, gst_buffer_ref (in));
+  b = gst_harness_pull (h);
+  ref = resize_with ("width=40 height=30 method=area", "I420", in, 80, 60);
+  fail_if (frames_equal ("I420", 40, 30, a, b));
+  fail_unless (frames_equal ("I420", 40, 30, b, ref));
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A new width while playing renegotiates on the next buffer. */
+GST_START_TEST (test_size_change_playing)
+{
+  GstHarness *h = harness ("width=32 height=24", I420 (64, 48),
+      "video/x-raw");
+  GstVideoInfo info;
+  GstElement *e;
+  GstCaps *caps;
+  gint w = 0, h_ = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  e = gst_harness_find_element (h, "stageresize");
+  g_object_set (e, "width", 16, "height", 12, NULL);
+  gst_object_unref (e);
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, 2)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  gst_structure_get_int (gst_caps_get_structure (caps, 0), "width", &w);
+  gst_structure_get_int (gst_caps_get_structure (caps, 0), "height", &h_);
+  fail_unless_equals_int (w, 16);
+  fail_unless_equals_int (h_, 12);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageresize_suite (void)
+{
+  Suite *s = suite_create ("stageresize");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_every_method);
+  tcase_add_test (tc, test_negotiation_properties);
+  tcase_add_test (tc, test_negotiation_downstream);
+  tcase_add_test (tc, test_only_shrink);
+  tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_threads_identical);
+  tcase_add_test (tc, test_bad_values);
+  tcase_add_test (tc, test_conflicts);
+  tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_events_and_timestamps);
+  tcase_add_test (tc, test_method_change_playing);
+  tcase_add_test (tc, test_size_change_playing);
+  return s;
+}
+
+GST_CHECK_MAIN (stageresize);
