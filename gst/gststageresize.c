@@ -30,6 +30,9 @@
 #endif
 
 #include "gststageresize.h"
+#ifdef HAVE_CUDA
+#include "gststageresizecuda.h"
+#endif
 
 #include <stdlib.h>
 
@@ -37,6 +40,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_debug);
 #define GST_CAT_DEFAULT gst_stage_resize_debug
 
 #define DEFAULT_PROP_N_THREADS 1
+#define DEFAULT_PROP_CUDA_DEVICE_ID -1
 #define MAX_THREADS 64
 /* Fewer rows than this per slice cost more in hand-offs than they save. */
 #define MIN_ROWS_PER_SLICE 16
@@ -45,6 +49,7 @@ enum
 {
   PROP_0,
   PROP_N_THREADS,
+  PROP_CUDA_DEVICE_ID,
 };
 
 #define FORMATS "{ I420, YV12, Y41B, Y42B, Y444, A420, NV12, NV21, NV16, " \
@@ -57,10 +62,18 @@ enum
     "framerate = (fraction) [ 0, max ], " \
     "interlace-mode = (string) progressive"
 
+#ifdef HAVE_CUDA
+/* Built with CUDA, both pads also take CUDA memory: frames stay on the GPU
+ * and our kernels (ops/resize_cuda.cu) resize them there. */
+#define TEMPLATE_CAPS CAPS_STR "; " STAGE_CUDA_CAPS_STR
+#else
+#define TEMPLATE_CAPS CAPS_STR
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 
 typedef struct _Slice Slice;
 
@@ -85,6 +98,11 @@ struct _GstStageResize
   GMutex done_lock;
   GCond done_cond;
   guint pending;
+
+#ifdef HAVE_CUDA
+  /* device_id under the object lock, the rest streaming thread only. */
+  StageCudaState cuda;
+#endif
 };
 
 struct _Slice
@@ -167,6 +185,103 @@ build_plans (GstStageResize * self, StageResizeMethod method)
   return TRUE;
 }
 
+#ifdef HAVE_CUDA
+static gboolean
+configure_cuda (GstStageResize * self, StageResizeMethod method)
+{
+  GError *err = NULL;
+
+  if (stage_cuda_state_configure (&self->cuda, GST_ELEMENT (self),
+          &self->in_info, &self->out_info, method, &err)) {
+    self->plan_method = method;
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("Cannot resize CUDA memory: %s.", err->message),
+      ("%dx%d %s to %dx%d", GST_VIDEO_INFO_WIDTH (&self->in_info),
+          GST_VIDEO_INFO_HEIGHT (&self->in_info),
+          GST_VIDEO_INFO_NAME (&self->in_info),
+          GST_VIDEO_INFO_WIDTH (&self->out_info),
+          GST_VIDEO_INFO_HEIGHT (&self->out_info)));
+  g_clear_error (&err);
+  return FALSE;
+}
+
+/* CUDA memory never goes through GstVideoFilter's host mapping. */
+static GstFlowReturn
+gst_stage_resize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (trans);
+  StageResizeMethod method;
+  GError *err = NULL;
+
+  if (!self->cuda.active)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
+        outbuf);
+  method = gst_stage_resize_base_get_method (GST_STAGE_RESIZE_BASE (self));
+  if (method != self->plan_method && !configure_cuda (self, method))
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (stage_cuda_resizer_process (self->cuda.resizer, inbuf, outbuf, &err))
+    return GST_FLOW_OK;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA resize failed."),
+      ("%s", err->message));
+  g_clear_error (&err);
+  return GST_FLOW_ERROR;
+}
+
+static gboolean
+gst_stage_resize_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (trans);
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (stage_cuda_caps_are_cuda (caps))
+    return stage_cuda_state_decide_allocation (&self->cuda, GST_ELEMENT (self),
+        query);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+static gboolean
+gst_stage_resize_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (trans);
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!gst_base_transform_is_passthrough (trans) &&
+      stage_cuda_caps_are_cuda (caps))
+    return stage_cuda_state_propose_allocation (&self->cuda,
+        GST_ELEMENT (self), query);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+      decide_query, query);
+}
+
+static gboolean
+gst_stage_resize_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (trans);
+
+  if (stage_cuda_state_query (&self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static void
+gst_stage_resize_set_context (GstElement * element, GstContext * context)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (element);
+
+  stage_cuda_state_set_context (&self->cuda, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+#endif
+
 static gboolean
 gst_stage_resize_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
@@ -185,6 +300,11 @@ gst_stage_resize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   self->in_info = *in_info;
   self->out_info = *out_info;
   method = gst_stage_resize_base_get_method (GST_STAGE_RESIZE_BASE (self));
+#ifdef HAVE_CUDA
+  self->cuda.active = FALSE;
+  if (stage_cuda_caps_are_cuda (incaps))
+    return configure_cuda (self, method);
+#endif
   if (!build_plans (self, method)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot resize %dx%d to %dx%d.", GST_VIDEO_INFO_WIDTH (in_info),
@@ -328,6 +448,9 @@ gst_stage_resize_stop (GstBaseTransform * trans)
 
   free_plans (self);
   free_slices (self);
+#ifdef HAVE_CUDA
+  stage_cuda_state_clear (&self->cuda);
+#endif
   if (self->pool) {
     g_thread_pool_free (self->pool, FALSE, TRUE);
     self->pool = NULL;
@@ -347,6 +470,13 @@ gst_stage_resize_set_property (GObject * object, guint prop_id,
       self->n_threads = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
+#ifdef HAVE_CUDA
+    case PROP_CUDA_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      self->cuda.device_id = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+#endif
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -365,6 +495,13 @@ gst_stage_resize_get_property (GObject * object, guint prop_id,
       g_value_set_uint (value, self->n_threads);
       GST_OBJECT_UNLOCK (self);
       break;
+#ifdef HAVE_CUDA
+    case PROP_CUDA_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      g_value_set_int (value, self->cuda.device_id);
+      GST_OBJECT_UNLOCK (self);
+      break;
+#endif
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -400,6 +537,15 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
           "CPU core)", 0, MAX_THREADS, DEFAULT_PROP_N_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+#ifdef HAVE_CUDA
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device",
+          "GPU to use for CUDA memory caps (-1 = the one the neighbouring "
+          "CUDA elements use, else the first)", -1, G_MAXINT,
+          DEFAULT_PROP_CUDA_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+#endif
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -410,6 +556,15 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
       "gst-stages developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_resize_stop);
+#ifdef HAVE_CUDA
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_stage_resize_set_context);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_stage_resize_transform);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_decide_allocation);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_propose_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_stage_resize_query);
+#endif
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_stage_resize_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_stage_resize_transform_frame);
@@ -419,6 +574,9 @@ static void
 gst_stage_resize_init (GstStageResize * self)
 {
   self->n_threads = DEFAULT_PROP_N_THREADS;
+#ifdef HAVE_CUDA
+  self->cuda.device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
+#endif
   g_mutex_init (&self->done_lock);
   g_cond_init (&self->done_cond);
 }

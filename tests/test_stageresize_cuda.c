@@ -1,0 +1,344 @@
+/* stageresize on CUDA memory: the same bytes as the CPU path, frames that
+ * stay on the GPU in a CUDA pool, a context shared with the neighbours, and
+ * a clear error for a bad cuda-device-id.
+ *
+ * Needs a GPU: without one (or without nvcodec's cudaupload, or a build
+ * without CUDA) the suite says why and exits 77, which meson counts as a
+ * skip. scripts/gpu-test.sh runs it on a GPU machine. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#define CUDA_MEMORY_TYPE "gst.cuda.memory"
+#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+
+static const gchar *formats[] = {
+  "I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "RGBA", "BGRA", "RGBx",
+  "BGRx", "ARGB", "ABGR", "RGB", "BGR",
+};
+
+static const gchar *methods[] = { "nearest", "bilinear", "area", "bicubic" };
+
+static GstBuffer *
+random_buffer (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GRand *r = g_rand_new_with_seed (seed);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (r, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (r);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static GstBuffer *
+run_once (const gchar * desc, const gchar * format, gint sw, gint sh,
+    gint dw, gint dh, GstBuffer * in)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, sw, sh);
+  gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d", format, dw, dh);
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL, "%s gave no output", desc);
+  gst_harness_teardown (h);
+  g_free (caps);
+  g_free (out_caps);
+  return out;
+}
+
+/* Plane by plane, the visible bytes only (row padding differs by pool). */
+static void
+assert_frames_equal (const gchar * what, const gchar * format, gint w, gint h,
+    GstBuffer * a, GstBuffer * b)
+{
+  GstVideoInfo info;
+  GstVideoFrame fa, fb;
+  guint p;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
+      h);
+  fail_unless (gst_video_frame_map (&fa, &info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &info, b, GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS], y;
+    gsize row;
+
+    gst_video_format_info_component (info.finfo, p, comps);
+    row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, comps[0]) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comps[0]);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comps[0]); y++) {
+      const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      fail_unless (memcmp (ra, rb, row) == 0,
+          "%s: plane %u row %d differs from the CPU path", what, p, y);
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+}
+
+static void
+compare_with_cpu (const gchar * format, const gchar * method, gint sw, gint sh,
+    gint dw, gint dh)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *cpu, *gpu;
+  gchar *cpu_desc, *gpu_desc, *what;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), sw,
+      sh);
+  in = random_buffer (&info, sw * 31 + sh);
+  cpu_desc = g_strdup_printf ("stageresize width=%d height=%d method=%s",
+      dw, dh, method);
+  gpu_desc = g_strdup_printf ("cudaupload ! stageresize width=%d height=%d "
+      "method=%s ! cudadownload", dw, dh, method);
+  cpu = run_once (cpu_desc, format, sw, sh, dw, dh, in);
+  gpu = run_once (gpu_desc, format, sw, sh, dw, dh, in);
+  what = g_strdup_printf ("%s %s %dx%d -> %dx%d", format, method, sw, sh, dw,
+      dh);
+  assert_frames_equal (what, format, dw, dh, cpu, gpu);
+  g_free (what);
+  g_free (cpu_desc);
+  g_free (gpu_desc);
+  gst_buffer_unref (in);
+  gst_buffer_unref (cpu);
+  gst_buffer_unref (gpu);
+}
+
+GST_START_TEST (test_matches_cpu)
+{
+  static const gint sizes[][4] = {
+    {1920, 1080, 640, 480}, {640, 360, 1283, 719}, {18, 10, 6, 4},
+    {64, 64, 64, 31},
+  };
+  guint f, m, s;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (m = 0; m < G_N_ELEMENTS (methods); m++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        compare_with_cpu (formats[f], methods[m], sizes[s][0], sizes[s][1],
+            sizes[s][2], sizes[s][3]);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  guint buffers, cuda_buffers;
+  GstBufferPool *pool;
+  gboolean one_pool;
+  GHashTable *memories;
+} Seen;
+
+static GstPadProbeReturn
+count_output (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Seen *seen = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+  seen->buffers++;
+  if (gst_memory_is_type (mem, CUDA_MEMORY_TYPE))
+    seen->cuda_buffers++;
+  if (!seen->pool)
+    seen->pool = buf->pool;
+  else if (seen->pool != buf->pool)
+    seen->one_pool = FALSE;
+  g_hash_table_add (seen->memories, mem);
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+pad_caps_are_cuda (GstElement * e, const gchar * pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean ret = caps && gst_caps_features_contains (gst_caps_get_features
+      (caps, 0), "memory:CUDAMemory");
+
+  gst_clear_caps (&caps);
+  gst_object_unref (pad);
+  return ret;
+}
+
+/* Frames stay on the GPU between cudaupload and cudadownload: both pads
+ * negotiate CUDA memory and every output buffer is CUDA memory from one
+ * CUDA pool that recycles its buffers. */
+GST_START_TEST (test_stays_on_gpu)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=30 "
+      "! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload "
+      "! stageresize name=r width=640 height=360 ! cudadownload "
+      "! fakesink", NULL);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  GstPad *src = gst_element_get_static_pad (r, "src");
+  Seen seen = { 0, 0, NULL, TRUE, g_hash_table_new (NULL, NULL) };
+  GstMessage *msg;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_output, &seen,
+      NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (pad_caps_are_cuda (r, "sink"));
+  fail_unless (pad_caps_are_cuda (r, "src"));
+  fail_unless_equals_int (seen.buffers, 30);
+  fail_unless_equals_int (seen.cuda_buffers, 30);
+  fail_unless (seen.pool != NULL && seen.one_pool);
+  fail_unless_equals_string (G_OBJECT_TYPE_NAME (seen.pool),
+      "GstCudaBufferPool");
+  /* A pool reuses its buffers: far fewer memories than frames. */
+  fail_unless (g_hash_table_size (seen.memories) < 30);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  g_hash_table_unref (seen.memories);
+  gst_object_unref (src);
+  gst_object_unref (r);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static GObject *
+cuda_context_of (GstElement * e)
+{
+  GstQuery *q = gst_query_new_context (CUDA_CONTEXT_TYPE);
+  GstContext *ctx = NULL;
+  GObject *obj = NULL;
+
+  if (gst_element_query (e, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx) {
+      const GValue *v = gst_structure_get_value (gst_context_get_structure
+          (ctx), CUDA_CONTEXT_TYPE);
+      if (v)
+        obj = g_value_get_object (v);
+    }
+  }
+  gst_query_unref (q);
+  return obj;
+}
+
+GST_START_TEST (test_context_shared)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 "
+      "! video/x-raw,format=RGBA,width=320,height=240 ! cudaupload name=up "
+      "! stageresize name=r width=160 height=120 ! cudadownload ! fakesink",
+      NULL);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  GstMessage *msg;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (cuda_context_of (r) != NULL);
+  fail_unless (cuda_context_of (r) == cuda_context_of (up),
+      "stageresize made its own CUDA context instead of sharing cudaupload's");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (up);
+  gst_object_unref (r);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_device)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 "
+      "! video/x-raw,format=NV12,width=320,height=240 ! cudaupload "
+      "! stageresize cuda-device-id=4096 width=160 height=120 ! cudadownload "
+      "! fakesink", NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (strstr (err->message, "cuda-device-id=4096") != NULL,
+      "error does not name the device id: %s", err->message);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static const gchar *
+why_no_gpu (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("stageresize");
+  const GList *l;
+  gboolean cuda_caps = FALSE;
+
+  if (!f)
+    return "stageresize is not built";
+  for (l = gst_element_factory_get_static_pad_templates (f); l; l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    if (strstr (t->static_caps.string, "memory:CUDAMemory"))
+      cuda_caps = TRUE;
+  }
+  gst_object_unref (f);
+  if (!cuda_caps)
+    return "built without CUDA (-Dcuda=disabled or no nvcc)";
+  f = gst_element_factory_find ("cudaupload");
+  if (!f)
+    return "no CUDA device or driver (nvcodec registered no cudaupload)";
+  gst_object_unref (f);
+  return NULL;
+}
+
+static Suite *
+stageresize_cuda_suite (void)
+{
+  Suite *s = suite_create ("stageresize_cuda");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_matches_cpu);
+  tcase_add_test (tc, test_stays_on_gpu);
+  tcase_add_test (tc, test_context_shared);
+  tcase_add_test (tc, test_bad_device);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *why;
+
+  gst_check_init (&argc, &argv);
+  why = why_no_gpu ();
+  if (why) {
+    g_print ("SKIP: stageresize CUDA suite not run: %s\n", why);
+    return 77;
+  }
+  return gst_check_run_suite (stageresize_cuda_suite (), "stageresize_cuda",
+      __FILE__);
+}
