@@ -1,0 +1,458 @@
+/* stageprof: element self time, nesting, skip-first, and the figures on
+ * pipelines with tee, funnel, demuxers and decodebin.
+ *
+ * Every test runs its own named pipeline and reads the rows of that pipeline
+ * from the tracer's `get-summary` action. Times use sleeping elements
+ * (identity sleep-time) whose cost is known; tolerances are wide because the
+ * test machine is shared, but a figure that includes a nested element's time
+ * or loses one sleep still falls outside them.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+
+static GstTracer *
+find_prof (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  fail_unless (found != NULL, "stageprof is not among the active tracers");
+  return found;
+}
+
+static GstStructure *
+get_summary (void)
+{
+  GstTracer *t = find_prof ();
+  GstStructure *s = NULL;
+
+  g_signal_emit_by_name (t, "get-summary", &s);
+  gst_object_unref (t);
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_has_name (s, "stageprof-summary"));
+  return s;
+}
+
+static void
+run_pipeline (const gchar * name, const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", desc,
+      err ? err->message : "?");
+  gst_object_set_name (GST_OBJECT (p), name);
+  bus = gst_element_get_bus (p);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS within 60 s", name);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    fail ("%s: error: %s", name, e->message);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+/* Rows of `table` for element `name` in `pipeline` (one per thread). */
+static GPtrArray *
+rows (const GstStructure * s, const gchar * table, const gchar * name,
+    const gchar * pipeline)
+{
+  const GValue *arr = gst_structure_get_value (s, table);
+  GPtrArray *res = g_ptr_array_new ();
+  guint i;
+
+  fail_unless (arr != NULL && GST_VALUE_HOLDS_ARRAY (arr), "no %s", table);
+  for (i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "name"), name) == 0
+        && (!pipeline || g_strcmp0 (gst_structure_get_string (r,
+                    "pipeline"), pipeline) == 0))
+      g_ptr_array_add (res, (gpointer) r);
+  }
+  return res;
+}
+
+static const GstStructure *
+row (const GstStructure * s, const gchar * table, const gchar * name,
+    const gchar * pipeline)
+{
+  GPtrArray *r = rows (s, table, name, pipeline);
+  const GstStructure *res;
+
+  fail_unless_equals_int (r->len, 1);
+  res = g_ptr_array_index (r, 0);
+  g_ptr_array_free (r, TRUE);
+  return res;
+}
+
+static gdouble
+dget (const GstStructure * r, const gchar * f)
+{
+  gdouble d = -1;
+
+  fail_unless (gst_structure_get_double (r, f, &d), "no field %s", f);
+  return d;
+}
+
+static guint64
+uget (const GstStructure * r, const gchar * f)
+{
+  guint64 u = 0;
+
+  fail_unless (gst_structure_get_uint64 (r, f, &u), "no field %s", f);
+  return u;
+}
+
+static guint64
+count_sum (const GstStructure * s, const gchar * name, const gchar * pipeline)
+{
+  GPtrArray *r = rows (s, "elements", name, pipeline);
+  guint64 n = 0;
+  guint i;
+
+  for (i = 0; i < r->len; i++)
+    n += uget (g_ptr_array_index (r, i), "count");
+  g_ptr_array_free (r, TRUE);
+  return n;
+}
+
+static void
+set_skip_first (guint n)
+{
+  GstTracer *t = find_prof ();
+
+  g_object_set (t, "skip-first", n, NULL);
+  gst_object_unref (t);
+}
+
+/* The thread row of the (single) thread element `name` ran on. */
+static const GstStructure *
+thread_of (const GstStructure * s, const gchar * name, const gchar * pipeline)
+{
+  const gchar *t = gst_structure_get_string (row (s, "elements", name,
+          pipeline), "thread");
+
+  return row (s, "threads", t, pipeline);
+}
+
+/* identity sleep-time=N sleeps N µs per buffer: its mean is N µs plus its
+ * own overhead, and the source's production time does not leak into it. */
+GST_START_TEST (test_known_cost)
+{
+  GstStructure *s;
+  const GstStructure *r;
+
+  run_pipeline ("known",
+      "fakesrc num-buffers=30 sizetype=fixed sizemax=64 ! "
+      "identity name=slow5 sleep-time=5000 ! fakesink sync=false");
+  s = get_summary ();
+  r = row (s, "elements", "slow5", "known");
+  fail_unless_equals_int (uget (r, "count"), 30);
+  /* g_usleep sleeps at least the time asked; a busy machine adds some. */
+  fail_unless (dget (r, "median_ms") >= 4.95, "median %f",
+      dget (r, "median_ms"));
+  fail_unless (dget (r, "median_ms") < 8.0, "median %f",
+      dget (r, "median_ms"));
+  fail_unless (dget (r, "min_ms") >= 4.95);
+  fail_unless (dget (r, "total_s") >= 30 * 0.00495);
+  fail_unless (dget (r, "busy_pct") > 50.0, "busy %f", dget (r, "busy_pct"));
+  fail_unless (dget (r, "std_ms") >= 0.0);
+  fail_unless (dget (r, "p90_ms") >= dget (r, "median_ms") - 1e-9);
+  fail_unless (dget (r, "max_ms") >= dget (r, "p99_ms") - 1e-9);
+  /* The verdict names the element that eats the thread. */
+  fail_unless (strstr (gst_structure_get_string (s, "verdict"), "slow5"),
+      "verdict: %s", gst_structure_get_string (s, "verdict"));
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* a pushes into b on the same thread: a's self time excludes b's. */
+GST_START_TEST (test_nesting)
+{
+  GstStructure *s;
+  gdouble a, b;
+
+  run_pipeline ("nest",
+      "fakesrc num-buffers=20 ! identity name=nest_a sleep-time=4000 ! "
+      "identity name=nest_b sleep-time=2000 ! fakesink sync=false");
+  s = get_summary ();
+  a = dget (row (s, "elements", "nest_a", "nest"), "median_ms");
+  b = dget (row (s, "elements", "nest_b", "nest"), "median_ms");
+  fail_unless (a >= 3.95 && a < 5.9, "a's self time %f ms (4 expected, 6 "
+      "if b's were included)", a);
+  fail_unless (b >= 1.95 && b < 3.9, "b's self time %f ms", b);
+  /* Both run on the source's thread, which is busy all along. */
+  fail_unless_equals_string (gst_structure_get_string (row (s, "elements",
+              "nest_a", "nest"), "thread"), gst_structure_get_string (row (s,
+              "elements", "nest_b", "nest"), "thread"));
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* The source's own time per buffer is measured between its pushes. */
+GST_START_TEST (test_source_production)
+{
+  GstStructure *s;
+  const GstStructure *r;
+
+  /* A live source waits for its clock in create(): 5 ms per frame at
+   * 200 fps, and 19 gaps between 20 pushes. */
+  run_pipeline ("prod",
+      "videotestsrc name=prodsrc is-live=true num-buffers=20 ! "
+      "video/x-raw,width=32,height=24,framerate=200/1 ! fakesink sync=false");
+  s = get_summary ();
+  r = row (s, "elements", "prodsrc", "prod");
+  fail_unless_equals_int (uget (r, "count"), 19);
+  fail_unless (dget (r, "median_ms") >= 4.0 && dget (r, "median_ms") < 7.0,
+      "median %f", dget (r, "median_ms"));
+  /* Waiting for the clock is not work: the thread waits on input. */
+  fail_unless (dget (r, "busy_pct") == 0.0);
+  fail_unless (dget (thread_of (s, "prodsrc", "prod"), "wait_input_pct") >
+      50.0);
+  fail_unless (dget (thread_of (s, "prodsrc", "prod"), "busy_pct") < 50.0);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_skip_first)
+{
+  GstStructure *s;
+  const GstStructure *r;
+
+  set_skip_first (5);
+  run_pipeline ("skip",
+      "fakesrc name=skipsrc num-buffers=20 ! identity name=skip_id ! "
+      "fakesink name=skip_sink sync=false");
+  set_skip_first (0);
+  s = get_summary ();
+  r = row (s, "elements", "skip_id", "skip");
+  fail_unless_equals_int (uget (r, "count"), 15);
+  fail_unless_equals_int (uget (r, "skipped"), 5);
+  /* 19 production gaps, 5 skipped. */
+  fail_unless_equals_int (uget (row (s, "elements", "skipsrc", "skip"),
+          "count"), 14);
+  /* Frames at the sink are not statistics: all 20 count. */
+  fail_unless_equals_int (uget (row (s, "sinks", "skip_sink", NULL),
+          "frames"), 20);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* tee into two queues, both into a funnel: every buffer is counted once per
+ * path, on the thread that carried it. */
+GST_START_TEST (test_tee_funnel)
+{
+  GstStructure *s;
+  GPtrArray *f;
+
+  run_pipeline ("teefun",
+      "videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48 ! "
+      "tee name=tf_tee ! queue name=tf_q1 ! funnel name=tf_funnel ! "
+      "fakesink name=tf_sink sync=false tf_tee. ! queue name=tf_q2 ! "
+      "tf_funnel.");
+  s = get_summary ();
+  fail_unless_equals_int (count_sum (s, "tf_tee", "teefun"), 20);
+  f = rows (s, "elements", "tf_funnel", "teefun");
+  /* Two queue threads push into the funnel: one row each. */
+  fail_unless_equals_int (f->len, 2);
+  g_ptr_array_free (f, TRUE);
+  fail_unless_equals_int (count_sum (s, "tf_funnel", "teefun"), 40);
+  fail_unless_equals_int (uget (row (s, "sinks", "tf_sink", NULL), "frames"),
+      40);
+  fail_unless_equals_int (uget (row (s, "queues", "tf_q1", "teefun"),
+          "items"), 20);
+  fail_unless_equals_int (uget (row (s, "queues", "tf_q2", "teefun"),
+          "items"), 20);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* A muxer and a demuxer in push mode, then a decoder. */
+GST_START_TEST (test_mux_demux)
+{
+  GstStructure *s;
+
+  run_pipeline ("muxdemux",
+      "videotestsrc num-buffers=15 ! video/x-raw,width=64,height=48 ! "
+      "avenc_mjpeg name=md_enc ! matroskamux name=md_mux ! "
+      "matroskademux name=md_demux ! avdec_mjpeg name=md_dec ! "
+      "fakesink name=md_sink sync=false");
+  s = get_summary ();
+  fail_unless_equals_int (count_sum (s, "md_enc", "muxdemux"), 15);
+  fail_unless_equals_int (count_sum (s, "md_dec", "muxdemux"), 15);
+  fail_unless (count_sum (s, "md_mux", "muxdemux") >= 15);
+  fail_unless (count_sum (s, "md_demux", "muxdemux") >= 1);
+  fail_unless_equals_int (uget (row (s, "sinks", "md_sink", NULL), "frames"),
+      15);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* decodebin from a file: pull-mode demuxer task, multiqueue thread,
+ * decoder; every element with its thread, and a verdict. */
+GST_START_TEST (test_decodebin)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "stageprof-test-XXXXXX",
+      NULL);
+  gint fd = g_mkstemp (path);
+  gchar *desc;
+  GstStructure *s;
+  const GValue *threads;
+  guint64 decoded = 0;
+  guint i;
+  const GValue *elems;
+
+  fail_unless (fd >= 0);
+  close (fd);
+  desc = g_strdup_printf ("videotestsrc num-buffers=20 ! "
+      "video/x-raw,width=64,height=48 ! avenc_mpeg4 ! matroskamux ! "
+      "filesink location=%s", path);
+  run_pipeline ("dbmake", desc);
+  g_free (desc);
+  desc = g_strdup_printf ("filesrc location=%s ! decodebin ! "
+      "fakesink name=db_sink sync=false", path);
+  run_pipeline ("dbplay", desc);
+  g_free (desc);
+  g_unlink (path);
+  g_free (path);
+
+  s = get_summary ();
+  elems = gst_structure_get_value (s, "elements");
+  for (i = 0; i < gst_value_array_get_size (elems); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (elems, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "pipeline"), "dbplay") == 0
+        && g_str_has_prefix (gst_structure_get_string (r, "name"),
+            "avdec_mpeg4"))
+      decoded += uget (r, "count");
+  }
+  fail_unless_equals_int (decoded, 20);
+  fail_unless_equals_int (uget (row (s, "sinks", "db_sink", NULL), "frames"),
+      20);
+  threads = gst_structure_get_value (s, "threads");
+  {
+    guint n = 0;
+    for (i = 0; i < gst_value_array_get_size (threads); i++) {
+      const GstStructure *r =
+          gst_value_get_structure (gst_value_array_get_value (threads, i));
+      if (g_strcmp0 (gst_structure_get_string (r, "pipeline"), "dbplay") == 0)
+        n++;
+    }
+    /* The demuxer's task and the multiqueue's at least. */
+    fail_unless (n >= 2, "%u threads", n);
+  }
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* A buffer list is one invocation: GStreamer's default chain-list function
+ * feeds identity its buffers one by one, all inside the list's slice. */
+GST_START_TEST (test_buffer_lists)
+{
+  GstElement *p = gst_parse_launch ("appsrc name=bl_src format=time "
+      "caps=video/x-raw,format=GRAY8,width=4,height=4,framerate=10/1 ! "
+      "identity name=bl_id sleep-time=1000 ! fakesink name=bl_sink "
+      "sync=false", NULL);
+  GstElement *src;
+  GstBus *bus;
+  GstMessage *msg;
+  GstFlowReturn ret;
+  GstStructure *s;
+  const GstStructure *r;
+  guint i, j;
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), "lists");
+  src = gst_bin_get_by_name (GST_BIN (p), "bl_src");
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 5; i++) {
+    GstBufferList *list = gst_buffer_list_new ();
+    for (j = 0; j < 4; j++) {
+      GstBuffer *b = gst_buffer_new_allocate (NULL, 16, NULL);
+      GST_BUFFER_PTS (b) = (i * 4 + j) * GST_SECOND / 10;
+      gst_buffer_list_add (list, b);
+    }
+    g_signal_emit_by_name (src, "push-buffer-list", list, &ret);
+    gst_buffer_list_unref (list);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  bus = gst_element_get_bus (p);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (p);
+
+  s = get_summary ();
+  r = row (s, "elements", "bl_id", "lists");
+  fail_unless_equals_int (uget (r, "count"), 5);
+  fail_unless (dget (r, "median_ms") >= 3.95 && dget (r, "median_ms") < 8.0,
+      "median %f", dget (r, "median_ms"));
+  fail_unless_equals_int (uget (row (s, "sinks", "bl_sink", NULL), "frames"),
+      20);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_suite (void)
+{
+  Suite *s = suite_create ("stageprof");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_known_cost);
+  tcase_add_test (tc, test_nesting);
+  tcase_add_test (tc, test_source_production);
+  tcase_add_test (tc, test_skip_first);
+  tcase_add_test (tc, test_tee_funnel);
+  tcase_add_test (tc, test_mux_demux);
+  tcase_add_test (tc, test_decodebin);
+  tcase_add_test (tc, test_buffer_lists);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  /* The tracer is created by gst_init(): the variable must come first. */
+  g_setenv ("GST_TRACERS", "stageprof(summary=none)", TRUE);
+  gst_check_init (&argc, &argv);
+  s = stageprof_suite ();
+  return gst_check_run_suite (s, "stageprof", __FILE__);
+}

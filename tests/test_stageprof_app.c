@@ -1,0 +1,514 @@
+/* stageprof for applications: the get-summary structure, reset,
+ * write-trace, two pipelines in one process, and the C and Python examples
+ * of docs/examples/ run as a user would.
+ *
+ * Runs without fork: the trace writer thread lives in this process.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <json-glib/json-glib.h>
+
+#define TRACE_PATH TESTS_BUILD_DIR "/stageprof_app-trace.json"
+#define COPY_PATH TESTS_BUILD_DIR "/stageprof_app-copy.json"
+#define EXAMPLE_TRACE TESTS_BUILD_DIR "/stageprof_app-example.json"
+
+/* Helpers shared (by copy) by the stageprof suites. */
+static G_GNUC_UNUSED GstTracer *
+find_prof (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  fail_unless (found != NULL, "stageprof is not among the active tracers");
+  return found;
+}
+
+static G_GNUC_UNUSED GstStructure *
+get_summary (void)
+{
+  GstTracer *t = find_prof ();
+  GstStructure *s = NULL;
+
+  g_signal_emit_by_name (t, "get-summary", &s);
+  gst_object_unref (t);
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_has_name (s, "stageprof-summary"));
+  return s;
+}
+
+static G_GNUC_UNUSED void
+run_pipeline (const gchar * name, const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", desc,
+      err ? err->message : "?");
+  gst_object_set_name (GST_OBJECT (p), name);
+  bus = gst_element_get_bus (p);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS within 60 s", name);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    fail ("%s: error: %s", name, e->message);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+/* Rows of `table` for element `name` in `pipeline` (one per thread). */
+static G_GNUC_UNUSED GPtrArray *
+rows (const GstStructure * s, const gchar * table, const gchar * name,
+    const gchar * pipeline)
+{
+  const GValue *arr = gst_structure_get_value (s, table);
+  GPtrArray *res = g_ptr_array_new ();
+  guint i;
+
+  fail_unless (arr != NULL && GST_VALUE_HOLDS_ARRAY (arr), "no %s", table);
+  for (i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "name"), name) == 0
+        && (!pipeline || g_strcmp0 (gst_structure_get_string (r,
+                    "pipeline"), pipeline) == 0))
+      g_ptr_array_add (res, (gpointer) r);
+  }
+  return res;
+}
+
+static G_GNUC_UNUSED const GstStructure *
+row (const GstStructure * s, const gchar * table, const gchar * name,
+    const gchar * pipeline)
+{
+  GPtrArray *r = rows (s, table, name, pipeline);
+  const GstStructure *res;
+
+  fail_unless (r->len == 1, "%u rows for %s in %s (first on thread %s)",
+      r->len, name, pipeline ? pipeline : "any", r->len ?
+      gst_structure_get_string (g_ptr_array_index (r, 0), "thread") : "-");
+  res = g_ptr_array_index (r, 0);
+  g_ptr_array_free (r, TRUE);
+  return res;
+}
+
+static G_GNUC_UNUSED gdouble
+dget (const GstStructure * r, const gchar * f)
+{
+  gdouble d = -1;
+
+  fail_unless (gst_structure_get_double (r, f, &d), "no field %s", f);
+  return d;
+}
+
+static G_GNUC_UNUSED guint64
+uget (const GstStructure * r, const gchar * f)
+{
+  guint64 u = 0;
+
+  fail_unless (gst_structure_get_uint64 (r, f, &u), "no field %s", f);
+  return u;
+}
+
+static G_GNUC_UNUSED guint64
+count_sum (const GstStructure * s, const gchar * name, const gchar * pipeline)
+{
+  GPtrArray *r = rows (s, "elements", name, pipeline);
+  guint64 n = 0;
+  guint i;
+
+  for (i = 0; i < r->len; i++)
+    n += uget (g_ptr_array_index (r, i), "count");
+  g_ptr_array_free (r, TRUE);
+  return n;
+}
+
+static G_GNUC_UNUSED void
+set_skip_first (guint n)
+{
+  GstTracer *t = find_prof ();
+
+  g_object_set (t, "skip-first", n, NULL);
+  gst_object_unref (t);
+}
+
+/* The thread row of the (single) thread element `name` ran on. */
+static G_GNUC_UNUSED const GstStructure *
+thread_of (const GstStructure * s, const gchar * name, const gchar * pipeline)
+{
+  const gchar *t = gst_structure_get_string (row (s, "elements", name,
+          pipeline), "thread");
+
+  return row (s, "threads", t, pipeline);
+}
+
+static JsonArray *
+load_trace (const gchar * path, JsonParser ** parser)
+{
+  GError *err = NULL;
+
+  *parser = json_parser_new ();
+  fail_unless (json_parser_load_from_file (*parser, path, &err),
+      "%s: %s", path, err ? err->message : "");
+  return json_node_get_array (json_parser_get_root (*parser));
+}
+
+static gint64
+process_pid (JsonArray * a, const gchar * process)
+{
+  guint i;
+
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonObject *o = json_array_get_object_element (a, i);
+    if (g_strcmp0 (json_object_get_string_member (o, "name"),
+            "process_name") == 0
+        && g_strcmp0 (json_object_get_string_member
+            (json_object_get_object_member (o, "args"), "name"),
+            process) == 0)
+      return json_object_get_int_member (o, "pid");
+  }
+  return -1;
+}
+
+static void
+check_fields (const GstStructure * r, const gchar * const *fields, GType t)
+{
+  guint i;
+
+  for (i = 0; fields[i]; i++)
+    fail_unless (gst_structure_has_field_typed (r, fields[i], t),
+        "%s: field %s missing or not %s", gst_structure_get_name (r),
+        fields[i], g_type_name (t));
+}
+
+static void
+check_table (const GstStructure * s, const gchar * table,
+    const gchar * const *strings, const gchar * const *u64s,
+    const gchar * const *doubles)
+{
+  const GValue *arr = gst_structure_get_value (s, table);
+  guint i;
+
+  fail_unless (arr && GST_VALUE_HOLDS_ARRAY (arr), "%s is not an array",
+      table);
+  fail_unless (gst_value_array_get_size (arr) > 0, "%s is empty", table);
+  for (i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    check_fields (r, strings, G_TYPE_STRING);
+    check_fields (r, u64s, G_TYPE_UINT64);
+    check_fields (r, doubles, G_TYPE_DOUBLE);
+  }
+}
+
+GST_START_TEST (test_summary_schema)
+{
+  static const gchar *const el_s[] = { "name", "thread", NULL };
+  static const gchar *const el_u[] = { "count", NULL };
+  static const gchar *const el_d[] = { "mean_ms", "std_ms", "min_ms",
+    "max_ms", "median_ms", "p90_ms", "p99_ms", "total_s", "busy_pct", NULL
+  };
+  static const gchar *const q_s[] = { "name", NULL };
+  static const gchar *const q_u[] = { "items", "max_level", "max_bytes",
+    NULL
+  };
+  static const gchar *const q_d[] = { "qps", "mean_level", "mean_bytes",
+    "empty_pct", "full_pct", "ave_put_ms", "ave_get_ms", NULL
+  };
+  static const gchar *const t_s[] = { "name", NULL };
+  static const gchar *const t_d[] = { "busy_pct", "wait_input_pct",
+    "wait_output_pct", NULL
+  };
+  static const gchar *const none[] = { NULL };
+  static const gchar *const s_u[] = { "frames", NULL };
+  static const gchar *const s_d[] = { "fps", NULL };
+  GstStructure *s;
+  gboolean final = TRUE;
+
+  run_pipeline ("schema", "videotestsrc num-buffers=10 ! "
+      "video/x-raw,width=64,height=48 ! queue ! identity ! fakesink "
+      "sync=false");
+  s = get_summary ();
+  fail_unless (gst_structure_has_field_typed (s, "wall_s", G_TYPE_DOUBLE));
+  fail_unless (gst_structure_get_boolean (s, "final", &final));
+  fail_if (final);
+  fail_unless (gst_structure_has_field_typed (s, "verdict", G_TYPE_STRING));
+  check_table (s, "elements", el_s, el_u, el_d);
+  check_table (s, "queues", q_s, q_u, q_d);
+  check_table (s, "threads", t_s, none, t_d);
+  check_table (s, "sinks", q_s, s_u, s_d);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reset)
+{
+  GstTracer *t = find_prof ();
+  GstStructure *s;
+  const GValue *arr;
+
+  run_pipeline ("rs1", "videotestsrc num-buffers=10 ! queue name=rs1_q ! "
+      "identity name=rs1_id ! fakesink sync=false");
+  g_signal_emit_by_name (t, "reset");
+  s = get_summary ();
+  arr = gst_structure_get_value (s, "elements");
+  fail_unless_equals_int (gst_value_array_get_size (arr), 0);
+  arr = gst_structure_get_value (s, "queues");
+  fail_unless_equals_int (gst_value_array_get_size (arr), 0);
+  gst_structure_free (s);
+
+  run_pipeline ("rs2", "videotestsrc num-buffers=7 ! identity name=rs2_id ! "
+      "fakesink sync=false");
+  s = get_summary ();
+  fail_unless_equals_int (uget (row (s, "elements", "rs2_id", "rs2"),
+          "count"), 7);
+  fail_unless_equals_int (count_sum (s, "rs1_id", NULL), 0);
+  gst_structure_free (s);
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_write_trace)
+{
+  GstTracer *t = find_prof ();
+  gboolean ok = FALSE;
+  JsonParser *p;
+  JsonArray *a;
+
+  run_pipeline ("wt", "videotestsrc num-buffers=5 ! identity name=wt_id ! "
+      "fakesink sync=false");
+  g_unlink (COPY_PATH);
+  g_signal_emit_by_name (t, "write-trace", COPY_PATH, &ok);
+  fail_unless (ok);
+  a = load_trace (COPY_PATH, &p);
+  fail_unless (process_pid (a, "wt") > 0);
+  g_object_unref (p);
+
+  /* An unwritable path: a warning naming it, FALSE, nothing else. */
+  ok = TRUE;
+  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace",
+          "/nonexistent-dir/copy.json", &ok));
+  fail_if (ok);
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
+static GstElement *
+start (const gchar * name, const gchar * desc)
+{
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), name);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  return p;
+}
+
+static void
+finish (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+/* Two pipelines running at the same time: rows stay apart, and each is a
+ * process of its own in the trace. */
+GST_START_TEST (test_two_pipelines)
+{
+  GstTracer *t = find_prof ();
+  GstElement *a = start ("twoA", "videotestsrc num-buffers=20 ! "
+      "video/x-raw,width=64,height=48 ! identity name=two_a_id "
+      "sleep-time=1000 ! fakesink sync=false");
+  GstElement *b = start ("twoB", "videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=64,height=48 ! queue ! identity name=two_b_id "
+      "sleep-time=1000 ! fakesink sync=false");
+  GstStructure *s;
+  gboolean ok = FALSE;
+  JsonParser *p;
+  JsonArray *arr;
+  gint64 pa, pb;
+  guint i, na = 0, nb = 0;
+
+  finish (a);
+  finish (b);
+  s = get_summary ();
+  fail_unless_equals_int (uget (row (s, "elements", "two_a_id", "twoA"),
+          "count"), 20);
+  fail_unless_equals_int (uget (row (s, "elements", "two_b_id", "twoB"),
+          "count"), 30);
+  fail_unless_equals_int (count_sum (s, "two_a_id", "twoB"), 0);
+  gst_structure_free (s);
+
+  g_signal_emit_by_name (t, "write-trace", COPY_PATH, &ok);
+  fail_unless (ok);
+  gst_object_unref (t);
+  arr = load_trace (COPY_PATH, &p);
+  pa = process_pid (arr, "twoA");
+  pb = process_pid (arr, "twoB");
+  fail_unless (pa > 0 && pb > 0 && pa != pb);
+  for (i = 0; i < json_array_get_length (arr); i++) {
+    JsonObject *o = json_array_get_object_element (arr, i);
+    const gchar *n = json_object_get_string_member (o, "name");
+    if (g_strcmp0 (n, "two_a_id") == 0) {
+      fail_unless_equals_int (json_object_get_int_member (o, "pid"), pa);
+      na++;
+    } else if (g_strcmp0 (n, "two_b_id") == 0) {
+      fail_unless_equals_int (json_object_get_int_member (o, "pid"), pb);
+      nb++;
+    }
+  }
+  fail_unless_equals_int (na, 20);
+  fail_unless_equals_int (nb, 30);
+  g_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* Runs an example the way a user would: GST_TRACERS unset (the example
+ * sets its own), the build's plugin path inherited. */
+static void
+run_example (gchar ** argv)
+{
+  gchar **envp = g_environ_unsetenv (g_get_environ (), "GST_TRACERS");
+  gchar *out = NULL, *err = NULL;
+  gint status = -1;
+  GError *e = NULL;
+  gchar *copy = g_strdup_printf ("%s.copy.json", EXAMPLE_TRACE);
+  JsonParser *p;
+  JsonArray *a;
+
+  g_unlink (EXAMPLE_TRACE);
+  g_unlink (copy);
+  fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, &out, &err, &status, &e), "%s", e ? e->message : "");
+  fail_unless (g_spawn_check_wait_status (status, NULL), "%s failed:\n%s\n%s",
+      argv[0], out, err);
+  fail_unless (strstr (out, "ex_work") && strstr (out, "verdict:"), "%s",
+      out);
+  fail_unless (strstr (out, "written"), "%s", out);
+  /* The copy, and the trace itself closed at exit: both strict JSON. */
+  a = load_trace (copy, &p);
+  fail_unless (json_array_get_length (a) > 10);
+  g_object_unref (p);
+  a = load_trace (EXAMPLE_TRACE, &p);
+  fail_unless (json_array_get_length (a) > 10);
+  g_object_unref (p);
+  g_free (out);
+  g_free (err);
+  g_free (copy);
+  g_strfreev (envp);
+}
+
+#define EXAMPLE_PIPELINE "videotestsrc num-buffers=20 ! " \
+  "video/x-raw,width=64,height=48 ! queue ! identity name=ex_work " \
+  "sleep-time=500 ! fakesink sync=false"
+
+GST_START_TEST (test_c_example)
+{
+  gchar *argv[] = { (gchar *) TESTS_BUILD_DIR "/stageprof-app",
+    (gchar *) EXAMPLE_PIPELINE, (gchar *) EXAMPLE_TRACE, NULL
+  };
+
+  run_example (argv);
+}
+
+GST_END_TEST;
+
+static const gchar *
+python_with_gst (void)
+{
+  static const gchar *const candidates[] = { "python3", "/usr/bin/python3",
+    NULL
+  };
+  guint i;
+
+  for (i = 0; candidates[i]; i++) {
+    gchar *argv[] = { (gchar *) candidates[i], (gchar *) "-c",
+      (gchar *) "import gi; gi.require_version('Gst', '1.0'); "
+          "from gi.repository import Gst", NULL
+    };
+    gint status = -1;
+    if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+            G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+            NULL, NULL, NULL, &status, NULL)
+        && g_spawn_check_wait_status (status, NULL))
+      return candidates[i];
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_python_example)
+{
+  const gchar *python = python_with_gst ();
+  gchar *argv[] = { NULL,
+    (gchar *) TESTS_SOURCE_DIR "/../docs/examples/stageprof-app.py",
+    (gchar *) EXAMPLE_PIPELINE, (gchar *) EXAMPLE_TRACE, NULL
+  };
+
+  if (!python) {
+    g_printerr ("SKIP test_python_example: no python3 can import "
+        "gi.repository.Gst (install python3-gi and python3-gst-1.0)\n");
+    return;
+  }
+  argv[0] = (gchar *) python;
+  run_example (argv);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_app_suite (void)
+{
+  Suite *s = suite_create ("stageprof_app");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_summary_schema);
+  tcase_add_test (tc, test_reset);
+  tcase_add_test (tc, test_write_trace);
+  tcase_add_test (tc, test_two_pipelines);
+  tcase_add_test (tc, test_c_example);
+  tcase_add_test (tc, test_python_example);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS", "stageprof(summary=none,trace=\"" TRACE_PATH
+      "\")", TRUE);
+  g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+  s = stageprof_app_suite ();
+  return gst_check_run_suite (s, "stageprof_app", __FILE__);
+}

@@ -1,0 +1,254 @@
+/* stageprof parameters: parsed from GST_TRACERS, the same as properties;
+ * bad values and unwritable paths give a warning naming them and the rest
+ * still works.
+ *
+ * Most tests run gst-launch-1.0 the way a user does and read its output.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+
+static G_GNUC_UNUSED GstTracer *
+find_prof (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  fail_unless (found != NULL, "stageprof is not among the active tracers");
+  return found;
+}
+
+typedef struct
+{
+  gchar *out, *err;
+  gint status;
+} Launch;
+
+/* Runs gst-launch-1.0 `desc` with GST_TRACERS=`tracers`. */
+static Launch
+launch (const gchar * tracers, const gchar * desc, const gchar * debug)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", desc);
+  gchar **argv = NULL;
+  gchar **envp = g_environ_setenv (g_get_environ (), "GST_TRACERS", tracers,
+      TRUE);
+  GError *e = NULL;
+  Launch l = { NULL, NULL, -1 };
+
+  if (debug)
+    envp = g_environ_setenv (envp, "GST_DEBUG", debug, TRUE);
+  fail_unless (g_shell_parse_argv (cmd, NULL, &argv, NULL));
+  fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, &l.out, &l.err, &l.status, &e), "%s", e ? e->message : "");
+  g_strfreev (argv);
+  g_strfreev (envp);
+  g_free (cmd);
+  return l;
+}
+
+static void
+launch_clear (Launch * l)
+{
+  g_free (l->out);
+  g_free (l->err);
+}
+
+#define SMALL "videotestsrc num-buffers=5 ! video/x-raw,width=32,height=24 ! " \
+  "identity name=p_id ! fakesink sync=false"
+
+static void
+assert_ran (Launch * l)
+{
+  fail_unless (g_spawn_check_wait_status (l->status, NULL),
+      "gst-launch failed:\n%s", l->err);
+  fail_if (strstr (l->err, "CRITICAL"), "%s", l->err);
+}
+
+GST_START_TEST (test_params_parsed)
+{
+  GstTracer *t = find_prof ();
+  guint skip = 0;
+  gchar *summary = NULL, *trace = (gchar *) "x", *filter = NULL;
+  gdouble interval = -1;
+
+  g_object_get (t, "skip-first", &skip, "summary", &summary, "trace", &trace,
+      "interval", &interval, "filter", &filter, NULL);
+  fail_unless_equals_int (skip, 2);
+  fail_unless_equals_string (summary, "none");
+  fail_unless (trace == NULL);
+  fail_unless_equals_string (filter, "^p_.*");
+  fail_unless (interval == 0.0);
+  g_free (summary);
+  g_free (filter);
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_defaults_and_stdout)
+{
+  Launch l = launch ("stageprof", SMALL, NULL);
+
+  assert_ran (&l);
+  /* The default summary goes to stdout, with the tables and the verdict. */
+  fail_unless (strstr (l.out, "p_id"), "%s", l.out);
+  fail_unless (strstr (l.out, "Node") && strstr (l.out, "Verdict:"), "%s",
+      l.out);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_params)
+{
+  Launch l = launch ("stageprof(skip-first=abc,bogus=1,interval=-3,"
+      "summary=stdout)", SMALL, NULL);
+
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "skip-first='abc'"), "%s", l.err);
+  fail_unless (strstr (l.err, "unknown parameter 'bogus'"), "%s", l.err);
+  fail_unless (strstr (l.err, "interval='-3'"), "%s", l.err);
+  /* The tracer still works with the rest. */
+  fail_unless (strstr (l.out, "p_id") && strstr (l.out, "Verdict:"), "%s",
+      l.out);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+/* "[" is not a valid GstStructure value either: the fallback parser still
+ * gets the key, and the regex error names the filter. */
+GST_START_TEST (test_bad_filter)
+{
+  Launch l = launch ("stageprof(filter=[,summary=stderr)", SMALL, NULL);
+
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "filter='['"), "%s", l.err);
+  fail_unless (strstr (l.err, "Verdict:"), "%s", l.err);
+  fail_if (strstr (l.out, "Verdict:"), "%s", l.out);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unwritable_paths)
+{
+  Launch l = launch ("stageprof(trace=/nonexistent-dir/t.json)", SMALL, NULL);
+
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "/nonexistent-dir/t.json"), "%s", l.err);
+  fail_unless (strstr (l.out, "Verdict:"), "%s", l.out);
+  launch_clear (&l);
+
+  l = launch ("stageprof(summary=/nonexistent-dir/s.json)", SMALL, NULL);
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "/nonexistent-dir/s.json"), "%s", l.err);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+/* Quoted values may hold what the structure syntax reserves (a space). */
+GST_START_TEST (test_quoted_path_text)
+{
+  gchar *path = g_build_filename (TESTS_BUILD_DIR,
+      "stageprof params summary.txt", NULL);
+  gchar *tracers = g_strdup_printf ("stageprof(summary=\"%s\")", path);
+  gchar *text = NULL;
+  Launch l;
+
+  g_unlink (path);
+  l = launch (tracers, SMALL, NULL);
+  assert_ran (&l);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", l.err);
+  fail_unless (strstr (text, "p_id") && strstr (text, "Verdict:"), "%s",
+      text);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  g_free (tracers);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_interval)
+{
+  Launch l = launch ("stageprof(interval=0.1,summary=none)",
+      "videotestsrc is-live=true num-buffers=40 ! "
+      "video/x-raw,width=32,height=24,framerate=100/1 ! fakesink",
+      "stageprof:4");
+
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "snapshot"), "%s", l.err);
+  fail_if (strstr (l.out, "Verdict:"), "%s", l.out);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_db)
+{
+  gchar *path = g_build_filename (TESTS_BUILD_DIR, "stageprof_params.sqlite",
+      NULL);
+  gchar *tracers = g_strdup_printf ("stageprof(db=\"%s\",summary=none)",
+      path);
+  Launch l;
+
+  g_unlink (path);
+  l = launch (tracers, SMALL, NULL);
+  assert_ran (&l);
+#ifdef HAVE_SPDB
+  {
+    GStatBuf st;
+    fail_unless (g_stat (path, &st) == 0 && st.st_size > 0, "%s", l.err);
+  }
+#else
+  /* Built without SQLite: said clearly, and nothing else breaks. */
+  fail_unless (strstr (l.err, "SQLite"), "%s", l.err);
+#endif
+  g_unlink (path);
+  g_free (path);
+  g_free (tracers);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_params_suite (void)
+{
+  Suite *s = suite_create ("stageprof_params");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_params_parsed);
+  tcase_add_test (tc, test_defaults_and_stdout);
+  tcase_add_test (tc, test_bad_params);
+  tcase_add_test (tc, test_bad_filter);
+  tcase_add_test (tc, test_unwritable_paths);
+  tcase_add_test (tc, test_quoted_path_text);
+  tcase_add_test (tc, test_interval);
+  tcase_add_test (tc, test_db);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS",
+      "stageprof(summary=none,skip-first=2,filter=\"^p_.*\")", TRUE);
+  gst_check_init (&argc, &argv);
+  s = stageprof_params_suite ();
+  return gst_check_run_suite (s, "stageprof_params", __FILE__);
+}

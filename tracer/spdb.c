@@ -1,0 +1,462 @@
+/* spdb: summary snapshots into SQLite, from a writer thread.
+ *
+ * The summary GstStructure's arrays map one-to-one onto tables; columns are
+ * described once (SpTable below) and bound by name, so fields a summary
+ * lacks are stored as NULL and fields the schema does not know are ignored
+ * (the summary may grow without breaking older databases). The schema text
+ * is in docs/tracer-db.md; keep the two in step.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "spdb.h"
+
+#include <sqlite3.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum
+{
+  SP_COL_TEXT,
+  SP_COL_INT,
+  SP_COL_REAL,
+} SpColType;
+
+typedef struct
+{
+  const gchar *name;
+  SpColType type;
+} SpCol;
+
+/* A table fed by one GST_TYPE_ARRAY field of the summary. */
+typedef struct
+{
+  const gchar *table;
+  const gchar *field;
+  const SpCol *cols;
+  guint n_cols;
+} SpTable;
+
+static const SpCol element_cols[] = {
+  {"name", SP_COL_TEXT}, {"thread", SP_COL_TEXT}, {"count", SP_COL_INT},
+  {"mean_ms", SP_COL_REAL}, {"std_ms", SP_COL_REAL}, {"min_ms", SP_COL_REAL},
+  {"max_ms", SP_COL_REAL}, {"median_ms", SP_COL_REAL},
+  {"p90_ms", SP_COL_REAL}, {"p99_ms", SP_COL_REAL},
+  {"total_s", SP_COL_REAL}, {"busy_pct", SP_COL_REAL},
+};
+
+static const SpCol queue_cols[] = {
+  {"name", SP_COL_TEXT}, {"items", SP_COL_INT}, {"qps", SP_COL_REAL},
+  {"mean_level", SP_COL_REAL}, {"max_level", SP_COL_INT},
+  {"mean_bytes", SP_COL_REAL}, {"max_bytes", SP_COL_INT},
+  {"empty_pct", SP_COL_REAL}, {"full_pct", SP_COL_REAL},
+  {"ave_put_ms", SP_COL_REAL}, {"ave_get_ms", SP_COL_REAL},
+};
+
+static const SpCol thread_cols[] = {
+  {"name", SP_COL_TEXT}, {"busy_pct", SP_COL_REAL},
+  {"wait_input_pct", SP_COL_REAL}, {"wait_output_pct", SP_COL_REAL},
+};
+
+static const SpCol sink_cols[] = {
+  {"name", SP_COL_TEXT}, {"frames", SP_COL_INT}, {"fps", SP_COL_REAL},
+};
+
+#define SP_TABLE(t, f, c) { t, f, c, G_N_ELEMENTS (c) }
+static const SpTable sp_tables[] = {
+  SP_TABLE ("elements", "elements", element_cols),
+  SP_TABLE ("queues", "queues", queue_cols),
+  SP_TABLE ("threads", "threads", thread_cols),
+  SP_TABLE ("sinks", "sinks", sink_cols),
+};
+
+static const gchar sp_schema[] =
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " run_id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
+    " pid INTEGER NOT NULL, argv TEXT);"
+    "CREATE TABLE IF NOT EXISTS snapshots ("
+    " snapshot_id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES runs(run_id),"
+    " taken_at TEXT NOT NULL, wall_s REAL, final INTEGER NOT NULL,"
+    " verdict TEXT);"
+    "CREATE TABLE IF NOT EXISTS elements ("
+    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " name TEXT, thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL,"
+    " min_ms REAL, max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
+    " total_s REAL, busy_pct REAL);"
+    "CREATE TABLE IF NOT EXISTS queues ("
+    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " name TEXT, items INTEGER, qps REAL, mean_level REAL, max_level INTEGER,"
+    " mean_bytes REAL, max_bytes INTEGER, empty_pct REAL, full_pct REAL,"
+    " ave_put_ms REAL, ave_get_ms REAL);"
+    "CREATE TABLE IF NOT EXISTS threads ("
+    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " name TEXT, busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL);"
+    "CREATE TABLE IF NOT EXISTS sinks ("
+    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " name TEXT, frames INTEGER, fps REAL);"
+    "CREATE INDEX IF NOT EXISTS elements_snapshot ON elements(snapshot_id);"
+    "CREATE INDEX IF NOT EXISTS queues_snapshot ON queues(snapshot_id);"
+    "CREATE INDEX IF NOT EXISTS threads_snapshot ON threads(snapshot_id);"
+    "CREATE INDEX IF NOT EXISTS sinks_snapshot ON sinks(snapshot_id);"
+    "CREATE INDEX IF NOT EXISTS snapshots_run ON snapshots(run_id);";
+
+struct _SpDb
+{
+  gchar *path;
+  sqlite3 *db;
+  gint64 run_id;
+  sqlite3_stmt *snap_stmt;
+  sqlite3_stmt *row_stmt[G_N_ELEMENTS (sp_tables)];
+  GAsyncQueue *queue;           /* GstStructure *, or &sp_db_stop */
+  GThread *writer;
+  gint dropped;                 /* atomic */
+  gboolean warned;              /* writer thread only */
+};
+
+/* Pushed by sp_db_close(): everything queued before it is written. */
+static GstStructure *const sp_db_stop = (GstStructure *) & sp_db_stop;
+
+static void
+sp_db_set_error (GError ** error, SpDb * db, const gchar * what)
+{
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+      "Cannot use SQLite database \"%s\" (%s): %s", db->path, what,
+      db->db ? sqlite3_errmsg (db->db) : "out of memory");
+}
+
+/* The writer thread cannot return errors: warn once, naming the file. */
+static void
+sp_db_warn (SpDb * db, const gchar * what)
+{
+  if (db->warned)
+    return;
+  db->warned = TRUE;
+  g_warning ("stageprof: writing to database \"%s\" failed (%s): %s; "
+      "further errors are not reported", db->path, what,
+      sqlite3_errmsg (db->db));
+}
+
+static gchar *
+sp_db_command_line (void)
+{
+  gchar *raw = NULL;
+  gsize len = 0, i;
+
+  /* Linux: the real argv, NUL-separated; elsewhere the program name. */
+  if (!g_file_get_contents ("/proc/self/cmdline", &raw, &len, NULL) || !len) {
+    g_free (raw);
+    return g_strdup (g_get_prgname ());
+  }
+  for (i = 0; i + 1 < len; i++)
+    if (raw[i] == '\0')
+      raw[i] = ' ';
+  return raw;
+}
+
+static gchar *
+sp_db_now_iso (void)
+{
+  GDateTime *now = g_date_time_new_now_utc ();
+  gchar *s = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
+
+  g_date_time_unref (now);
+  return s;
+}
+
+static gboolean
+sp_db_insert_run (SpDb * db, GError ** error)
+{
+  sqlite3_stmt *st = NULL;
+  gchar *now = sp_db_now_iso (), *argv = sp_db_command_line ();
+  gboolean ok;
+
+  ok = sqlite3_prepare_v2 (db->db,
+      "INSERT INTO runs (started_at, pid, argv) VALUES (?, ?, ?)", -1, &st,
+      NULL) == SQLITE_OK;
+  if (ok) {
+    sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64 (st, 2, getpid ());
+    sqlite3_bind_text (st, 3, argv, -1, SQLITE_TRANSIENT);
+    ok = sqlite3_step (st) == SQLITE_DONE;
+  }
+  if (ok)
+    db->run_id = sqlite3_last_insert_rowid (db->db);
+  else
+    sp_db_set_error (error, db, "recording the run");
+  sqlite3_finalize (st);
+  g_free (now);
+  g_free (argv);
+  return ok;
+}
+
+static gboolean
+sp_db_prepare (SpDb * db, GError ** error)
+{
+  guint i, j;
+
+  if (sqlite3_prepare_v2 (db->db, "INSERT INTO snapshots (run_id, taken_at,"
+          " wall_s, final, verdict) VALUES (?, ?, ?, ?, ?)", -1,
+          &db->snap_stmt, NULL) != SQLITE_OK) {
+    sp_db_set_error (error, db, "preparing statements");
+    return FALSE;
+  }
+  for (i = 0; i < G_N_ELEMENTS (sp_tables); i++) {
+    const SpTable *t = &sp_tables[i];
+    GString *sql = g_string_new (NULL);
+    gint rc;
+
+    g_string_append_printf (sql, "INSERT INTO %s (snapshot_id", t->table);
+    for (j = 0; j < t->n_cols; j++)
+      g_string_append_printf (sql, ", %s", t->cols[j].name);
+    g_string_append (sql, ") VALUES (?");
+    for (j = 0; j < t->n_cols; j++)
+      g_string_append (sql, ", ?");
+    g_string_append (sql, ")");
+    rc = sqlite3_prepare_v2 (db->db, sql->str, -1, &db->row_stmt[i], NULL);
+    g_string_free (sql, TRUE);
+    if (rc != SQLITE_OK) {
+      sp_db_set_error (error, db, "preparing statements");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- writer thread ------------------------------------------------------- */
+
+/* Bind a structure field to a column, tolerating the numeric types a
+ * producer might reasonably use; anything else (or absent) is NULL. */
+static void
+sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
+    const SpCol * col)
+{
+  const GValue *v = gst_structure_get_value (s, col->name);
+  GValue tmp = G_VALUE_INIT;
+
+  if (v == NULL) {
+    sqlite3_bind_null (st, idx);
+    return;
+  }
+  switch (col->type) {
+    case SP_COL_TEXT:
+      if (G_VALUE_HOLDS_STRING (v))
+        sqlite3_bind_text (st, idx, g_value_get_string (v), -1,
+            SQLITE_TRANSIENT);
+      else
+        sqlite3_bind_null (st, idx);
+      return;
+    case SP_COL_INT:
+      if (G_VALUE_HOLDS_UINT64 (v))     /* guint64 counts above 2^63: clamp */
+        sqlite3_bind_int64 (st, idx, (gint64) MIN (g_value_get_uint64 (v),
+                (guint64) G_MAXINT64));
+      else if (g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_INT64)
+          && (g_value_init (&tmp, G_TYPE_INT64), g_value_transform (v, &tmp)))
+        sqlite3_bind_int64 (st, idx, g_value_get_int64 (&tmp));
+      else
+        sqlite3_bind_null (st, idx);
+      break;
+    case SP_COL_REAL:
+      if (g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE)
+          && (g_value_init (&tmp, G_TYPE_DOUBLE), g_value_transform (v, &tmp)))
+        sqlite3_bind_double (st, idx, g_value_get_double (&tmp));
+      else
+        sqlite3_bind_null (st, idx);
+      break;
+  }
+  if (G_IS_VALUE (&tmp))
+    g_value_unset (&tmp);
+}
+
+static gboolean
+sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
+    const GstStructure * summary)
+{
+  const SpTable *t = &sp_tables[ti];
+  sqlite3_stmt *st = db->row_stmt[ti];
+  const GValue *arr = gst_structure_get_value (summary, t->field);
+  guint i, j, n;
+
+  if (arr == NULL)
+    return TRUE;
+  if (GST_VALUE_HOLDS_ARRAY (arr))
+    n = gst_value_array_get_size (arr);
+  else if (GST_VALUE_HOLDS_LIST (arr))
+    n = gst_value_list_get_size (arr);
+  else
+    return TRUE;
+
+  for (i = 0; i < n; i++) {
+    const GValue *ev = GST_VALUE_HOLDS_ARRAY (arr) ?
+        gst_value_array_get_value (arr, i) : gst_value_list_get_value (arr, i);
+    const GstStructure *row;
+
+    if (!GST_VALUE_HOLDS_STRUCTURE (ev))
+      continue;
+    row = gst_value_get_structure (ev);
+    sqlite3_reset (st);
+    sqlite3_clear_bindings (st);
+    sqlite3_bind_int64 (st, 1, snap_id);
+    for (j = 0; j < t->n_cols; j++)
+      sp_db_bind (st, j + 2, row, &t->cols[j]);
+    if (sqlite3_step (st) != SQLITE_DONE) {
+      sp_db_warn (db, t->table);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+sp_db_insert_snapshot (SpDb * db, const GstStructure * s)
+{
+  sqlite3_stmt *st = db->snap_stmt;
+  gchar *now = sp_db_now_iso ();
+  gdouble wall_s;
+  gboolean final = FALSE, ok;
+  gint64 snap_id;
+  guint i;
+
+  if (sqlite3_exec (db->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+    sp_db_warn (db, "BEGIN");
+    g_free (now);
+    return;
+  }
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  sqlite3_bind_int64 (st, 1, db->run_id);
+  sqlite3_bind_text (st, 2, now, -1, SQLITE_TRANSIENT);
+  if (gst_structure_get_double (s, "wall_s", &wall_s))
+    sqlite3_bind_double (st, 3, wall_s);
+  gst_structure_get_boolean (s, "final", &final);
+  sqlite3_bind_int (st, 4, final ? 1 : 0);
+  if (gst_structure_get_string (s, "verdict"))
+    sqlite3_bind_text (st, 5, gst_structure_get_string (s, "verdict"), -1,
+        SQLITE_TRANSIENT);
+  ok = sqlite3_step (st) == SQLITE_DONE;
+  if (!ok)
+    sp_db_warn (db, "snapshots");
+  snap_id = sqlite3_last_insert_rowid (db->db);
+  for (i = 0; ok && i < G_N_ELEMENTS (sp_tables); i++)
+    ok = sp_db_insert_rows (db, i, snap_id, s);
+
+  if (sqlite3_exec (db->db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL,
+          NULL) != SQLITE_OK)
+    sp_db_warn (db, "COMMIT");
+  g_free (now);
+}
+
+static gpointer
+sp_db_writer (gpointer data)
+{
+  SpDb *db = data;
+  GstStructure *s;
+
+  while ((s = g_async_queue_pop (db->queue)) != sp_db_stop) {
+    sp_db_insert_snapshot (db, s);
+    gst_structure_free (s);
+  }
+  return NULL;
+}
+
+/* ---- public -------------------------------------------------------------- */
+
+static void
+sp_db_free (SpDb * db)
+{
+  guint i;
+
+  sqlite3_finalize (db->snap_stmt);
+  for (i = 0; i < G_N_ELEMENTS (sp_tables); i++)
+    sqlite3_finalize (db->row_stmt[i]);
+  sqlite3_close (db->db);
+  if (db->queue)
+    g_async_queue_unref (db->queue);
+  g_free (db->path);
+  g_free (db);
+}
+
+SpDb *
+sp_db_open (const gchar * path, GError ** error)
+{
+  SpDb *db;
+  gchar *msg;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  db = g_new0 (SpDb, 1);
+  db->path = g_strdup (path);
+  if (sqlite3_open_v2 (path, &db->db,
+          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    sp_db_set_error (error, db, "opening");
+    sp_db_free (db);
+    return NULL;
+  }
+  /* Someone may be querying the file while we run: wait, do not fail. */
+  sqlite3_busy_timeout (db->db, 5000);
+  if (sqlite3_exec (db->db, sp_schema, NULL, NULL, &msg) != SQLITE_OK) {
+    sqlite3_free (msg);
+    sp_db_set_error (error, db, "creating the schema");
+    sp_db_free (db);
+    return NULL;
+  }
+  sqlite3_exec (db->db, "PRAGMA user_version = "
+      G_STRINGIFY (SP_DB_SCHEMA_VERSION), NULL, NULL, NULL);
+  /* One transaction per snapshot: with the default rollback journal each
+   * would fsync (tens of ms on a busy disk). WAL with synchronous=NORMAL
+   * syncs only at checkpoints and still cannot corrupt the file; a power
+   * cut may lose the last snapshots, which a profile can afford. Where WAL
+   * is unavailable (some network filesystems) SQLite keeps its default. */
+  sqlite3_exec (db->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+  sqlite3_exec (db->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+  if (!sp_db_insert_run (db, error) || !sp_db_prepare (db, error)) {
+    sp_db_free (db);
+    return NULL;
+  }
+
+  db->queue = g_async_queue_new ();
+  db->writer = g_thread_new ("spdb-writer", sp_db_writer, db);
+  return db;
+}
+
+void
+sp_db_add_snapshot (SpDb * db, const GstStructure * summary)
+{
+  g_return_if_fail (db != NULL && summary != NULL);
+
+  /* A stalled disk must not grow memory without bound. */
+  if (g_async_queue_length (db->queue) >= SP_DB_MAX_PENDING) {
+    g_atomic_int_inc (&db->dropped);
+    return;
+  }
+  g_async_queue_push (db->queue, gst_structure_copy (summary));
+}
+
+gint64
+sp_db_get_run_id (SpDb * db)
+{
+  return db->run_id;
+}
+
+guint
+sp_db_get_dropped (SpDb * db)
+{
+  return (guint) g_atomic_int_get (&db->dropped);
+}
+
+void
+sp_db_close (SpDb * db)
+{
+  guint dropped;
+
+  if (db == NULL)
+    return;
+  g_async_queue_push (db->queue, sp_db_stop);
+  g_thread_join (db->writer);
+  dropped = sp_db_get_dropped (db);
+  if (dropped)
+    g_warning ("stageprof: %u snapshots were not written to \"%s\" "
+        "(the database fell behind)", dropped, db->path);
+  sp_db_free (db);
+}

@@ -1,0 +1,462 @@
+/* spsummary: text, JSON and CSV forms of the stageprof summary. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spsummary.h"
+
+SpSummaryFormat
+sp_summary_format_for_path (const gchar * path)
+{
+  gchar *lower;
+  SpSummaryFormat f = SP_SUMMARY_TEXT;
+
+  if (!path)
+    return f;
+  lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".json"))
+    f = SP_SUMMARY_JSON;
+  else if (g_str_has_suffix (lower, ".csv"))
+    f = SP_SUMMARY_CSV;
+  g_free (lower);
+  return f;
+}
+
+static const GValue *
+rows_of (const GstStructure * s, const gchar * field)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+
+  return (v && GST_VALUE_HOLDS_ARRAY (v)) ? v : NULL;
+}
+
+static guint
+n_rows (const GValue * rows)
+{
+  return rows ? gst_value_array_get_size (rows) : 0;
+}
+
+static const GstStructure *
+row_at (const GValue * rows, guint i)
+{
+  const GValue *v = gst_value_array_get_value (rows, i);
+
+  return GST_VALUE_HOLDS_STRUCTURE (v) ? gst_value_get_structure (v) : NULL;
+}
+
+static gdouble
+get_d (const GstStructure * s, const gchar * f)
+{
+  gdouble d = 0;
+  guint64 u = 0;
+
+  if (gst_structure_get_double (s, f, &d))
+    return d;
+  if (gst_structure_get_uint64 (s, f, &u))
+    return (gdouble) u;
+  return 0;
+}
+
+static guint64
+get_u (const GstStructure * s, const gchar * f)
+{
+  guint64 u = 0;
+
+  gst_structure_get_uint64 (s, f, &u);
+  return u;
+}
+
+static const gchar *
+get_s (const GstStructure * s, const gchar * f)
+{
+  const gchar *str = gst_structure_get_string (s, f);
+
+  return str ? str : "";
+}
+
+/* ------------------------------------------------------------------ */
+/* Text tables */
+
+typedef struct
+{
+  guint ncols;
+  guint nleft;                  /* leading left-aligned columns */
+  GPtrArray *cells;             /* row-major gchar* */
+} Table;
+
+static void
+table_init (Table * t, guint nleft, const gchar * const *header)
+{
+  t->ncols = g_strv_length ((gchar **) header);
+  t->nleft = nleft;
+  t->cells = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < t->ncols; i++)
+    g_ptr_array_add (t->cells, g_strdup (header[i]));
+}
+
+static void
+table_add (Table * t, gchar * cell)
+{
+  g_ptr_array_add (t->cells, cell);
+}
+
+static gchar *
+fmt_num (gdouble d, gint decimals)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+  gchar fmt[8];
+
+  g_snprintf (fmt, sizeof (fmt), "%%.%df", decimals);
+  return g_strdup (g_ascii_formatd (buf, sizeof (buf), fmt, d));
+}
+
+static void
+table_render (Table * t, GString * out)
+{
+  guint nrows = t->cells->len / t->ncols;
+  guint *w = g_new0 (guint, t->ncols);
+
+  for (guint i = 0; i < t->cells->len; i++)
+    w[i % t->ncols] = MAX (w[i % t->ncols],
+        g_utf8_strlen (g_ptr_array_index (t->cells, i), -1));
+  for (guint r = 0; r < nrows; r++) {
+    g_string_append (out, "  ");
+    for (guint c = 0; c < t->ncols; c++) {
+      const gchar *cell = g_ptr_array_index (t->cells, r * t->ncols + c);
+      guint pad = w[c] - g_utf8_strlen (cell, -1);
+      if (c > 0)
+        g_string_append (out, "  ");
+      if (c < t->nleft) {
+        g_string_append (out, cell);
+        if (c + 1 < t->ncols)
+          g_string_append_printf (out, "%*s", pad, "");
+      } else {
+        g_string_append_printf (out, "%*s%s", pad, "", cell);
+      }
+    }
+    g_string_append_c (out, '\n');
+  }
+  g_free (w);
+  g_ptr_array_free (t->cells, TRUE);
+}
+
+static void
+text_elements (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "Node", "Thread", "Count", "Mean",
+    "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", NULL
+  };
+  static const gchar *const ms[] = { "mean_ms", "std_ms", "min_ms", "max_ms",
+    "median_ms", "p90_ms", "p99_ms", NULL
+  };
+  const GValue *rows = rows_of (s, "elements");
+  Table t;
+
+  g_string_append (out, "Elements (times in ms, Total in s, by Total):\n");
+  table_init (&t, 2, hdr);
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    table_add (&t, g_strdup (get_s (r, "name")));
+    table_add (&t, g_strdup (get_s (r, "thread")));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "count")));
+    for (guint k = 0; ms[k]; k++)
+      table_add (&t, fmt_num (get_d (r, ms[k]), 3));
+    table_add (&t, fmt_num (get_d (r, "total_s"), 3));
+    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
+  }
+  table_render (&t, out);
+}
+
+static void
+text_queues (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "Queue", "Items", "Items/s",
+    "Mean lvl", "Max lvl", "Mean bytes", "Max bytes", "%Empty", "%Full",
+    "Put ms", "Get ms", NULL
+  };
+  const GValue *rows = rows_of (s, "queues");
+  Table t;
+
+  if (n_rows (rows) == 0)
+    return;
+  g_string_append (out, "Queues (levels counted from the hooks):\n");
+  table_init (&t, 1, hdr);
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    table_add (&t, g_strdup (get_s (r, "name")));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "items")));
+    table_add (&t, fmt_num (get_d (r, "qps"), 1));
+    table_add (&t, fmt_num (get_d (r, "mean_level"), 2));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
+            get_u (r, "max_level")));
+    table_add (&t, fmt_num (get_d (r, "mean_bytes"), 0));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
+            get_u (r, "max_bytes")));
+    table_add (&t, fmt_num (get_d (r, "empty_pct"), 1));
+    table_add (&t, fmt_num (get_d (r, "full_pct"), 1));
+    table_add (&t, fmt_num (get_d (r, "ave_put_ms"), 3));
+    table_add (&t, fmt_num (get_d (r, "ave_get_ms"), 3));
+  }
+  table_render (&t, out);
+}
+
+static void
+text_threads (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "Thread", "%Busy", "%Wait input",
+    "%Wait output", NULL
+  };
+  const GValue *rows = rows_of (s, "threads");
+  Table t;
+
+  g_string_append (out, "Threads (share of each thread's wall time):\n");
+  table_init (&t, 1, hdr);
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    table_add (&t, g_strdup (get_s (r, "name")));
+    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
+    table_add (&t, fmt_num (get_d (r, "wait_input_pct"), 1));
+    table_add (&t, fmt_num (get_d (r, "wait_output_pct"), 1));
+  }
+  table_render (&t, out);
+}
+
+gchar *
+sp_summary_to_text (const GstStructure * s, const gchar * title)
+{
+  GString *out = g_string_new (NULL);
+  const GValue *sinks = rows_of (s, "sinks");
+  gchar *wall = fmt_num (get_d (s, "wall_s"), 3);
+
+  g_string_append_printf (out, "=== stageprof%s%s: %s s ===\n",
+      title ? " " : "", title ? title : "", wall);
+  g_free (wall);
+  text_elements (s, out);
+  text_queues (s, out);
+  text_threads (s, out);
+  for (guint i = 0; i < n_rows (sinks); i++) {
+    const GstStructure *r = row_at (sinks, i);
+    gchar *fps = fmt_num (get_d (r, "fps"), 2);
+    g_string_append_printf (out, "Sink %s: %" G_GUINT64_FORMAT
+        " frames, %s fps\n", get_s (r, "name"), get_u (r, "frames"), fps);
+    g_free (fps);
+  }
+  g_string_append_printf (out, "Verdict: %s\n", get_s (s, "verdict"));
+  return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON: every field of every row, so added fields need no change here. */
+
+static void
+json_escape (GString * out, const gchar * str)
+{
+  const gchar *p = str;
+
+  g_string_append_c (out, '"');
+  while (*p) {
+    gunichar c = g_utf8_get_char_validated (p, -1);
+    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
+      g_string_append (out, "\\ufffd");
+      p++;
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      g_string_append_printf (out, "\\%c", (gchar) c);
+    else if (c < 0x20)
+      g_string_append_printf (out, "\\u%04x", c);
+    else
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    p = g_utf8_next_char (p);
+  }
+  g_string_append_c (out, '"');
+}
+
+static void
+json_number (GString * out, gdouble d)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (d))
+    g_string_append (out, "null");
+  else
+    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.6g", d));
+}
+
+static void json_value (GString * out, const GValue * v);
+
+static gboolean
+json_field (GQuark field, const GValue * v, gpointer data)
+{
+  GString *out = data;
+
+  if (out->str[out->len - 1] != '{')
+    g_string_append_c (out, ',');
+  json_escape (out, g_quark_to_string (field));
+  g_string_append_c (out, ':');
+  json_value (out, v);
+  return TRUE;
+}
+
+static void
+json_value (GString * out, const GValue * v)
+{
+  GType t = G_VALUE_TYPE (v);
+
+  if (t == G_TYPE_STRING) {
+    const gchar *str = g_value_get_string (v);
+    if (str)
+      json_escape (out, str);
+    else
+      g_string_append (out, "null");
+  } else if (t == G_TYPE_DOUBLE) {
+    json_number (out, g_value_get_double (v));
+  } else if (t == G_TYPE_UINT64) {
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
+  } else if (t == G_TYPE_INT64) {
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, g_value_get_int64 (v));
+  } else if (t == G_TYPE_UINT) {
+    g_string_append_printf (out, "%u", g_value_get_uint (v));
+  } else if (t == G_TYPE_INT) {
+    g_string_append_printf (out, "%d", g_value_get_int (v));
+  } else if (t == G_TYPE_BOOLEAN) {
+    g_string_append (out, g_value_get_boolean (v) ? "true" : "false");
+  } else if (GST_VALUE_HOLDS_ARRAY (v)) {
+    g_string_append_c (out, '[');
+    for (guint i = 0; i < gst_value_array_get_size (v); i++) {
+      if (i)
+        g_string_append (out, ",\n ");
+      json_value (out, gst_value_array_get_value (v, i));
+    }
+    g_string_append_c (out, ']');
+  } else if (GST_VALUE_HOLDS_STRUCTURE (v)) {
+    g_string_append_c (out, '{');
+    gst_structure_foreach (gst_value_get_structure (v), json_field, out);
+    g_string_append_c (out, '}');
+  } else {
+    gchar *str = gst_value_serialize (v);
+    json_escape (out, str ? str : "");
+    g_free (str);
+  }
+}
+
+gchar *
+sp_summary_to_json (const GstStructure * s)
+{
+  GString *out = g_string_new ("{");
+
+  gst_structure_foreach (s, json_field, out);
+  g_string_append (out, "}\n");
+  return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV: one section per table, each with its header; the first column names
+ * the table so rows can be filtered with grep or a spreadsheet. */
+
+static void
+csv_cell (GString * out, const GValue * v)
+{
+  if (G_VALUE_TYPE (v) == G_TYPE_STRING) {
+    const gchar *str = g_value_get_string (v);
+    gchar **parts;
+    gchar *joined;
+
+    if (!str)
+      return;
+    parts = g_strsplit (str, "\"", -1);
+    joined = g_strjoinv ("\"\"", parts);
+    g_string_append_printf (out, "\"%s\"", joined);
+    g_free (joined);
+    g_strfreev (parts);
+  } else if (G_VALUE_TYPE (v) == G_TYPE_DOUBLE) {
+    json_number (out, g_value_get_double (v));
+  } else {
+    gchar *str = gst_value_serialize (v);
+    g_string_append (out, str ? str : "");
+    g_free (str);
+  }
+}
+
+static void
+csv_section (GString * out, const GstStructure * s, const gchar * field)
+{
+  const GValue *rows = rows_of (s, field);
+
+  if (n_rows (rows) == 0)
+    return;
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    gint n = gst_structure_n_fields (r);
+
+    if (i == 0) {
+      g_string_append (out, "table");
+      for (gint k = 0; k < n; k++)
+        g_string_append_printf (out, ",%s", gst_structure_nth_field_name (r, k));
+      g_string_append_c (out, '\n');
+    }
+    g_string_append (out, gst_structure_get_name (r));
+    for (gint k = 0; k < n; k++) {
+      g_string_append_c (out, ',');
+      csv_cell (out, gst_structure_get_value (r,
+              gst_structure_nth_field_name (r, k)));
+    }
+    g_string_append_c (out, '\n');
+  }
+  g_string_append_c (out, '\n');
+}
+
+gchar *
+sp_summary_to_csv (const GstStructure * s)
+{
+  GString *out = g_string_new (NULL);
+  const GValue *verdict = gst_structure_get_value (s, "verdict");
+
+  csv_section (out, s, "elements");
+  csv_section (out, s, "queues");
+  csv_section (out, s, "threads");
+  csv_section (out, s, "sinks");
+  g_string_append (out, "table,wall_s,verdict\nsummary,");
+  json_number (out, get_d (s, "wall_s"));
+  g_string_append_c (out, ',');
+  if (verdict)
+    csv_cell (out, verdict);
+  g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
+}
+
+gchar *
+sp_summary_render (const GstStructure * s, SpSummaryFormat format,
+    const gchar * title)
+{
+  switch (format) {
+    case SP_SUMMARY_JSON:
+      return sp_summary_to_json (s);
+    case SP_SUMMARY_CSV:
+      return sp_summary_to_csv (s);
+    default:
+      return sp_summary_to_text (s, title);
+  }
+}
+
+gboolean
+sp_summary_write_file (const GstStructure * s, const gchar * path,
+    GError ** error)
+{
+  gchar *text = sp_summary_render (s, sp_summary_format_for_path (path), NULL);
+  GError *err = NULL;
+  gboolean ok = g_file_set_contents (path, text, -1, &err);
+
+  if (!ok) {
+    g_set_error (error, G_FILE_ERROR, err->code,
+        "cannot write the stageprof summary to '%s': %s", path, err->message);
+    g_clear_error (&err);
+  }
+  g_free (text);
+  return ok;
+}

@@ -1,0 +1,52 @@
+/* sptrace: the Chrome trace-event writer behind stageprof's trace=PATH.
+ *
+ * Streaming threads record fixed-size binary events into per-thread chunks
+ * (no lock shared between streaming threads, no I/O, no formatting); one
+ * writer thread per trace formats them as JSON and writes them out, so a
+ * long run keeps constant memory and the file is readable up to the last
+ * flush if the process dies. See docs/tracer.md for the format.
+ */
+#ifndef __SP_TRACE_H__
+#define __SP_TRACE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum { SP_SLICE_ELEMENT, SP_SLICE_WAIT_INPUT, SP_SLICE_WAIT_OUTPUT, SP_SLICE_GPU } SpSliceKind;
+typedef struct _SpTrace SpTrace;
+
+SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates path (error names the path if it cannot), starts the writer thread */
+/* Hot path, any streaming thread: no lock shared between streaming threads, no I/O, no formatting.
+ * `name` must stay valid until sp_trace_free (callers pass g_intern_string()ed names). */
+void sp_trace_slice (SpTrace *t, guint pid, guint64 tid, const gchar *name, guint64 ts_ns, guint64 dur_ns, SpSliceKind kind);
+void sp_trace_counter (SpTrace *t, guint pid, const gchar *name, guint64 ts_ns, gint64 buffers, gint64 bytes);
+/* Cold path (may copy and lock): metadata events */
+void sp_trace_process_name (SpTrace *t, guint pid, const gchar *name);
+void sp_trace_thread_name (SpTrace *t, guint pid, guint64 tid, const gchar *name);
+void     sp_trace_flush (SpTrace *t);            /* returns when every event recorded before the call is written and fflush()ed */
+gboolean sp_trace_write_copy (SpTrace *t, const gchar *path, GError **error); /* flush, then write a strict-JSON copy of all so far to path */
+void     sp_trace_free (SpTrace *t);             /* drain, close the array: the file is strict JSON */
+
+/* Additions beyond the fixed interface. */
+
+/* Events dropped so far because the writer fell behind and the chunk budget
+ * (SP_TRACE_MAX_BYTES) was spent; sp_trace_free() warns when non-zero. */
+guint64  sp_trace_get_dropped (SpTrace *t);
+/* Events and bytes written to the file so far (after the last drain). */
+guint64  sp_trace_get_events_written (SpTrace *t);
+guint64  sp_trace_get_bytes_written (SpTrace *t);
+/* Chunk budget (default SP_TRACE_MAX_BYTES, 64 MiB); call before recording.
+ * Each recording thread always gets one chunk, even past the budget. */
+void     sp_trace_set_max_bytes (SpTrace *t, gsize max_bytes);
+/* Bytes of chunks allocated now (in use or pooled): the memory bound. */
+gsize    sp_trace_get_allocated_bytes (SpTrace *t);
+
+/* Escape `s` (any bytes) as the inside of a JSON string: quotes, backslash,
+ * control characters as \u00XX, invalid UTF-8 replaced by U+FFFD. Appends
+ * to `out`. Exposed for the summary writer and for tests. */
+void     sp_json_escape_append (GString *out, const gchar *s);
+
+G_END_DECLS
+
+#endif /* __SP_TRACE_H__ */
