@@ -3,7 +3,9 @@
  * SECTION:tracer-stageprof
  *
  * Records per-element self time (nested chains subtracted), queue occupancy
- * and the time each streaming thread waits on input and on output, then
+ * and the time each streaming thread waits on input and on output (for
+ * aggregators, live sources, slow sources and sync sinks, split from work
+ * by the thread's CPU time), then
  * writes summary tables when a pipeline stops and at exit, and, with
  * trace=PATH, a Chrome trace (chrome://tracing, Perfetto UI).
  *
