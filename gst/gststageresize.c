@@ -35,6 +35,7 @@
 #endif
 
 #include <stdlib.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_debug);
 #define GST_CAT_DEFAULT gst_stage_resize_debug
@@ -98,6 +99,10 @@ struct _GstStageResize
   GMutex done_lock;
   GCond done_cond;
   guint pending;
+  /* Per frame, per output plane: padding bytes after each row's pixels
+   * that a slice zeroes, and the same for the last row, which may end at
+   * the end of the buffer. */
+  gsize tail[GST_VIDEO_MAX_PLANES], last_tail[GST_VIDEO_MAX_PLANES];
 
 #ifdef HAVE_CUDA
   /* device_id under the object lock, the rest streaming thread only. */
@@ -220,8 +225,9 @@ gst_stage_resize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
         outbuf);
   method = gst_stage_resize_base_get_method (GST_STAGE_RESIZE_BASE (self));
+  /* configure_cuda posted the error */
   if (method != self->plan_method && !configure_cuda (self, method))
-    return GST_FLOW_NOT_NEGOTIATED;
+    return GST_FLOW_ERROR;
   if (stage_cuda_resizer_process (self->cuda.resizer, inbuf, outbuf, &err))
     return GST_FLOW_OK;
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA resize failed."),
@@ -316,7 +322,18 @@ gst_stage_resize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   return TRUE;
 }
 
-/* Rows [i * h / n, (i + 1) * h / n) of every plane. */
+/* Bytes of pixels in one row of output plane p, and its row count. */
+static gsize
+plane_row_bytes (const GstVideoInfo * info, guint p, gint * rows)
+{
+  gint comp, ch = plane_channels (info, p, &comp);
+
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+  return (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp) * ch;
+}
+
+/* Rows [i * h / n, (i + 1) * h / n) of every plane, with their padding
+ * zeroed (see zero_padding). */
 static void
 run_slice (Slice * s)
 {
@@ -324,17 +341,117 @@ run_slice (Slice * s)
   guint p;
 
   for (p = 0; p < self->n_planes; p++) {
-    gint comp, h;
+    gint h, y, y0, y1, stride = GST_VIDEO_FRAME_PLANE_STRIDE (s->out, p);
+    gsize rb = plane_row_bytes (&self->out_info, p, &h);
+    guint8 *out = GST_VIDEO_FRAME_PLANE_DATA (s->out, p);
 
-    plane_channels (&self->out_info, p, &comp);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (&self->out_info, comp);
+    y0 = (gint) ((gint64) h * s->index / s->count);
+    y1 = (gint) ((gint64) h * (s->index + 1) / s->count);
     stage_resize_plan_run (self->plans[p],
         GST_VIDEO_FRAME_PLANE_DATA (s->in, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (s->in, p),
-        GST_VIDEO_FRAME_PLANE_DATA (s->out, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (s->out, p),
-        (gint) ((gint64) h * s->index / s->count),
-        (gint) ((gint64) h * (s->index + 1) / s->count), s->scratch);
+        GST_VIDEO_FRAME_PLANE_STRIDE (s->in, p), out, stride, y0, y1,
+        s->scratch);
+    for (y = y0; y < y1; y++) {
+      gsize tail = y == h - 1 ? self->last_tail[p] : self->tail[p];
+
+      if (tail)
+        memset (out + (gsize) y * stride + rb, 0, tail);
+    }
+  }
+}
+
+/* Bytes from plane p's first byte to the end of the memory it lies in,
+ * or 0 when it is not inside it. */
+static gsize
+plane_room (const GstVideoFrame * f, guint p, const GstMapInfo ** map)
+{
+  const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (f, p);
+
+  *map = f->meta ? &f->map[p] : &f->map[0];
+  if (d < (*map)->data || d >= (*map)->data + (*map)->size)
+    return 0;
+  return (gsize) ((*map)->data + (*map)->size - d);
+}
+
+/* The kernels write only pixels. The rest of the output buffer (row
+ * padding, gaps between planes such as the extra luma row of an I420
+ * frame of odd height, the end of the buffer) would keep whatever the
+ * allocator left there: a checksum of the whole buffer would differ from
+ * run to run, and memory checkers flag the downstream element that reads
+ * it (a filesink writing the buffer). So it is zeroed: the row padding by
+ * the slices (set up here, in self->tail), the gaps here. A layout this
+ * does not understand (planes outside the mapping, a stride shorter than
+ * a row) is left as it is. */
+static gboolean
+prepare_padding (GstStageResize * self, const GstVideoFrame * f)
+{
+  guint p;
+
+  for (p = 0; p < self->n_planes; p++) {
+    const GstMapInfo *map;
+    gint rows, stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+    gsize rb = plane_row_bytes (&self->out_info, p, &rows);
+    gsize room = plane_room (f, p, &map), last;
+
+    if (stride < 0 || (gsize) stride < rb || rows < 1)
+      goto unknown;
+    last = (gsize) (rows - 1) * stride + rb;
+    if (room < last)
+      goto unknown;
+    self->tail[p] = (gsize) stride - rb;
+    self->last_tail[p] = MIN (self->tail[p], room - last);
+  }
+  return TRUE;
+
+unknown:
+  memset (self->tail, 0, sizeof (self->tail));
+  memset (self->last_tail, 0, sizeof (self->last_tail));
+  return FALSE;
+}
+
+static void
+zero_gaps (GstStageResize * self, const GstVideoFrame * f)
+{
+  guint n = self->n_planes, p, q, k;
+
+  for (p = 0; p < n; p++) {
+    const GstMapInfo *map, *other;
+    gsize start[GST_VIDEO_MAX_PLANES], end[GST_VIDEO_MAX_PLANES], pos = 0;
+    guint count = 0;
+    gboolean seen = FALSE;
+
+    plane_room (f, p, &map);
+    for (q = 0; q < p; q++) {
+      plane_room (f, q, &other);
+      seen |= other->data == map->data;
+    }
+    if (seen)
+      continue;
+    /* The planes in this memory, in address order. */
+    for (q = p; q < n; q++) {
+      gint rows, stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, q);
+      gsize rb = plane_row_bytes (&self->out_info, q, &rows), s;
+
+      plane_room (f, q, &other);
+      if (other->data != map->data)
+        continue;
+      s = (gsize) ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, q) -
+          map->data);
+      for (k = count; k > 0 && start[k - 1] > s; k--) {
+        start[k] = start[k - 1];
+        end[k] = end[k - 1];
+      }
+      start[k] = s;
+      end[k] = s + (gsize) (rows - 1) * stride + rb + self->last_tail[q];
+      count++;
+    }
+    for (k = 0; k < count; k++) {
+      if (start[k] > pos)
+        memset (map->data + pos, 0, start[k] - pos);
+      pos = MAX (pos, end[k]);
+    }
+    if (pos < map->size)
+      memset (map->data + pos, 0, map->size - pos);
   }
 }
 
@@ -390,8 +507,11 @@ ensure_slices (GstStageResize * self, guint n)
   for (i = 0; i < n; i++) {
     self->slices[i].scratch = aligned_alloc (64,
         (self->scratch_size + 63) & ~(gsize) 63);
-    if (!self->slices[i].scratch)
+    if (!self->slices[i].scratch) {
+      /* not a half-made set that the next frame would take as ready */
+      free_slices (self);
       return FALSE;
+    }
   }
   return TRUE;
 }
@@ -411,6 +531,8 @@ gst_stage_resize_transform_frame (GstVideoFilter * filter,
   n = wanted_slices (self);
   if (!ensure_slices (self, n))
     goto no_memory;
+  if (prepare_padding (self, out_frame))
+    zero_gaps (self, out_frame);
 
   for (i = 0; i < n; i++) {
     Slice *s = &self->slices[i];

@@ -8,7 +8,8 @@
  * position the new segment gives it), when the sink caps carry a non-zero
  * framerate; otherwise the index restarts at 0. For a buffer at the segment
  * start that is round (segment.start * framerate) when the timestamps start
- * at 0. The index always counts up, whatever the segment rate.
+ * at 0. The index always counts up: reverse playback is refused (seeks
+ * with a negative rate fail, a segment with one is an error).
  *
  * Counters in/out/dropped are cumulative: a flush or seek does not reset
  * them, so an application can read totals after a run; they are reset when
@@ -57,6 +58,7 @@ typedef struct
   gboolean pending_eos;         /* the buffer in flight is the last one */
   gboolean eos_sent;
   gboolean prev_dropped;        /* marks DISCONT on buffers we push */
+  gboolean reverse;             /* the segment has a negative rate */
   guint32 seqnum;               /* of the last segment, reused by our EOS */
 } GstStageSelectorPrivate;
 
@@ -347,6 +349,7 @@ gst_stage_selector_start (GstBaseTransform * trans)
   priv->pending_eos = FALSE;
   priv->eos_sent = FALSE;
   priv->prev_dropped = FALSE;
+  priv->reverse = FALSE;
   priv->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
@@ -415,16 +418,31 @@ gst_stage_selector_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_SEGMENT:{
       const GstSegment *seg;
+      gdouble rate;
 
       gst_event_parse_segment (event, &seg);
+      rate = seg->rate;
       GST_OBJECT_LOCK (self);
       priv->seqnum = gst_event_get_seqnum (event);
-      if (priv->flushed) {
+      priv->reverse = rate < 0.0;
+      /* a segment that replaces the flush's one before any buffer (the
+       * refused reverse one, say) is the one the next buffer belongs to */
+      if (priv->flushed || priv->resync) {
         gst_segment_copy_into (seg, &priv->resync_segment);
         priv->flushed = FALSE;
         priv->resync = TRUE;
       }
       GST_OBJECT_UNLOCK (self);
+      /* Seeks with a negative rate are refused on the way up; this one
+       * came some other way. Frames would arrive last to first and the
+       * index would name the wrong ones: stop rather than select wrongly.
+       * The buffers of this segment are then refused (transform_ip). */
+      if (rate < 0.0)
+        GST_ELEMENT_ERROR (self, STREAM, NOT_IMPLEMENTED,
+            ("Reverse playback (segment rate %g) is not supported: frame "
+                "indices only count forwards.", rate),
+            ("Play forwards (rate > 0), or select the frames before "
+                "reversing."));
       break;
     }
     case GST_EVENT_EOS:{
@@ -451,12 +469,33 @@ gst_stage_selector_sink_event (GstBaseTransform * trans, GstEvent * event)
 /* QoS would let GstBaseTransform drop late buffers before transform_ip sees
  * them, and every buffer must be counted for the index to stay exact, so
  * QoS events go upstream without arming the base class's QoS (its qos
- * property then has no effect). */
+ * property then has no effect). An upstream element may still act on them
+ * (a video decoder drops late frames): the docs say so.
+ *
+ * Seeks with a negative rate are refused: the index counts forwards only,
+ * and a reverse stream would have its frames selected wrongly. */
 static gboolean
 gst_stage_selector_src_event (GstBaseTransform * trans, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS)
-    return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_QOS:
+      return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
+    case GST_EVENT_SEEK:{
+      gdouble rate;
+
+      gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL,
+          NULL);
+      if (rate < 0.0) {
+        GST_WARNING_OBJECT (trans, "refusing a seek with rate %g: reverse "
+            "playback is not supported", rate);
+        gst_event_unref (event);
+        return FALSE;
+      }
+      break;
+    }
+    default:
+      break;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)->src_event
       (trans, event);
 }
@@ -470,6 +509,11 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint64 index;
 
   GST_OBJECT_LOCK (self);
+  if (G_UNLIKELY (priv->reverse)) {
+    /* the error was posted with the segment */
+    GST_OBJECT_UNLOCK (self);
+    return GST_FLOW_NOT_SUPPORTED;
+  }
   if (G_UNLIKELY (priv->resync)) {
     priv->resync = FALSE;
     priv->index = index_after_seek (priv, buf);

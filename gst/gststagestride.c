@@ -10,7 +10,11 @@
  * the new segment puts the stream: the first buffer after the seek is the
  * frame whose slot holds its stream time (round (segment.start * framerate)
  * for a frame at the segment start of a stream timed from 0) when the caps
- * carry a framerate, else the index restarts at 0.
+ * carry a framerate, else the index restarts at 0. Reverse playback is
+ * refused: a seek with a negative rate fails, a segment with one posts an
+ * error. Frames dropped upstream (a decoder acting on QoS events from a
+ * late sink) are not counted: where the exact selection matters, use
+ * sync=false, or qos=false on the sink or the decoder.
  *
  * Kept buffers go out untouched: PTS, DTS and duration are those of the
  * input frame (duration is not stretched to the new frame spacing). The

@@ -4,6 +4,9 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "resize_ref.h"
 
@@ -290,7 +293,8 @@ resize_with (const gchar * props, const gchar * format, GstBuffer * in,
   return out;
 }
 
-/* Compares the visible pixels of two frames; row padding is undefined. */
+/* Compares the visible pixels of two frames (test_padding_zeroed checks
+ * the rest of the buffer). */
 static gboolean
 frames_equal (const gchar * format, gint w, gint h, GstBuffer * a,
     GstBuffer * b)
@@ -355,6 +359,210 @@ GST_START_TEST (test_threads_identical)
     }
     gst_buffer_unref (in);
   }
+}
+
+GST_END_TEST;
+
+
+/* Every byte of the output buffer outside the pixels (row padding, the
+ * extra luma row of an odd-height I420 frame, the end of the buffer) is
+ * zero: otherwise it holds whatever the allocator left, a checksum of the
+ * buffer changes from run to run and valgrind flags downstream reads. The
+ * allocator is made to fill new memory with 0xaa so that the test cannot
+ * pass by luck. */
+static void
+check_padding (const gchar * format, gint sw, gint sh, gint dw, gint dh,
+    const gchar * props, gboolean meta)
+{
+  GstVideoInfo in_info, out_info;
+  GstBuffer *in, *out;
+  GstHarness *h;
+  GstMapInfo map;
+  guint8 *written;
+  gchar *all = g_strdup_printf ("width=%d height=%d %s", dw, dh, props);
+  guint p;
+  gsize i;
+
+  h = harness (all, video_caps (format, sw, sh, 1, 1), "video/x-raw");
+  /* downstream that takes GstVideoMeta, or not */
+  if (meta)
+    gst_harness_add_propose_allocation_meta (h, GST_VIDEO_META_API_TYPE,
+        NULL);
+  gst_video_info_set_format (&in_info, gst_video_format_from_string (format),
+      sw, sh);
+  gst_video_info_set_format (&out_info, gst_video_format_from_string (format),
+      dw, dh);
+  in = random_buffer (&in_info, 5);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), out_info.size);
+  written = g_malloc0 (out_info.size);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&out_info); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS], y, rows;
+    gsize rb;
+
+    gst_video_format_info_component (out_info.finfo, p, comps);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (&out_info, comps[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&out_info, comps[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (&out_info, comps[0]);
+    for (y = 0; y < rows; y++)
+      memset (written + out_info.offset[p] +
+          (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&out_info, p), 1, rb);
+  }
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  for (i = 0; i < map.size; i++)
+    fail_unless (written[i] || map.data[i] == 0, "%s %dx%d %s: padding "
+        "byte %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " is 0x%02x", format,
+        dw, dh, props, i, map.size, map.data[i]);
+  gst_buffer_unmap (out, &map);
+  g_free (written);
+  g_free (all);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_padding_zeroed)
+{
+  gboolean meta;
+
+#ifdef M_PERTURB
+  mallopt (M_PERTURB, 0x55);
+#endif
+  for (meta = FALSE; meta <= TRUE; meta++) {
+    check_padding ("GRAY8", 8, 8, 3, 3, "method=bilinear", meta);
+    check_padding ("GRAY8", 8, 8, 5, 7, "method=nearest", meta);
+    check_padding ("I420", 16, 12, 7, 5, "method=area", meta);
+    check_padding ("NV12", 16, 12, 5, 3, "method=bicubic", meta);
+    check_padding ("RGB", 16, 12, 5, 3, "method=bilinear", meta);
+    check_padding ("Y41B", 16, 12, 9, 5, "method=bilinear", meta);
+    /* the slices zero their own rows' padding */
+    check_padding ("I420", 64, 64, 37, 67, "n-threads=3", meta);
+    check_padding ("GRAY8", 64, 64, 37, 67, "n-threads=0 method=nearest",
+        meta);
+  }
+#ifdef M_PERTURB
+  mallopt (M_PERTURB, 0);
+#endif
+}
+
+GST_END_TEST;
+
+/* n-threads may change while playing: the worker pool is rebuilt between
+ * frames, the bytes (padding included) stay those of one thread, and the
+ * element runs again after going to NULL. Frames keep flowing in a real
+ * pipeline while another thread keeps changing n-threads. */
+GST_START_TEST (test_threads_change_playing)
+{
+  static const guint threads[] = { 4, 0, 2, 1, 3, 3, 64 };
+  GstHarness *h = harness ("width=37 height=67 n-threads=1", I420 (64, 64),
+      "video/x-raw");
+  GstElement *e = gst_harness_find_element (h, "stageresize");
+  GstElement *pipe, *src;
+  GstVideoInfo info;
+  GstBuffer *in, *ref;
+  GstMapInfo rm;
+  guint t, run, i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 64);
+  in = random_buffer (&info, 11);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  ref = gst_harness_pull (h);
+  gst_buffer_map (ref, &rm, GST_MAP_READ);
+  for (t = 0; t < G_N_ELEMENTS (threads); t++) {
+    GstBuffer *out;
+    GstMapInfo om;
+
+    g_object_set (e, "n-threads", threads[t], NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    gst_buffer_map (out, &om, GST_MAP_READ);
+    fail_unless (om.size == rm.size && memcmp (om.data, rm.data,
+            rm.size) == 0, "n-threads=%u changed the bytes", threads[t]);
+    gst_buffer_unmap (out, &om);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unmap (ref, &rm);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+
+  pipe = gst_parse_launch ("videotestsrc name=src num-buffers=40 pattern=snow ! "
+      "video/x-raw,format=I420,width=320,height=240 ! stageresize name=r "
+      "width=161 height=119 n-threads=2 ! fakesink sync=false", NULL);
+  fail_unless (pipe != NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  for (run = 0; run < 2; run++) {
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *msg = NULL;
+
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    for (i = 0; msg == NULL; i++) {
+      g_object_set (e, "n-threads", i % 5, NULL);
+      msg = gst_bus_timed_pop_filtered (bus, GST_MSECOND,
+          GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      fail_unless (i < 20000, "pipeline did not finish");
+    }
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  /* PLAYING to NULL with frames in flight, threads busy */
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  g_object_set (src, "num-buffers", -1, NULL);
+  gst_object_unref (src);
+  g_object_set (e, "n-threads", 3, NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL,
+          5 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  g_usleep (20000);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* New input caps mid-stream: resize, then passthrough (input already the
+ * target size), then resize again from another size; every output equals
+ * what a fresh element gives for that input. */
+GST_START_TEST (test_input_renegotiation)
+{
+  static const gint sizes[][2] = { {64, 48}, {32, 24}, {128, 96}, {64, 48} };
+  GstHarness *h = harness ("width=32 height=24 method=area", I420 (64, 48),
+      "video/x-raw");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstVideoInfo info;
+    GstBuffer *in, *out, *ref;
+
+    gst_harness_set_src_caps (h, I420 (sizes[i][0], sizes[i][1]));
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, sizes[i][0],
+        sizes[i][1]);
+    in = random_buffer (&info, 20 + i);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    ref = resize_with ("width=32 height=24 method=area", "I420", in,
+        sizes[i][0], sizes[i][1]);
+    fail_unless_equals_int (gst_buffer_get_size (out), 32 * 24 + 2 * 16 * 12);
+    fail_unless (frames_equal ("I420", 32, 24, out, ref), "input %dx%d",
+        sizes[i][0], sizes[i][1]);
+    if (sizes[i][0] == 32)
+      fail_unless (out == in, "same size must pass through");
+    gst_buffer_unref (ref);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -583,6 +791,9 @@ stageresize_suite (void)
   tcase_add_test (tc, test_only_shrink);
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_threads_identical);
+  tcase_add_test (tc, test_padding_zeroed);
+  tcase_add_test (tc, test_threads_change_playing);
+  tcase_add_test (tc, test_input_renegotiation);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_conflicts);
   tcase_add_test (tc, test_interlaced_refused);

@@ -398,6 +398,77 @@ note_log (const gchar * domain, GLogLevelFlags level, const gchar * message,
   return TRUE;
 }
 
+/* Reverse playback is refused: the index only counts up, so a stream
+ * played backwards would select the wrong frames. A seek with a negative
+ * rate fails before it reaches upstream; a segment with a negative rate
+ * that arrives anyway stops the stream with an error naming the rate; a
+ * flush and a forward segment make the element usable again. */
+GST_START_TEST (test_reverse_refused)
+{
+  GstHarness *h = new_harness ("stagestride stride=2", CAPS_30);
+  GstBus *bus = gst_bus_new ();
+  const guint64 want[] = { 0, 2 }, want_fwd[] = { 10, 12 };
+  gboolean seek_seen = FALSE;
+  GError *err = NULL;
+  GstMessage *msg;
+  GstSegment seg;
+  GstEvent *ev;
+  GArray *got;
+
+  gst_element_set_bus (h->element, bus);
+  got = push_frames (h, 0, 2);
+  g_array_free (got, TRUE);
+  while ((ev = gst_harness_try_pull_upstream_event (h)))
+    gst_event_unref (ev);
+  fail_if (gst_harness_push_upstream_event (h, gst_event_new_seek (-1.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_SET, GST_SECOND)));
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    seek_seen |= GST_EVENT_TYPE (ev) == GST_EVENT_SEEK;
+    gst_event_unref (ev);
+  }
+  fail_if (seek_seen, "a reverse seek went upstream");
+  /* forward seeks still go through */
+  fail_unless (gst_harness_push_upstream_event (h, gst_event_new_seek (2.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_SET, GST_SECOND)));
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = -1.0;
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  fail_unless_equals_int (gst_harness_push (h, make_frame (9)),
+      GST_FLOW_NOT_SUPPORTED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for a reverse segment");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "everse playback") != NULL
+      && strstr (err->message, "-1") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_unless (get_counter (h, "out") == 1);
+
+  /* a forward segment, even without a flush, ends the refusal; the index
+   * follows that segment */
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = frame_pts (10);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  got = push_frames (h, 10, 14);
+  assert_offsets (got, want_fwd, 2);
+  g_array_free (got, TRUE);
+
+  push_flush_and_segment (h, GST_FORMAT_TIME, 0);
+  got = push_frames (h, 0, 4);
+  assert_offsets (got, want, 2);
+  g_array_free (got, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* stride=0 is refused by the param spec (GObject warns, naming the value
  * and the property) and the element keeps its previous stride. */
 GST_START_TEST (test_stride_zero_refused)
@@ -537,6 +608,7 @@ stagestride_suite (void)
   tcase_add_test (tc, test_flush_seek_resync);
   tcase_add_test (tc, test_flush_seek_restart);
   tcase_add_test (tc, test_qos_does_not_skip);
+  tcase_add_test (tc, test_reverse_refused);
   tcase_add_test (tc, test_stride_zero_refused);
   tcase_add_test (tc, test_no_change_while_playing);
   tcase_add_test (tc, test_real_pipeline);
