@@ -16,7 +16,7 @@
  * The output size comes from #GstStageResize:width and
  * #GstStageResize:height, else from downstream caps, else the input size,
  * keeping the display aspect ratio like videoscale. preserve-aspect derives
- * the dimension left at 0; only-shrink never enlarges (Scanner's `min`).
+ * the dimension left unset (-1); only-shrink never enlarges (Scanner's `min`).
  * Equal input and output sizes pass buffers through untouched. Interlaced
  * input is refused.
  *

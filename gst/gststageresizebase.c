@@ -16,8 +16,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_base_debug);
 #define GST_CAT_DEFAULT gst_stage_resize_base_debug
 
-#define DEFAULT_PROP_WIDTH 0
-#define DEFAULT_PROP_HEIGHT 0
+/* -1: not set (internally 0). 0 is not a size and is refused. */
+#define DEFAULT_PROP_WIDTH -1
+#define DEFAULT_PROP_HEIGHT -1
 #define DEFAULT_PROP_METHOD STAGE_RESIZE_BILINEAR
 #define DEFAULT_PROP_PRESERVE_ASPECT FALSE
 #define DEFAULT_PROP_ONLY_SHRINK FALSE
@@ -91,13 +92,21 @@ gst_stage_resize_base_set_property (GObject * object, guint prop_id,
   GstStageResizeBasePrivate *priv = PRIV (object);
   gboolean resize = TRUE;
 
+  if ((prop_id == PROP_WIDTH || prop_id == PROP_HEIGHT) &&
+      g_value_get_int (value) == 0) {
+    g_warning ("%s: %s=0 is not a size: refused, keeping the previous value "
+        "(-1, the default, takes it from downstream caps or the input)",
+        GST_OBJECT_NAME (object), pspec->name);
+    return;
+  }
+
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_WIDTH:
-      priv->width = g_value_get_int (value);
+      priv->width = MAX (g_value_get_int (value), 0);
       break;
     case PROP_HEIGHT:
-      priv->height = g_value_get_int (value);
+      priv->height = MAX (g_value_get_int (value), 0);
       break;
     case PROP_PRESERVE_ASPECT:
       priv->preserve_aspect = g_value_get_boolean (value);
@@ -131,10 +140,10 @@ gst_stage_resize_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_WIDTH:
-      g_value_set_int (value, priv->width);
+      g_value_set_int (value, priv->width ? priv->width : -1);
       break;
     case PROP_HEIGHT:
-      g_value_set_int (value, priv->height);
+      g_value_set_int (value, priv->height ? priv->height : -1);
       break;
     case PROP_METHOD:
       g_value_set_enum (value, priv->method);
@@ -408,10 +417,10 @@ check_size (GstStageResizeBase * self, const GstVideoInfo * in,
 mismatch:
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("width=%d height=%d (preserve-aspect=%s, only-shrink=%s) asks for "
-          "%dx%d but downstream requires %dx%d.", pw, ph,
+          "%dx%d but downstream requires %dx%d.", pw ? pw : -1, ph ? ph : -1,
           preserve ? "true" : "false", only_shrink ? "true" : "false",
           tw ? tw : ow, th ? th : oh, ow, oh),
-      ("Set width/height to 0 to follow downstream caps, or relax the "
+      ("Set width/height to -1 to follow downstream caps, or relax the "
           "downstream caps filter."));
   return FALSE;
 }
@@ -461,14 +470,16 @@ gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width",
-          "Output width in pixels (0 = from downstream caps, or derived by "
-          "preserve-aspect, or the input width)", 0, STAGE_RESIZE_MAX_SIZE,
+          "Output width in pixels (-1 = from downstream caps, or derived by "
+          "preserve-aspect, or the input width; 0 is refused)", -1,
+          STAGE_RESIZE_MAX_SIZE,
           DEFAULT_PROP_WIDTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_int ("height", "Height",
-          "Output height in pixels (0 = from downstream caps, or derived by "
-          "preserve-aspect, or the input height)", 0, STAGE_RESIZE_MAX_SIZE,
+          "Output height in pixels (-1 = from downstream caps, or derived by "
+          "preserve-aspect, or the input height; 0 is refused)", -1,
+          STAGE_RESIZE_MAX_SIZE,
           DEFAULT_PROP_HEIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_METHOD,
@@ -505,8 +516,8 @@ gst_stage_resize_base_init (GstStageResizeBase * self)
 {
   GstStageResizeBasePrivate *priv = PRIV (self);
 
-  priv->width = DEFAULT_PROP_WIDTH;
-  priv->height = DEFAULT_PROP_HEIGHT;
+  priv->width = 0;              /* DEFAULT_PROP_WIDTH: not set */
+  priv->height = 0;             /* DEFAULT_PROP_HEIGHT: not set */
   priv->method = DEFAULT_PROP_METHOD;
   priv->preserve_aspect = DEFAULT_PROP_PRESERVE_ASPECT;
   priv->only_shrink = DEFAULT_PROP_ONLY_SHRINK;

@@ -602,8 +602,21 @@ GST_START_TEST (test_bad_values)
   ASSERT_WARNING (g_object_set (e, "height", 40000, NULL));
   ASSERT_WARNING (g_object_set (e, "n-threads", 65, NULL));
   g_object_get (e, "width", &w, "n-threads", &n, NULL);
-  fail_unless_equals_int (w, 0);
+  fail_unless_equals_int (w, -1);
   fail_unless_equals_int (n, 1);
+
+  /* 0 is not a size: refused, the previous value stays. */
+  g_object_set (e, "width", 320, NULL);
+  ASSERT_WARNING (g_object_set (e, "width", 0, NULL));
+  ASSERT_WARNING (g_object_set (e, "height", 0, NULL));
+  g_object_get (e, "width", &w, NULL);
+  fail_unless_equals_int (w, 320);
+  g_object_get (e, "height", &w, NULL);
+  fail_unless_equals_int (w, -1);
+  /* -1 unsets again. */
+  g_object_set (e, "width", -1, NULL);
+  g_object_get (e, "width", &w, NULL);
+  fail_unless_equals_int (w, -1);
   gst_object_unref (e);
 
   /* Unknown method names the property and the value. */
