@@ -296,6 +296,18 @@ map_failed:
 
 /* ---- element side ------------------------------------------------------ */
 
+/* The property is written under the element's object lock. */
+static gint
+device_id_of (StageCudaState * st, GstElement * element)
+{
+  gint id;
+
+  GST_OBJECT_LOCK (element);
+  id = st->device_id;
+  GST_OBJECT_UNLOCK (element);
+  return id;
+}
+
 gboolean
 stage_cuda_caps_are_cuda (GstCaps * caps)
 {
@@ -313,7 +325,11 @@ stage_cuda_state_set_context (StageCudaState * st, GstElement * element,
     GstContext * context)
 {
   debug_init ();
-  gst_cuda_handle_set_context (element, context, st->device_id, &st->context);
+  /* The kernels are loaded into the first context: keep it. */
+  if (st->context)
+    return;
+  gst_cuda_handle_set_context (element, context, device_id_of (st, element),
+      &st->context);
 }
 
 gboolean
@@ -330,12 +346,14 @@ stage_cuda_state_configure (StageCudaState * st, GstElement * element,
     const GstVideoInfo * in, const GstVideoInfo * out,
     StageResizeMethod method, GError ** error)
 {
+  gint device_id = device_id_of (st, element);
+
   debug_init ();
   if (!st->context && !gst_cuda_ensure_element_context (element,
-          st->device_id, &st->context)) {
+          device_id, &st->context)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
         "no CUDA context for cuda-device-id=%d (is there a GPU with that "
-        "index and a working driver?)", st->device_id);
+        "index and a working driver?)", device_id);
     return FALSE;
   }
   if (!st->resizer) {
@@ -358,8 +376,10 @@ cuda_pool_for (StageCudaState * st, GstBufferPool * pool, GstCaps * caps,
 
   if (!gst_video_info_from_caps (&info, caps))
     return NULL;
+  /* Only an inactive CUDA pool of our context can take our config. */
   if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
-          GST_CUDA_BUFFER_POOL (pool)->context != st->context))
+          GST_CUDA_BUFFER_POOL (pool)->context != st->context ||
+          gst_buffer_pool_is_active (pool)))
     gst_clear_object (&pool);
   if (!pool)
     pool = gst_cuda_buffer_pool_new (st->context);
@@ -417,7 +437,7 @@ stage_cuda_state_propose_allocation (StageCudaState * st, GstElement * element,
   if (!caps)
     return FALSE;
   if (!st->context && !gst_cuda_ensure_element_context (element,
-          st->device_id, &st->context))
+          device_id_of (st, element), &st->context))
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0) {
     pool = cuda_pool_for (st, NULL, caps, 0, 0, &size);
