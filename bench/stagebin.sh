@@ -54,15 +54,20 @@ run_once() {
   echo "$wall $cpu"
 }
 
-# Best of $runs by wall time: the machine is shared, the minimum is the
-# least disturbed run.
+# Best of $runs, wall and CPU each on its own: the machine is shared, the
+# minimum is the least disturbed run, and the run with the least wall time
+# need not be the one with the least CPU time.
+# minof "WALL CPU" "WALL CPU"-or-empty: the smaller of each column.
+minof() {
+  echo "$1|$2" | awk -F'|' '{ split($1, x, " "); split($2, y, " ");
+    if ($2 == "") { print $1; exit }
+    printf "%s %s\n", (x[1] < y[1]) ? x[1] : y[1], (x[2] < y[2]) ? x[2] : y[2] }'
+}
 best() {
   b=""
   i=0
   while [ $i -lt "$runs" ]; do
-    r=$(run_once "$@")
-    b=$(echo "$r|$b" | awk -F'|' '{ split($1, x, " "); split($2, y, " ");
-      print ($2 == "" || x[1] < y[1]) ? $1 : $2 }')
+    b=$(minof "$(run_once "$@")" "$b")
     i=$((i + 1))
   done
   echo "$b"
@@ -80,19 +85,29 @@ echo "op: $op"
 echo "frames: $frames (1920x1080 I420 -> 3840x2160), best of $runs, $cores cores"
 echo
 
-plain=$(best $op)
-row "plain chain" "$plain"
-# The same threads as replicas=1 (source and op decoupled by a queue):
-# the fair reference for what the dispatcher and reorder cost.
-queued=$(best queue max-size-buffers=2 ! $op)
-row "queue ! plain chain" "$queued"
-
+# The plain chain, the same behind a queue (the same threads as
+# replicas=1: the fair reference for what the dispatcher and reorder cost)
+# and replicas=1 run in turns, so a change in the machine's load during the
+# runs hits all three alike.
+plain=""
+queued=""
 one=""
-last=""
-n=1
+i=0
+while [ $i -lt "$runs" ]; do
+  plain=$(minof "$(run_once $op)" "$plain")
+  queued=$(minof "$(run_once queue max-size-buffers=2 ! $op)" "$queued")
+  one=$(minof "$(run_once stagebin replicas=1 work-packet-size=1 queue-size=2 \
+      ops="$op")" "$one")
+  i=$((i + 1))
+done
+row "plain chain" "$plain"
+row "queue ! plain chain" "$queued"
+row "stagebin replicas=1" "$one" "${one%% *}"
+
+last=$one
+n=2
 while [ $n -le "$max" ]; do
   t=$(best stagebin replicas=$n work-packet-size=1 queue-size=2 ops="$op")
-  [ -z "$one" ] && one=$t
   row "stagebin replicas=$n" "$t" "${one%% *}"
   last=$t
   n=$((n + 1))
@@ -104,9 +119,13 @@ echo "$one|$last" | awk -F'|' -v n="$max" -v c="$cores" '{
     (s >= goal) ? "met" : "not met" }'
 
 echo
+# The goal (< 3 %) is judged on CPU time: wall time on a shared machine
+# varies by more than 3 % between identical runs.
 echo "$one|$plain|$queued" | awk -F'|' '{ split($1, a, " "); split($2, p, " "); split($3, q, " ");
-  printf "replicas=1 vs plain chain: wall %+.1f %%, cpu %+.1f %%\n", (a[1] / p[1] - 1) * 100, (a[2] / p[2] - 1) * 100
-  printf "replicas=1 vs queue ! plain chain: wall %+.1f %%, cpu %+.1f %%\n", (a[1] / q[1] - 1) * 100, (a[2] / q[2] - 1) * 100 }'
+  c = (p[2] > 0) ? (a[2] / p[2] - 1) * 100 : 0
+  printf "replicas=1 vs plain chain: wall %+.1f %%, cpu %+.1f %% (goal cpu < 3 %%: %s)\n", (a[1] / p[1] - 1) * 100, c,
+    (p[2] == 0) ? "no CPU time measured" : (c < 3) ? "met" : "not met"
+  printf "replicas=1 vs queue ! plain chain: wall %+.1f %%, cpu %+.1f %%\n", (a[1] / q[1] - 1) * 100, (q[2] > 0) ? (a[2] / q[2] - 1) * 100 : 0 }'
 
 # Per-frame cost of the machinery itself: a do-nothing op on tiny frames,
 # so the dispatcher, the packet-end events and the reorder are all there is.

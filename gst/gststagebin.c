@@ -11,7 +11,10 @@
  * `work-packet-size` consecutive frames round-robin, with the output put
  * back in input order. The output is frame for frame what the plain chain
  * gives. Ops must be stateless per frame (no op may depend on the frames a
- * sibling replica saw); with replicas=1 any chain works.
+ * sibling replica saw); with replicas=1 any chain works. A chain with an op
+ * known to depend on earlier frames (stagestride, stagerange, stagegather,
+ * videorate, or factory metadata "stage-stateful") is refused with an error
+ * when replicas > 1, and runs with one replica when replicas=0.
  *
  * Consecutive ops on another device (factory metadata "stage-device", or
  * pad templates with memory:CUDAMemory) form their own stage behind their
@@ -19,9 +22,8 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,width=1920,height=1080 ! \
- *     stagebin ops="videoflip method=clockwise ! videobalance saturation=0.5" \
- *     replicas=2 work-packet-size=1 ! fakesink
+ * gst-launch-1.0 videotestsrc num-buffers=60 ! video/x-raw,width=640,height=480 ! \
+ *     stagebin ops="videoflip method=clockwise ! videobalance saturation=0.5" replicas=2 ! fakesink
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -294,6 +296,32 @@ is_factory (GstElement * e, const gchar * name)
   return f && g_str_equal (GST_OBJECT_NAME (f), name);
 }
 
+/* The first op whose output depends on the frames it saw before: each
+ * replica sees only its own packets, so with replicas > 1 such an op gives
+ * other output than the plain chain, silently. The frame selectors count
+ * frames (by type name: their base class may not be built); videorate
+ * keeps and repeats frames; any other op can say so with the factory
+ * metadata "stage-stateful" (any value but "false"). Encoders are not
+ * refused wholesale: intra-only ones (jpegenc) replicate fine. */
+static GstElement *
+find_stateful_op (OpsChain * chain)
+{
+  GType selector = g_type_from_name ("GstStageSelector");
+  guint i;
+
+  for (i = 0; i < chain->elements->len; i++) {
+    GstElement *e = g_ptr_array_index (chain->elements, i);
+    GstElementFactory *f = gst_element_get_factory (e);
+    const gchar *meta = f ? gst_element_factory_get_metadata (f,
+        "stage-stateful") : NULL;
+
+    if ((selector && g_type_is_a (G_OBJECT_TYPE (e), selector)) ||
+        is_factory (e, "videorate") || (meta && g_strcmp0 (meta, "false")))
+      return e;
+  }
+  return NULL;
+}
+
 /* "cudadownload ! cudaupload" between two GPU ops copies frames to the host
  * and back for nothing (the user had to write it for the chain to link):
  * drop the pair so GPU ops chain on device memory. */
@@ -413,11 +441,21 @@ make_queue (GstStageBin * self, guint replica, guint group, guint buffers)
 
 /* Adds @e to @bin and links @prev's output to it. */
 static gboolean
-append (GstBin * bin, GstPad ** prev, GstElement * e)
+append (GstBin * bin, GstPad ** prev, GstElement * e, gchar ** problem)
 {
   gboolean ok = TRUE;
+  gchar *name = gst_object_get_name (GST_OBJECT (e));
 
-  gst_bin_add (bin, e);
+  /* On failure the bin sinks and drops its ref: a floating @e is gone. */
+  if (!gst_bin_add (bin, e)) {
+    if (*problem == NULL)
+      *problem = g_strdup_printf ("the element name '%s' is taken inside "
+          "the replica (stagebin names its queues queue<i>_ops<y>); give "
+          "the op another name", name);
+    g_free (name);
+    return FALSE;
+  }
+  g_free (name);
   if (*prev)
     ok = gst_pad_link (*prev, only_pad (e, GST_PAD_SINK)) == GST_PAD_LINK_OK;
   *prev = only_pad (e, GST_PAD_SRC);
@@ -450,7 +488,7 @@ build_replica (GstStageBin * self, guint i, OpsChain * chain,
     if (starts) {
       GstElement *q = make_queue (self, i, y, queue_buffers);
 
-      ok &= append (rbin, &prev, q);
+      ok &= append (rbin, &prev, q, problem);
       if (!first_sink)
         first_sink = only_pad (q, GST_PAD_SINK);
       if (plan->needs_upload[y]) {
@@ -463,13 +501,13 @@ build_replica (GstStageBin * self, guint i, OpsChain * chain,
           ok = FALSE;
           break;
         }
-        ok &= append (rbin, &prev, up);
+        ok &= append (rbin, &prev, up, problem);
       }
     }
     /* Leaving the parse bin unlinks the op; we link it again in order. */
     gst_object_ref (e);
     gst_bin_remove (chain->bin, e);
-    ok &= append (rbin, &prev, e);
+    ok &= append (rbin, &prev, e, problem);
     gst_object_unref (e);
     if (ends && plan->needs_download[y]) {
       GstElement *down = gst_element_factory_make ("cudadownload", NULL);
@@ -479,7 +517,7 @@ build_replica (GstStageBin * self, guint i, OpsChain * chain,
         ok = FALSE;
         break;
       }
-      ok &= append (rbin, &prev, down);
+      ok &= append (rbin, &prev, down, problem);
     }
   }
   if (ok) {
@@ -596,6 +634,37 @@ teardown (GstStageBin * self)
   self->reorder = NULL;
 }
 
+/* Replicas for @chain: the estimate runs a stateful chain once (and says
+ * why, since the user asked for an estimate and may expect more); an
+ * explicit replicas > 1 is refused. Returns 0 with @problem set then. */
+static guint
+choose_replicas (GstStageBin * self, const gchar * desc, OpsChain * chain,
+    guint requested, gboolean uses_cuda, gchar ** problem)
+{
+  GstElement *op = find_stateful_op (chain);
+  guint n = gst_stage_plan_estimate_replicas (requested,
+      g_get_num_processors (), uses_cuda ? count_gpus () : 0);
+  const gchar *factory;
+
+  if (op == NULL || n <= 1)
+    return n;
+  factory = gst_element_get_factory (op) ?
+      GST_OBJECT_NAME (gst_element_get_factory (op)) : G_OBJECT_TYPE_NAME (op);
+  if (requested > 1) {
+    *problem = g_strdup_printf ("op '%s' (%s) depends on the frames it saw "
+        "before, and each of the %u replicas would see only its own packets, "
+        "so the output would differ from the plain chain; use replicas=1, or "
+        "move the op out of the stagebin", GST_OBJECT_NAME (op), factory,
+        requested);
+    return 0;
+  }
+  GST_ELEMENT_WARNING (self, CORE, FAILED, ("stagebin runs ops \"%s\" with "
+          "one replica: op '%s' (%s) depends on the frames it saw before, "
+          "and cannot be replicated.", desc,
+          GST_OBJECT_NAME (op), factory), ("replicas=0 estimated %u", n));
+  return 1;
+}
+
 static gboolean
 build (GstStageBin * self)
 {
@@ -628,6 +697,8 @@ build (GstStageBin * self)
   for (i = 0; i < n && ok; i++) {
     OpsChain chain;
     GstElement *replica;
+    GstPad *input;
+    guint first_queue = self->queues->len, j;
 
     /* A parse per replica: each replica needs its own op instances, with
      * the user's property values. */
@@ -639,8 +710,14 @@ build (GstStageBin * self)
     if (i == 0) {
       /* the replica count depends on the devices the ops use */
       groups = device_plan_make (&chain, &plan);
-      n = gst_stage_plan_estimate_replicas (requested,
-          g_get_num_processors (), plan.uses_cuda ? count_gpus () : 0);
+      n = choose_replicas (self, desc, &chain, requested, plan.uses_cuda,
+          &problem);
+      if (n == 0) {
+        n = requested;
+        ops_chain_clear (&chain);
+        ok = FALSE;
+        break;
+      }
     }
     replica = build_replica (self, i, &chain, &plan,
         (q ? q : GST_STAGE_PLAN_MAX_AUTO_QUEUE) * (k ? k : 1), &problem);
@@ -650,11 +727,13 @@ build (GstStageBin * self)
       break;
     }
     add_child (self, replica);
+    input = gst_stage_reorder_add_input (GST_STAGE_REORDER (self->reorder));
     ok &= gst_pad_link (gst_stage_dispatch_add_output (GST_STAGE_DISPATCH
             (self->dispatch)), replica->sinkpads->data) == GST_PAD_LINK_OK;
-    ok &= gst_pad_link (replica->srcpads->data,
-        gst_stage_reorder_add_input (GST_STAGE_REORDER (self->reorder))) ==
-        GST_PAD_LINK_OK;
+    ok &= gst_pad_link (replica->srcpads->data, input) == GST_PAD_LINK_OK;
+    for (j = first_queue; j < self->queues->len; j++)
+      gst_stage_reorder_watch_pad (GST_STAGE_REORDER (self->reorder), input,
+          only_pad (g_ptr_array_index (self->queues, j), GST_PAD_SRC));
   }
   device_plan_clear (&plan);
 
@@ -860,7 +939,9 @@ gst_stage_bin_class_init (GstStageBinClass * klass)
       g_param_spec_uint ("replicas", "Replicas",
           "Copies of the chain running in parallel threads (Scanner's "
           "pipeline_instances_per_node); 0 = one per CPU core, or one per GPU "
-          "when the ops use CUDA", 0,
+          "when the ops use CUDA. Ops that depend on earlier frames "
+          "(stagestride, stagerange, stagegather, videorate) need 1: more is "
+          "refused, and 0 picks 1", 0,
           GST_STAGE_PLAN_MAX_REPLICAS, DEFAULT_PROP_REPLICAS, rw));
   g_object_class_install_property (gobject_class, PROP_WORK_PACKET_SIZE,
       g_param_spec_uint ("work-packet-size", "Work packet size",

@@ -189,6 +189,14 @@ gst_stage_dispatch_src_event (GstPad * pad, GstObject * parent,
 {
   GstStageDispatch *self = GST_STAGE_DISPATCH (parent);
 
+  /* The reorder sends QoS through every replica, so each op can drop late
+   * frames; upstream gets the copy of the first replica only, as from the
+   * plain chain. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS && self->srcpads->len > 0 &&
+      pad != g_ptr_array_index (self->srcpads, 0)) {
+    gst_event_unref (event);
+    return TRUE;
+  }
   return gst_pad_push_event (self->sinkpad, event);
 }
 

@@ -33,6 +33,13 @@ typedef struct
   gboolean flushing;
   /* a new stream-start, caps or segment arrived since our last push */
   gboolean sticky_changed;
+  /* source pads of the replica's queues: a fatal flow on one means the
+   * replica stopped for good (see replica_dead()) */
+  GPtrArray *watch;
+  /* This input's streaming thread waits here for its turn. One condition
+   * per input, not one for all: moving the turn wakes only the new turn
+   * holder, not all N-1 waiting replicas at every packet. */
+  GCond *cond;
 } ReorderInput;
 
 struct _GstStageReorder
@@ -42,7 +49,6 @@ struct _GstStageReorder
   GstPad *srcpad;
 
   GMutex lock;
-  GCond cond;
   /* Inputs are added before streaming and never removed while above
    * READY; the array is read without the lock. */
   GArray *inputs;               /* of ReorderInput */
@@ -74,12 +80,54 @@ input_at (GstStageReorder * self, guint i)
   return &g_array_index (self->inputs, ReorderInput, i);
 }
 
+/* Called with the lock, after a change every waiting input must see:
+ * flushing, a downstream or replica flow, an EOS. */
+static void
+wake_all (GstStageReorder * self)
+{
+  guint i;
+
+  for (i = 0; i < self->inputs->len; i++)
+    g_cond_signal (input_at (self, i)->cond);
+}
+
+/* How often a replica waiting for its turn checks that the turn holder is
+ * still alive. */
+#define DEAD_CHECK_INTERVAL (50 * G_TIME_SPAN_MILLISECOND)
+
+/* A replica whose op returned a fatal flow (error, not-negotiated...) has
+ * stopped its queue's task, maybe without posting anything: the flow only
+ * goes back to the queue. Its turn would never end, the other replicas
+ * would wait for it with full queues, and the dispatcher on them, so the
+ * stream would hang where the plain chain ends with an error. Returns that
+ * flow, or GST_FLOW_OK while the replica lives. */
+static GstFlowReturn
+replica_dead (GstStageReorder * self, guint idx)
+{
+  GPtrArray *watch = input_at (self, idx)->watch;
+  guint i;
+
+  for (i = 0; i < watch->len; i++) {
+    GstPad *pad = g_ptr_array_index (watch, i);
+    GstFlowReturn ret = gst_pad_get_last_flow_return (pad);
+
+    /* The queue pauses its task on a fatal flow; a flush restarts it, so a
+     * paused task tells a stale flow from a stop. */
+    if ((ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) &&
+        gst_pad_get_task_state (pad) == GST_TASK_PAUSED)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
 /* Called with the lock. Returns GST_FLOW_OK once input @idx holds the turn;
  * otherwise why it never will. */
 static GstFlowReturn
 wait_turn (GstStageReorder * self, guint idx)
 {
   for (;;) {
+    GstFlowReturn dead;
+
     if (self->flushing || input_at (self, idx)->flushing)
       return GST_FLOW_FLUSHING;
     if (self->srcresult != GST_FLOW_OK)
@@ -90,7 +138,18 @@ wait_turn (GstStageReorder * self, guint idx)
      * no next packet, whatever this input still holds cannot go out. */
     if (input_at (self, self->turn)->eos)
       return GST_FLOW_EOS;
-    g_cond_wait (&self->cond, &self->lock);
+    /* ...or died: every input returns its flow, so every replica queue
+     * stops and the dispatcher hands the flow upstream, where the source
+     * reports it as it would for the plain chain. */
+    if ((dead = replica_dead (self, self->turn)) != GST_FLOW_OK) {
+      GST_WARNING_OBJECT (self, "replica %u stopped: %s", self->turn,
+          gst_flow_get_name (dead));
+      self->srcresult = dead;
+      wake_all (self);
+      return dead;
+    }
+    g_cond_wait_until (input_at (self, idx)->cond, &self->lock,
+        g_get_monotonic_time () + DEAD_CHECK_INTERVAL);
   }
 }
 
@@ -162,7 +221,7 @@ note_flow (GstStageReorder * self, GstFlowReturn ret)
   g_mutex_lock (&self->lock);
   if (self->srcresult == GST_FLOW_OK)
     self->srcresult = ret;
-  g_cond_broadcast (&self->cond);
+  wake_all (self);
   g_mutex_unlock (&self->lock);
 }
 
@@ -207,7 +266,12 @@ handle_packet_end (GstStageReorder * self, guint idx, guint64 packet)
           ", expected %" G_GUINT64_FORMAT, idx, packet, self->next_packet);
     self->next_packet = packet + 1;
     self->turn = (self->turn + 1) % self->inputs->len;
-    g_cond_broadcast (&self->cond);
+    /* only the new turn holder can go on, unless it has ended, which
+     * every waiting input must learn */
+    if (input_at (self, self->turn)->eos)
+      wake_all (self);
+    else
+      g_cond_signal (input_at (self, self->turn)->cond);
   }
   g_mutex_unlock (&self->lock);
   return ret == GST_FLOW_OK;
@@ -223,7 +287,7 @@ handle_eos (GstStageReorder * self, guint idx, GstEvent * event)
   input_at (self, idx)->eos = TRUE;
   for (i = 0; i < self->inputs->len; i++)
     all &= input_at (self, i)->eos;
-  g_cond_broadcast (&self->cond);
+  wake_all (self);
   g_mutex_unlock (&self->lock);
 
   if (!all) {
@@ -266,7 +330,7 @@ handle_flush (GstStageReorder * self, guint idx, GstEvent * event)
       }
     }
   }
-  g_cond_broadcast (&self->cond);
+  wake_all (self);
   g_mutex_unlock (&self->lock);
 
   if (!forward) {
@@ -337,9 +401,13 @@ gst_stage_reorder_src_event (GstPad * pad, GstObject * parent,
     gst_event_unref (event);
     return FALSE;
   }
-  /* Every replica must renegotiate; but a seek, QoS or navigation event
-   * must reach upstream once, so it goes through replica 0 only. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE) {
+  /* Every replica must renegotiate, and every replica's ops must learn
+   * that frames come late (QoS: basetransform drops late frames, as every
+   * op of the plain chain would); the dispatcher sends one QoS upstream.
+   * A seek or navigation event must reach upstream once, so it goes
+   * through replica 0 only. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE ||
+      GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
     for (i = 0; i < self->inputs->len; i++)
       ok &= gst_pad_push_event (input_at (self, i)->pad,
           gst_event_ref (event));
@@ -347,6 +415,16 @@ gst_stage_reorder_src_event (GstPad * pad, GstObject * parent,
     return ok;
   }
   return gst_pad_push_event (input_at (self, 0)->pad, event);
+}
+
+/* Called before streaming, like gst_stage_reorder_add_input(). */
+void
+gst_stage_reorder_watch_pad (GstStageReorder * self, GstPad * input,
+    GstPad * pad)
+{
+  ReorderInput *in = input_at (self, input_index (input));
+
+  g_ptr_array_add (in->watch, gst_object_ref (pad));
 }
 
 GstPad *
@@ -371,6 +449,10 @@ gst_stage_reorder_add_input (GstStageReorder * self)
   GST_PAD_SET_PROXY_ALLOCATION (pad);
   GST_PAD_SET_PROXY_SCHEDULING (pad);
   in.pad = pad;
+  in.watch = g_ptr_array_new_with_free_func (gst_object_unref);
+  /* allocated apart: the array moves its elements when it grows */
+  in.cond = g_new (GCond, 1);
+  g_cond_init (in.cond);
   g_mutex_lock (&self->lock);
   g_array_append_val (self->inputs, in);
   g_mutex_unlock (&self->lock);
@@ -393,7 +475,7 @@ reset_state (GstStageReorder * self, gboolean flushing)
     input_at (self, i)->flushing = FALSE;
     input_at (self, i)->sticky_changed = TRUE;
   }
-  g_cond_broadcast (&self->cond);
+  wake_all (self);
   g_mutex_unlock (&self->lock);
 }
 
@@ -422,10 +504,15 @@ static void
 gst_stage_reorder_finalize (GObject * object)
 {
   GstStageReorder *self = GST_STAGE_REORDER (object);
+  guint i;
 
+  for (i = 0; i < self->inputs->len; i++) {
+    g_ptr_array_unref (input_at (self, i)->watch);
+    g_cond_clear (input_at (self, i)->cond);
+    g_free (input_at (self, i)->cond);
+  }
   g_array_unref (self->inputs);
   g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -451,7 +538,6 @@ static void
 gst_stage_reorder_init (GstStageReorder * self)
 {
   g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
   self->inputs = g_array_new (FALSE, TRUE, sizeof (ReorderInput));
 
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");

@@ -12,6 +12,11 @@ G_DECLARE_FINAL_TYPE (GstStageReorder, gst_stage_reorder, GST,
 
 GstPad *gst_stage_reorder_add_input (GstStageReorder * self);
 
+/* @pad (a replica queue's source pad) stopping with a fatal flow means
+ * the replica feeding @input is dead; waiting inputs then give up. */
+void gst_stage_reorder_watch_pad (GstStageReorder * self, GstPad * input,
+    GstPad * pad);
+
 G_END_DECLS
 
 #endif /* __GST_STAGE_REORDER_H__ */

@@ -28,8 +28,13 @@
 typedef struct
 {
   GstBaseTransform parent;
-  gint mode;                    /* 0 pass, 1 drop frames n % 3 == 1, 2 fail */
+  gint mode;                    /* 0 pass, 1 drop frames n % 3 == 1, 2 fail,
+                                 * 3 return not-negotiated without a message */
   guint64 fail_at;
+  /* sleep this long on the frames of packets p % slow_n == 0 (packets of
+   * slow_k frames), or on every frame when slow_n is 0 */
+  guint sleep_us;
+  guint slow_n, slow_k;
 } TestOp;
 
 typedef struct
@@ -67,6 +72,10 @@ test_op_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   TestOp *self = (TestOp *) trans;
   guint64 n = frame_number (buf);
 
+  /* slow first: a replica that fails late lets the others run ahead */
+  if (self->sleep_us > 0 && (self->slow_n == 0 ||
+          (n / MAX (self->slow_k, 1)) % self->slow_n == 0))
+    g_usleep (self->sleep_us);
   if (self->mode == 1 && n % 3 == 1)
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   if (self->mode == 2 && n == self->fail_at) {
@@ -74,6 +83,8 @@ test_op_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
             G_GUINT64_FORMAT, n), (NULL));
     return GST_FLOW_ERROR;
   }
+  if (self->mode == 3 && n == self->fail_at)
+    return GST_FLOW_NOT_NEGOTIATED;
   return GST_FLOW_OK;
 }
 
@@ -87,6 +98,12 @@ test_op_set_property (GObject * object, guint id, const GValue * v,
     self->mode = g_value_get_int (v);
   else if (id == 2)
     self->fail_at = g_value_get_uint64 (v);
+  else if (id == 3)
+    self->sleep_us = g_value_get_uint (v);
+  else if (id == 4)
+    self->slow_n = g_value_get_uint (v);
+  else if (id == 5)
+    self->slow_k = g_value_get_uint (v);
 }
 
 static void
@@ -99,6 +116,12 @@ test_op_get_property (GObject * object, guint id, GValue * v,
     g_value_set_int (v, self->mode);
   else if (id == 2)
     g_value_set_uint64 (v, self->fail_at);
+  else if (id == 3)
+    g_value_set_uint (v, self->sleep_us);
+  else if (id == 4)
+    g_value_set_uint (v, self->slow_n);
+  else if (id == 5)
+    g_value_set_uint (v, self->slow_k);
 }
 
 static void
@@ -110,9 +133,18 @@ test_op_class_init (TestOpClass * klass)
   oc->set_property = test_op_set_property;
   oc->get_property = test_op_get_property;
   g_object_class_install_property (oc, 1, g_param_spec_int ("mode", "mode",
-          "0 pass, 1 drop, 2 fail", 0, 2, 0, G_PARAM_READWRITE));
+          "0 pass, 1 drop, 2 fail, 3 not-negotiated", 0, 3, 0,
+          G_PARAM_READWRITE));
   g_object_class_install_property (oc, 2, g_param_spec_uint64 ("fail-at",
           "fail-at", "frame to fail at", 0, G_MAXUINT64, 0,
+          G_PARAM_READWRITE));
+  g_object_class_install_property (oc, 3, g_param_spec_uint ("sleep-us",
+          "sleep-us", "sleep per frame", 0, G_MAXUINT, 0, G_PARAM_READWRITE));
+  g_object_class_install_property (oc, 4, g_param_spec_uint ("slow-n",
+          "slow-n", "only packets p % slow-n == 0 sleep", 0, G_MAXUINT, 0,
+          G_PARAM_READWRITE));
+  g_object_class_install_property (oc, 5, g_param_spec_uint ("slow-k",
+          "slow-k", "packet size for slow-n", 0, G_MAXUINT, 0,
           G_PARAM_READWRITE));
   GST_BASE_TRANSFORM_CLASS (klass)->transform_ip = test_op_transform_ip;
   gst_element_class_add_static_pad_template (ec, &any_sink);
@@ -135,6 +167,24 @@ test_cuda_op_class_init (TestCudaOpClass * klass)
 
 static void
 test_cuda_op_init (TestCudaOp * self)
+{
+}
+
+/* An op that declares it depends on the frames it saw before. */
+static GType test_stateful_op_get_type (void);
+typedef TestOp TestStatefulOp;
+typedef TestOpClass TestStatefulOpClass;
+G_DEFINE_TYPE (TestStatefulOp, test_stateful_op, test_op_get_type ());
+
+static void
+test_stateful_op_class_init (TestStatefulOpClass * klass)
+{
+  gst_element_class_add_static_metadata (GST_ELEMENT_CLASS (klass),
+      "stage-stateful", "true");
+}
+
+static void
+test_stateful_op_init (TestStatefulOp * self)
 {
 }
 
@@ -252,6 +302,8 @@ register_test_ops (void)
       test_cuda_op_get_type ());
   gst_element_register (NULL, "stagetestcudamem", GST_RANK_NONE,
       test_cuda_mem_op_get_type ());
+  gst_element_register (NULL, "stageteststateful", GST_RANK_NONE,
+      test_stateful_op_get_type ());
   f = gst_element_factory_find ("cudaupload");
   if (f) {
     gst_object_unref (f);
@@ -1172,6 +1224,8 @@ GST_START_TEST (test_bad_ops)
   check_bad_ops ("tee name=t ! queue t. ! queue", "2 output(s)");
   check_bad_ops ("decodebin", "0 output(s)");
   check_bad_ops ("videoflip name=a videoflip name=b", "more than one");
+  /* an op named like stagebin's own queues cannot join the replica */
+  check_bad_ops ("identity name=queue0_ops0", "name 'queue0_ops0' is taken");
 
   /* sane limits are part of the property specs; GObject refuses values
    * outside them with a warning naming property and value */
@@ -1446,6 +1500,449 @@ GST_START_TEST (test_estimates)
 GST_END_TEST;
 
 /* ---------------------------------------------------------------------- */
+/* Review: stateful ops, QoS, stopping, dead replicas, bounds              */
+
+/* Ops that count or keep frames see only their replica's packets, so with
+ * replicas > 1 they would silently give other output than the plain chain:
+ * an explicit replicas > 1 is refused naming the op, and the estimate
+ * (replicas=0) runs such a chain once and says so. */
+GST_START_TEST (test_stateful_ops)
+{
+  GstElementFactory *f = gst_element_factory_find ("stagestride");
+  gchar *src = ball_src (20);
+  Recorder plain, staged;
+  GstElement *p, *sb;
+  GstBus *bus;
+  GstMessage *msg;
+  GPtrArray *a, *b;
+  guint n, warnings = 0;
+
+  check_bad_ops ("videoflip ! stageteststateful", "(stageteststateful)");
+  check_bad_ops ("stageteststateful", "replicas=1");
+  fail_unless (f != NULL);
+  gst_object_unref (f);
+  check_bad_ops ("videoflip ! stagestride stride=3", "(stagestride)");
+  check_bad_ops ("stagerange ranges=0:5", "(stagerange)");
+  check_bad_ops ("stagegather indices=1,2", "(stagegather)");
+
+  recorder_init (&plain);
+  recorder_init (&staged);
+  run_and_record (src, "stagestride stride=3 offset=1", &plain);
+  p = make_pipeline (src, "stagebin name=sb ops=\"stagestride stride=3 "
+      "offset=1\"", &staged);
+  sb = gst_bin_get_by_name (GST_BIN (p), "sb");
+  bus = gst_element_get_bus (p);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "no EOS within 20 s");
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+      gst_message_unref (msg);
+      break;
+    }
+    {
+      GError *err = NULL;
+
+      gst_message_parse_warning (msg, &err, NULL);
+      fail_unless (strstr (err->message, "stagestride") != NULL,
+          "warning does not name the op: %s", err->message);
+      g_clear_error (&err);
+      warnings++;
+    }
+    gst_message_unref (msg);
+  }
+  g_object_get (sb, "replicas-used", &n, NULL);
+  fail_unless_equals_int (n, 1);
+  if (g_get_num_processors () > 1)
+    fail_unless_equals_int (warnings, 1);
+  a = buffers_and_eos (&plain);
+  b = buffers_and_eos (&staged);
+  assert_same_items (a, b, "stateful op, estimated replicas");
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sb);
+  gst_object_unref (p);
+  recorder_clear (&plain);
+  recorder_clear (&staged);
+  g_free (src);
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+count_qos (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_QOS)
+    g_atomic_int_inc ((gint *) user_data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* QoS says frames come late downstream: in the plain chain every op learns
+ * it (basetransform drops late frames), so every replica must, while
+ * upstream still sees it once. A seek goes upstream once too. */
+GST_START_TEST (test_qos_reaches_every_replica)
+{
+  Recorder r;
+  GstHarness *h;
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  gint per_op[4] = { 0, }, upstream = 0, seeks = 0;
+  guint n_ops = 0, f, i;
+  GstEvent *seek;
+
+  recorder_init (&r);
+  h = stagebin_harness ("stagetestop ! identity", 4, 1, &r);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
+      "height=8,framerate=100/1");
+  for (f = 0; f < 8; f++)
+    fail_unless_equals_int (gst_harness_push (h, frame (f, 128)), GST_FLOW_OK);
+
+  it = gst_bin_iterate_all_by_element_factory_name (GST_BIN (h->element),
+      "stagetestop");
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstPad *pad = gst_element_get_static_pad (g_value_get_object (&v), "src");
+
+    fail_unless (n_ops < 4);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, count_qos,
+        &per_op[n_ops++], NULL);
+    gst_object_unref (pad);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  fail_unless_equals_int (n_ops, 4);
+  gst_pad_add_probe (h->srcpad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, count_qos,
+      &upstream, NULL);
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5, GST_MSECOND * 30,
+              GST_MSECOND * 40)));
+  for (i = 0; i < n_ops; i++)
+    fail_unless_equals_int (g_atomic_int_get (&per_op[i]), 1);
+  fail_unless_equals_int (g_atomic_int_get (&upstream), 1);
+
+  /* a seek reaches upstream exactly once */
+  seek = gst_event_new_seek (1.0, GST_FORMAT_TIME, 0, GST_SEEK_TYPE_SET, 0,
+      GST_SEEK_TYPE_NONE, 0);
+  gst_harness_push_upstream_event (h, seek);
+  while (gst_harness_upstream_events_in_queue (h) > 0) {
+    GstEvent *ev = gst_harness_pull_upstream_event (h);
+
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEEK)
+      seeks++;
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (seeks, 1);
+  gst_harness_teardown (h);
+  recorder_clear (&r);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstElement *element;
+  GstState state;
+  GstStateChangeReturn ret;
+  gboolean done;
+  GMutex lock;
+  GCond cond;
+} StateJob;
+
+static gpointer
+state_job_run (gpointer data)
+{
+  StateJob *job = data;
+  GstStateChangeReturn ret = gst_element_set_state (job->element, job->state);
+
+  g_mutex_lock (&job->lock);
+  job->ret = ret;
+  job->done = TRUE;
+  g_cond_signal (&job->cond);
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
+/* gst_element_set_state that fails the test instead of hanging it. */
+static GstStateChangeReturn
+set_state_or_fail (GstElement * e, GstState state, const gchar * what)
+{
+  StateJob job = {.element = e,.state = state };
+  gint64 end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  GThread *t;
+
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.cond);
+  t = g_thread_new ("set-state", state_job_run, &job);
+  g_mutex_lock (&job.lock);
+  while (!job.done)
+    if (!g_cond_wait_until (&job.cond, &job.lock, end))
+      break;
+  g_mutex_unlock (&job.lock);
+  fail_unless (job.done, "%s: going to %s hangs", what,
+      gst_element_state_get_name (state));
+  g_thread_join (t);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.cond);
+  return job.ret;
+}
+
+/* Stopping while replicas wait in the reorder for their turn, or for a
+ * blocked downstream, must not hang, from PLAYING and from a prerolled
+ * PAUSED; and the same element must start again after NULL. */
+GST_START_TEST (test_stop_while_blocked)
+{
+  Recorder r;
+  GstElement *p;
+  GstMessage *msg;
+  guint round;
+
+  recorder_init (&r);
+  p = gst_parse_launch ("videotestsrc pattern=ball ! " CAPS_64x48 " ! "
+      "stagebin ops=\"stagetestop sleep-us=3000 slow-n=4 slow-k=2 ! "
+      "videoflip\" replicas=4 work-packet-size=2 queue-size=1 ! "
+      "fakesink sync=true", NULL);
+  fail_unless (p != NULL);
+  for (round = 0; round < 6; round++) {
+    if (round % 2 == 0) {
+      set_state_or_fail (p, GST_STATE_PLAYING, "stagebin");
+      g_usleep (20000 + round * 15000);
+    } else {
+      set_state_or_fail (p, GST_STATE_PAUSED, "stagebin");
+      fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+              10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+    }
+    fail_unless_equals_int (set_state_or_fail (p, round == 2 ?
+            GST_STATE_READY : GST_STATE_NULL, "stagebin"),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  /* and it still runs to the end afterwards */
+  gst_object_unref (p);
+  p = make_pipeline ("videotestsrc pattern=ball num-buffers=30 ! "
+      CAPS_64x48, "stagebin ops=videoflip replicas=4 work-packet-size=2 "
+      "queue-size=1", &r);
+  set_state_or_fail (p, GST_STATE_PLAYING, "stagebin");
+  g_usleep (5000);
+  set_state_or_fail (p, GST_STATE_NULL, "stagebin");
+  g_mutex_lock (&r.lock);
+  g_ptr_array_set_size (r.items, 0);
+  r.eos = 0;
+  g_mutex_unlock (&r.lock);
+  set_state_or_fail (p, GST_STATE_PLAYING, "stagebin");
+  msg = run_to_end (p, 20 * GST_SECOND);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (r.eos, 1);
+  set_state_or_fail (p, GST_STATE_NULL, "stagebin");
+  gst_object_unref (p);
+  recorder_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A replica that stops with a fatal flow and posts nothing (here
+ * not-negotiated, as the plain chain's source would report it): the other
+ * replicas wait for its turn forever and the dispatcher waits on their full
+ * queues, unless the reorder notices. The pipeline must end with an error,
+ * as the plain chain does. */
+GST_START_TEST (test_dead_replica_without_message)
+{
+  const gchar *chains[] = {
+    "stagetestop mode=3 fail-at=7",
+    /* replica 0 is slow on its packets (0, 3, ...) and fails at the end
+     * of packet 3: by then the others wait for its turn with full queues,
+     * and the dispatcher waits on replica 1 */
+    "stagebin ops=\"stagetestop mode=3 fail-at=7 sleep-us=20000 slow-n=3 "
+        "slow-k=2 ! videoflip\" replicas=3 work-packet-size=2 queue-size=1",
+    /* the same with an op that posts its error */
+    "stagebin ops=\"stagetestop mode=2 fail-at=7 sleep-us=20000 slow-n=3 "
+        "slow-k=2 ! videoflip\" replicas=3 work-packet-size=2 queue-size=1",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (chains); i++) {
+    Recorder r;
+    GstElement *p, *src;
+    GstPad *pad;
+    GstMessage *msg;
+    GstBus *bus;
+    guint tries;
+
+    recorder_init (&r);
+    p = make_pipeline ("videotestsrc name=src pattern=ball num-buffers=200 ! "
+        CAPS_64x48, chains[i], &r);
+    src = gst_bin_get_by_name (GST_BIN (p), "src");
+    pad = gst_element_get_static_pad (src, "src");
+    bus = gst_element_get_bus (p);
+    set_state_or_fail (p, GST_STATE_PLAYING, chains[i]);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s: neither error nor EOS within 10 s",
+        chains[i]);
+    fail_unless_equals_string (GST_MESSAGE_TYPE_NAME (msg), "error");
+    gst_message_unref (msg);
+    /* the stream stopped by itself, as the plain chain's does: the
+     * source's task is not stuck in a push */
+    for (tries = 0; tries < 500 &&
+        gst_pad_get_task_state (pad) != GST_TASK_PAUSED; tries++)
+      g_usleep (10000);
+    fail_unless_equals_int (gst_pad_get_task_state (pad), GST_TASK_PAUSED);
+    fail_unless_equals_int (set_state_or_fail (p, GST_STATE_NULL,
+            chains[i]), GST_STATE_CHANGE_SUCCESS);
+    gst_object_unref (pad);
+    gst_object_unref (src);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    recorder_clear (&r);
+  }
+}
+
+GST_END_TEST;
+
+/* Many replicas, packets of one tiny frame: the turn moves every frame. */
+GST_START_TEST (test_many_replicas_tiny_packets)
+{
+  /* 16x16: videotestsrc 1.22 draws the ball 1 byte out of bounds at 8x8 */
+  gchar *src = g_strdup_printf ("videotestsrc pattern=ball num-buffers=150 ! "
+      "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+
+  check_same_as_plain (src, "videoflip method=clockwise", 16, 1, 1);
+  check_same_as_plain (src, "stagetestop mode=1 ! videoflip", 16, 3, 2);
+  g_free (src);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  gint in, out, max;
+} Flight;
+
+static GstPadProbeReturn
+flight_in (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Flight *f = user_data;
+  gint now = g_atomic_int_add (&f->in, 1) + 1 - g_atomic_int_get (&f->out);
+  gint max;
+
+  while ((max = g_atomic_int_get (&f->max)) < now &&
+      !g_atomic_int_compare_and_exchange (&f->max, max, now));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+flight_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  g_atomic_int_inc (&((Flight *) user_data)->out);
+  return GST_PAD_PROBE_OK;
+}
+
+/* One slow replica stalls the others: frames inside the stagebin never
+ * exceed the N x Q x K in the queues, plus the one each replica thread
+ * works on and the one the dispatcher is handing over. */
+GST_START_TEST (test_memory_bound)
+{
+  static const guint cfg[][3] = { {3, 2, 2}, {2, 1, 1}, {4, 3, 1} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cfg); i++) {
+    guint n = cfg[i][0], k = cfg[i][1], q = cfg[i][2];
+    Recorder r;
+    Flight f = { 0, };
+    GstElement *p, *sb;
+    GstPad *pad;
+    GstMessage *msg;
+    gchar *middle = g_strdup_printf ("stagebin name=sb ops=\"stagetestop "
+        "sleep-us=4000 slow-n=%u slow-k=%u\" replicas=%u "
+        "work-packet-size=%u queue-size=%u", n, k, n, k, q);
+    gchar *src = ball_src (20 * n * k);
+
+    recorder_init (&r);
+    p = make_pipeline (src, middle, &r);
+    sb = gst_bin_get_by_name (GST_BIN (p), "sb");
+    pad = gst_element_get_static_pad (sb, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, flight_in, &f, NULL);
+    gst_object_unref (pad);
+    pad = gst_element_get_static_pad (sb, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, flight_out, &f, NULL);
+    gst_object_unref (pad);
+    set_state_or_fail (p, GST_STATE_PLAYING, middle);
+    msg = run_to_end (p, 20 * GST_SECOND);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    fail_unless_equals_int (f.in, 20 * n * k);
+    fail_unless_equals_int (f.out, 20 * n * k);
+    fail_unless (f.max <= (gint) (n * (q * k + 1) + 1),
+        "%s: %d frames inside, bound %u", middle, f.max, n * (q * k + 1) + 1);
+    /* the slow replica did stall the others against the bound */
+    fail_unless (f.max >= (gint) ((n - 1) * q * k), "%s: only %d frames "
+        "inside: the test does not load the queues", middle, f.max);
+    set_state_or_fail (p, GST_STATE_NULL, middle);
+    gst_object_unref (sb);
+    gst_object_unref (p);
+    recorder_clear (&r);
+    g_free (middle);
+    g_free (src);
+  }
+}
+
+GST_END_TEST;
+
+/* A flush right behind EOS, while the replicas still drain: only what
+ * follows the flush comes out, with one EOS, every time. */
+GST_START_TEST (test_flush_racing_eos)
+{
+  guint round;
+
+  for (round = 0; round < 20; round++) {
+    Recorder r;
+    GstHarness *h;
+    GstSegment seg;
+    GPtrArray *got, *expected = g_ptr_array_new_with_free_func (g_free);
+    guint f, before = 1 + round % 7, after = 1 + round % 5;
+
+    recorder_init (&r);
+    h = stagebin_harness ("stagetestop sleep-us=300 ! identity", 3, 2, &r);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
+        "height=8,framerate=100/1");
+    for (f = 0; f < before; f++)
+      gst_harness_push (h, frame (f, 128));
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    if (round % 3)
+      g_usleep (round * 100);
+    gst_harness_push_event (h, gst_event_new_flush_start ());
+    gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    for (f = 0; f < after; f++) {
+      GstBuffer *buf = frame (100 + f, 128);
+
+      g_ptr_array_add (expected, describe_buffer (buf));
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    g_ptr_array_add (expected, g_strdup ("EOS"));
+    wait_eos (&r);
+    g_mutex_lock (&r.lock);
+    got = buffers_and_eos (&r);
+    assert_same_items (expected, got, "after a flush behind EOS");
+    fail_unless_equals_int (r.eos, 1);
+    g_mutex_unlock (&r.lock);
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (expected);
+    gst_harness_teardown (h);
+    recorder_clear (&r);
+  }
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
 /* Leaks: the leaks tracer (enabled in main) lists what a run left alive.  */
 
 static GstTracer *
@@ -1566,6 +2063,13 @@ stagebin_suite (void)
   tcase_add_test (tc, test_device_groups_output);
   tcase_add_test (tc, test_cuda_transfers);
   tcase_add_test (tc, test_estimates);
+  tcase_add_test (tc, test_stateful_ops);
+  tcase_add_test (tc, test_qos_reaches_every_replica);
+  tcase_add_test (tc, test_stop_while_blocked);
+  tcase_add_test (tc, test_dead_replica_without_message);
+  tcase_add_test (tc, test_many_replicas_tiny_packets);
+  tcase_add_test (tc, test_memory_bound);
+  tcase_add_test (tc, test_flush_racing_eos);
   tcase_add_test (tc, test_no_leaks);
   return s;
 }
