@@ -3,62 +3,12 @@
  * bad value (inline, empty file, unreadable file, both or neither set). */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+
+#include "selector-check.h"
 #include <glib/gstdio.h>
 #include <string.h>
 
-#define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
 #define MAX_INDEX 300
-
-static GstClockTime
-frame_pts (guint64 i)
-{
-  return gst_util_uint64_scale (i, GST_SECOND, 30);
-}
-
-static GstBuffer *
-make_frame (guint64 i)
-{
-  GstBuffer *b = gst_buffer_new_allocate (NULL, 4, NULL);
-
-  GST_BUFFER_PTS (b) = frame_pts (i);
-  GST_BUFFER_DTS (b) = frame_pts (i);
-  GST_BUFFER_DURATION (b) = frame_pts (i + 1) - frame_pts (i);
-  GST_BUFFER_OFFSET (b) = i;
-  return b;
-}
-
-static GstHarness *
-new_harness (const gchar * desc)
-{
-  GstHarness *h = gst_harness_new_parse (desc);
-
-  gst_harness_set_src_caps_str (h, CAPS_30);
-  return h;
-}
-
-static guint
-count_eos (GstHarness * h)
-{
-  GstEvent *ev;
-  guint n = 0;
-
-  while ((ev = gst_harness_try_pull_event (h))) {
-    n += GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  return n;
-}
-
-static guint64
-counter (GstHarness * h, const gchar * name)
-{
-  GstElement *e = gst_harness_find_element (h, "stagegather");
-  guint64 v;
-
-  g_object_get (e, name, &v, NULL);
-  gst_object_unref (e);
-  return v;
-}
 
 /* Runs @frames frames through @desc and checks each against the model
  * (@keep, @last: the largest listed index), including the exact frame at
@@ -67,7 +17,7 @@ static void
 check_gather (const gchar * desc, guint frames, const gboolean * keep,
     guint64 last)
 {
-  GstHarness *h = new_harness (desc);
+  GstHarness *h = selector_harness (desc, CAPS_30);
   guint64 i;
   guint kept = 0, eos = 0;
 
@@ -100,9 +50,9 @@ check_gather (const gchar * desc, guint frames, const gboolean * keep,
    * swallowed (one EOS already went out) */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   fail_unless_equals_int (eos + count_eos (h), 1);
-  fail_unless (counter (h, "in") == frames);
-  fail_unless (counter (h, "out") == kept);
-  fail_unless (counter (h, "dropped") == frames - kept);
+  fail_unless (selector_counter (h, "stagegather", "in") == frames);
+  fail_unless (selector_counter (h, "stagegather", "out") == kept);
+  fail_unless (selector_counter (h, "stagegather", "dropped") == frames - kept);
   gst_harness_teardown (h);
 }
 
@@ -186,7 +136,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_caps_variable)
 {
-  GstHarness *h = new_harness ("stagegather indices=\"0,1,2,3\"");
+  GstHarness *h = selector_harness ("stagegather indices=\"0,1,2,3\"", CAPS_30);
   GstCaps *caps;
   gint n = -1, d = -1;
 
@@ -228,7 +178,7 @@ GST_END_TEST;
 /* After a flushing seek to 0.5 s (frame 15) indices below 15 are skipped. */
 GST_START_TEST (test_seek)
 {
-  GstHarness *h = new_harness ("stagegather indices=\"2,16,20\"");
+  GstHarness *h = selector_harness ("stagegather indices=\"2,16,20\"", CAPS_30);
   GstSegment seg;
   GstBuffer *b;
   guint64 i;

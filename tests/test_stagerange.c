@@ -4,59 +4,9 @@
 #include <gst/check/gstharness.h>
 #include <string.h>
 
-#define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
+#include "selector-check.h"
+
 #define MAX_FRAMES 400
-
-static GstClockTime
-frame_pts (guint64 i)
-{
-  return gst_util_uint64_scale (i, GST_SECOND, 30);
-}
-
-static GstBuffer *
-make_frame (guint64 i)
-{
-  GstBuffer *b = gst_buffer_new_allocate (NULL, 4, NULL);
-
-  GST_BUFFER_PTS (b) = frame_pts (i);
-  GST_BUFFER_DURATION (b) = frame_pts (i + 1) - frame_pts (i);
-  GST_BUFFER_OFFSET (b) = i;
-  return b;
-}
-
-static GstHarness *
-new_harness (const gchar * desc)
-{
-  GstHarness *h = gst_harness_new_parse (desc);
-
-  gst_harness_set_src_caps_str (h, CAPS_30);
-  return h;
-}
-
-/* Pops the queued downstream events, returning how many were EOS. */
-static guint
-count_eos (GstHarness * h)
-{
-  GstEvent *ev;
-  guint n = 0;
-
-  while ((ev = gst_harness_try_pull_event (h))) {
-    n += GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  return n;
-}
-
-static guint64
-counter (GstHarness * h, const gchar * name)
-{
-  GstElement *e = gst_harness_find_element (h, "stagerange");
-  guint64 v;
-
-  g_object_get (e, name, &v, NULL);
-  gst_object_unref (e);
-  return v;
-}
 
 /* Pushes frames [from, to) and checks, frame by frame, against @keep (the
  * model) and @last (the largest index the selection keeps, possibly beyond
@@ -104,16 +54,16 @@ check_pattern (const gchar * ranges, guint stride, guint frames,
 {
   gchar *desc = g_strdup_printf ("stagerange ranges=\"%s\" stride=%u",
       ranges, stride);
-  GstHarness *h = new_harness (desc);
+  GstHarness *h = selector_harness (desc, CAPS_30);
   guint kept = check_frames (h, desc, 0, frames, keep, last);
   gboolean early = last != G_MAXUINT64 && last < frames;
 
   /* upstream's own EOS: forwarded once, or swallowed after an early one */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   fail_unless_equals_int (count_eos (h), early ? 0 : 1);
-  fail_unless (counter (h, "in") == frames);
-  fail_unless (counter (h, "out") == kept);
-  fail_unless (counter (h, "dropped") == frames - kept);
+  fail_unless (selector_counter (h, "stagerange", "in") == frames);
+  fail_unless (selector_counter (h, "stagerange", "out") == kept);
+  fail_unless (selector_counter (h, "stagerange", "dropped") == frames - kept);
   gst_harness_teardown (h);
   g_free (desc);
 }
@@ -148,7 +98,7 @@ GST_START_TEST (test_selection_hand)
 
   /* unset ranges: the whole stream, strided */
   {
-    GstHarness *h = new_harness ("stagerange stride=4");
+    GstHarness *h = selector_harness ("stagerange stride=4", CAPS_30);
 
     memset (keep, 0, sizeof (keep));
     keep[0] = keep[4] = keep[8] = TRUE;
@@ -194,7 +144,7 @@ GST_END_TEST;
  * told with GST_FLOW_EOS on the very frame that completed the selection. */
 GST_START_TEST (test_early_eos)
 {
-  GstHarness *h = new_harness ("stagerange ranges=0:3");
+  GstHarness *h = selector_harness ("stagerange ranges=0:3", CAPS_30);
   GstBuffer *b;
 
   fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
@@ -230,7 +180,7 @@ push_flush_and_segment (GstHarness * h, guint64 start)
  * seeking past it ends at the first buffer. */
 GST_START_TEST (test_seek_rearms)
 {
-  GstHarness *h = new_harness ("stagerange ranges=30:36 stride=2");
+  GstHarness *h = selector_harness ("stagerange ranges=30:36 stride=2", CAPS_30);
   gboolean keep[MAX_FRAMES] = { 0 };
 
   keep[30] = keep[32] = keep[34] = TRUE;
@@ -254,9 +204,9 @@ GST_START_TEST (test_seek_rearms)
   fail_unless_equals_int (count_eos (h), 1);
 
   /* counters are cumulative: 40 + 36 + 3 + 1 buffers in, 3 + 3 + 1 out */
-  fail_unless (counter (h, "in") == 80);
-  fail_unless (counter (h, "out") == 7);
-  fail_unless (counter (h, "dropped") == 73);
+  fail_unless (selector_counter (h, "stagerange", "in") == 80);
+  fail_unless (selector_counter (h, "stagerange", "out") == 7);
+  fail_unless (selector_counter (h, "stagerange", "dropped") == 73);
   gst_harness_teardown (h);
 }
 
@@ -265,7 +215,7 @@ GST_END_TEST;
 static void
 check_rate (const gchar * desc, gint want_n, gint want_d)
 {
-  GstHarness *h = new_harness (desc);
+  GstHarness *h = selector_harness (desc, CAPS_30);
   GstBuffer *b;
   GstCaps *caps;
   gint n = -1, d = -1;

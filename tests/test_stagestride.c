@@ -7,37 +7,8 @@
 #include <gst/check/gstharness.h>
 #include <string.h>
 
-#define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
+#include "selector-check.h"
 
-static GstClockTime
-frame_pts (guint64 i)
-{
-  return gst_util_uint64_scale (i, GST_SECOND, 30);
-}
-
-/* A frame that remembers its input position in OFFSET, so the output tells
- * which indices were kept. */
-static GstBuffer *
-make_frame (guint64 i)
-{
-  GstBuffer *b = gst_buffer_new_allocate (NULL, 4, NULL);
-
-  GST_BUFFER_PTS (b) = frame_pts (i);
-  GST_BUFFER_DTS (b) = frame_pts (i);
-  GST_BUFFER_DURATION (b) = frame_pts (i + 1) - frame_pts (i);
-  GST_BUFFER_OFFSET (b) = i;
-  GST_BUFFER_OFFSET_END (b) = i + 1;
-  return b;
-}
-
-static GstHarness *
-new_harness (const gchar * desc, const gchar * caps)
-{
-  GstHarness *h = gst_harness_new_parse (desc);
-
-  gst_harness_set_src_caps_str (h, caps);
-  return h;
-}
 
 /* Pushes frames [from, to) asserting every push returns OK, and returns the
  * OFFSETs (input positions) of the buffers that came out. */
@@ -59,17 +30,6 @@ push_frames (GstHarness * h, guint64 from, guint64 to)
   return out;
 }
 
-static guint64
-get_counter (GstHarness * h, const gchar * name)
-{
-  GstElement *e = gst_harness_find_element (h, "stagestride");
-  guint64 v;
-
-  g_object_get (e, name, &v, NULL);
-  gst_object_unref (e);
-  return v;
-}
-
 static void
 assert_offsets (GArray * got, const guint64 * want, guint n)
 {
@@ -84,7 +44,7 @@ assert_offsets (GArray * got, const guint64 * want, guint n)
 
 GST_START_TEST (test_selection_hand)
 {
-  GstHarness *h = new_harness ("stagestride stride=3 offset=1", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=3 offset=1", CAPS_30);
   GArray *got = push_frames (h, 0, 11);
   const guint64 want[] = { 1, 4, 7, 10 };
 
@@ -93,7 +53,7 @@ GST_START_TEST (test_selection_hand)
   gst_harness_teardown (h);
 
   /* the defaults keep everything */
-  h = new_harness ("stagestride", CAPS_30);
+  h = selector_harness ("stagestride", CAPS_30);
   got = push_frames (h, 0, 5);
   {
     const guint64 all[] = { 0, 1, 2, 3, 4 };
@@ -104,7 +64,7 @@ GST_START_TEST (test_selection_hand)
   gst_harness_teardown (h);
 
   /* an offset beyond the input: nothing, and no early end */
-  h = new_harness ("stagestride stride=2 offset=100", CAPS_30);
+  h = selector_harness ("stagestride stride=2 offset=100", CAPS_30);
   got = push_frames (h, 0, 20);
   fail_unless_equals_int (got->len, 0);
   g_array_free (got, TRUE);
@@ -125,7 +85,7 @@ GST_START_TEST (test_selection_random)
     guint frames = g_rand_int_range (rand, 1, 80);
     gchar *desc = g_strdup_printf ("stagestride stride=%u offset=%u", stride,
         offset);
-    GstHarness *h = new_harness (desc, CAPS_30);
+    GstHarness *h = selector_harness (desc, CAPS_30);
     GArray *got = push_frames (h, 0, frames);
     guint64 i, k = 0;
 
@@ -138,9 +98,9 @@ GST_START_TEST (test_selection_random)
       }
     }
     fail_unless_equals_int (got->len, k);
-    fail_unless (get_counter (h, "in") == frames);
-    fail_unless (get_counter (h, "out") == k);
-    fail_unless (get_counter (h, "dropped") == frames - k);
+    fail_unless (selector_counter (h, "stagestride", "in") == frames);
+    fail_unless (selector_counter (h, "stagestride", "out") == k);
+    fail_unless (selector_counter (h, "stagestride", "dropped") == frames - k);
     g_array_free (got, TRUE);
     gst_harness_teardown (h);
     g_free (desc);
@@ -153,7 +113,7 @@ GST_END_TEST;
 /* Kept buffers are the input buffers: same memory, same metadata. */
 GST_START_TEST (test_timestamps_kept)
 {
-  GstHarness *h = new_harness ("stagestride stride=2", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=2", CAPS_30);
   guint64 i;
 
   for (i = 0; i < 6; i++) {
@@ -185,7 +145,7 @@ static void
 check_output_rate (const gchar * desc, const gchar * in_caps,
     gint want_n, gint want_d)
 {
-  GstHarness *h = new_harness (desc, in_caps);
+  GstHarness *h = selector_harness (desc, in_caps);
   GArray *got = push_frames (h, 0, 1);
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
   gint n = -1, d = -1;
@@ -221,7 +181,7 @@ GST_END_TEST;
  * of any stream), and downstream constraints map back through the stride. */
 GST_START_TEST (test_caps_other)
 {
-  GstHarness *h = new_harness ("stagestride stride=2",
+  GstHarness *h = selector_harness ("stagestride stride=2",
       "audio/x-raw,format=S16LE,rate=48000,channels=1,layout=interleaved");
   GArray *got = push_frames (h, 0, 4);
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
@@ -273,7 +233,7 @@ push_flush_and_segment (GstHarness * h, GstFormat format, guint64 start)
  * Counters keep counting across the flush. */
 GST_START_TEST (test_flush_seek_resync)
 {
-  GstHarness *h = new_harness ("stagestride stride=4", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=4", CAPS_30);
   GArray *got = push_frames (h, 0, 6);
   const guint64 before[] = { 0, 4 };
   const guint64 after[] = { 32, 36 };
@@ -286,9 +246,9 @@ GST_START_TEST (test_flush_seek_resync)
   assert_offsets (got, after, 2);
   g_array_free (got, TRUE);
 
-  fail_unless (get_counter (h, "in") == 14);
-  fail_unless (get_counter (h, "out") == 4);
-  fail_unless (get_counter (h, "dropped") == 10);
+  fail_unless (selector_counter (h, "stagestride", "in") == 14);
+  fail_unless (selector_counter (h, "stagestride", "out") == 4);
+  fail_unless (selector_counter (h, "stagestride", "dropped") == 10);
 
   /* a seek to 1.05 s, between frames 31 (1.033 s) and 32 (1.067 s): an
    * accurate seek delivers frame 31 first, clipped to start at 1.05 s, and
@@ -335,7 +295,7 @@ GST_END_TEST;
 /* Without a framerate, or with a non-TIME segment, the index restarts at 0. */
 GST_START_TEST (test_flush_seek_restart)
 {
-  GstHarness *h = new_harness ("stagestride stride=3",
+  GstHarness *h = selector_harness ("stagestride stride=3",
       "video/x-raw,format=GRAY8,width=2,height=2,framerate=0/1");
   GArray *got = push_frames (h, 0, 5);
   const guint64 want[] = { 0, 3 };
@@ -348,7 +308,7 @@ GST_START_TEST (test_flush_seek_restart)
   g_array_free (got, TRUE);
   gst_harness_teardown (h);
 
-  h = new_harness ("stagestride stride=3", CAPS_30);
+  h = selector_harness ("stagestride stride=3", CAPS_30);
   got = push_frames (h, 0, 2);
   g_array_free (got, TRUE);
   push_flush_and_segment (h, GST_FORMAT_BYTES, 12345);
@@ -364,7 +324,7 @@ GST_END_TEST;
  * class drop frames behind the selector's back: the index would slip. */
 GST_START_TEST (test_qos_does_not_skip)
 {
-  GstHarness *h = new_harness ("stagestride stride=2 qos=true", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=2 qos=true", CAPS_30);
   const guint64 want[] = { 0, 2, 4, 6 };
   gboolean qos_seen = FALSE;
   GstEvent *ev;
@@ -383,7 +343,7 @@ GST_START_TEST (test_qos_does_not_skip)
   got = push_frames (h, 0, 8);
   assert_offsets (got, want, 4);
   g_array_free (got, TRUE);
-  fail_unless (get_counter (h, "in") == 8);
+  fail_unless (selector_counter (h, "stagestride", "in") == 8);
   gst_harness_teardown (h);
 }
 
@@ -405,7 +365,7 @@ note_log (const gchar * domain, GLogLevelFlags level, const gchar * message,
  * flush and a forward segment make the element usable again. */
 GST_START_TEST (test_reverse_refused)
 {
-  GstHarness *h = new_harness ("stagestride stride=2", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=2", CAPS_30);
   GstBus *bus = gst_bus_new ();
   const guint64 want[] = { 0, 2 }, want_fwd[] = { 10, 12 };
   gboolean seek_seen = FALSE;
@@ -447,7 +407,7 @@ GST_START_TEST (test_reverse_refused)
       && strstr (err->message, "-1") != NULL, "%s", err->message);
   g_clear_error (&err);
   gst_message_unref (msg);
-  fail_unless (get_counter (h, "out") == 1);
+  fail_unless (selector_counter (h, "stagestride", "out") == 1);
 
   /* a forward segment, even without a flush, ends the refusal; the index
    * follows that segment */
@@ -506,7 +466,7 @@ GST_END_TEST;
  * refused with a warning and the selection goes on unchanged. */
 GST_START_TEST (test_no_change_while_playing)
 {
-  GstHarness *h = new_harness ("stagestride stride=2", CAPS_30);
+  GstHarness *h = selector_harness ("stagestride stride=2", CAPS_30);
   GstElement *e = gst_harness_find_element (h, "stagestride");
   gint hits = 0;
   GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
