@@ -19,15 +19,26 @@
 extern "C" {
 #endif
 
-/* One P2 quantile estimator. q: marker heights, n: actual marker positions,
- * np: desired positions, dn: increments of np per sample, p: the quantile,
- * count: samples seen. While count < 5, q holds the raw samples. */
-typedef struct { double q[5]; double n[5]; double np[5]; double dn[5]; double p; uint64_t count; } StageP2;
+/* One P2 quantile estimator. q: marker heights, n: actual marker positions
+ * (n[0] stays 1; n[4], which is count, is only brought up to date where a
+ * marker moves), np and dn: desired positions of the middle markers 1..3
+ * and their increments per sample (the outer markers' are never read), p:
+ * the quantile, count: samples seen. While count < 5, q holds the raw
+ * samples. */
+typedef struct { double q[5]; double n[5]; double np[3]; double dn[3]; uint64_t count; double p; } StageP2;
+
+/* StageStats' three estimators (p50, p90, p99) side by side, one lane each:
+ * they see the same samples, so one pass of vector instructions updates all
+ * three. The same fields as StageP2, indexed [marker][lane]; the fourth lane
+ * only pads the rows to whole SSE2 registers and is never read. */
+typedef struct {
+  double q[5][4], n[5][4], np[3][4], dn[3][4], p[4];
+} StageP2Lanes;
 
 typedef struct {
   uint64_t count;
   double mean, m2, min, max, total, last;
-  StageP2 p50, p90, p99;
+  StageP2Lanes quant;          /* count is theirs too */
 } StageStats;
 
 void   stage_stats_init   (StageStats *s);

@@ -250,6 +250,193 @@ GST_START_TEST (test_no_nan_on_duplicates)
 
 GST_END_TEST;
 
+/* The P2 update as the paper states it (cell search by loop, every desired
+ * position advanced, every marker tested each sample), the way stats.c did
+ * it before its hot path was made branch-free and vectorised: both of
+ * stats.c's paths must give the same estimates to the bit, so the accuracy
+ * checked above is the paper's. */
+typedef struct
+{
+  double q[5], n[5], np[5], dn[5], p;
+  guint64 count;
+} RefP2;
+
+static void
+ref_p2_add (RefP2 * e, double x)
+{
+  int i, j, k;
+
+  if (e->count < 5) {
+    e->q[e->count++] = x;
+    if (e->count < 5)
+      return;
+    for (i = 1; i < 5; i++) {
+      double v = e->q[i];
+      for (j = i; j > 0 && e->q[j - 1] > v; j--)
+        e->q[j] = e->q[j - 1];
+      e->q[j] = v;
+    }
+    for (i = 0; i < 5; i++)
+      e->n[i] = i + 1;
+    e->np[0] = 1.0;
+    e->np[1] = 1.0 + 2.0 * e->p;
+    e->np[2] = 1.0 + 4.0 * e->p;
+    e->np[3] = 3.0 + 2.0 * e->p;
+    e->np[4] = 5.0;
+    e->dn[0] = 0.0;
+    e->dn[1] = e->p / 2.0;
+    e->dn[2] = e->p;
+    e->dn[3] = (1.0 + e->p) / 2.0;
+    e->dn[4] = 1.0;
+    return;
+  }
+  e->count++;
+  if (x < e->q[0]) {
+    e->q[0] = x;
+    k = 0;
+  } else if (x >= e->q[4]) {
+    if (x > e->q[4])
+      e->q[4] = x;
+    k = 3;
+  } else {
+    k = 0;
+    while (k < 3 && x >= e->q[k + 1])
+      k++;
+  }
+  for (i = k + 1; i < 5; i++)
+    e->n[i] += 1.0;
+  for (i = 0; i < 5; i++)
+    e->np[i] += e->dn[i];
+  for (i = 1; i < 4; i++) {
+    double d = e->np[i] - e->n[i], *q = e->q, *n = e->n;
+
+    if ((d >= 1.0 && n[i + 1] - n[i] > 1.0) ||
+        (d <= -1.0 && n[i - 1] - n[i] < -1.0)) {
+      int s = d > 0 ? 1 : -1;
+      double qp = q[i] + s / (n[i + 1] - n[i - 1]) *
+          ((n[i] - n[i - 1] + s) * (q[i + 1] - q[i]) / (n[i + 1] - n[i]) +
+          (n[i + 1] - n[i] - s) * (q[i] - q[i - 1]) / (n[i] - n[i - 1]));
+
+      if (q[i - 1] < qp && qp < q[i + 1])
+        q[i] = qp;
+      else
+        q[i] = q[i] + s * (q[i + s] - q[i]) / (n[i + s] - n[i]);
+      n[i] += s;
+    }
+  }
+}
+
+static double
+ref_p2_estimate (const RefP2 * e)
+{
+  double v[5];
+  guint i;
+
+  if (e->count > 5)
+    return e->q[2];
+  /* stats.c's exact path is tested against exact_quantile above. */
+  for (i = 0; i < e->count; i++)
+    v[i] = e->q[i];
+  return e->count ? exact_quantile (v, e->count, e->p) : 0.0;
+}
+
+/* Same bits, NaN equal to NaN. */
+static gboolean
+same_double (double a, double b)
+{
+  return memcmp (&a, &b, sizeof (a)) == 0 || (isnan (a) && isnan (b));
+}
+
+static void
+check_same_as_paper (const gchar * what, const double *data, size_t n)
+{
+  const double ps[3] = { 0.5, 0.9, 0.99 };
+  RefP2 ref[3];
+  StageP2 one[3];
+  StageStats s;
+  size_t i;
+  int j;
+
+  stage_stats_init (&s);
+  for (j = 0; j < 3; j++) {
+    memset (&ref[j], 0, sizeof (ref[j]));
+    ref[j].p = ps[j];
+    stage_p2_init (&one[j], ps[j]);
+  }
+  for (i = 0; i < n; i++) {
+    double lanes[3];
+
+    stage_stats_add (&s, data[i]);
+    lanes[0] = stage_stats_median (&s);
+    lanes[1] = stage_stats_p90 (&s);
+    lanes[2] = stage_stats_p99 (&s);
+    for (j = 0; j < 3; j++) {
+      double r, e;
+
+      ref_p2_add (&ref[j], data[i]);
+      stage_p2_add (&one[j], data[i]);
+      r = ref_p2_estimate (&ref[j]);
+      e = stage_p2_estimate (&one[j]);
+      fail_unless (same_double (e, r) && same_double (lanes[j], r),
+          "%s, sample %" G_GSIZE_FORMAT ", p%g: paper %.17g, stage_p2 %.17g,"
+          " stage_stats %.17g", what, i, ps[j] * 100, r, e, lanes[j]);
+    }
+  }
+}
+
+GST_START_TEST (test_p2_same_as_paper)
+{
+  GRand *r = g_rand_new_with_seed (2024);
+  const size_t n = 20000;
+  double *d = g_new (double, n);
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    d[i] = g_rand_double_range (r, 1.0, 2.0);
+  check_same_as_paper ("uniform", d, n);
+  for (i = 0; i < n; i++)
+    d[i] = exp (2.0 * g_rand_double (r)) *
+        (g_rand_double (r) < 0.02 ? 100.0 : 1.0);
+  check_same_as_paper ("stalls", d, n);
+  for (i = 0; i < n; i++)       /* whole nanoseconds in ms: many ties */
+    d[i] = g_rand_int_range (r, 100, 130) * 1e-6;
+  check_same_as_paper ("ties", d, n);
+  for (i = 0; i < n; i++)
+    d[i] = (double) (i % 1000) - (double) (i / 1000);
+  check_same_as_paper ("saw", d, n);
+  g_free (d);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
+/* Inputs no tracer sends but a caller could: infinities, NaN, signed
+ * zeros, before and after the fifth sample. Whatever the paper's update
+ * makes of them, both paths make the same. */
+GST_START_TEST (test_p2_same_as_paper_edges)
+{
+  const double edge[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0 };
+  GRand *r = g_rand_new_with_seed (99);
+  const size_t n = 3000;
+  double *d = g_new (double, n);
+  size_t i;
+  int k;
+
+  for (k = 0; k < (int) G_N_ELEMENTS (edge); k++) {
+    gchar *what = g_strdup_printf ("edge %g", edge[k]);
+
+    for (i = 0; i < n; i++)
+      d[i] = g_rand_double (r) < 0.01 || i == 2 || i == 7 ? edge[k] :
+          g_rand_double_range (r, -1.0, 1.0);
+    check_same_as_paper (what, d, n);
+    g_free (what);
+  }
+  g_free (d);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 ops_stats_suite (void)
 {
@@ -264,6 +451,8 @@ ops_stats_suite (void)
   tcase_add_test (tc, test_p2_constant);
   tcase_add_test (tc, test_p2_heavy_tailed);
   tcase_add_test (tc, test_no_nan_on_duplicates);
+  tcase_add_test (tc, test_p2_same_as_paper);
+  tcase_add_test (tc, test_p2_same_as_paper_edges);
   return s;
 }
 
