@@ -8,42 +8,22 @@
 
 #include <gst/gst.h>
 
-#ifdef HAVE_GSTSTAGERESIZE
 #include "gststageresize.h"
-#endif
-#ifdef HAVE_GSTSTAGESTRIDE
 #include "gststagestride.h"
-#endif
-#ifdef HAVE_GSTSTAGERANGE
 #include "gststagerange.h"
-#endif
-#ifdef HAVE_GSTSTAGEGATHER
 #include "gststagegather.h"
-#endif
-#ifdef HAVE_GSTSTAGEBIN
 #include "gststagebin.h"
-#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ok = TRUE;
 
-#ifdef HAVE_GSTSTAGERESIZE
   ok &= GST_ELEMENT_REGISTER (stageresize, plugin);
-#endif
-#ifdef HAVE_GSTSTAGESTRIDE
   ok &= GST_ELEMENT_REGISTER (stagestride, plugin);
-#endif
-#ifdef HAVE_GSTSTAGERANGE
   ok &= GST_ELEMENT_REGISTER (stagerange, plugin);
-#endif
-#ifdef HAVE_GSTSTAGEGATHER
   ok &= GST_ELEMENT_REGISTER (stagegather, plugin);
-#endif
-#ifdef HAVE_GSTSTAGEBIN
   ok &= GST_ELEMENT_REGISTER (stagebin, plugin);
-#endif
 
   return ok;
 }
