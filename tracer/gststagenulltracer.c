@@ -75,6 +75,34 @@ null_element_change_state_post (GObject * self, GstClockTime ts,
 }
 
 static void
+null_pad_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstEvent * event)
+{
+}
+
+static void
+null_pad_event_post (GObject * self, GstClockTime ts, GstPad * pad,
+    gboolean res)
+{
+}
+
+static void
+null_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
+{
+}
+
+static void
+null_element_new (GObject * self, GstClockTime ts, GstElement * element)
+{
+}
+
+static void
+null_pad_link_post (GObject * self, GstClockTime ts, GstPad * srcpad,
+    GstPad * sinkpad, GstPadLinkReturn res)
+{
+}
+
+static void
 gst_stage_null_tracer_class_init (GstStageNullTracerClass * klass)
 {
 }
@@ -106,5 +134,17 @@ gst_stage_null_tracer_init (GstStageNullTracer * self)
       G_CALLBACK (null_pad_pull_range_post));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (null_element_change_state_post));
+  gst_tracing_register_hook (tracer, "pad-push-event-pre",
+      G_CALLBACK (null_pad_event_pre));
+  gst_tracing_register_hook (tracer, "pad-push-event-post",
+      G_CALLBACK (null_pad_event_post));
+  gst_tracing_register_hook (tracer, "object-destroyed",
+      G_CALLBACK (null_object_destroyed));
+  /* The same keys as stageprof, so GStreamer's hook table has the same
+   * size and probe chains (see gst_stage_prof_constructed). */
+  gst_tracing_register_hook (tracer, "element-new",
+      G_CALLBACK (null_element_new));
+  gst_tracing_register_hook (tracer, "pad-link-post",
+      G_CALLBACK (null_pad_link_post));
   GST_DEBUG_OBJECT (self, "registered stageprof's hooks, all empty");
 }

@@ -32,6 +32,7 @@
 #include "stats.h"
 
 #define SP_MAX_DEPTH 64
+/* Initial size of a thread's pad cache; it doubles past half full. */
 #define SP_CACHE_SLOTS 256
 /* A put into a queue whose limits we cannot see (multiqueue, generic
  * queue-like elements) only gets a grey slice when it blocked this long;
@@ -166,15 +167,21 @@ typedef struct
 
 typedef struct
 {
+  gpointer key;                 /* a pad; NULL: free */
+  SpElemRec *rec;
+} SpCacheSlot;
+
+typedef struct
+{
   SpRecorder *r;
   SpThreadRec *thread;
   GHashTable *recs;             /* GstElement* -> SpElemRec* of `thread` */
   GHashTable *thread_by_pipe;   /* SpPipe* -> SpThreadRec* */
-  struct
-  {
-    gpointer key;
-    SpElemRec *rec;
-  } cache[SP_CACHE_SLOTS];
+  /* Pad -> record, open addressing with linear probing; never more than
+   * half full, emptied as a whole (epoch), so no deletions. */
+  SpCacheSlot *cache;
+  guint cache_mask;
+  guint cache_used;
   gint epoch;
   guint depth;
   SpFrame stack[SP_MAX_DEPTH];
@@ -203,7 +210,11 @@ struct _SpRecorder
 };
 
 static void state_free (gpointer data);
-static __thread SpThreadState *sp_tls;
+/* initial-exec: a plain %fs-relative load on every hook instead of a call
+ * to __tls_get_addr (the default model for a dlopen()ed plugin). One
+ * pointer fits in the static TLS that glibc reserves for such modules. */
+static __thread SpThreadState *sp_tls
+    __attribute__ ((tls_model ("initial-exec")));
 static GPrivate sp_state_key = G_PRIVATE_INIT (state_free);
 
 /* ------------------------------------------------------------------ */
@@ -701,7 +712,8 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
 static void
 state_clear_cache (SpThreadState * st)
 {
-  memset (st->cache, 0, sizeof (st->cache));
+  memset (st->cache, 0, (st->cache_mask + 1) * sizeof (SpCacheSlot));
+  st->cache_used = 0;
   g_hash_table_remove_all (st->recs);
 }
 
@@ -769,12 +781,45 @@ pad_element (GstPad * pad)
   return GST_ELEMENT_CAST (parent);
 }
 
+/* Fibonacci hashing: pads are allocated close together, and a plain
+ * shift-and-mask of their addresses made two of the ten pads of a short
+ * pipeline share a slot in about half the runs. */
 static inline guint
-pad_slot (GstPad * pad)
+pad_slot (gconstpointer pad, guint mask)
 {
-  guintptr p = (guintptr) pad;
+  guint64 p = (guintptr) pad;
 
-  return (guint) ((p >> 4) ^ (p >> 12)) & (SP_CACHE_SLOTS - 1);
+  return (guint) ((p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 40) & mask;
+}
+
+static void
+cache_insert (SpThreadState * st, GstPad * pad, SpElemRec * rec)
+{
+  guint i;
+
+  if (G_UNLIKELY ((st->cache_used + 1) * 2 > st->cache_mask + 1)) {
+    SpCacheSlot *old = st->cache;
+    guint old_size = st->cache_mask + 1, j;
+
+    st->cache_mask = old_size * 2 - 1;
+    st->cache = g_new0 (SpCacheSlot, old_size * 2);
+    for (j = 0; j < old_size; j++) {
+      if (!old[j].key)
+        continue;
+      i = pad_slot (old[j].key, st->cache_mask);
+      while (st->cache[i].key)
+        i = (i + 1) & st->cache_mask;
+      st->cache[i] = old[j];
+    }
+    g_free (old);
+  }
+  i = pad_slot (pad, st->cache_mask);
+  while (st->cache[i].key && st->cache[i].key != pad)
+    i = (i + 1) & st->cache_mask;
+  if (!st->cache[i].key)
+    st->cache_used++;
+  st->cache[i].key = pad;
+  st->cache[i].rec = rec;
 }
 
 /* The per-thread cache maps a pad straight to the record of its element on
@@ -784,22 +829,30 @@ static SpElemRec *
 lookup_pad_slow (SpRecorder * r, SpThreadState * st, GstPad * pad,
     guint64 ts)
 {
-  GstElement *e = pad_element (pad);
-  SpElemRec *rec = e ? lookup_elem (r, st, e, ts) : NULL;
-  guint slot = pad_slot (pad);
+  GstElement *e;
+  SpElemRec *rec;
+  guint i = pad_slot (pad, st->cache_mask);
 
-  st->cache[slot].key = pad;
-  st->cache[slot].rec = rec;
+  /* Past a slot taken by another pad. */
+  while (st->cache[i].key) {
+    if (st->cache[i].key == pad)
+      return st->cache[i].rec;
+    i = (i + 1) & st->cache_mask;
+  }
+  e = pad_element (pad);
+  /* May switch the thread record, which empties the cache. */
+  rec = e ? lookup_elem (r, st, e, ts) : NULL;
+  cache_insert (st, pad, rec);
   return rec;
 }
 
 static inline SpElemRec *
 lookup_pad (SpRecorder * r, SpThreadState * st, GstPad * pad, guint64 ts)
 {
-  guint slot = pad_slot (pad);
+  SpCacheSlot *slot = &st->cache[pad_slot (pad, st->cache_mask)];
 
-  if (G_LIKELY (st->cache[slot].key == pad))
-    return st->cache[slot].rec;
+  if (G_LIKELY (slot->key == pad))
+    return slot->rec;
   return lookup_pad_slow (r, st, pad, ts);
 }
 
@@ -823,6 +876,7 @@ state_free (gpointer data)
   if (sp_tls == st)
     sp_tls = NULL;
   g_hash_table_destroy (st->recs);
+  g_free (st->cache);
   g_hash_table_destroy (st->thread_by_pipe);
   g_free (st);
 }
@@ -834,6 +888,8 @@ state_new (SpRecorder * r)
 
   st->r = r;
   st->recs = g_hash_table_new (NULL, NULL);
+  st->cache = g_new0 (SpCacheSlot, SP_CACHE_SLOTS);
+  st->cache_mask = SP_CACHE_SLOTS - 1;
   st->thread_by_pipe = g_hash_table_new (NULL, NULL);
   st->epoch = g_atomic_int_get (&r->epoch);
   st->os_tid = (guint64) syscall (SYS_gettid);
@@ -853,7 +909,8 @@ state_refresh (SpRecorder * r, SpThreadState * st, guint64 ts)
   gpointer key, value;
 
   st->epoch = g_atomic_int_get (&r->epoch);
-  memset (st->cache, 0, sizeof (st->cache));
+  memset (st->cache, 0, (st->cache_mask + 1) * sizeof (SpCacheSlot));
+  st->cache_used = 0;
   g_hash_table_iter_init (&iter, st->recs);
   while (g_hash_table_iter_next (&iter, &key, &value)) {
     SpElemRec *rec = value;
@@ -874,6 +931,33 @@ get_state (SpRecorder * r, guint64 ts)
   if (G_UNLIKELY (st->epoch != g_atomic_int_get (&r->epoch)))
     state_refresh (r, st, ts);
   return st;
+}
+
+/* For the hooks' fast paths: this thread's state when it is set up and
+ * current, else NULL (take the full path, which sets it up); then the
+ * cached record of `pad`, FALSE when the pad is not cached. Neither calls
+ * anything, so the common path of a hook needs no stack frame and ends in
+ * a tail call at most. */
+static inline SpThreadState *
+state_fast (SpRecorder * r)
+{
+  SpThreadState *st = sp_tls;
+
+  if (G_UNLIKELY (st == NULL || st->r != r
+          || st->epoch != g_atomic_int_get (&r->epoch)))
+    return NULL;
+  return st;
+}
+
+static inline gboolean
+cached_rec (SpThreadState * st, GstPad * pad, SpElemRec ** rec)
+{
+  SpCacheSlot *slot = &st->cache[pad_slot (pad, st->cache_mask)];
+
+  if (G_UNLIKELY (slot->key != pad))
+    return FALSE;
+  *rec = slot->rec;
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1189,15 +1273,42 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   }
 }
 
-static inline void
+static inline G_ALWAYS_INLINE void
 pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
 {
+  SpFrame *f;
+  SpElemRec *rec;
+  guint64 dur;
+
   if (G_UNLIKELY (st->depth == 0))
     return;                     /* a post whose pre came before tracing */
   st->depth--;
   if (G_UNLIKELY (st->depth >= SP_MAX_DEPTH))
     return;
-  finish_frame (r, st, &st->stack[st->depth], ts);
+  f = &st->stack[st->depth];
+  rec = f->rec;
+  if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL)) {
+    finish_frame (r, st, f, ts);
+    return;
+  }
+  /* The plain chain, nearly every frame: finish_frame()'s last case,
+   * inlined, with the sample last so that it can be a tail call. */
+  dur = ts > f->start ? ts - f->start : 0;
+  {
+    SpThreadRec *th = rec->thread;
+    SpElemInfo *info = rec->info;
+    guint64 self = dur > f->child ? dur - f->child : 0;
+
+    if (st->depth > 0)
+      f[-1].child += dur;
+    else
+      st->base_child += dur;
+    th->busy += self;
+    th->last_ts = ts;
+    if (info->traced)
+      emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
+    add_sample (r, rec, self, ts);
+  }
 }
 
 /* Sizes are only needed for queues: computed there, off the common path. */
@@ -1221,19 +1332,16 @@ data_info (GstBuffer * buf, GstBufferList * list, guint64 * bytes,
   }
 }
 
-void
-sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
-    GstBuffer * buf, GstBufferList * list)
+/* Every case; sp_record_chain_pre() handles the common one itself. */
+static G_GNUC_NO_INLINE void
+chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
+    guint64 ts, GstPad * pad, GstBuffer * buf, GstBufferList * list)
 {
   guint n_buffers = data_count (buf, list);
   guint64 bytes;
   GstClockTime pts;
-  SpThreadState *st = get_state (r, ts);
-  SpElemRec *rec = lookup_pad (r, st, pad, ts);
   SpQueue *q;
 
-  if (G_UNLIKELY (!rec))
-    return;
   if (st->depth == 0) {
     rec = top_level (r, st, rec, pad, ts);
   } else if (G_UNLIKELY (st->depth <= SP_MAX_DEPTH
@@ -1260,12 +1368,75 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
     st->stack[st->depth - 1].list = TRUE;
 }
 
+static G_GNUC_NO_INLINE void
+chain_pre_hook (SpRecorder * r, guint64 ts, GstPad * pad, GstBuffer * buf,
+    GstBufferList * list)
+{
+  SpThreadState *st = get_state (r, ts);
+  SpElemRec *rec = lookup_pad (r, st, pad, ts);
+
+  if (G_UNLIKELY (!rec))
+    return;
+  chain_pre_full (r, st, rec, ts, pad, buf, list);
+}
+
 void
-sp_record_chain_post (SpRecorder * r, guint64 ts, GstPad * pad)
+sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
+    GstBuffer * buf, GstBufferList * list)
+{
+  SpThreadState *st = state_fast (r);
+  SpElemRec *rec;
+  guint depth;
+  SpFrame *f;
+
+  if (G_UNLIKELY (st == NULL || !cached_rec (st, pad, &rec))) {
+    chain_pre_hook (r, ts, pad, buf, list);
+    return;
+  }
+  if (G_UNLIKELY (!rec))
+    return;
+  depth = st->depth;
+  /* The common case: one buffer, into a plain element, nested in a chain
+   * that did not take a list; what chain_pre_full() would do there. */
+  if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
+          || st->stack[depth - 1].list || rec->info->queue != NULL
+          || g_atomic_int_get (&rec->info->split_chain))) {
+    chain_pre_full (r, st, rec, ts, pad, buf, list);
+    return;
+  }
+  rec->buffers++;
+  st->depth = depth + 1;
+  f = &st->stack[depth];
+  f->rec = rec;
+  f->start = ts;
+  f->child = 0;
+  f->kind = SP_FRAME_CHAIN;
+  f->full = FALSE;
+  f->list = FALSE;
+  f->cpu_on = FALSE;
+}
+
+static G_GNUC_NO_INLINE void
+chain_post_hook (SpRecorder * r, guint64 ts, GstPad * pad)
 {
   SpThreadState *st = get_state (r, ts);
 
   if (G_UNLIKELY (!lookup_pad (r, st, pad, ts)))
+    return;
+  pop_frame (r, st, ts);
+}
+
+void
+sp_record_chain_post (SpRecorder * r, guint64 ts, GstPad * pad)
+{
+  SpThreadState *st = state_fast (r);
+  SpElemRec *rec;
+
+  if (G_UNLIKELY (st == NULL || !cached_rec (st, pad, &rec))) {
+    chain_post_hook (r, ts, pad);
+    return;
+  }
+  if (G_UNLIKELY (!rec))
     return;
   pop_frame (r, st, ts);
 }
@@ -1298,22 +1469,14 @@ queue_get_data (SpRecorder * r, SpQueue * q, guint64 ts, GstBuffer * buf,
   queue_get (r, q, ts, data_count (buf, list), bytes, pts);
 }
 
-void
-sp_record_push_pre (SpRecorder * r, guint64 ts, GstPad * pad,
-    GstBuffer * buf, GstBufferList * list)
+/* A push at the top of the stack: the thread's driving element. */
+static G_GNUC_NO_INLINE void
+push_pre_top (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
+    guint64 ts, GstPad * pad, GstBuffer * buf, GstBufferList * list)
 {
-  SpThreadState *st = get_state (r, ts);
-  SpElemRec *rec = lookup_pad (r, st, pad, ts);
   SpElemInfo *info;
   SpThreadRec *th;
 
-  if (G_UNLIKELY (!rec))
-    return;
-  if (st->depth != 0) {
-    if (G_UNLIKELY (rec->info->queue != NULL))
-      queue_get_data (r, rec->info->queue, ts, buf, list);
-    return;
-  }
   rec = top_level (r, st, rec, pad, ts);
   info = rec->info;
   th = rec->thread;
@@ -1361,8 +1524,39 @@ sp_record_push_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   st->base_child = 0;
 }
 
+static G_GNUC_NO_INLINE void
+push_pre_hook (SpRecorder * r, guint64 ts, GstPad * pad, GstBuffer * buf,
+    GstBufferList * list)
+{
+  SpThreadState *st = get_state (r, ts);
+  SpElemRec *rec = lookup_pad (r, st, pad, ts);
+
+  if (G_UNLIKELY (!rec))
+    return;
+  if (st->depth != 0) {
+    if (G_UNLIKELY (rec->info->queue != NULL))
+      queue_get_data (r, rec->info->queue, ts, buf, list);
+    return;
+  }
+  push_pre_top (r, st, rec, ts, pad, buf, list);
+}
+
 void
-sp_record_push_post (SpRecorder * r, guint64 ts, GstPad * pad)
+sp_record_push_pre (SpRecorder * r, guint64 ts, GstPad * pad,
+    GstBuffer * buf, GstBufferList * list)
+{
+  SpThreadState *st = state_fast (r);
+  SpElemRec *rec;
+
+  /* Nested in a chain, a plain element's push needs nothing. */
+  if (G_LIKELY (st != NULL && cached_rec (st, pad, &rec)
+          && (rec == NULL || (st->depth != 0 && rec->info->queue == NULL))))
+    return;
+  push_pre_hook (r, ts, pad, buf, list);
+}
+
+static G_GNUC_NO_INLINE void
+push_post_hook (SpRecorder * r, guint64 ts, GstPad * pad)
 {
   SpThreadState *st = get_state (r, ts);
   SpElemRec *rec;
@@ -1380,6 +1574,17 @@ sp_record_push_post (SpRecorder * r, guint64 ts, GstPad * pad)
   if (G_UNLIKELY (rec->split_next))
     st->cpu_push_end = thread_cpu_ns ();
   rec->thread->last_ts = ts;
+}
+
+void
+sp_record_push_post (SpRecorder * r, guint64 ts, GstPad * pad)
+{
+  SpThreadState *st = state_fast (r);
+
+  /* Only the end of a top-level push counts. */
+  if (G_LIKELY (st != NULL && st->depth != 0))
+    return;
+  push_post_hook (r, ts, pad);
 }
 
 void

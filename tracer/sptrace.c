@@ -45,6 +45,11 @@
 #define SP_OUT_BUF_BYTES (256 * 1024)
 /* Per-thread ts order: see sp_drain_thread(). */
 #define SP_HOLD_NS (100 * G_GUINT64_CONSTANT (1000000))
+#define SP_NAME_CACHE_SLOTS 64
+/* Formatting writes up to this many bytes past an escaped name or a
+ * pid/tid pair (fixed-size copies, no libc call): sp_reserve() room. */
+#define SP_NAME_PAD 32
+#define SP_IDS_BYTES 48
 
 enum
 {
@@ -82,6 +87,12 @@ typedef struct
   guint64 max_end;              /* writer only: latest slice end seen */
 } SpThreadBuf;
 
+typedef struct
+{
+  const gchar *name;
+  const struct _SpName *e;
+} SpNameSlot;
+
 struct _SpTrace
 {
   guint64 id;
@@ -109,6 +120,14 @@ struct _SpTrace
   gsize olen, ocap;
   gboolean first;
   GHashTable *names;            /* name pointer -> escaped name */
+  /* In front of `names`: a trace has a few dozen names, each looked up
+   * once per event. */
+  SpNameSlot name_cache[SP_NAME_CACHE_SLOTS];
+  /* ,"pid":P,"tid":T of the last slice: records come grouped by thread. */
+  guint32 ids_pid;
+  guint64 ids_tid;
+  gsize ids_len;
+  gchar ids[SP_IDS_BYTES];
   GPtrArray *snap;
   gboolean write_failed;
   guint64 events;               /* atomic */
@@ -138,7 +157,10 @@ sp_thread_buf_unref (SpThreadBuf * tb)
     g_free (tb);
 }
 
-static __thread SpTls *sp_tls_fast;
+/* initial-exec: a plain %fs-relative load per event instead of a call to
+ * __tls_get_addr (the default model in a dlopen()ed plugin). */
+static __thread SpTls *sp_tls_fast
+    __attribute__ ((tls_model ("initial-exec")));
 
 static void
 sp_tls_free (gpointer data)
@@ -332,7 +354,7 @@ sp_json_escape_append (GString * out, const gchar * s)
 /* The writer formats straight into a byte buffer: GString's per-call
  * overhead was most of the writer's time. */
 
-typedef struct
+typedef struct _SpName
 {
   gchar *s;
   gsize len;
@@ -361,26 +383,39 @@ static const gchar sp_digits2[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Two digits per division: timestamps have a dozen or more. */
+static inline guint
+sp_n_digits (guint64 v)
+{
+  guint n = 1;
+
+  while (v >= 10000) {
+    v /= 10000;
+    n += 4;
+  }
+  return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* Two digits per division: timestamps have a dozen or more. Written in
+ * place, back to front, rather than copied from a scratch buffer: no libc
+ * call per number. */
 static inline gchar *
 sp_put_u64 (gchar * p, guint64 v)
 {
-  gchar buf[20];
-  gint i = sizeof (buf);
+  gchar *end = p + sp_n_digits (v), *q = end;
 
   while (v >= 100) {
     guint d = (guint) (v % 100) * 2;
     v /= 100;
-    buf[--i] = sp_digits2[d + 1];
-    buf[--i] = sp_digits2[d];
+    *--q = sp_digits2[d + 1];
+    *--q = sp_digits2[d];
   }
   if (v >= 10) {
-    buf[--i] = sp_digits2[v * 2 + 1];
-    buf[--i] = sp_digits2[v * 2];
+    *--q = sp_digits2[v * 2 + 1];
+    *--q = sp_digits2[v * 2];
   } else {
-    buf[--i] = '0' + (gchar) v;
+    *--q = '0' + (gchar) v;
   }
-  return sp_put (p, buf + i, sizeof (buf) - i);
+  return end;
 }
 
 static inline gchar *
@@ -408,7 +443,7 @@ sp_put_us (gchar * p, guint64 ns)
 }
 
 static const SpName *
-sp_escaped_name (SpTrace * t, const gchar * name)
+sp_escaped_name_slow (SpTrace * t, const gchar * name)
 {
   SpName *e = g_hash_table_lookup (t->names, name);
 
@@ -417,10 +452,32 @@ sp_escaped_name (SpTrace * t, const gchar * name)
     sp_json_escape_append (s, name);
     e = g_new (SpName, 1);
     e->len = s->len;
-    e->s = g_string_free (s, FALSE);
+    /* Padded: sp_put_name() copies a fixed SP_NAME_PAD bytes. */
+    e->s = g_malloc0 (s->len + SP_NAME_PAD);
+    memcpy (e->s, s->str, s->len);
+    g_string_free (s, TRUE);
     g_hash_table_insert (t->names, (gpointer) name, e);
   }
   return e;
+}
+
+/* Two ways: slots i and i ^ 1, the newest in i. */
+static inline const SpName *
+sp_escaped_name (SpTrace * t, const gchar * name)
+{
+  guint64 p = (guintptr) name;
+  guint i = (guint) ((p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 40)
+      & (SP_NAME_CACHE_SLOTS - 1);
+  SpNameSlot *a = &t->name_cache[i], *b = &t->name_cache[i ^ 1];
+
+  if (G_LIKELY (a->name == name && a->e))
+    return a->e;
+  if (b->name == name && b->e)
+    return b->e;
+  *b = *a;
+  a->e = sp_escaped_name_slow (t, name);
+  a->name = name;
+  return a->e;
 }
 
 static void sp_write_out (SpTrace * t);
@@ -459,17 +516,46 @@ sp_append_raw (SpTrace * t, const gchar * s, gsize len)
   t->olen += len;
 }
 
+static inline gchar *
+sp_put_name (gchar * p, const SpName * name)
+{
+  if (G_LIKELY (name->len <= SP_NAME_PAD))
+    memcpy (p, name->s, SP_NAME_PAD);
+  else
+    memcpy (p, name->s, name->len);
+  return p + name->len;
+}
+
+static inline gchar *
+sp_put_ids (SpTrace * t, gchar * p, guint32 pid, guint64 tid)
+{
+  if (G_UNLIKELY (t->ids_len == 0 || t->ids_pid != pid || t->ids_tid != tid)) {
+    gchar *q = t->ids;
+
+    q = SP_PUT_LIT (q, ",\"pid\":");
+    q = sp_put_u64 (q, pid);
+    q = SP_PUT_LIT (q, ",\"tid\":");
+    q = sp_put_u64 (q, tid);
+    t->ids_len = q - t->ids;
+    t->ids_pid = pid;
+    t->ids_tid = tid;
+  }
+  memcpy (p, t->ids, SP_IDS_BYTES);
+  return p + t->ids_len;
+}
+
 static void
 sp_format_record (SpTrace * t, const SpRecord * r)
 {
   const SpName *name = sp_escaped_name (t, r->name);
-  /* Fixed text plus up to 6 numbers of 21 characters, plus the name twice. */
-  gchar *p = sp_reserve (t, 256 + 2 * name->len), *start = p;
+  /* Fixed text plus up to 6 numbers of 21 characters, plus the name twice,
+   * plus what the fixed-size copies write past their end. */
+  gchar *p = sp_reserve (t, 256 + 2 * name->len + SP_IDS_BYTES), *start = p;
 
   p = sp_put_sep (t, p);
   if (r->kind == SP_REC_COUNTER) {
     p = SP_PUT_LIT (p, "{\"name\":\"");
-    p = sp_put (p, name->s, name->len);
+    p = sp_put_name (p, name);
     p = SP_PUT_LIT (p, "\",\"ph\":\"C\",\"ts\":");
     p = sp_put_us (p, r->ts);
     p = SP_PUT_LIT (p, ",\"pid\":");
@@ -494,12 +580,12 @@ sp_format_record (SpTrace * t, const SpRecord * r)
       break;
     case SP_SLICE_GPU:
       p = SP_PUT_LIT (p, "{\"name\":\"");
-      p = sp_put (p, name->s, name->len);
+      p = sp_put_name (p, name);
       p = SP_PUT_LIT (p, "\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":");
       break;
     default:
       p = SP_PUT_LIT (p, "{\"name\":\"");
-      p = sp_put (p, name->s, name->len);
+      p = sp_put_name (p, name);
       /* Element slices are most of a trace: they go without a "cat"
        * (optional in the format), which keeps events under 100 bytes. */
       p = SP_PUT_LIT (p, "\",\"ph\":\"X\",\"ts\":");
@@ -508,13 +594,10 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   p = sp_put_us (p, r->ts);
   p = SP_PUT_LIT (p, ",\"dur\":");
   p = sp_put_us (p, r->a);
-  p = SP_PUT_LIT (p, ",\"pid\":");
-  p = sp_put_u64 (p, r->pid);
-  p = SP_PUT_LIT (p, ",\"tid\":");
-  p = sp_put_u64 (p, r->b);
+  p = sp_put_ids (t, p, r->pid, r->b);
   if (r->kind == SP_SLICE_WAIT_INPUT || r->kind == SP_SLICE_WAIT_OUTPUT) {
     p = SP_PUT_LIT (p, ",\"cname\":\"grey\",\"args\":{\"element\":\"");
-    p = sp_put (p, name->s, name->len);
+    p = sp_put_name (p, name);
     p = SP_PUT_LIT (p, "\"}");
   }
   p = SP_PUT_LIT (p, "}\n");
@@ -552,6 +635,22 @@ sp_sort_batch (GArray * a)
   SpRecord *r = (SpRecord *) a->data;
   guint i, j;
 
+  /* A nest of chains ends innermost first: its slices come in runs of
+   * strictly decreasing start. Reversing those runs first spares the
+   * insertion sort most of its moves; no two records of such a run compare
+   * equal, so the result is the same. */
+  for (i = 0; i + 1 < a->len;) {
+    guint k = i + 1;
+
+    while (k < a->len && r[k].ts < r[k - 1].ts)
+      k++;
+    for (j = k - 1; i < j; i++, j--) {
+      SpRecord x = r[i];
+      r[i] = r[j];
+      r[j] = x;
+    }
+    i = k;
+  }
   for (i = 1; i < a->len; i++) {
     SpRecord x = r[i];
     for (j = i; j > 0 && (r[j - 1].ts > x.ts || (r[j - 1].ts == x.ts
