@@ -30,9 +30,7 @@
 #include "gststageprof.h"
 #include "sprecord.h"
 #include "spsummary.h"
-#ifdef HAVE_SPTRACE
 #include "sptrace.h"
-#endif
 #ifdef HAVE_SPDB
 #include "spdb.h"
 #endif
@@ -285,12 +283,10 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
-#ifdef HAVE_SPTRACE
     GST_OBJECT_LOCK (self);
     if (self->trace)
       sp_trace_flush (self->trace);
     GST_OBJECT_UNLOCK (self);
-#endif
   }
 }
 
@@ -300,7 +296,6 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
 static void
 stage_prof_set_trace (GstStageProf * self, const gchar * path)
 {
-#ifdef HAVE_SPTRACE
   SpTrace *t = NULL, *old;
   GError *err = NULL;
 
@@ -323,11 +318,6 @@ stage_prof_set_trace (GstStageProf * self, const gchar * path)
   sp_recorder_set_trace (self->rec, t);
   if (old)
     sp_trace_flush (old);
-#else
-  if (path && *path)
-    g_warning ("stageprof: trace=%s ignored: this build has no trace writer "
-        "(tracer/sptrace.c)", path);
-#endif
 }
 
 static void
@@ -563,7 +553,6 @@ stage_prof_parse_params (GstStageProf * self, const gchar * params)
 static gboolean
 stage_prof_write_trace (GstStageProf * self, const gchar * path)
 {
-#ifdef HAVE_SPTRACE
   SpTrace *t;
   GError *err = NULL;
   gboolean ok;
@@ -587,10 +576,6 @@ stage_prof_write_trace (GstStageProf * self, const gchar * path)
     g_clear_error (&err);
   }
   return ok;
-#else
-  g_warning ("stageprof: write-trace: this build has no trace writer");
-  return FALSE;
-#endif
 }
 
 static GstStructure *
@@ -792,7 +777,6 @@ stage_prof_final_output (GstStageProf * self)
   }
 #endif
   g_free (where);
-#ifdef HAVE_SPTRACE
   /* The hooks may still fire from threads of a pipeline that was never
    * stopped: detach before closing so nobody records into a freed trace. */
   sp_recorder_set_trace (self->rec, NULL);
@@ -804,9 +788,6 @@ stage_prof_final_output (GstStageProf * self)
   for (i = 0; i < self->old_traces->len; i++)
     sp_trace_free (g_ptr_array_index (self->old_traces, i));
   g_ptr_array_set_size (self->old_traces, 0);
-#else
-  (void) i;
-#endif
 }
 
 static void

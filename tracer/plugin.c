@@ -5,26 +5,18 @@
 
 #include <gst/gst.h>
 
-#ifdef HAVE_GSTSTAGEPROF
 #include "gststageprof.h"
-#endif
-#ifdef HAVE_GSTSTAGENULLTRACER
 #include "gststagenulltracer.h"
-#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ok = TRUE;
 
-#ifdef HAVE_GSTSTAGEPROF
   ok &= gst_tracer_register (plugin, "stageprof", gst_stage_prof_get_type ());
-#endif
-#ifdef HAVE_GSTSTAGENULLTRACER
-  /* The benchmark floor: same hooks as stageprof, doing nothing. */
+  /* The benchmark floor: the same hooks as stageprof, doing nothing. */
   ok &= gst_tracer_register (plugin, "stagenull",
       gst_stage_null_tracer_get_type ());
-#endif
 
   return ok;
 }

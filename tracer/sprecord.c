@@ -230,33 +230,23 @@ static inline void
 emit_slice (SpRecorder * r, SpThreadRec * th, const gchar * name,
     guint64 ts, guint64 dur, gint kind)
 {
-#ifdef HAVE_SPTRACE
   SpTrace *t = get_trace (r);
   if (t)
     sp_trace_slice (t, th->pipe->pid, th->tid, name, ts, dur,
         (SpSliceKind) kind);
-#endif
 }
 
 static inline void
 emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
 {
-#ifdef HAVE_SPTRACE
   SpTrace *t = get_trace (r);
   if (t && q->traced)
     sp_trace_counter (t, q->pipe->pid, q->name, ts, q->level, q->bytes);
-#endif
 }
 
-#ifdef HAVE_SPTRACE
 #define SLICE_ELEMENT SP_SLICE_ELEMENT
 #define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
 #define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
-#else
-#define SLICE_ELEMENT 0
-#define SLICE_WAIT_INPUT 1
-#define SLICE_WAIT_OUTPUT 2
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Recorder */
@@ -350,7 +340,6 @@ void
 sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
 {
   g_mutex_lock (&r->lock);
-#ifdef HAVE_SPTRACE
   if (trace) {
     guint i;
     for (i = 0; i < r->pipes->len; i++) {
@@ -362,7 +351,6 @@ sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
       sp_trace_thread_name (trace, th->pipe->pid, th->tid, th->name);
     }
   }
-#endif
   g_atomic_pointer_set (&r->trace, trace);
   g_mutex_unlock (&r->lock);
 }
@@ -440,10 +428,8 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   if (p && GST_OBJECT_NAME (top) && strcmp (p->name, GST_OBJECT_NAME (top))) {
     /* Renamed since first seen (gst_parse_launch, then set_name). */
     p->name = g_intern_string (GST_OBJECT_NAME (top));
-#ifdef HAVE_SPTRACE
     if (r->trace)
       sp_trace_process_name (r->trace, p->pid, p->name);
-#endif
   }
   if (p)
     return p;
@@ -454,10 +440,8 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p->pid = ++r->next_pid;
   g_hash_table_insert (r->pipes_by_obj, top, p);
   g_ptr_array_add (r->pipes, p);
-#ifdef HAVE_SPTRACE
   if (r->trace)
     sp_trace_process_name (r->trace, p->pid, p->name);
-#endif
   return p;
 }
 
@@ -701,10 +685,8 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   th->name = thread_name_locked (r, driver->pipe, driver);
   thread_reset (th, g_atomic_int_get (&r->gen), ts);
   g_ptr_array_add (r->threads, th);
-#ifdef HAVE_SPTRACE
   if (r->trace)
     sp_trace_thread_name (r->trace, th->pipe->pid, th->tid, th->name);
-#endif
   g_mutex_unlock (&r->lock);
   return th;
 }

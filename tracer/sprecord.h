@@ -17,11 +17,7 @@
 
 #include <gst/gst.h>
 
-#ifdef HAVE_SPTRACE
 #include "sptrace.h"
-#else
-typedef struct _SpTrace SpTrace;
-#endif
 
 G_BEGIN_DECLS
 
