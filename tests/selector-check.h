@@ -64,4 +64,28 @@ selector_counter (GstHarness * h, const gchar * factory, const gchar * name)
   return v;
 }
 
+/* Runs the pipeline `desc` to EOS and reads the `in` and `out` counters of
+ * its element named `name`. */
+static G_GNUC_UNUSED void
+run_to_eos_counting (const gchar * desc, const gchar * name, guint64 * in,
+    guint64 * out)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_object_get (e, "in", in, "out", out, NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
 #endif /* SELECTOR_CHECK_H */

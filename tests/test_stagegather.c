@@ -326,27 +326,13 @@ GST_END_TEST;
 /* A real pipeline: the source stops right after the last index. */
 GST_START_TEST (test_real_pipeline)
 {
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=500 ! "
-      "video/x-raw,width=32,height=24 ! stagegather name=g "
-      "indices=\"40,3,17\" ! fakesink sync=false", NULL);
-  GstElement *g = gst_bin_get_by_name (GST_BIN (pipe), "g");
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
   guint64 in, out;
 
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  g_object_get (g, "in", &in, "out", &out, NULL);
+  run_to_eos_counting ("videotestsrc num-buffers=500 ! "
+      "video/x-raw,width=32,height=24 ! stagegather name=g "
+      "indices=\"40,3,17\" ! fakesink sync=false", "g", &in, &out);
   fail_unless_equals_uint64 (out, 3);
   fail_unless_equals_uint64 (in, 41);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (g);
-  gst_object_unref (pipe);
 }
 
 GST_END_TEST;
