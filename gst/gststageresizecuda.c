@@ -1,10 +1,19 @@
-/* gst-stages: stageresize's CUDA path: module loading, taps upload, kernel
- * launches. See gststageresizecuda.h. */
+/* gst-stages: stageresize's CUDA path: kernel module loading, taps upload,
+ * kernel launches. Built as its own loadable module (libgststages-cuda.mod)
+ * that links gstcuda and, through it, GL, X11 and Wayland: the stages plugin
+ * opens it only when a pipeline hands stageresize CUDA memory or a CUDA
+ * context (gststageresizecudaload.c), so CPU-only hosts never load them. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gststageresizecuda.h"
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API
+#endif
+#include "gststageresizecudamodule.h"
+
+#include <gmodule.h>
+#include <gst/cuda/gstcudacontext.h>
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -16,6 +25,13 @@ GST_DEBUG_CATEGORY_STATIC (stage_cuda_debug);
 
 /* The fatbin nvcc made of ops/resize_cuda.cu (generated C array). */
 extern const unsigned char stage_resize_cuda_fatbin[];
+
+/* The element keeps the context as a plain pointer (it never sees gstcuda's
+ * types); only this module dereferences it. */
+static void mod_resizer_free (StageCudaResizer * r);
+
+#define CTX(st) ((GstCudaContext *) (st)->context)
+#define CTXP(st) ((GstCudaContext **) &(st)->context)
 
 #define BLOCK_X 32
 #define BLOCK_Y 8
@@ -50,8 +66,8 @@ debug_init (void)
   }
 }
 
-gboolean
-stage_cuda_device_available (void)
+static gboolean
+mod_device_available (void)
 {
   int count = 0;
 
@@ -76,8 +92,8 @@ cuda_check (CUresult res, const gchar * what, GError ** error)
   return FALSE;
 }
 
-StageCudaResizer *
-stage_cuda_resizer_new (GstCudaContext * context, GError ** error)
+static StageCudaResizer *
+mod_resizer_new (GstCudaContext * context, GError ** error)
 {
   StageCudaResizer *r = g_new0 (StageCudaResizer, 1);
   gboolean ok;
@@ -88,7 +104,7 @@ stage_cuda_resizer_new (GstCudaContext * context, GError ** error)
   if (!gst_cuda_context_push (context)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "could not make the CUDA context current");
-    stage_cuda_resizer_free (r);
+    mod_resizer_free (r);
     return NULL;
   }
   ok = cuda_check (CuModuleLoadData (&r->module, stage_resize_cuda_fatbin),
@@ -104,7 +120,7 @@ stage_cuda_resizer_new (GstCudaContext * context, GError ** error)
         "stream creation", error);
   gst_cuda_context_pop (NULL);
   if (!ok) {
-    stage_cuda_resizer_free (r);
+    mod_resizer_free (r);
     return NULL;
   }
   return r;
@@ -128,8 +144,8 @@ free_planes (StageCudaResizer * r)
   r->n_planes = 0;
 }
 
-void
-stage_cuda_resizer_free (StageCudaResizer * r)
+static void
+mod_resizer_free (StageCudaResizer * r)
 {
   if (!r)
     return;
@@ -212,8 +228,8 @@ configure_plane (CudaPlane * p, const GstVideoInfo * in,
   return ok;
 }
 
-gboolean
-stage_cuda_resizer_configure (StageCudaResizer * r, const GstVideoInfo * in,
+static gboolean
+mod_resizer_configure (StageCudaResizer * r, const GstVideoInfo * in,
     const GstVideoInfo * out, StageResizeMethod method, GError ** error)
 {
   gboolean ok = TRUE;
@@ -256,8 +272,8 @@ launch_plane (StageCudaResizer * r, const CudaPlane * p,
       error);
 }
 
-gboolean
-stage_cuda_resizer_process (StageCudaResizer * r, GstBuffer * inbuf,
+static gboolean
+mod_resizer_process (StageCudaResizer * r, GstBuffer * inbuf,
     GstBuffer * outbuf, GError ** error)
 {
   GstVideoFrame in, out;
@@ -308,60 +324,56 @@ device_id_of (StageCudaState * st, GstElement * element)
   return id;
 }
 
-gboolean
-stage_cuda_caps_are_cuda (GstCaps * caps)
-{
-  GstCapsFeatures *f;
 
-  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
-    return FALSE;
-  f = gst_caps_get_features (caps, 0);
-  return f && gst_caps_features_contains (f,
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-}
-
-void
-stage_cuda_state_set_context (StageCudaState * st, GstElement * element,
+static void
+mod_state_set_context (StageCudaState * st, GstElement * element,
     GstContext * context)
 {
   debug_init ();
   /* The kernels are loaded into the first context: keep it. */
-  if (st->context)
+  if (CTX (st))
     return;
   gst_cuda_handle_set_context (element, context, device_id_of (st, element),
-      &st->context);
+      CTXP (st));
 }
 
-gboolean
-stage_cuda_state_query (StageCudaState * st, GstElement * element,
+static gboolean
+mod_state_query (StageCudaState * st, GstElement * element,
     GstQuery * query)
 {
   if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
     return FALSE;
-  return gst_cuda_handle_context_query (element, query, st->context);
+  return gst_cuda_handle_context_query (element, query, CTX (st));
 }
 
-gboolean
-stage_cuda_state_configure (StageCudaState * st, GstElement * element,
+static gboolean
+mod_state_configure (StageCudaState * st, GstElement * element,
     const GstVideoInfo * in, const GstVideoInfo * out,
     StageResizeMethod method, GError ** error)
 {
   gint device_id = device_id_of (st, element);
 
   debug_init ();
-  if (!st->context && !gst_cuda_ensure_element_context (element,
-          device_id, &st->context)) {
+  /* gstcuda's context code calls the driver unchecked: load it first. */
+  if (!gst_cuda_load_library ()) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "the CUDA driver library (libcuda.so.1) cannot be loaded: is an "
+        "NVIDIA driver installed?");
+    return FALSE;
+  }
+  if (!CTX (st) && !gst_cuda_ensure_element_context (element,
+          device_id, CTXP (st))) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
         "no CUDA context for cuda-device-id=%d (is there a GPU with that "
         "index and a working driver?)", device_id);
     return FALSE;
   }
   if (!st->resizer) {
-    st->resizer = stage_cuda_resizer_new (st->context, error);
+    st->resizer = mod_resizer_new (CTX (st), error);
     if (!st->resizer)
       return FALSE;
   }
-  st->active = stage_cuda_resizer_configure (st->resizer, in, out, method,
+  st->active = mod_resizer_configure (st->resizer, in, out, method,
       error);
   return st->active;
 }
@@ -378,11 +390,11 @@ cuda_pool_for (StageCudaState * st, GstBufferPool * pool, GstCaps * caps,
     return NULL;
   /* Only an inactive CUDA pool of our context can take our config. */
   if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
-          GST_CUDA_BUFFER_POOL (pool)->context != st->context ||
+          GST_CUDA_BUFFER_POOL (pool)->context != CTX (st) ||
           gst_buffer_pool_is_active (pool)))
     gst_clear_object (&pool);
   if (!pool)
-    pool = gst_cuda_buffer_pool_new (st->context);
+    pool = gst_cuda_buffer_pool_new (CTX (st));
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
@@ -398,8 +410,8 @@ cuda_pool_for (StageCudaState * st, GstBufferPool * pool, GstCaps * caps,
   return pool;
 }
 
-gboolean
-stage_cuda_state_decide_allocation (StageCudaState * st, GstElement * element,
+static gboolean
+mod_state_decide_allocation (StageCudaState * st, GstElement * element,
     GstQuery * query)
 {
   GstCaps *caps = NULL;
@@ -408,7 +420,7 @@ stage_cuda_state_decide_allocation (StageCudaState * st, GstElement * element,
   gboolean have = gst_query_get_n_allocation_pools (query) > 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !st->context)
+  if (!caps || !CTX (st))
     return FALSE;
   if (have)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
@@ -425,8 +437,8 @@ stage_cuda_state_decide_allocation (StageCudaState * st, GstElement * element,
   return TRUE;
 }
 
-gboolean
-stage_cuda_state_propose_allocation (StageCudaState * st, GstElement * element,
+static gboolean
+mod_state_propose_allocation (StageCudaState * st, GstElement * element,
     GstQuery * query)
 {
   GstCaps *caps = NULL;
@@ -434,10 +446,10 @@ stage_cuda_state_propose_allocation (StageCudaState * st, GstElement * element,
   guint size = 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps)
+  if (!caps || !gst_cuda_load_library ())
     return FALSE;
-  if (!st->context && !gst_cuda_ensure_element_context (element,
-          device_id_of (st, element), &st->context))
+  if (!CTX (st) && !gst_cuda_ensure_element_context (element,
+          device_id_of (st, element), CTXP (st)))
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0) {
     pool = cuda_pool_for (st, NULL, caps, 0, 0, &size);
@@ -450,10 +462,36 @@ stage_cuda_state_propose_allocation (StageCudaState * st, GstElement * element,
   return TRUE;
 }
 
-void
-stage_cuda_state_clear (StageCudaState * st)
+static void
+mod_state_clear (StageCudaState * st)
 {
-  g_clear_pointer (&st->resizer, stage_cuda_resizer_free);
-  gst_clear_object (&st->context);
+  g_clear_pointer (&st->resizer, mod_resizer_free);
+  gst_clear_object (CTXP (st));
   st->active = FALSE;
+}
+
+static gboolean
+resizer_process (gpointer r, GstBuffer * inbuf, GstBuffer * outbuf,
+    GError ** error)
+{
+  return mod_resizer_process (r, inbuf, outbuf, error);
+}
+
+/* The one symbol the module exports: its functions, for the plugin. */
+G_MODULE_EXPORT const StageCudaModule *
+stage_cuda_module_get (void)
+{
+  static const StageCudaModule module = {
+    STAGE_CUDA_MODULE_ABI,
+    mod_device_available,
+    mod_state_set_context,
+    mod_state_query,
+    mod_state_configure,
+    mod_state_decide_allocation,
+    mod_state_propose_allocation,
+    mod_state_clear,
+    resizer_process,
+  };
+
+  return &module;
 }

@@ -13,12 +13,19 @@
 #include "gststagerange.h"
 #include "gststagegather.h"
 #include "gststagebin.h"
+#ifdef HAVE_CUDA
+#include "gststageresizecuda.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ok = TRUE;
 
+#ifdef HAVE_CUDA
+  /* stageresize's CUDA module sits beside this file. */
+  stage_cuda_set_module_dir (gst_plugin_get_filename (plugin));
+#endif
   ok &= GST_ELEMENT_REGISTER (stageresize, plugin);
   ok &= GST_ELEMENT_REGISTER (stagestride, plugin);
   ok &= GST_ELEMENT_REGISTER (stagerange, plugin);

@@ -24,11 +24,12 @@ pack () {
   for p in coreelements videotestsrc videoconvertscale app nvcodec; do
     cp "$gst_libdir/gstreamer-1.0/libgst$p.so" .gpu/plugins/
   done
-  cp build/gst/libgststages.so build/tracer/libgststageprof.so .gpu/plugins/
+  cp build/gst/libgststages.so build/gst/libgststages-cuda.mod \
+    build/tracer/libgststageprof.so .gpu/plugins/
   cp build/tests/test_stageresize_cuda .gpu/bin/
   cp /usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0 .gpu/bin/
   cp "$gst_libdir/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner" .gpu/bin/
-  for f in .gpu/plugins/*.so .gpu/bin/*; do
+  for f in .gpu/plugins/*.so .gpu/plugins/*.mod .gpu/bin/*; do
     ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'
   done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64)\.so' \
     | while read -r lib; do cp -L "$lib" .gpu/lib/; done
