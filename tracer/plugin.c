@@ -6,7 +6,6 @@
 #include <gst/gst.h>
 
 #include "gststageprof.h"
-#include "gststagenulltracer.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -14,9 +13,6 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = TRUE;
 
   ok &= gst_tracer_register (plugin, "stageprof", gst_stage_prof_get_type ());
-  /* The benchmark floor: the same hooks as stageprof, doing nothing. */
-  ok &= gst_tracer_register (plugin, "stagenull",
-      gst_stage_null_tracer_get_type ());
 
   return ok;
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""`meson install` into a temporary DESTDIR puts everything where a
+Debian-style package would: both plugins (and the CUDA module of a CUDA
+build) in $libdir/gstreamer-1.0, not the stagenull benchmark tracer (unless
+-Dbench-tracer=true), every tool of tools/ in $bindir with its man page in
+$mandir/man1, and README plus docs/ with its examples in $datadir/doc."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+build = os.environ["BUILD_ROOT"]
+src = os.environ["SOURCE_ROOT"]
+
+
+def main():
+    opts = {o["name"]: o["value"] for o in json.loads(subprocess.run(
+        ["meson", "introspect", "--buildoptions", build],
+        capture_output=True, text=True, check=True).stdout)}
+    prefix, libdir = opts["prefix"], opts["libdir"]
+    dest = tempfile.mkdtemp(prefix="stages-install-")
+    try:
+        r = subprocess.run(["meson", "install", "-C", build, "--no-rebuild",
+                            "--quiet", "--destdir", dest],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
+            return 1
+        root = dest + prefix
+        libdir = libdir if os.path.isabs(libdir) else os.path.join(prefix, libdir)
+        plugins = dest + libdir + "/gstreamer-1.0"
+        want = [plugins + "/libgststages.so", plugins + "/libgststageprof.so",
+                root + "/share/doc/gst-stages/README.md",
+                root + "/share/doc/gst-stages/tracer.md",
+                root + "/share/doc/gst-stages/examples/stageprof-app.c"]
+        if os.path.exists(os.path.join(build, "gst", "libgststages-cuda.mod")):
+            want.append(plugins + "/libgststages-cuda.mod")
+        for tool in sorted(glob.glob(os.path.join(src, "tools", "*.c"))):
+            name = os.path.basename(tool)[:-2]
+            if "\nmain (" not in open(tool, encoding="utf-8").read():
+                continue  # an internal library file, not a tool
+            want += [root + "/bin/" + name, root + "/share/man/man1/" + name + ".1"]
+        failed = 0
+        for path in want:
+            ok = os.path.exists(path)
+            failed += not ok
+            print(("ok: " if ok else "FAIL: missing ") + os.path.relpath(path, dest))
+        null = os.path.exists(plugins + "/libgststagenull.so")
+        if null != bool(opts.get("bench-tracer")):
+            print("FAIL: stagenull installed=%s with bench-tracer=%s"
+                  % (null, opts.get("bench-tracer")))
+            failed += 1
+        return 1 if failed else 0
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+sys.exit(main())
