@@ -39,11 +39,17 @@ fi
 GST_TRACERS="$tracers" gst-launch-1.0 -q $graph 2>&1 | { grep -v cmInitParaError || true; }
 
 # 3. What came out: decode the result and report its caps and frame count.
+# Every line below is one the demo promises: a missing one fails the demo.
 echo "== result: $result"
 log=$(gst-launch-1.0 -v filesrc location="$result" ! qtdemux ! h264parse ! avdec_h264 \
   ! fakesink sync=false silent=false 2>&1)
-echo "$log" | grep -m1 -o "fakesink0.sink: caps = video/x-raw.*" | tr -d '\\' || true
-echo "frames in result: $(echo "$log" | grep -c 'chain') (input 300 frames, stride 2)"
+caps=$(echo "$log" | grep -m1 -o "fakesink0\.GstPad:sink: caps = video/x-raw.*" | tr -d '\\') \
+  || { echo "demo: no caps line for the decoded result in gst-launch's output" >&2; exit 1; }
+echo "$caps"
+frames=$(echo "$log" | grep -c 'chain   \*\*\*' || true)
+[ "$frames" -gt 0 ] || { echo "demo: the decoded result has no frames" >&2; exit 1; }
+echo "frames in result: $frames (input 300 frames, stride 2)"
 if [ -n "$tracers" ]; then
+  [ -s "$trace" ] || { echo "demo: stageprof wrote no trace at $trace" >&2; exit 1; }
   echo "== stageprof trace: $trace (open it in https://ui.perfetto.dev or chrome://tracing)"
 fi

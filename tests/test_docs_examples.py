@@ -33,6 +33,77 @@ def examples(path):
             yield (t.group(1).strip('"') if t else None), cmd
 
 
+# Elements that move, split or select frames: they cost next to nothing by
+# design, so an example is not "about" them for the table check below.
+PLUMBING = {"queue", "queue2", "multiqueue", "capsfilter", "fakesink", "filesink",
+            "filesrc", "tee", "funnel", "identity", "videotestsrc", "audiotestsrc",
+            "fakesrc", "stagestride", "stagerange", "stagegather", "qtdemux",
+            "h264parse", "mp4mux", "input-selector", "clocksync"}
+MIN_MEAN_MS = 0.02  # a pass-through buffer costs ~0.001 ms
+
+
+def working_elements(cmd):
+    """(factory, name) of each element of a gst-launch description whose
+    work the example means to show."""
+    out, seg = [], []
+    words = [w for w in shlex.split(cmd)[1:] if not w.startswith("-")]
+    for w in words + ["!"]:
+        if w != "!":
+            seg.append(w)
+            continue
+        words, seg = seg, []
+        # a segment: caps, or "[pad-ref.] factory prop=value ... [pad-ref.]"
+        words = [x for x in words if not (x.endswith(".") and "=" not in x)]
+        if not words or "/" in words[0] or "=" in words[0]:
+            continue
+        factory = words[0]
+        name = next((w.split("=", 1)[1] for w in words[1:] if w.startswith("name=")), None)
+        ops = next((w.split("=", 1)[1] for w in words[1:] if w.startswith("ops=")), None)
+        if factory == "stagebin" and ops:
+            out += working_elements("gst-launch-1.0 " + ops)
+        elif factory not in PLUMBING:
+            out.append((factory, name))
+    return out
+
+
+def table_means(stdout):
+    """Node -> mean ms from stageprof's Elements table(s) on stdout."""
+    means, cols = {}, None
+    for line in stdout.splitlines():
+        words = line.split()
+        if words[:2] == ["Node", "Thread"]:
+            cols = words
+            continue
+        if cols is None:
+            continue
+        if len(words) != len(cols) or line.startswith(("Queues", "Threads")):
+            cols = None if not line.startswith("  ") else cols
+            continue
+        try:
+            means[words[0]] = float(words[cols.index("Mean")])
+        except ValueError:
+            pass
+    return means
+
+
+def check_table(cmd, stdout):
+    """The table names each working element of the example with a mean
+    above pass-through cost; returns what is wrong, or None."""
+    means = table_means(stdout)
+    if not means:
+        return None  # the example prints no table (summary elsewhere)
+    for factory, name in working_elements(cmd):
+        rows = {n: m for n, m in means.items()
+                if (name and n.split("/")[-1] == name) or
+                (not name and re.fullmatch(re.escape(factory) + r"\d+", n.split("/")[-1]))}
+        if not rows:
+            return f"the table has no row for {name or factory}"
+        if max(rows.values()) < MIN_MEAN_MS:
+            return (f"{name or factory} does no work (mean {max(rows.values()):.3f} ms):"
+                    " the example must use real-sized frames that it changes")
+    return None
+
+
 def main():
     failed = 0
     count = 0
@@ -54,6 +125,10 @@ def main():
                 r = subprocess.run(args, capture_output=True, text=True, timeout=120,
                                    env=env, cwd=os.environ.get("TMPDIR", "/tmp"))
                 ok = r.returncode == 0 and "ERROR" not in r.stderr
+                problem = check_table(cmd, r.stdout) if ok and tracers else None
+                if problem:
+                    ok = False
+                    print(f"FAIL (table): {problem}")
             except subprocess.TimeoutExpired:
                 ok, r = False, None
             status = "ok" if ok else "FAIL"
