@@ -17,7 +17,9 @@
  *
  * The element is a passthrough GstBaseTransform: kept buffers go out
  * untouched (same memory, PTS, DTS, duration, offset), the others are
- * dropped. When the selection is exhausted (no later index can match), the
+ * dropped; each dropped buffer sends a GAP event for its span, so sinks
+ * preroll and keep time (a selector in a tee branch would otherwise leave
+ * its sink unprerolled: a hang). When the selection is exhausted (no later index can match), the
  * last kept buffer is pushed, EOS follows at once, and upstream gets
  * GST_FLOW_EOS for that buffer, so a source stops reading instead of
  * decoding frames that nobody wants. Buffers still arriving afterwards are
@@ -59,6 +61,8 @@ typedef struct
   gboolean eos_sent;
   gboolean prev_dropped;        /* marks DISCONT on buffers we push */
   gboolean reverse;             /* the segment has a negative rate */
+  GstClockTime gap_ts, gap_dur; /* span of the buffer just dropped, sent
+                                 * downstream as a GAP event */
   guint32 seqnum;               /* of the last segment, reused by our EOS */
 } GstStageSelectorPrivate;
 
@@ -351,6 +355,7 @@ gst_stage_selector_start (GstBaseTransform * trans)
   priv->prev_dropped = FALSE;
   priv->reverse = FALSE;
   priv->seqnum = GST_SEQNUM_INVALID;
+  priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -500,6 +505,21 @@ gst_stage_selector_src_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
+/* The span a dropped buffer covered, for the GAP event that tells
+ * downstream no data comes for it: its PTS (else DTS) and duration (else one
+ * frame at the caps framerate, else unknown). GST_CLOCK_TIME_NONE: the
+ * buffer has no time, no GAP can be sent. */
+static void
+gap_span (GstStageSelectorPrivate * priv, GstBuffer * buf, GstClockTime * ts,
+    GstClockTime * dur)
+{
+  *ts = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf)
+      : GST_BUFFER_DTS (buf);
+  *dur = GST_BUFFER_DURATION (buf);
+  if (!GST_CLOCK_TIME_IS_VALID (*dur) && priv->fps_n > 0)
+    *dur = gst_util_uint64_scale_int (GST_SECOND, priv->fps_d, priv->fps_n);
+}
+
 static GstFlowReturn
 gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -535,6 +555,7 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   } else {
     priv->dropped++;
     ret = GST_BASE_TRANSFORM_FLOW_DROPPED;
+    gap_span (priv, buf, &priv->gap_ts, &priv->gap_dur);
   }
   if (priv->next == STAGE_SELECT_NONE && !priv->eos_sent)
     priv->pending_eos = TRUE;
@@ -558,11 +579,15 @@ gst_stage_selector_generate_output (GstBaseTransform * trans,
   GstFlowReturn ret;
   gboolean finish, discont;
   guint32 seqnum;
+  GstClockTime gap_ts, gap_dur;
 
   ret = GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)
       ->generate_output (trans, outbuf);
 
   GST_OBJECT_LOCK (self);
+  gap_ts = priv->gap_ts;
+  gap_dur = priv->gap_dur;
+  priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
   finish = priv->pending_eos;
   priv->pending_eos = FALSE;
   if (finish)
@@ -574,6 +599,16 @@ gst_stage_selector_generate_output (GstBaseTransform * trans,
     priv->prev_dropped = TRUE;
   seqnum = priv->seqnum;
   GST_OBJECT_UNLOCK (self);
+
+  /* A dropped frame still tells downstream that its time has passed, as
+   * GStreamer's own dropping elements do: a sink prerolls on the GAP and
+   * keeps time (a selector in one branch of a tee would otherwise leave its
+   * sink unprerolled while the other branch's queue fills: a hang), and a
+   * muxer or mixer need not wait for data that will never come. */
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED && !finish
+      && GST_CLOCK_TIME_IS_VALID (gap_ts))
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
+        gst_event_new_gap (gap_ts, gap_dur));
 
   if (!finish)
     return ret;
@@ -672,6 +707,7 @@ gst_stage_selector_init (GstStageSelector * self)
   priv->fps_d = 1;
   priv->next = STAGE_SELECT_NONE;
   priv->seqnum = GST_SEQNUM_INVALID;
+  priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

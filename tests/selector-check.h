@@ -88,4 +88,80 @@ run_to_eos_counting (const gchar * desc, const gchar * name, guint64 * in,
   gst_object_unref (pipe);
 }
 
+/* Pushes @frames frames through @desc and checks that every dropped frame
+ * before the selection ends sends exactly one GAP event downstream, with
+ * that frame's PTS and duration, and that kept frames send none. Returns
+ * how many GAPs came. */
+static G_GNUC_UNUSED guint
+check_gaps (const gchar * desc, guint frames)
+{
+  GstHarness *h = selector_harness (desc, CAPS_30);
+  guint64 i;
+  guint gaps = 0;
+
+  /* the sticky events of the start */
+  while (gst_harness_events_in_queue (h) > 0)
+    gst_event_unref (gst_harness_pull_event (h));
+  for (i = 0; i < frames; i++) {
+    GstFlowReturn ret = gst_harness_push (h, make_frame (i));
+    GstBuffer *b = gst_harness_try_pull (h);
+    GstEvent *ev;
+    guint here = 0;
+
+    while ((ev = gst_harness_try_pull_event (h))) {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+        GstClockTime ts, dur;
+
+        gst_event_parse_gap (ev, &ts, &dur);
+        fail_unless_equals_uint64 (ts, frame_pts (i));
+        fail_unless_equals_uint64 (dur, frame_pts (i + 1) - frame_pts (i));
+        here++;
+      }
+      gst_event_unref (ev);
+    }
+    if (b != NULL || ret == GST_FLOW_EOS)
+      fail_unless (here == 0, "%s: frame %" G_GUINT64_FORMAT " kept or last, "
+          "but %u GAP(s)", desc, i, here);
+    else
+      fail_unless (here == 1, "%s: frame %" G_GUINT64_FORMAT " dropped, "
+          "%u GAP(s)", desc, i, here);
+    gaps += here;
+    if (b)
+      gst_buffer_unref (b);
+    if (ret == GST_FLOW_EOS)
+      break;
+  }
+  gst_harness_teardown (h);
+  return gaps;
+}
+
+/* Issue 9: a selector in one branch of a tee, the other branch a plain
+ * queue into a sink. Dropped frames used to send nothing downstream, so the
+ * selector's sink never prerolled while the other queue filled: a hang.
+ * @pre goes between the source and the tee (a real decode, say). */
+static G_GNUC_UNUSED void
+check_tee_branch (const gchar * pre, const gchar * selector)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=300 ! %s "
+      "tee name=t t. ! queue ! fakesink t. ! queue ! %s name=sel ! fakesink",
+      pre, selector);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL, "%s", desc);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS within 60 s (hang)", desc);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %"
+      GST_PTR_FORMAT, desc, msg);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
 #endif /* SELECTOR_CHECK_H */

@@ -337,6 +337,22 @@ GST_START_TEST (test_real_pipeline)
 
 GST_END_TEST;
 
+/* Dropped frames send GAP events (their PTS and duration), so a
+ * selector in a tee branch does not hang the pipeline (issue 9). */
+GST_START_TEST (test_gap_events)
+{
+  fail_unless_equals_int (check_gaps ("stagegather indices=\"3,1,5\"", 10), 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tee_branch)
+{
+  check_tee_branch ("", "stagegather indices=100");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagegather_suite (void)
 {
@@ -344,6 +360,8 @@ stagegather_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_gather_hand);
   tcase_add_test (tc, test_gather_random);
   tcase_add_test (tc, test_indices_file);

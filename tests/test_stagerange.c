@@ -320,6 +320,25 @@ GST_START_TEST (test_real_pipeline)
 
 GST_END_TEST;
 
+/* Dropped frames send GAP events (their PTS and duration), so a
+ * selector in a tee branch does not hang the pipeline (issue 9). */
+GST_START_TEST (test_gap_events)
+{
+  fail_unless_equals_int (check_gaps ("stagerange ranges=\"2:4,6:7\"", 10), 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tee_branch)
+{
+  check_tee_branch ("", "stagerange ranges=100:110");
+  /* on a real decode too */
+  check_tee_branch ("video/x-raw,width=320,height=240 ! avenc_mpeg4 ! "
+      "avdec_mpeg4 !", "stagerange ranges=100:110");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagerange_suite (void)
 {
@@ -327,6 +346,8 @@ stagerange_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_selection_hand);
   tcase_add_test (tc, test_selection_random);
   tcase_add_test (tc, test_early_eos);

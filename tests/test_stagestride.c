@@ -553,6 +553,22 @@ GST_START_TEST (test_real_pipeline)
 
 GST_END_TEST;
 
+/* Dropped frames send GAP events (their PTS and duration), so a
+ * selector in a tee branch does not hang the pipeline (issue 9). */
+GST_START_TEST (test_gap_events)
+{
+  fail_unless_equals_int (check_gaps ("stagestride stride=3 offset=1", 9), 6);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tee_branch)
+{
+  check_tee_branch ("", "stagestride stride=1 offset=100");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagestride_suite (void)
 {
@@ -560,6 +576,8 @@ stagestride_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_selection_hand);
   tcase_add_test (tc, test_selection_random);
   tcase_add_test (tc, test_timestamps_kept);
