@@ -114,37 +114,118 @@ gst_stage_group_apply_params (GstElement * element,
   return d.applied;
 }
 
+/* Splits @text at @sep outside double quotes (a backslash escapes the
+ * next character). */
+static GPtrArray *
+split_unquoted (const gchar * text, gchar sep)
+{
+  GPtrArray *parts = g_ptr_array_new_with_free_func (g_free);
+  GString *cur = g_string_new (NULL);
+  gboolean quoted = FALSE;
+  const gchar *p;
+
+  for (p = text; *p; p++) {
+    if (*p == '\\' && p[1]) {
+      g_string_append_c (cur, *p++);
+      g_string_append_c (cur, *p);
+    } else if (*p == '"') {
+      quoted = !quoted;
+      g_string_append_c (cur, *p);
+    } else if (*p == sep && !quoted) {
+      g_ptr_array_add (parts, g_string_free (cur, FALSE));
+      cur = g_string_new (NULL);
+    } else {
+      g_string_append_c (cur, *p);
+    }
+  }
+  g_ptr_array_add (parts, g_string_free (cur, FALSE));
+  return parts;
+}
+
+/* "v", or "\"v\"" unquoted and unescaped. */
+static gchar *
+unquote (const gchar * v)
+{
+  gsize n = strlen (v);
+  GString *out;
+  gsize i;
+
+  if (n < 2 || v[0] != '"' || v[n - 1] != '"')
+    return g_strdup (v);
+  out = g_string_new (NULL);
+  for (i = 1; i + 1 < n; i++) {
+    if (v[i] == '\\' && i + 2 < n)
+      i++;
+    g_string_append_c (out, v[i]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* One group's "ELEMENT.PROPERTY=VALUE, ..." into a structure of strings.
+ * Values stay text: typing them here would guess wrong ("3:1" reads as a
+ * GstFlagSet); the property's own type decides when they are applied. */
+static GstStructure *
+parse_entry (const gchar * entry, guint group, GError ** error)
+{
+  GPtrArray *items = split_unquoted (entry, ',');
+  GstStructure *s = gst_structure_new_empty ("params");
+  guint i;
+
+  for (i = 0; i < items->len; i++) {
+    gchar *item = g_strstrip ((gchar *) g_ptr_array_index (items, i));
+    gchar *eq = strchr (item, '='), *key, *dot;
+
+    if (*item == '\0')
+      continue;
+    key = eq ? g_strstrip (g_strndup (item, (gsize) (eq - item))) : NULL;
+    dot = key ? strchr (key, '.') : NULL;
+    if (key == NULL || dot == NULL || dot == key || dot[1] == '\0') {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "group %u: '%.40s' is not ELEMENT.PROPERTY=VALUE (e.g. "
+          "r.ranges=0:10)", group, item);
+      g_free (key);
+      gst_structure_free (s);
+      g_ptr_array_unref (items);
+      return NULL;
+    } else {
+      gchar *value = unquote (g_strstrip (eq + 1));
+
+      gst_structure_set (s, key, G_TYPE_STRING, value, NULL);
+      g_free (value);
+      g_free (key);
+    }
+  }
+  g_ptr_array_unref (items);
+  return s;
+}
+
 GPtrArray *
 gst_stage_group_parse_params (const gchar * text, GError ** error)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_structure_free);
-  const gchar *p = text;
-  guint entry = 0;
+  GPtrArray *entries;
+  guint i, n;
 
-  while (p != NULL && *p) {
-    gchar *end = NULL;
-    GstStructure *s;
+  if (text == NULL)
+    return out;
+  entries = split_unquoted (text, ';');
+  n = entries->len;
+  /* a trailing ';' (or blank text) adds no group */
+  if (n > 0 && *g_strstrip ((gchar *) g_ptr_array_index (entries, n - 1))
+      == '\0')
+    n--;
+  for (i = 0; i < n; i++) {
+    GstStructure *s = parse_entry (g_ptr_array_index (entries, i), i + 1,
+        error);
 
-    while (g_ascii_isspace (*p))
-      p++;
-    if (*p == '\0')
-      break;
-    entry++;
-    s = gst_structure_from_string (p, &end);
     if (s == NULL) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "group %u ('%.40s'): not a structure; expected e.g. "
-          "\"g, r.ranges=0:10; g, r.ranges=5:15\"", entry, p);
       g_ptr_array_unref (out);
-      return NULL;
+      out = NULL;
+      break;
     }
     g_ptr_array_add (out, s);
-    p = end;
-    while (g_ascii_isspace (*p))
-      p++;
-    if (*p == ';')
-      p++;
   }
+  g_ptr_array_unref (entries);
   return out;
 }

@@ -6,7 +6,7 @@
  *
  *   stage-group, index=(guint64)1, start=(guint64)5, end=(guint64)25,
  *       stride=(guint64)1, first=(guint64)0, n-groups=(guint64)3,
- *       params=(structure)"params\,\ r.ranges\=5:15\;"
+ *       params=(structure)"params\,\ r.ranges\=(string)5:15\;"
  *
  * index: the group's number from 0; [start, end) walked with stride: the
  * frames of the input stream that the group holds; first: the position
@@ -51,10 +51,13 @@ gboolean gst_stage_group_event_parse (GstEvent * event, GstStageGroup * group);
 gint gst_stage_group_apply_params (GstElement * element,
     const GstStructure * params, GError ** error);
 
-/* Parses a `group-params` value: GstStructures separated by ';', one per
- * group, e.g. "g, r.ranges=0:10; g, r.ranges=5:15". Returns an array of
- * GstStructure (freed with g_ptr_array_unref), or NULL and @error naming
- * the entry that does not parse. NULL or blank text: an empty array. */
+/* Parses a `group-params` value: one entry per group separated by ';',
+ * each a comma-separated list of ELEMENT.PROPERTY=VALUE (VALUE in double
+ * quotes when it holds a comma or ';'; an empty entry sets nothing), e.g.
+ * "r.ranges=0:10; r.ranges=5:15; r.ranges=\"0:2,8:10\"". Returns an array
+ * of GstStructure "params" with string fields (freed with
+ * g_ptr_array_unref), or NULL and @error naming the group that does not
+ * parse. NULL or blank text: an empty array. */
 GPtrArray *gst_stage_group_parse_params (const gchar * text, GError ** error);
 
 G_END_DECLS

@@ -29,9 +29,11 @@
  * `stagerange ranges=0:10` keeps the first 10 frames of each group.
  *
  * Per-group parameters (Scanner's SliceList): @group-params holds one
- * GstStructure per group, separated by ';', whose fields "NAME.PROPERTY"
- * are carried in the group event; the gst-stages ops named NAME set them
- * when the group starts: `group-params="g, r.ranges=0:10; g, r.ranges=5:15"`.
+ * entry per group, separated by ';', each a comma-separated list of
+ * NAME.PROPERTY=VALUE carried in the group event; the gst-stages ops named
+ * NAME set them when the group starts (values persist until a later group
+ * sets them again): `group-params="r.ranges=0:10; r.ranges=5:15"`. With
+ * @ranges there must be one entry per group.
  *
  * Frame index, counters, EOS and flush as in the selectors: the index
  * counts buffers from 0 and, after a flushing seek, continues from the
@@ -728,8 +730,9 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
   g_object_class_install_property (gobject_class, PROP_GROUP_PARAMS,
       g_param_spec_string ("group-params", "Group parameters",
           "Per-group properties for the ops up to stageunslice: one "
-          "structure per group separated by ';', fields ELEMENT.PROPERTY, "
-          "e.g. \"g, r.ranges=0:10; g, r.ranges=5:15\"",
+          "entry per group separated by ';', each ELEMENT.PROPERTY=VALUE "
+          "pairs separated by ',', e.g. \"r.ranges=0:10; r.ranges=5:15\" "
+          "(quote values that hold a comma)",
           DEFAULT_PROP_GROUP_PARAMS, rw));
   g_object_class_install_property (gobject_class, PROP_IN,
       g_param_spec_uint64 ("in", "In",
