@@ -23,10 +23,11 @@
  * segment's base continues the running time where the previous group
  * ended, so running time never goes backwards even when groups overlap,
  * while PTS and stream time stay those of the original frames. At a new
- * segment GStreamer elements reset what depends on time (sinks their
- * clock sync, videorate its next expected timestamp); the gst-stages
- * selectors also restart their frame index on the group event, so
- * `stagerange ranges=0:10` keeps the first 10 frames of each group.
+ * segment GStreamer elements redo what depends on time (sinks their clock
+ * sync, videorate its output timestamps) but keep other state (a segment
+ * is not a flush); the gst-stages selectors also restart their frame index
+ * on the group event, so `stagerange ranges=0:10` keeps the first 10
+ * frames of each group, and other stateful elements can reset on it.
  *
  * Per-group parameters (Scanner's SliceList): @group-params holds one
  * entry per group, separated by ';', each a comma-separated list of
