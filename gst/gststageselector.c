@@ -73,6 +73,7 @@ typedef struct
    * of ending the stream, since the next group starts over. */
   gboolean in_group;
   gboolean applying_params;     /* set_property from a group's params */
+  gboolean group_failed;        /* a group's params were refused */
 } GstStageSelectorPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageSelector, gst_stage_selector,
@@ -309,6 +310,7 @@ gst_stage_selector_start (GstBaseTransform * trans)
   priv->reverse = FALSE;
   priv->seqnum = GST_SEQNUM_INVALID;
   priv->in_group = FALSE;
+  priv->group_failed = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -365,6 +367,7 @@ start_group (GstStageSelector * self, const GstStageGroup * group)
   priv->next = stage_select_next (priv->select, priv->index);
   priv->flushed = priv->resync = FALSE;
   priv->pending_eos = priv->eos_sent = FALSE;
+  priv->group_failed = err != NULL;
   GST_OBJECT_UNLOCK (self);
   if (err)
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Group %" G_GUINT64_FORMAT
@@ -489,10 +492,11 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint64 index;
 
   GST_OBJECT_LOCK (self);
-  if (G_UNLIKELY (priv->reverse)) {
-    /* the error was posted with the segment */
+  if (G_UNLIKELY (priv->reverse || priv->group_failed)) {
+    /* the error was posted with the segment or the group event */
+    ret = priv->reverse ? GST_FLOW_NOT_SUPPORTED : GST_FLOW_ERROR;
     GST_OBJECT_UNLOCK (self);
-    return GST_FLOW_NOT_SUPPORTED;
+    return ret;
   }
   if (G_UNLIKELY (priv->resync)) {
     priv->resync = FALSE;

@@ -155,6 +155,88 @@ GST_START_TEST (test_group_params)
 
 GST_END_TEST;
 
+/* Every selector restarts per group: a stride counts from each group's
+ * start, a gather list names positions inside each group. */
+GST_START_TEST (test_selectors_per_group)
+{
+  GstHarness *h = selector_harness ("stageslice size=10 ! stagestride "
+      "stride=3 offset=1 ! stageunslice", CAPS_30);
+  const guint64 stride_want[] = { 1, 4, 7, 11, 14, 17, 21, 24 };
+  const guint64 gather_want[] = { 0, 9, 10, 19, 20 };
+  GArray *got;
+  guint i;
+
+  push_range (h, 0, 25);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  got = pull_checked (h, 0);
+  fail_unless_equals_int (got->len, G_N_ELEMENTS (stride_want));
+  for (i = 0; i < got->len; i++)
+    fail_unless_equals_uint64 (g_array_index (got, guint64, i),
+        stride_want[i]);
+  g_array_free (got, TRUE);
+  gst_harness_teardown (h);
+
+  h = selector_harness ("stageslice size=10 ! stagegather indices=9,0 ! "
+      "stageunslice", CAPS_30);
+  push_range (h, 0, 25);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  got = pull_checked (h, 0);
+  fail_unless_equals_int (got->len, G_N_ELEMENTS (gather_want));
+  for (i = 0; i < got->len; i++)
+    fail_unless_equals_uint64 (g_array_index (got, guint64, i),
+        gather_want[i]);
+  fail_unless_equals_int (count_eos (h), 1);
+  g_array_free (got, TRUE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* GAPs (RepeatNull's nulls) inside groups are retimed with the frames:
+ * frames and gaps tile one monotonic timeline after unslice. */
+GST_START_TEST (test_gaps_retimed)
+{
+  GstHarness *h = selector_harness ("stageslice ranges=\"0:3,1:4\" ! "
+      "stagerepeatnull repeat=2 ! stageunslice", CAPS_30);
+  GstClockTime next = 0;
+  guint buffers = 0, gaps = 0;
+  guint i;
+
+  push_range (h, 0, 4);
+  /* buffers and events were queued apart: walk both in push order */
+  for (i = 0; i < 6; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    GstEvent *ev;
+
+    fail_unless (GST_BUFFER_PTS (b) + 1 >= next && GST_BUFFER_PTS (b) <=
+        next + 1, "frame %u at %" GST_TIME_FORMAT ", want %" GST_TIME_FORMAT,
+        i, GST_TIME_ARGS (GST_BUFFER_PTS (b)), GST_TIME_ARGS (next));
+    next = GST_BUFFER_PTS (b) + GST_BUFFER_DURATION (b);
+    gst_buffer_unref (b);
+    buffers++;
+    while ((ev = gst_harness_pull_event (h))) {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+        GstClockTime ts, dur;
+
+        gst_event_parse_gap (ev, &ts, &dur);
+        fail_unless (ts + 1 >= next && ts <= next + 1);
+        next = ts + dur;
+        gaps++;
+        gst_event_unref (ev);
+        break;
+      }
+      gst_event_unref (ev);
+    }
+  }
+  fail_unless_equals_int (buffers, 6);
+  fail_unless_equals_int (gaps, 6);
+  /* 6 frames of 2 positions at 60/1 */
+  fail_unless (next + 6 >= frame_pts (6) && next <= frame_pts (6) + 6);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* What the slice sends: per group a stage-group event with its range and
  * position, then a segment whose running time continues where the
  * previous group ended; PTS stay the original frames'. */
@@ -456,6 +538,8 @@ stageslice_suite (void)
   tcase_add_test (tc, test_overlapping_slice);
   tcase_add_test (tc, test_group_params);
   tcase_add_test (tc, test_group_events_and_segments);
+  tcase_add_test (tc, test_selectors_per_group);
+  tcase_add_test (tc, test_gaps_retimed);
   tcase_add_test (tc, test_size_stride_partial);
   tcase_add_test (tc, test_eos_mid_group);
   tcase_add_test (tc, test_flush_mid_group);
