@@ -26,12 +26,20 @@
  * counted as dropped and refused with GST_FLOW_EOS; the EOS upstream then
  * sends is swallowed, as one EOS has already gone downstream. A flushing
  * seek re-arms the element.
+ *
+ * Between stageslice and stageunslice (a "stage-group" event, see
+ * gststagegroup.h) the index restarts with every group, at the group's
+ * first position, and the group's "NAME.PROPERTY" parameters are applied
+ * first; an exhausted selection then drops the rest of the group rather
+ * than ending the stream, and the stream ends with the slice's EOS.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gststageselector.h"
+#include "gststagegroup.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_selector_debug);
 #define GST_CAT_DEFAULT gst_stage_selector_debug
@@ -64,6 +72,12 @@ typedef struct
   GstClockTime gap_ts, gap_dur; /* span of the buffer just dropped, sent
                                  * downstream as a GAP event */
   guint32 seqnum;               /* of the last segment, reused by our EOS */
+  /* Inside a stageslice group (gststagegroup.h): the index restarts per
+   * group, and an exhausted selection drops the rest of the group instead
+   * of ending the stream, since the next group starts over. */
+  gboolean in_group;
+  gboolean applying_params;     /* set_property from a group's params */
+  gboolean group_failed;        /* a group's params were refused */
 } GstStageSelectorPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageSelector, gst_stage_selector,
@@ -110,74 +124,18 @@ gst_stage_selector_can_set_property (GstStageSelector * self,
     GParamSpec * pspec)
 {
   GstState state;
+  gboolean from_group;
 
   GST_OBJECT_LOCK (self);
   state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  from_group = GET_PRIV (self)->applying_params;
   GST_OBJECT_UNLOCK (self);
-  if (state <= GST_STATE_READY)
+  if (state <= GST_STATE_READY || from_group)
     return TRUE;
   g_warning ("%s: property '%s' can only be changed in the NULL or READY "
       "state; the new value is ignored", GST_OBJECT_NAME (self),
       g_param_spec_get_name (pspec));
   return FALSE;
-}
-
-/* Multiplies a fraction, saturating where a rate would overflow a gint: a
- * rate that large only appears as the open end of a range. */
-static void
-scale_fraction (gint n, gint d, gint mul_n, gint mul_d, gint * rn, gint * rd)
-{
-  if (gst_util_fraction_multiply (n, d, mul_n, mul_d, rn, rd))
-    return;
-  if (mul_n > mul_d) {
-    *rn = G_MAXINT;
-    *rd = 1;
-  } else {
-    gst_util_double_to_fraction ((gdouble) n / d * mul_n / mul_d, rn, rd);
-  }
-}
-
-/* Scales a framerate field (fraction, range or list) by mul_n/mul_d. */
-static void
-scale_framerate (const GValue * in, GValue * out, gint mul_n, gint mul_d)
-{
-  gint n1, d1, n2, d2;
-
-  if (GST_VALUE_HOLDS_FRACTION (in)) {
-    scale_fraction (gst_value_get_fraction_numerator (in),
-        gst_value_get_fraction_denominator (in), mul_n, mul_d, &n1, &d1);
-    g_value_init (out, GST_TYPE_FRACTION);
-    gst_value_set_fraction (out, n1, d1);
-  } else if (GST_VALUE_HOLDS_FRACTION_RANGE (in)) {
-    const GValue *lo = gst_value_get_fraction_range_min (in);
-    const GValue *hi = gst_value_get_fraction_range_max (in);
-
-    scale_fraction (gst_value_get_fraction_numerator (lo),
-        gst_value_get_fraction_denominator (lo), mul_n, mul_d, &n1, &d1);
-    scale_fraction (gst_value_get_fraction_numerator (hi),
-        gst_value_get_fraction_denominator (hi), mul_n, mul_d, &n2, &d2);
-    if (gst_util_fraction_compare (n1, d1, n2, d2) < 0) {
-      g_value_init (out, GST_TYPE_FRACTION_RANGE);
-      gst_value_set_fraction_range_full (out, n1, d1, n2, d2);
-    } else {
-      /* saturation collapsed the range */
-      g_value_init (out, GST_TYPE_FRACTION);
-      gst_value_set_fraction (out, n1, d1);
-    }
-  } else if (GST_VALUE_HOLDS_LIST (in)) {
-    guint i, n = gst_value_list_get_size (in);
-
-    g_value_init (out, GST_TYPE_LIST);
-    for (i = 0; i < n; i++) {
-      GValue v = G_VALUE_INIT;
-
-      scale_framerate (gst_value_list_get_value (in, i), &v, mul_n, mul_d);
-      gst_value_list_append_and_take_value (out, &v);
-    }
-  } else {
-    g_value_init (out, G_VALUE_TYPE (in));
-    g_value_copy (in, out);
-  }
 }
 
 /* Rewrites the framerate of one structure for the other pad; FALSE when
@@ -195,9 +153,9 @@ transform_framerate (GstStructure * s, GstPadDirection direction,
     GValue out = G_VALUE_INIT;
 
     if (direction == GST_PAD_SINK)
-      scale_framerate (rate, &out, 1, (gint) divisor);
+      gst_stage_scale_framerate (rate, &out, 1, (gint) divisor);
     else
-      scale_framerate (rate, &out, (gint) divisor, 1);
+      gst_stage_scale_framerate (rate, &out, (gint) divisor, 1);
     gst_structure_take_value (s, "framerate", &out);
     return TRUE;
   }
@@ -356,6 +314,8 @@ gst_stage_selector_start (GstBaseTransform * trans)
   priv->reverse = FALSE;
   priv->seqnum = GST_SEQNUM_INVALID;
   priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
+  priv->in_group = FALSE;
+  priv->group_failed = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -373,45 +333,68 @@ gst_stage_selector_stop (GstBaseTransform * trans)
 }
 
 /* Called with the object lock, for the first buffer after a flushing seek:
- * the index of that frame in its stream, from its stream time (the position
- * the new segment gives it; stream time, unlike buffer time, starts at 0 in
- * streams whose timestamps do not, such as MPEG-TS).
- *
- * Not round (segment.start * framerate): after an accurate seek a decoder
- * also delivers the frame that contains the start, clipped to begin at it
- * (seek to 2.5 s at 25/1: frame 62, PTS 2.48 s clipped to 2.5 s, duration
- * 0.02 s), which that formula calls frame 63. The middle of the buffer lies
- * inside its frame's slot whether it was clipped or not, and half a frame
- * of slack absorbs timestamps rounded by the container (to ms, say). */
+ * the index of that frame in its stream, from its stream time (see
+ * gst_stage_frame_index_at() for why not round (segment.start * rate)). */
 static guint64
 index_after_seek (GstStageSelectorPrivate * priv, GstBuffer * buf)
 {
-  const GstSegment *seg = &priv->resync_segment;
-  GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
-  guint64 scale = (guint64) priv->fps_d * GST_SECOND, t;
-  gint sign;
+  return gst_stage_frame_index_at (&priv->resync_segment, buf, priv->fps_n,
+      priv->fps_d);
+}
 
-  if (seg->format != GST_FORMAT_TIME || priv->fps_n <= 0)
-    return 0;
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return GST_CLOCK_TIME_IS_VALID (seg->time) ?
-        gst_util_uint64_scale_round (seg->time, priv->fps_n, scale) : 0;
-  if (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0) {
-    sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME,
-        pts + dur / 2, &t);
-    return sign > 0 ? gst_util_uint64_scale (t, priv->fps_n, scale) : 0;
+/* A stageslice group starts: apply its parameters for this element, then
+ * count from the group's first position. A failure posts an error, and the
+ * selection stays as it was. */
+static void
+start_group (GstStageSelector * self, const GstStageGroup * group)
+{
+  GstStageSelectorClass *klass = GST_STAGE_SELECTOR_GET_CLASS (self);
+  GstStageSelectorPrivate *priv = GET_PRIV (self);
+  StageSelect *sel = NULL;
+  GError *err = NULL;
+  gint applied;
+
+  GST_OBJECT_LOCK (self);
+  priv->applying_params = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  applied = gst_stage_group_apply_params (GST_ELEMENT (self), group->params,
+      &err);
+  if (applied > 0)
+    sel = klass->create_select (self, &err);
+  GST_OBJECT_LOCK (self);
+  priv->applying_params = FALSE;
+  if (sel) {
+    stage_select_free (priv->select);
+    priv->select = sel;
   }
-  sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, pts, &t);
-  return sign > 0 ? gst_util_uint64_scale_round (t, priv->fps_n, scale) : 0;
+  priv->in_group = TRUE;
+  priv->index = group->first;
+  priv->next = stage_select_next (priv->select, priv->index);
+  priv->flushed = priv->resync = FALSE;
+  priv->pending_eos = priv->eos_sent = FALSE;
+  priv->group_failed = err != NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (err)
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Group %" G_GUINT64_FORMAT
+            ": %s", group->index, err->message), (NULL));
+  GST_DEBUG_OBJECT (self, "group %" G_GUINT64_FORMAT " from position %"
+      G_GUINT64_FORMAT ", %d parameters", group->index, group->first, applied);
+  g_clear_error (&err);
 }
 
 static gboolean
 gst_stage_selector_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
+  GstStageGroup group;
+
   GstStageSelector *self = GST_STAGE_SELECTOR (trans);
   GstStageSelectorPrivate *priv = GET_PRIV (self);
 
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CUSTOM_DOWNSTREAM:
+      if (gst_stage_group_event_parse (event, &group))
+        start_group (self, &group);
+      break;
     case GST_EVENT_FLUSH_STOP:
       GST_OBJECT_LOCK (self);
       priv->flushed = TRUE;
@@ -529,10 +512,11 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint64 index;
 
   GST_OBJECT_LOCK (self);
-  if (G_UNLIKELY (priv->reverse)) {
-    /* the error was posted with the segment */
+  if (G_UNLIKELY (priv->reverse || priv->group_failed)) {
+    /* the error was posted with the segment or the group event */
+    ret = priv->reverse ? GST_FLOW_NOT_SUPPORTED : GST_FLOW_ERROR;
     GST_OBJECT_UNLOCK (self);
-    return GST_FLOW_NOT_SUPPORTED;
+    return ret;
   }
   if (G_UNLIKELY (priv->resync)) {
     priv->resync = FALSE;
@@ -557,7 +541,7 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     ret = GST_BASE_TRANSFORM_FLOW_DROPPED;
     gap_span (priv, buf, &priv->gap_ts, &priv->gap_dur);
   }
-  if (priv->next == STAGE_SELECT_NONE && !priv->eos_sent)
+  if (priv->next == STAGE_SELECT_NONE && !priv->eos_sent && !priv->in_group)
     priv->pending_eos = TRUE;
   GST_OBJECT_UNLOCK (self);
 

@@ -16,6 +16,10 @@
 #ifdef HAVE_CUDA
 #include "gststageresizecuda.h"
 #endif
+#include "gststagerepeat.h"
+#include "gststagerepeatnull.h"
+#include "gststageslice.h"
+#include "gststageunslice.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -31,6 +35,10 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (stagerange, plugin);
   ok &= GST_ELEMENT_REGISTER (stagegather, plugin);
   ok &= GST_ELEMENT_REGISTER (stagebin, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagerepeat, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagerepeatnull, plugin);
+  ok &= GST_ELEMENT_REGISTER (stageslice, plugin);
+  ok &= GST_ELEMENT_REGISTER (stageunslice, plugin);
 
   return ok;
 }

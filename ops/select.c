@@ -452,3 +452,21 @@ stage_select_last (const StageSelect *sel)
   }
   return last;
 }
+
+size_t
+stage_select_n_spans (const StageSelect *sel)
+{
+  return sel == NULL || sel->is_list ? 0 : sel->n_spans;
+}
+
+int
+stage_select_get_span (const StageSelect *sel, size_t i, uint64_t *start,
+    uint64_t *end, uint64_t *stride)
+{
+  if (i >= stage_select_n_spans (sel))
+    return -1;
+  *start = sel->spans[i].start;
+  *end = sel->spans[i].end;
+  *stride = sel->spans[i].stride;
+  return 0;
+}

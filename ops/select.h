@@ -73,6 +73,16 @@ int stage_select_regular (const StageSelect *sel, uint64_t *stride);
  * end (a stride). */
 uint64_t stage_select_last (const StageSelect *sel);
 
+/* The spans of a stride or ranges selection, in the order the text listed
+ * them (stage_select_parse_ranges keeps that order; the set semantics above
+ * only apply to stage_select_next): how many, and span @i as [*start, *end)
+ * walked with *stride (*end is STAGE_SELECT_NONE for a stride). 0 spans for
+ * a gather list. Used by the slice partitioner (slice.h), whose groups are
+ * these spans taken one by one. */
+size_t stage_select_n_spans (const StageSelect *sel);
+int stage_select_get_span (const StageSelect *sel, size_t i,
+    uint64_t *start, uint64_t *end, uint64_t *stride);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,8 @@ import subprocess
 import sys
 
 src = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
-ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin"]
+ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin",
+            "stagerepeat", "stagerepeatnull", "stageslice", "stageunslice"]
 
 
 def examples(path):

@@ -1,0 +1,793 @@
+/**
+ * SECTION:element-stageslice
+ * @title: stageslice
+ *
+ * Cuts the stream into groups that go downstream one after the other, each
+ * as its own segment (Scanner's Slice), so that the ops up to the matching
+ * `stageunslice` start over for every group. The groups come from either
+ *
+ * - @ranges, half-open START:END frame index ranges with @stride inside
+ *   each (Scanner's StridedRanges partitioner): `ranges="0:15,5:25,15:35"`
+ *   gives three groups of 15, 20 and 20 frames. Ranges may overlap: a
+ *   shared frame is emitted once in every group that holds it (frames 5..14
+ *   above go out in group 0 and again in group 1), so the element keeps the
+ *   frames a later group still needs, at most the overlap. Their starts
+ *   must not decrease (the stream is read once, front to back);
+ * - or @size and @stride (Scanner's Strided partitioner): frames 0, S, 2S,
+ *   ... (S = @stride) in consecutive groups of @size; the last group of a
+ *   stream is partial.
+ *
+ * Each group opens with a serialized custom downstream event named
+ * "stage-group" (index, start, end, stride, first, n-groups, params; see
+ * docs/stageslice.md) followed by a new SEGMENT, then its frames. The
+ * segment's base continues the running time where the previous group
+ * ended, so running time never goes backwards even when groups overlap,
+ * while PTS and stream time stay those of the original frames. At a new
+ * segment GStreamer elements redo what depends on time (sinks their clock
+ * sync, videorate its output timestamps) but keep other state (a segment
+ * is not a flush); the gst-stages selectors also restart their frame index
+ * on the group event, so `stagerange ranges=0:10` keeps the first 10
+ * frames of each group, and other stateful elements can reset on it.
+ *
+ * Per-group parameters (Scanner's SliceList): @group-params holds one
+ * entry per group, separated by ';', each a comma-separated list of
+ * NAME.PROPERTY=VALUE carried in the group event; the gst-stages ops named
+ * NAME set them when the group starts (values persist until a later group
+ * sets them again): `group-params="r.ranges=0:10; r.ranges=5:15"`. With
+ * @ranges there must be one entry per group.
+ *
+ * Frame index, counters, EOS and flush as in the selectors: the index
+ * counts buffers from 0 and, after a flushing seek, continues from the
+ * frame the new segment puts the stream at (with a framerate in the caps),
+ * resuming the first group not yet complete. Once the last group is done
+ * the element sends EOS at once and returns GST_FLOW_EOS upstream. `in`
+ * counts frames received, `out` frames pushed (with overlaps more than
+ * in), `dropped` frames in no group, `groups` the groups opened. Output
+ * framerate: the input's divided by @stride.
+ *
+ * The element depends on frame order, so `stagebin` refuses it with
+ * replicas > 1.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=35 ! video/x-raw,width=1280,height=720,framerate=30/1 ! stageslice ranges="0:15,5:25,15:35" ! stagerange ranges=0:10 ! stageunslice ! fakesink silent=false -v
+ * ]| 30 frames: 0..9, 5..14 and 15..24, one continuous stream.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststageslice.h"
+#include "gststagegroup.h"
+#include "gststageutil.h"
+#include "slice.h"
+
+#include <stdlib.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_slice_debug);
+#define GST_CAT_DEFAULT gst_stage_slice_debug
+
+#define DEFAULT_PROP_RANGES NULL
+#define DEFAULT_PROP_SIZE 0
+#define DEFAULT_PROP_STRIDE 1
+#define DEFAULT_PROP_GROUP_PARAMS NULL
+
+enum
+{
+  PROP_0,
+  PROP_RANGES,
+  PROP_SIZE,
+  PROP_STRIDE,
+  PROP_GROUP_PARAMS,
+  PROP_IN,
+  PROP_OUT,
+  PROP_DROPPED,
+  PROP_GROUPS,
+};
+
+typedef struct
+{
+  guint64 index;
+  GstBuffer *buf;
+} Retained;
+
+struct _GstStageSlice
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *ranges;
+  guint size, stride;
+  gchar *group_params;
+
+  /* built at start */
+  StageSlice *part;
+  GPtrArray *params;            /* GstStructure per group */
+  guint active_stride;
+
+  /* streaming thread */
+  guint64 index;                /* of the next frame to arrive */
+  guint64 cur;                  /* group being read */
+  gboolean cur_open;            /* its group event went out */
+  gboolean done, eos_sent, resync;
+  GQueue retained;              /* Retained, for later groups */
+  GQueue pending;               /* events and buffers to push, in order */
+  GstSegment in_segment, group_segment;
+  gboolean have_segment;
+  guint32 seqnum;
+  GstClockTime rt_end;          /* running time where the output ends */
+  gint fps_n, fps_d;
+
+  /* counters, under the object lock */
+  guint64 in, out, dropped, groups;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstStageSlice, gst_stage_slice,
+    GST_TYPE_BASE_TRANSFORM,
+    GST_DEBUG_CATEGORY_INIT (gst_stage_slice_debug, "stageslice", 0,
+        "partition a stream into groups"));
+GST_ELEMENT_REGISTER_DEFINE (stageslice, "stageslice", GST_RANK_NONE,
+    GST_TYPE_STAGE_SLICE);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+/* Builds the partition; NULL and a message naming the property on error. */
+static StageSlice *
+build_partition (const gchar * ranges, guint size, guint stride,
+    gchar ** message)
+{
+  char *err = NULL;
+  StageSlice *sl = NULL;
+  gboolean have_ranges = FALSE;
+
+  if (ranges != NULL) {
+    gchar *t = g_strstrip (g_strdup (ranges));
+
+    have_ranges = *t != '\0';
+    g_free (t);
+  }
+  if (have_ranges && size > 0) {
+    *message = g_strdup_printf ("Properties 'ranges' (%s) and 'size' (%u) "
+        "are both set: use one of them", ranges, size);
+  } else if (have_ranges) {
+    sl = stage_slice_parse_ranges (ranges, stride, &err);
+    if (sl == NULL)
+      *message = g_strdup_printf ("Invalid value '%s' for property 'ranges': "
+          "%s", ranges, err ? err : "out of memory");
+  } else if (size > 0) {
+    sl = stage_slice_new_strided (size, stride, &err);
+    if (sl == NULL)
+      *message = g_strdup_printf ("Invalid 'size'/'stride': %s",
+          err ? err : "out of memory");
+  } else {
+    *message = g_strdup ("No groups: set property 'ranges' (e.g. "
+        "\"0:15,5:25,15:35\") or 'size' (e.g. 50)");
+  }
+  free (err);
+  return sl;
+}
+
+static gboolean
+can_set_property (GstStageSlice * self, GParamSpec * pspec)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (self);
+  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  GST_OBJECT_UNLOCK (self);
+  if (state <= GST_STATE_READY)
+    return TRUE;
+  g_warning ("%s: property '%s' can only be changed in the NULL or READY "
+      "state; the new value is ignored", GST_OBJECT_NAME (self),
+      g_param_spec_get_name (pspec));
+  return FALSE;
+}
+
+static void
+gst_stage_slice_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (object);
+
+  if (!can_set_property (self, pspec))
+    return;
+
+  switch (prop_id) {
+    case PROP_RANGES:{
+      const gchar *ranges = g_value_get_string (value);
+      char *err = NULL;
+      StageSlice *sl = ranges ? stage_slice_parse_ranges (ranges, 1, &err) :
+          NULL;
+
+      /* kept even when invalid: start then refuses it with an error */
+      if (ranges && sl == NULL)
+        g_warning ("%s: Invalid value '%s' for property 'ranges': %s",
+            GST_OBJECT_NAME (self), ranges, err ? err : "out of memory");
+      stage_slice_free (sl);
+      free (err);
+      GST_OBJECT_LOCK (self);
+      g_free (self->ranges);
+      self->ranges = g_strdup (ranges);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_SIZE:
+      GST_OBJECT_LOCK (self);
+      self->size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_STRIDE:
+      GST_OBJECT_LOCK (self);
+      self->stride = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_GROUP_PARAMS:{
+      const gchar *text = g_value_get_string (value);
+      GError *err = NULL;
+      GPtrArray *p = gst_stage_group_parse_params (text, &err);
+
+      if (p == NULL)
+        g_warning ("%s: Invalid value for property 'group-params': %s",
+            GST_OBJECT_NAME (self), err->message);
+      g_clear_error (&err);
+      if (p)
+        g_ptr_array_unref (p);
+      GST_OBJECT_LOCK (self);
+      g_free (self->group_params);
+      self->group_params = g_strdup (text);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_stage_slice_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RANGES:
+      g_value_set_string (value, self->ranges);
+      break;
+    case PROP_SIZE:
+      g_value_set_uint (value, self->size);
+      break;
+    case PROP_STRIDE:
+      g_value_set_uint (value, self->stride);
+      break;
+    case PROP_GROUP_PARAMS:
+      g_value_set_string (value, self->group_params);
+      break;
+    case PROP_IN:
+      g_value_set_uint64 (value, self->in);
+      break;
+    case PROP_OUT:
+      g_value_set_uint64 (value, self->out);
+      break;
+    case PROP_DROPPED:
+      g_value_set_uint64 (value, self->dropped);
+      break;
+    case PROP_GROUPS:
+      g_value_set_uint64 (value, self->groups);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstCaps *
+gst_stage_slice_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+  gint stride;
+  GstCaps *ret;
+
+  GST_OBJECT_LOCK (self);
+  stride = (gint) MIN (MAX (self->stride, 1), G_MAXINT);
+  GST_OBJECT_UNLOCK (self);
+  ret = direction == GST_PAD_SINK ?
+      gst_stage_caps_scale_framerate (caps, 1, stride) :
+      gst_stage_caps_scale_framerate (caps, stride, 1);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  return ret;
+}
+
+static gboolean
+gst_stage_slice_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+  GstStructure *s = gst_caps_get_size (incaps) ?
+      gst_caps_get_structure (incaps, 0) : NULL;
+  gint n = 0, d = 1;
+
+  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
+      || n <= 0 || d <= 0) {
+    n = 0;
+    d = 1;
+  }
+  self->fps_n = n;
+  self->fps_d = d;
+  return TRUE;
+}
+
+static void
+retained_free (gpointer data)
+{
+  Retained *r = data;
+
+  gst_buffer_unref (r->buf);
+  g_free (r);
+}
+
+static void
+clear_queues (GstStageSlice * self)
+{
+  g_queue_clear_full (&self->retained, retained_free);
+  g_queue_clear_full (&self->pending, (GDestroyNotify) gst_mini_object_unref);
+}
+
+static void
+reset_streaming (GstStageSlice * self)
+{
+  clear_queues (self);
+  self->index = 0;
+  self->cur = 0;
+  self->cur_open = FALSE;
+  self->done = self->eos_sent = self->resync = FALSE;
+  self->rt_end = GST_CLOCK_TIME_NONE;
+}
+
+static gboolean
+gst_stage_slice_start (GstBaseTransform * trans)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+  gchar *ranges, *params_text, *message = NULL;
+  guint size, stride;
+  GError *err = NULL;
+  StageSlice *part;
+  GPtrArray *params = NULL;
+
+  GST_OBJECT_LOCK (self);
+  ranges = g_strdup (self->ranges);
+  params_text = g_strdup (self->group_params);
+  size = self->size;
+  stride = self->stride;
+  GST_OBJECT_UNLOCK (self);
+
+  part = build_partition (ranges, size, stride, &message);
+  if (part) {
+    params = gst_stage_group_parse_params (params_text, &err);
+    if (params == NULL) {
+      message = g_strdup_printf ("Invalid value for property "
+          "'group-params': %s", err->message);
+    } else if (params->len > 0
+        && stage_slice_n_groups (part) != STAGE_SELECT_NONE
+        && params->len != stage_slice_n_groups (part)) {
+      message = g_strdup_printf ("Property 'group-params' has %u entries but "
+          "'ranges' makes %" G_GUINT64_FORMAT " groups: give one entry per "
+          "group", params->len, stage_slice_n_groups (part));
+    }
+  }
+  g_clear_error (&err);
+  g_free (ranges);
+  g_free (params_text);
+  if (message) {
+    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, message, NULL,
+        __FILE__, GST_FUNCTION, __LINE__);
+    stage_slice_free (part);
+    if (params)
+      g_ptr_array_unref (params);
+    return FALSE;
+  }
+
+  stage_slice_free (self->part);
+  self->part = part;
+  if (self->params)
+    g_ptr_array_unref (self->params);
+  self->params = params;
+  self->active_stride = MAX (stride, 1);
+  self->fps_n = 0;
+  self->fps_d = 1;
+  self->have_segment = FALSE;
+  self->seqnum = GST_SEQNUM_INVALID;
+  reset_streaming (self);
+  GST_OBJECT_LOCK (self);
+  self->in = self->out = self->dropped = self->groups = 0;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_stage_slice_stop (GstBaseTransform * trans)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+
+  clear_queues (self);
+  stage_slice_free (self->part);
+  self->part = NULL;
+  if (self->params)
+    g_ptr_array_unref (self->params);
+  self->params = NULL;
+  return TRUE;
+}
+
+/* One output frame period: the spacing of a group's frames (stride input
+ * frames), from the caps, else the buffer's own duration. */
+static GstClockTime
+output_period (GstStageSlice * self, GstBuffer * buf)
+{
+  if (self->fps_n > 0)
+    return gst_util_uint64_scale (GST_SECOND,
+        (guint64) self->fps_d * self->active_stride, self->fps_n);
+  return GST_BUFFER_DURATION_IS_VALID (buf) ? GST_BUFFER_DURATION (buf) : 0;
+}
+
+/* Queues group @self->cur's event and segment, before @buf, frame @index. */
+static void
+open_group (GstStageSlice * self, guint64 index, GstBuffer * buf)
+{
+  GstStageGroup g = { 0, };
+  GstSegment *seg = &self->group_segment;
+  GstClockTime pts = GST_BUFFER_PTS (buf), rt = GST_CLOCK_TIME_NONE, st;
+  GstEvent *ev;
+
+  g.index = self->cur;
+  stage_slice_group (self->part, self->cur, &g.start, &g.end, &g.stride);
+  g.first = stage_slice_position (self->part, self->cur, index);
+  g.n_groups = stage_slice_n_groups (self->part);
+  if (g.n_groups == STAGE_SELECT_NONE)
+    g.n_groups = G_MAXUINT64;
+  if (self->params && self->cur < self->params->len)
+    g.params = g_ptr_array_index (self->params, self->cur);
+  g_queue_push_tail (&self->pending, gst_stage_group_event_new (&g));
+
+  if (self->have_segment)
+    gst_segment_copy_into (&self->in_segment, seg);
+  else
+    gst_segment_init (seg, GST_FORMAT_TIME);
+  if (seg->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (pts)
+      && seg->rate > 0.0) {
+    rt = gst_segment_to_running_time (&self->in_segment, GST_FORMAT_TIME,
+        pts);
+    st = gst_segment_to_stream_time (&self->in_segment, GST_FORMAT_TIME,
+        pts);
+    /* the first group keeps upstream's running time; later ones start
+     * where the output so far ends */
+    seg->base = GST_CLOCK_TIME_IS_VALID (self->rt_end) ? self->rt_end :
+        GST_CLOCK_TIME_IS_VALID (rt) ? rt : 0;
+    seg->start = pts;
+    seg->position = pts;
+    seg->offset = 0;
+    seg->time = GST_CLOCK_TIME_IS_VALID (st) ? st : pts;
+    if (GST_CLOCK_TIME_IS_VALID (seg->stop) && seg->stop < pts)
+      seg->stop = GST_CLOCK_TIME_NONE;
+  }
+  ev = gst_event_new_segment (seg);
+  if (self->seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (ev, self->seqnum);
+  g_queue_push_tail (&self->pending, ev);
+  self->cur_open = TRUE;
+  GST_OBJECT_LOCK (self);
+  self->groups++;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "group %" G_GUINT64_FORMAT " [%" G_GUINT64_FORMAT
+      ", %" G_GUINT64_FORMAT ") from position %" G_GUINT64_FORMAT, g.index,
+      g.start, g.end, g.first);
+}
+
+/* Queues frame @index (a ref of @buf) in the current group. */
+static void
+emit (GstStageSlice * self, guint64 index, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), end;
+
+  if (!self->cur_open)
+    open_group (self, index, buf);
+  if (self->group_segment.format == GST_FORMAT_TIME
+      && GST_CLOCK_TIME_IS_VALID (pts)) {
+    end = gst_segment_to_running_time (&self->group_segment,
+        GST_FORMAT_TIME, pts + output_period (self, buf));
+    if (GST_CLOCK_TIME_IS_VALID (end) && (!GST_CLOCK_TIME_IS_VALID
+            (self->rt_end) || end > self->rt_end))
+      self->rt_end = end;
+  }
+  g_queue_push_tail (&self->pending, gst_buffer_ref (buf));
+  GST_OBJECT_LOCK (self);
+  self->out++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Moves on to the next group: the retained frames it holds go out, those
+ * no later group needs are released. */
+static void
+next_group (GstStageSlice * self)
+{
+  GList *l, *next;
+
+  self->cur++;
+  self->cur_open = FALSE;
+  if (self->cur >= stage_slice_n_groups (self->part)) {
+    self->done = TRUE;
+    g_queue_clear_full (&self->retained, retained_free);
+    return;
+  }
+  for (l = self->retained.head; l; l = next) {
+    Retained *r = l->data;
+
+    next = l->next;
+    if (stage_slice_contains (self->part, self->cur, r->index))
+      emit (self, r->index, r->buf);
+    if (!stage_slice_needed_after (self->part, self->cur, r->index)) {
+      retained_free (r);
+      g_queue_delete_link (&self->retained, l);
+    }
+  }
+}
+
+static GstFlowReturn
+gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * buf)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+  gboolean used = FALSE;
+  guint64 i;
+
+  GST_OBJECT_LOCK (self);
+  self->in++;
+  if (self->done)
+    self->dropped++;
+  GST_OBJECT_UNLOCK (self);
+  if (self->done) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_EOS;
+  }
+  if (self->resync) {
+    self->resync = FALSE;
+    self->index = self->have_segment ? gst_stage_frame_index_at
+        (&self->in_segment, buf, self->fps_n, self->fps_d) : 0;
+    self->cur = stage_slice_first_open (self->part, self->index);
+    self->cur_open = FALSE;
+    GST_DEBUG_OBJECT (self, "first frame after flush is %" G_GUINT64_FORMAT
+        ", group %" G_GUINT64_FORMAT, self->index, self->cur);
+  }
+
+  i = self->index;
+  if (self->index < STAGE_SELECT_NONE - 1)
+    self->index++;
+  if (self->cur != STAGE_SELECT_NONE) {
+    if (stage_slice_contains (self->part, self->cur, i)) {
+      emit (self, i, buf);
+      used = TRUE;
+    }
+    if (stage_slice_needed_after (self->part, self->cur, i)) {
+      Retained *r = g_new (Retained, 1);
+
+      r->index = i;
+      r->buf = gst_buffer_ref (buf);
+      g_queue_push_tail (&self->retained, r);
+      used = TRUE;
+    }
+    while (!self->done && stage_slice_last (self->part, self->cur) <= i)
+      next_group (self);
+  } else {
+    self->done = TRUE;
+  }
+  if (!used) {
+    GST_OBJECT_LOCK (self);
+    self->dropped++;
+    GST_OBJECT_UNLOCK (self);
+  }
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_stage_slice_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+  GstMiniObject *item;
+  GstEvent *eos;
+
+  *outbuf = NULL;
+  while ((item = g_queue_pop_head (&self->pending))) {
+    if (GST_IS_BUFFER (item)) {
+      *outbuf = GST_BUFFER_CAST (item);
+      return GST_FLOW_OK;
+    }
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
+        GST_EVENT_CAST (item));
+  }
+  if (!self->done || self->eos_sent)
+    return GST_FLOW_OK;
+  /* the last group is complete: end now, so the source stops reading */
+  self->eos_sent = TRUE;
+  GST_DEBUG_OBJECT (self, "last group done: sending EOS");
+  eos = gst_event_new_eos ();
+  if (self->seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (eos, self->seqnum);
+  gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans), eos);
+  return GST_FLOW_EOS;
+}
+
+/* End of stream: the current group ends here; later groups still get the
+ * frames kept for them, then everything queued goes out. */
+static void
+drain (GstStageSlice * self)
+{
+  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstMiniObject *item;
+
+  while (!self->done && self->retained.length > 0)
+    next_group (self);
+  while ((item = g_queue_pop_head (&self->pending))) {
+    if (GST_IS_BUFFER (item))
+      gst_pad_push (src, GST_BUFFER_CAST (item));
+    else
+      gst_pad_push_event (src, GST_EVENT_CAST (item));
+  }
+}
+
+static gboolean
+gst_stage_slice_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *seg;
+
+      /* kept for the groups' own segments; never forwarded as is */
+      gst_event_parse_segment (event, &seg);
+      gst_segment_copy_into (seg, &self->in_segment);
+      self->have_segment = TRUE;
+      self->seqnum = gst_event_get_seqnum (event);
+      gst_event_unref (event);
+      return TRUE;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      reset_streaming (self);
+      self->resync = TRUE;
+      break;
+    case GST_EVENT_EOS:
+      if (self->eos_sent) {
+        gst_event_unref (event);
+        return TRUE;
+      }
+      drain (self);
+      self->eos_sent = TRUE;
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_stage_slice_parent_class)->sink_event
+      (trans, event);
+}
+
+static void
+gst_stage_slice_finalize (GObject * object)
+{
+  GstStageSlice *self = GST_STAGE_SLICE (object);
+
+  clear_queues (self);
+  stage_slice_free (self->part);
+  if (self->params)
+    g_ptr_array_unref (self->params);
+  g_free (self->ranges);
+  g_free (self->group_params);
+  G_OBJECT_CLASS (gst_stage_slice_parent_class)->finalize (object);
+}
+
+static void
+gst_stage_slice_class_init (GstStageSliceClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+      G_PARAM_STATIC_STRINGS;
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_stage_slice_set_property;
+  gobject_class->get_property = gst_stage_slice_get_property;
+  gobject_class->finalize = gst_stage_slice_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_RANGES,
+      g_param_spec_string ("ranges", "Ranges",
+          "One group per half-open START:END frame range, comma separated, "
+          "e.g. \"0:15,5:25,15:35\"; ranges may overlap (shared frames go "
+          "out once per group) but their starts must not decrease",
+          DEFAULT_PROP_RANGES, rw));
+  g_object_class_install_property (gobject_class, PROP_SIZE,
+      g_param_spec_uint ("size", "Size",
+          "Instead of ranges: consecutive groups of this many frames (of "
+          "every stride-th frame); the last group may be partial; 0 = unset",
+          0, G_MAXINT, DEFAULT_PROP_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_STRIDE,
+      g_param_spec_uint ("stride", "Stride",
+          "Inside each group keep one frame out of every 'stride', counted "
+          "from the group start (1 keeps all)", 1, G_MAXINT,
+          DEFAULT_PROP_STRIDE, rw));
+  g_object_class_install_property (gobject_class, PROP_GROUP_PARAMS,
+      g_param_spec_string ("group-params", "Group parameters",
+          "Per-group properties for the ops up to stageunslice: one "
+          "entry per group separated by ';', each ELEMENT.PROPERTY=VALUE "
+          "pairs separated by ',', e.g. \"r.ranges=0:10; r.ranges=5:15\" "
+          "(quote values that hold a comma)",
+          DEFAULT_PROP_GROUP_PARAMS, rw));
+  g_object_class_install_property (gobject_class, PROP_IN,
+      g_param_spec_uint64 ("in", "In",
+          "Number of buffers that reached the element since it started",
+          0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_OUT,
+      g_param_spec_uint64 ("out", "Out",
+          "Number of buffers pushed downstream since the element started "
+          "(a frame shared by overlapping groups counts once per group)",
+          0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "Number of buffers in no group, dropped since the element started",
+          0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_GROUPS,
+      g_param_spec_uint64 ("groups", "Groups",
+          "Number of groups opened downstream since the element started",
+          0, G_MAXUINT64, 0, ro));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Slice into groups", "Filter/Video",
+      "Sends the stream as groups of frames (ranges, possibly overlapping, "
+      "or fixed size), each its own segment, so ops restart per group "
+      "(Scanner's Slice)", "gst-stages");
+  /* stagebin: each replica would see only some frames of a group */
+  gst_element_class_add_static_metadata (element_class, "stage-stateful",
+      "true");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_stage_slice_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_stage_slice_set_caps);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_stage_slice_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_slice_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_stage_slice_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_stage_slice_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_stage_slice_generate_output);
+  trans_class->passthrough_on_same_caps = FALSE;
+}
+
+static void
+gst_stage_slice_init (GstStageSlice * self)
+{
+  self->ranges = g_strdup (DEFAULT_PROP_RANGES);
+  self->size = DEFAULT_PROP_SIZE;
+  self->stride = DEFAULT_PROP_STRIDE;
+  self->group_params = g_strdup (DEFAULT_PROP_GROUP_PARAMS);
+  self->fps_d = 1;
+  self->rt_end = GST_CLOCK_TIME_NONE;
+  self->seqnum = GST_SEQNUM_INVALID;
+  g_queue_init (&self->retained);
+  g_queue_init (&self->pending);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}

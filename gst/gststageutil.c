@@ -1,0 +1,120 @@
+/* gst-stages: helpers shared by the frame-counting elements. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststageutil.h"
+
+static void
+scale_fraction (gint n, gint d, gint mul_n, gint mul_d, gint * rn, gint * rd)
+{
+  if (gst_util_fraction_multiply (n, d, mul_n, mul_d, rn, rd))
+    return;
+  if (mul_n > mul_d) {
+    *rn = G_MAXINT;
+    *rd = 1;
+  } else {
+    gst_util_double_to_fraction ((gdouble) n / d * mul_n / mul_d, rn, rd);
+  }
+}
+
+void
+gst_stage_scale_framerate (const GValue * in, GValue * out, gint mul_n,
+    gint mul_d)
+{
+  gint n1, d1, n2, d2;
+
+  if (GST_VALUE_HOLDS_FRACTION (in)) {
+    scale_fraction (gst_value_get_fraction_numerator (in),
+        gst_value_get_fraction_denominator (in), mul_n, mul_d, &n1, &d1);
+    g_value_init (out, GST_TYPE_FRACTION);
+    gst_value_set_fraction (out, n1, d1);
+  } else if (GST_VALUE_HOLDS_FRACTION_RANGE (in)) {
+    const GValue *lo = gst_value_get_fraction_range_min (in);
+    const GValue *hi = gst_value_get_fraction_range_max (in);
+
+    scale_fraction (gst_value_get_fraction_numerator (lo),
+        gst_value_get_fraction_denominator (lo), mul_n, mul_d, &n1, &d1);
+    scale_fraction (gst_value_get_fraction_numerator (hi),
+        gst_value_get_fraction_denominator (hi), mul_n, mul_d, &n2, &d2);
+    if (gst_util_fraction_compare (n1, d1, n2, d2) < 0) {
+      g_value_init (out, GST_TYPE_FRACTION_RANGE);
+      gst_value_set_fraction_range_full (out, n1, d1, n2, d2);
+    } else {
+      /* saturation collapsed the range */
+      g_value_init (out, GST_TYPE_FRACTION);
+      gst_value_set_fraction (out, n1, d1);
+    }
+  } else if (GST_VALUE_HOLDS_LIST (in)) {
+    guint i, n = gst_value_list_get_size (in);
+
+    g_value_init (out, GST_TYPE_LIST);
+    for (i = 0; i < n; i++) {
+      GValue v = G_VALUE_INIT;
+
+      gst_stage_scale_framerate (gst_value_list_get_value (in, i), &v,
+          mul_n, mul_d);
+      gst_value_list_append_and_take_value (out, &v);
+    }
+  } else {
+    g_value_init (out, G_VALUE_TYPE (in));
+    g_value_copy (in, out);
+  }
+}
+
+GstCaps *
+gst_stage_caps_scale_framerate (GstCaps * caps, gint mul_n, gint mul_d)
+{
+  GstCaps *ret;
+  guint i, n;
+
+  if (gst_caps_is_any (caps))
+    return gst_caps_new_any ();
+  ret = gst_caps_new_empty ();
+  n = gst_caps_get_size (caps);
+  for (i = 0; i < n; i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    const GValue *rate = gst_structure_get_value (s, "framerate");
+
+    if (rate != NULL) {
+      GValue out = G_VALUE_INIT;
+
+      gst_stage_scale_framerate (rate, &out, mul_n, mul_d);
+      gst_structure_take_value (s, "framerate", &out);
+    }
+    ret = gst_caps_merge_structure_full (ret, s,
+        f ? gst_caps_features_copy (f) : NULL);
+  }
+  return ret;
+}
+
+/* Not round (segment.start * framerate): after an accurate seek a decoder
+ * also delivers the frame that contains the start, clipped to begin at it
+ * (seek to 2.5 s at 25/1: frame 62, PTS 2.48 s clipped to 2.5 s, duration
+ * 0.02 s), which that formula calls frame 63. The middle of the buffer lies
+ * inside its frame's slot whether it was clipped or not, and half a frame
+ * of slack absorbs timestamps rounded by the container (to ms, say). Stream
+ * time, unlike buffer time, starts at 0 in streams whose timestamps do not,
+ * such as MPEG-TS. */
+guint64
+gst_stage_frame_index_at (const GstSegment * seg, GstBuffer * buf,
+    gint fps_n, gint fps_d)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
+  guint64 scale = (guint64) fps_d * GST_SECOND, t;
+  gint sign;
+
+  if (seg->format != GST_FORMAT_TIME || fps_n <= 0)
+    return 0;
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_IS_VALID (seg->time) ?
+        gst_util_uint64_scale_round (seg->time, fps_n, scale) : 0;
+  if (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0) {
+    sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME,
+        pts + dur / 2, &t);
+    return sign > 0 ? gst_util_uint64_scale (t, fps_n, scale) : 0;
+  }
+  sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, pts, &t);
+  return sign > 0 ? gst_util_uint64_scale_round (t, fps_n, scale) : 0;
+}

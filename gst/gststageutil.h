@@ -1,0 +1,31 @@
+/* gst-stages: small helpers shared by the elements that change a stream's
+ * rate or count frames (the selectors, stagerepeat, stageslice). Internal
+ * to the plugin. */
+#ifndef __GST_STAGE_UTIL_H__
+#define __GST_STAGE_UTIL_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Scales a framerate field value (fraction, fraction range or list) by
+ * mul_n/mul_d into @out (initialised here), saturating at G_MAXINT where a
+ * rate would overflow: a rate that large only appears as the open end of a
+ * range. Other values are copied. */
+void gst_stage_scale_framerate (const GValue * in, GValue * out, gint mul_n,
+    gint mul_d);
+
+/* A copy of @caps with every structure's framerate scaled by mul_n/mul_d
+ * (structures without a framerate unchanged; ANY stays ANY). */
+GstCaps *gst_stage_caps_scale_framerate (GstCaps * caps, gint mul_n,
+    gint mul_d);
+
+/* The index of @buf in its stream, for the first buffer after a flushing
+ * seek into @segment, from its stream time and the framerate fps_n/fps_d
+ * (0 when the framerate or the segment format does not tell). */
+guint64 gst_stage_frame_index_at (const GstSegment * segment,
+    GstBuffer * buf, gint fps_n, gint fps_d);
+
+G_END_DECLS
+
+#endif /* __GST_STAGE_UTIL_H__ */
