@@ -539,6 +539,8 @@ on_progress_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean on_progress_tick (gpointer data);
+
 static void
 report_job_end (SbJob * j)
 {
@@ -547,13 +549,17 @@ report_job_end (SbJob * j)
   if (B.progress == PROGRESS_JSONL) {
     JsonObject *o = sb_job_to_json (j);
     json_object_set_string_member (o, "event", "job-end");
+    json_object_set_double_member (o, "t_s",
+        (g_get_monotonic_time () - B.t0_mono) / 1e6);
     json_object_remove_member (o, "row");
     json_object_remove_member (o, "outputs");
     jsonl (o);
-  } else if (B.progress == PROGRESS_BAR && j->state != SB_JOB_OK) {
-    g_printerr ("\r\033[Kjob %u (%s): %s after %.1f s: %s\n", j->index,
-        j->label, sb_job_state_name (j->state), wall,
-        j->error ? j->error : "");
+  } else if (B.progress == PROGRESS_BAR) {
+    if (j->state != SB_JOB_OK)
+      g_printerr ("\r\033[Kjob %u (%s): %s after %.1f s: %s\n", j->index,
+          j->label, sb_job_state_name (j->state), wall,
+          j->error ? j->error : "");
+    on_progress_tick (NULL);
   }
 }
 
@@ -1044,6 +1050,48 @@ default_state_dir (const gchar * manifest)
   }
 }
 
+/* A gst-launch-1.0 command line for a description: one shell word per
+ * token. gst-launch joins its arguments again, escaping the spaces outside
+ * double quotes, so each token must be one argument (the whole description
+ * as one would not parse). */
+static gchar *
+shell_line (const gchar * desc)
+{
+  GString *out = g_string_new ("gst-launch-1.0 -e");
+  const gchar *p = desc;
+
+  while (*p) {
+    const gchar *w;
+    gboolean in_q = FALSE, plain = TRUE;
+    gchar *tok;
+
+    while (g_ascii_isspace (*p))
+      p++;
+    if (!*p)
+      break;
+    for (w = p; *p && (in_q || !g_ascii_isspace (*p)); p++) {
+      if (*p == '"')
+        in_q = !in_q;
+      else if (*p == '\\' && in_q && p[1])
+        p++;
+    }
+    tok = g_strndup (w, p - w);
+    for (w = tok; *w; w++)
+      if (!g_ascii_isalnum (*w) && !strchr ("_-./=:,+@%!", *w))
+        plain = FALSE;
+    g_string_append_c (out, ' ');
+    if (plain) {
+      g_string_append (out, tok);
+    } else {
+      gchar *q = g_shell_quote (tok);
+      g_string_append (out, q);
+      g_free (q);
+    }
+    g_free (tok);
+  }
+  return g_string_free (out, FALSE);
+}
+
 static void
 print_dry_run (void)
 {
@@ -1051,10 +1099,11 @@ print_dry_run (void)
 
   for (i = 0; i < B.jobs->len; i++) {
     SbJob *j = B.jobs->pdata[i];
-    gchar *q = g_shell_quote (j->pipeline);
-    g_print ("# job %u (%s)%s\ngst-launch-1.0 -e %s\n", j->index, j->where,
-        j->state == SB_JOB_SKIPPED ? ": completed by an earlier run" : "", q);
-    g_free (q);
+    gchar *line = shell_line (j->pipeline);
+    g_print ("# job %u (%s)%s\n%s\n", j->index, j->where,
+        j->state == SB_JOB_SKIPPED ? ": completed by an earlier run" : "",
+        line);
+    g_free (line);
   }
 }
 
