@@ -355,7 +355,7 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and all(order[i][1] <= order[i + 1][0] for i in range(2)),
           f"--jobs 1 runs one job at a time: {order}")
     r = run(["--jobs", "auto", "--progress=bar", SLOW, m])
-    check(r.returncode == 0 and "\r[" in r.stderr and "done" in r.stderr, "--progress=bar draws a bar")
+    check(r.returncode == 0 and "] 3/3 done, 0 failed" in r.stderr, f"--progress=bar draws a bar: {r.stderr!r}")
     r = run(["--progress=none", SLOW, m])
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
