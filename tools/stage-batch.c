@@ -65,6 +65,7 @@ typedef struct
   gboolean auto_jobs;
   gdouble util_sum;
   guint util_n;
+  GHashTable *dirs_ok;           /* output directories found writable */
 
   guint next;
   guint running;
@@ -351,7 +352,7 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     gchar *dir = g_path_get_dirname (o), *bad = NULL;
     gpointer other;
 
-    if (!dir_writable (dir, &bad))
+    if (!g_hash_table_contains (B.dirs_ok, dir) && !dir_writable (dir, &bad))
       usage_error ("%s: job %u writes \"%s\", but \"%s\" is not a writable "
           "directory", j->where, j->index, o, bad);
     if (g_hash_table_lookup_extended (outputs, o, NULL, &other))
@@ -359,7 +360,7 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
           "its own output (e.g. with {stem} or {job})", j->where, j->index, o,
           GPOINTER_TO_UINT (other));
     g_hash_table_insert (outputs, g_strdup (o), GUINT_TO_POINTER (j->index));
-    g_free (dir);
+    g_hash_table_add (B.dirs_ok, dir);
   }
   if (threads && GST_IS_BIN (p))
     *threads = count_threads (p);
@@ -375,6 +376,7 @@ make_jobs (void)
   gboolean first = TRUE;
 
   B.jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_job_free);
+  B.dirs_ok = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (r = 0; r < B.m->rows->len; r++) {
     SbJob *j;
     gchar *name;
