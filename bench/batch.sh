@@ -64,14 +64,15 @@ mkdir -p "$tmp/out"
   | grep -v '^#' > "$tmp/lines.sh"
 
 now() { date +%s.%N; }
+calc() { awk "BEGIN { print $* }"; }
 # best of $runs: seconds
 best() {
   local b="" t0 t1 t
   for _ in $(seq 1 "$runs"); do
     rm -rf "$tmp/out" "$tmp/state"; mkdir -p "$tmp/out"
     t0=$(now); "$@" >/dev/null 2>"$tmp/err" || { echo "failed: $*" >&2; tail -5 "$tmp/err" >&2; exit 1; }; t1=$(now)
-    t=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+    t=$(calc "$t1 - $t0")
+    if [ -z "$b" ] || [ "$(calc "$t < $b")" = 1 ]; then b=$t; fi
   done
   printf "%.3f" "$b"
 }
@@ -86,7 +87,7 @@ p_best=""; p_j=0
 for j in $(seq 1 $(( 2 * cores ))); do
   t=$(best parallel -j "$j" < "$tmp/lines.sh")
   printf "  %-28s %8.3f s\n" "GNU parallel -j $j" "$t"
-  if [ -z "$p_best" ] || [ "$(echo "$t < $p_best" | bc -l)" = 1 ]; then p_best=$t; p_j=$j; fi
+  if [ -z "$p_best" ] || [ "$(calc "$t < $p_best")" = 1 ]; then p_best=$t; p_j=$j; fi
 done
 t_sb=$(best "$sb" --jobs auto --progress=none --state-dir "$tmp/state" "$template" "$tmp/jobs.csv")
 printf "  %-28s %8.3f s\n" "stage-batch --jobs auto" "$t_sb"
@@ -108,7 +109,7 @@ printf "  %-28s %8.3f s\n" "sequential gst-launch-1.0" "$t_nl" "stage-batch --jo
 echo
 echo "results ($cores cores):"
 printf "  stage-batch --jobs auto / GNU parallel best (-j %d): %.2fx the time (goal <= 1.00)\n" \
-  "$p_j" "$(echo "$t_sb / $p_best" | bc -l)"
-printf "  stage-batch --jobs auto / sequential loop: %.2fx the time\n" "$(echo "$t_sb / $t_seq" | bc -l)"
+  "$p_j" "$(calc "$t_sb / $p_best")"
+printf "  stage-batch --jobs auto / sequential loop: %.2fx the time\n" "$(calc "$t_sb / $t_seq")"
 printf "  scheduling overhead per job: %.1f ms (stage-batch), %.1f ms (GNU parallel) over gst-launch-1.0 (goal < 20 ms)\n" \
-  "$(echo "($t_ns - $t_nl) * 1000 / $noop" | bc -l)" "$(echo "($t_np - $t_nl) * 1000 / $noop" | bc -l)"
+  "$(calc "($t_ns - $t_nl) * 1000 / $noop")" "$(calc "($t_np - $t_nl) * 1000 / $noop")"

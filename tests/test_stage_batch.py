@@ -360,10 +360,33 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
 
+def test_docs_examples():
+    """The blocks marked <!-- run: quickstart --> in docs/stage-batch.md and
+    docs/distributed.md, in order, in one directory, as a user would."""
+    src = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
+    script = ["set -e"]
+    for page in ("stage-batch.md", "distributed.md"):
+        text = open(os.path.join(src, "docs", page), encoding="utf-8").read()
+        script += re.findall(r"<!-- run: quickstart -->\n```sh\n(.*?)```", text, re.S)
+    d = os.path.join(TMP, "docs")
+    os.makedirs(d)
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(os.path.abspath(SB)) + ":" + env["PATH"]
+    env.pop("GST_TRACERS", None)
+    r = subprocess.run(["bash", "-c", "\n".join(script)], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=240)
+    check(len(script) >= 6, f"found the docs' examples ({len(script) - 1} blocks)")
+    check(r.returncode == 0, f"the docs' examples run: {r.stderr[-800:]}")
+    for f in ("out/clip2-320.mp4", "prof/trace.json", "prof/summary.json",
+              "shard-prof/trace.json", "k8s-prof/trace.json", "k8s-out/clip3.mp4"):
+        check(os.path.exists(os.path.join(d, f)), f"the docs' examples make {f}")
+    check(re.search(r"\n +2 +clip3 +ok +8 ", r.stdout), f"quick start table: {r.stdout[:600]}")
+
+
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
-             test_shards_and_profile, test_jobs_and_progress]
+             test_shards_and_profile, test_jobs_and_progress, test_docs_examples]
     only = sys.argv[1:]
     try:
         for t in tests:

@@ -25,12 +25,12 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
-#include <signal.h>
 #endif
 
 /* ---- outputs ------------------------------------------------------------- */
@@ -532,7 +532,11 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   bus = gst_element_get_bus (r.pipeline);
   gst_bus_add_watch (bus, on_bus, &r);
   tick = g_timeout_add (500, on_tick, &r);
-  sig_int = g_unix_signal_add (SIGINT, on_signal, &r);
+  /* Under stage-batch, the terminal's Ctrl-C is the launcher's to handle
+   * (it lets running jobs finish); it sends SIGTERM to stop them. */
+  if (parent_pid > 0)
+    signal (SIGINT, SIG_IGN);
+  sig_int = parent_pid > 0 ? 0 : g_unix_signal_add (SIGINT, on_signal, &r);
   sig_term = g_unix_signal_add (SIGTERM, on_signal, &r);
 
   if (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) ==
@@ -551,7 +555,8 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
 
   gst_element_set_state (r.pipeline, GST_STATE_NULL);
   g_source_remove (tick);
-  g_source_remove (sig_int);
+  if (sig_int)
+    g_source_remove (sig_int);
   g_source_remove (sig_term);
   gst_bus_remove_watch (bus);
   gst_object_unref (bus);
