@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""stage-batch, end to end: every option against small clips made here.
+
+Runs the built tool (STAGE_BATCH) with the build tree's plugins and checks
+what it prints, writes and returns. Everything lives in one temporary
+directory, removed at the end."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SB = os.environ.get("STAGE_BATCH", "stage-batch")
+TMP = tempfile.mkdtemp(prefix="stage-batch-test-")
+FAILED = []
+
+RESIZE = ("filesrc location={input} ! avidemux ! jpegdec ! "
+          "stageresize width={width} height={height} ! jpegenc ! avimux ! "
+          "filesink location=" + TMP + "/out/{stem}.avi")
+# Long enough to be interrupted: about 2 s at 20 ms a frame.
+SLOW = ("videotestsrc num-buffers={n} ! video/x-raw,width=32,height=24 ! "
+        "identity sleep-time={sleep} ! jpegenc ! avimux ! "
+        "filesink location=" + TMP + "/slow/{name}.avi")
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, flush=True)
+    return cond
+
+
+def make_clip(path, frames, w=64, h=48):
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", f"num-buffers={frames}",
+                    "!", f"video/x-raw,width={w},height={h},framerate=30/1", "!",
+                    "jpegenc", "!", "avimux", "!", "filesink", f"location={path}"],
+                   check=True, capture_output=True)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(args, env=None, timeout=120, **kw):
+    e = dict(os.environ)
+    e.pop("GST_TRACERS", None)
+    for k in ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT",
+              "SLURM_ARRAY_TASK_MIN", "STAGE_BATCH_SHARDS"):
+        e.pop(k, None)
+    e.update(env or {})
+    return subprocess.run([SB] + args, capture_output=True, text=True, env=e,
+                          timeout=timeout, cwd=TMP, **kw)
+
+
+def events(stderr):
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def table(stdout):
+    """The final table: job number -> (status, frames)."""
+    rows = {}
+    for line in stdout.splitlines()[1:]:
+        f = line.split()
+        if len(f) >= 4 and f[0].isdigit():
+            rows[int(f[0])] = (f[2], f[3])
+    return rows
+
+
+def frames_of(path):
+    """Frames and width of an output, by decoding it."""
+    r = subprocess.run(["gst-launch-1.0", "-v", "filesrc", f"location={path}", "!",
+                        "avidemux", "!", "jpegdec", "!", "identity", "silent=false",
+                        "!", "fakesink"], capture_output=True, text=True)
+    n = len(re.findall(r"identity0: last-message = chain", r.stdout))
+    w = re.search(r"jpegdec0\.GstPad:src: caps = video/x-raw.*?width=\(int\)(\d+)", r.stdout)
+    return n, int(w.group(1)) if w else None
+
+
+# ---------------------------------------------------------------------------
+
+def test_help():
+    r = run(["--help"])
+    check(r.returncode == 0 and "stage-batch --jobs 2" in r.stdout, "--help has an example")
+    check("--run-one" not in r.stdout, "--help hides the internal mode")
+
+
+def test_basic_run():
+    os.makedirs(f"{TMP}/clips", exist_ok=True)
+    sizes = {"a": 6, "b": 14, "c": 10}
+    for name, n in sizes.items():
+        make_clip(f"{TMP}/clips/{name}.avi", n)
+    m = write(f"{TMP}/jobs.csv", "input,width,height\n"
+              f"{TMP}/clips/a.avi,32,24\n"
+              f'"{TMP}/clips/b.avi",48,36\n'
+              f"{TMP}/clips/c.avi, 40 ,32\n")
+    r = run(["--jobs", "2", "--progress=jsonl", RESIZE, m])
+    check(r.returncode == 0, f"basic run exits 0 ({r.returncode}: {r.stderr[-500:]})")
+    t = table(r.stdout)
+    check(t == {0: ("ok", "6"), 1: ("ok", "14"), 2: ("ok", "10")},
+          f"table has exact frame counts: {t}")
+    ev = events(r.stderr)
+    starts = [e["job"] for e in ev if e["event"] == "job-start"]
+    check(starts == [1, 2, 0], f"longest input first (by file size): {starts}")
+    ends = {e["job"]: e for e in ev if e["event"] == "job-end"}
+    check(all(e["status"] == "ok" and e["fps"] > 0 for e in ends.values()),
+          "job-end events say ok, with fps")
+    check(ev[0]["event"] == "start" and ev[-1]["event"] == "end" and ev[-1]["ok"] == 3,
+          "jsonl starts with start and ends with end")
+    for name, w in (("a", 32), ("b", 48), ("c", 40)):
+        n, width = frames_of(f"{TMP}/out/{name}.avi")
+        check((n, width) == (sizes[name], w), f"out/{name}.avi: {n} frames of width {width}")
+    check(not [f for f in os.listdir(f"{TMP}/out") if f.endswith(".sb-part")],
+          "no temporary outputs left")
+    check(os.path.exists(f"{TMP}/jobs.batch/done/job-0.json"), "done markers written")
+    check(os.path.exists(f"{TMP}/jobs.batch/logs/job-1.log"), "per-job logs written")
+
+
+def test_dry_run_and_input():
+    r = run(["--dry-run", "-i", f"{TMP}/clips/a.avi", "-i", f"{TMP}/clips/b.avi",
+             "filesrc location={input} ! avidemux ! jpegdec ! jpegenc ! avimux ! "
+             "filesink location=" + TMP + "/dry/{stem}-{job}.avi"])
+    check(r.returncode == 0, f"--dry-run exits 0: {r.stderr}")
+    lines = [l for l in r.stdout.splitlines() if l.startswith("gst-launch-1.0")]
+    check(len(lines) == 2 and "dry/b-1.avi" in r.stdout and "dry/a-0.avi" in r.stdout,
+          f"--dry-run prints a line per job with {{stem}} and {{job}}: {r.stdout}")
+    check(not os.path.exists(f"{TMP}/dry"), "--dry-run runs nothing")
+    # The printed lines run as they are.
+    os.makedirs(f"{TMP}/dry")
+    rr = subprocess.run(lines[0], shell=True, capture_output=True, text=True)
+    check(rr.returncode == 0 and os.path.exists(f"{TMP}/dry/b-1.avi"),
+          f"a --dry-run line runs in a shell: {rr.stderr[-300:]}")
+
+
+def test_quoting():
+    d = f"{TMP}/odd dir, with (chars)"
+    os.makedirs(d)
+    make_clip(f"{d}/x y.avi", 3)
+    m = write(f"{TMP}/odd.csv", f'input,width,height\n"{d}/x y.avi",32,24\n')
+    r = run(["--progress=none", "filesrc location={input} ! avidemux ! jpegdec ! "
+             "stageresize width={width} height={height} ! jpegenc ! avimux ! "
+             "filesink location=\"" + d + "/{stem} out.avi\"", m])
+    check(r.returncode == 0 and os.path.exists(f"{d}/x y out.avi"),
+          f"values with spaces, commas and brackets are quoted: {r.stderr[-400:]}")
+
+
+def bad_usage(args, expect, what):
+    before = set(os.listdir(TMP))
+    r = run(args)
+    after = set(os.listdir(TMP))
+    ok = check(r.returncode == 2, f"{what}: exit 2 (got {r.returncode}: {r.stderr.strip()[:300]})")
+    if ok:
+        check(re.search(expect, r.stderr), f"{what}: message names it: {r.stderr.strip()}")
+        check(after == before, f"{what}: nothing started or created ({after - before})")
+
+
+def test_bad_input():
+    m = f"{TMP}/jobs.csv"
+    bad_usage([RESIZE, f"{TMP}/missing.csv"], r"missing\.csv", "missing manifest")
+    bad_usage([RESIZE.replace("{height}", "{heigth}"), m], r"\{heigth\}", "placeholder without a column")
+    rag = write(f"{TMP}/ragged.csv", "input,width,height\na.avi,1,2\nb.avi,3\n")
+    os.rename(rag, f"{TMP}/ragged.txt")
+    bad_usage([RESIZE, f"{TMP}/ragged.txt"], r"ragged\.txt:3: row 2 \(job 1\) has 2 values",
+              "ragged row")
+    write(f"{TMP}/empty.tsv", "input\twidth\theight\n" + TMP + "/clips/a.avi\t\t2\n")
+    bad_usage([RESIZE, f"{TMP}/empty.tsv"], r"empty\.tsv:2.*column \"width\"", "missing value (TSV)")
+    bad_usage([RESIZE.replace("jpegdec", "jpegdek"), m], r"jobs\.csv:2.*no element \"jpegdek\"",
+              "unparsable template")
+    write(f"{TMP}/badval.csv", "input,width,height\n" + TMP + "/clips/a.avi,32,24\n"
+          + TMP + "/clips/b.avi,wide,24\n")
+    bad_usage([RESIZE, f"{TMP}/badval.csv"], r"badval\.csv:3.*\"wide\".*column \"width\"",
+              "bad value in a later row names the row and column")
+    write(f"{TMP}/afile", "x")
+    bad_usage([RESIZE.replace(TMP + "/out/", TMP + "/afile/"), m], r"afile.*not a writable",
+              "output directory not writable")
+    bad_usage([RESIZE.replace("{stem}", "same"), m], r"as job 0 does", "two jobs, one output")
+    bad_usage(["--jobs", "0", RESIZE, m], r"--jobs", "--jobs 0")
+    bad_usage(["--shard", "3/3", RESIZE, m], r"index must be from 0", "--shard 3/3")
+    bad_usage(["--progress=fancy", RESIZE, m], r"--progress", "--progress=fancy")
+    bad_usage([RESIZE], r"MANIFEST", "no manifest")
+
+
+def test_failures_and_crash():
+    write(f"{TMP}/clips/corrupt.avi", "RIFF this is not an AVI file at all" * 20)
+    m = write(f"{TMP}/fail.csv", "input,width,height\n"
+              f"{TMP}/clips/a.avi,32,24\n{TMP}/clips/corrupt.avi,32,24\n{TMP}/clips/c.avi,32,24\n")
+    r = run(["--jobs", "2", "--progress=jsonl", RESIZE, m])
+    t = table(r.stdout)
+    check(r.returncode == 1, f"a failed job: exit 1 ({r.returncode})")
+    check(t.get(0) == ("ok", "6") and t.get(2) == ("ok", "10") and t.get(1, ("",))[0] == "failed",
+          f"the corrupt job fails, the others complete: {t}")
+    log = f"{TMP}/fail.batch/logs/job-1.log"
+    check(log in r.stderr and os.path.exists(log) and "ERROR" in open(log).read(),
+          "the failed job's log is listed and kept with its error")
+
+    # A crash: SIGSEGV into one running child.
+    m = write(f"{TMP}/crash.csv", "name,n,sleep\nlong,400,20000\nshort1,5,0\nshort2,5,0\n")
+    p = subprocess.Popen([SB, "--jobs", "3", "--progress=jsonl", SLOW, m], cwd=TMP,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim = None
+    for _ in range(200):
+        for pid in children(p.pid):
+            if "slow/long.avi" in cmdline(pid):
+                victim = pid
+        if victim:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    if check(victim is not None, "found the long job's process"):
+        os.kill(victim, signal.SIGSEGV)
+    out, err = p.communicate(timeout=120)
+    t = table(out)
+    check(p.returncode == 1 and t.get(0, ("",))[0] == "crashed" and t.get(1) == ("ok", "5")
+          and t.get(2) == ("ok", "5"), f"a crashed job never stops the others: {t} {err[-300:]}")
+    check("signal 11" in err, "the crash is reported with its signal")
+
+
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    st = f.read()
+                if int(st.rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def test_timeout_and_retries():
+    m = write(f"{TMP}/to.csv", "name,n,sleep\nstuck,10000,20000\nquick,3,0\n")
+    r = run(["--timeout", "1", "--retries", "1", "--progress=jsonl", SLOW, m])
+    t = table(r.stdout)
+    check(r.returncode == 1 and t.get(0, ("",))[0] == "timeout" and t.get(1) == ("ok", "3"),
+          f"--timeout kills the stuck job: {t}")
+    ev = events(r.stderr)
+    retried = [e for e in ev if e["event"] == "job-retry"]
+    end = [e for e in ev if e["event"] == "job-end" and e["job"] == 0]
+    check(len(retried) == 1 and end and end[0]["attempts"] == 2,
+          f"--retries 1 runs it twice: {retried} {end}")
+    log = open(f"{TMP}/to.batch/logs/job-0.log").read()
+    check(log.count("# stage-batch job 0") == 2, "the log keeps both attempts")
+    check(not os.path.exists(f"{TMP}/slow/stuck.avi"), "a killed job leaves no output")
+
+
+def test_resume_after_kill9():
+    m = write(f"{TMP}/res.csv", "name,n,sleep\n" +
+              "".join(f"r{i},25,20000\n" for i in range(4)))
+    p = subprocess.Popen([SB, "--jobs", "1", "--progress=none", SLOW, m], cwd=TMP,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = f"{TMP}/res.batch/done"
+    for _ in range(600):
+        if os.path.isdir(done) and len(os.listdir(done)) >= 2:
+            break
+        time.sleep(0.02)
+    kids = children(p.pid)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    n_done = len(os.listdir(done))
+    check(2 <= n_done < 4, f"killed with {n_done} jobs done")
+    for _ in range(100):
+        if not any(os.path.exists(f"/proc/{k}") and "zombie" not in open(f"/proc/{k}/status").read().lower()
+                   for k in kids):
+            break
+        time.sleep(0.05)
+    alive = [k for k in kids if os.path.exists(f"/proc/{k}") and "--run-one" in cmdline(k)]
+    check(not alive, f"the jobs die with the tool ({alive})")
+    finals = sorted(f for f in os.listdir(f"{TMP}/slow") if f.startswith("r") and f.endswith(".avi"))
+    check(len(finals) == n_done, f"only completed jobs have final outputs: {finals}")
+    r = run(["--resume", "--progress=jsonl", "--jobs", "2", SLOW, m])
+    ev = events(r.stderr)
+    started = sorted(e["job"] for e in ev if e["event"] == "job-start")
+    check(r.returncode == 0 and len(started) == 4 - n_done,
+          f"--resume runs only the rest: {started} ({r.returncode})")
+    t = table(r.stdout)
+    check(sum(1 for s in t.values() if s[0] == "skipped") == n_done, f"skipped shown: {t}")
+    for i in range(4):
+        n, _ = frames_of(f"{TMP}/slow/r{i}.avi")
+        check(n == 25, f"r{i}.avi complete after resume ({n} frames)")
+    # A changed row runs again.
+    write(m, open(m).read().replace("r0,25,", "r0,26,"))
+    r = run(["--resume", "--progress=jsonl", SLOW, m])
+    started = [e["job"] for e in events(r.stderr) if e["event"] == "job-start"]
+    check(started == [0], f"--resume reruns a job whose pipeline changed: {started}")
+
+
+def test_shards_and_profile():
+    rows = "".join(f"s{i},{3 + i},0\n" for i in range(7))
+    m = write(f"{TMP}/sh.csv", "name,n,sleep\n" + rows)
+    prof = f"{TMP}/prof"
+    envs = [({}, ["--shard", "0/3"]),
+            ({"JOB_COMPLETION_INDEX": "1", "STAGE_BATCH_SHARDS": "3"}, []),
+            ({"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1",
+              "SLURM_ARRAY_TASK_COUNT": "3"}, [])]
+    ran = []
+    for i, (env, extra) in enumerate(envs):
+        r = run(extra + ["--profile", prof, "--progress=jsonl", SLOW, m], env=env)
+        check(r.returncode == 0, f"shard {i} exits 0: {r.stderr[-300:]}")
+        jobs = [e["job"] for e in events(r.stderr) if e["event"] == "job-end"]
+        check(all(j % 3 == i for j in jobs), f"shard {i} runs rows with index mod 3 == {i}: {jobs}")
+        check(os.path.exists(f"{prof}/trace.shard-{i}-of-3.json"), f"shard {i} merged its own profile")
+        ran += jobs
+    check(sorted(ran) == list(range(7)), f"the shards' union is the full run, once each: {sorted(ran)}")
+    r = run(["--merge-profile", prof])
+    check(r.returncode == 0, f"--merge-profile exits 0: {r.stderr}")
+    trace = json.load(open(f"{prof}/trace.json"))
+    names = {e["args"]["name"] for e in trace if e.get("name") == "process_name"}
+    check(names == {f"job {i} s{i}" for i in range(7)}, f"a process per job, named by its row: {names}")
+    elems = [e for e in trace if e.get("ph") == "X" and e.get("tid") != 0]
+    pids = {e["pid"] for e in elems}
+    check(len(pids) == 7, f"every job's stageprof events are in the merged trace ({len(pids)})")
+    summ = json.load(open(f"{prof}/summary.json"))
+    check(len(summ["jobs"]) == 7 and summ["totals"]["frames"] == sum(3 + i for i in range(7))
+          and summ["totals"]["status"] == {"ok": 7}, f"merged summary totals: {summ['totals']}")
+    check(all("summary" in j and j["summary"].get("elements") for j in summ["jobs"]),
+          "each job row carries its stageprof summary")
+    check(any(e["name"].startswith("videotestsrc") for e in summ["totals"]["elements"]),
+          "totals aggregate elements over jobs")
+    # One time axis: each job's events start after its launch.
+    job_slices = {e["pid"]: e for e in trace if e.get("ph") == "X" and e.get("tid") == 0}
+    ok = all(min(e["ts"] for e in elems if e["pid"] == pid) >= s["ts"] - 1000
+             and min(e["ts"] for e in elems if e["pid"] == pid) <= s["ts"] + s["dur"]
+             for pid, s in job_slices.items())
+    check(ok and len(job_slices) == 7, "job traces sit inside their job's wall-clock slice")
+
+
+def test_jobs_and_progress():
+    m = write(f"{TMP}/seq.csv", "name,n,sleep\nq0,5,10000\nq1,5,10000\nq2,5,10000\n")
+    r = run(["--jobs", "1", "--progress=jsonl", SLOW, m])
+    ev = events(r.stderr)
+    spans = {}
+    for e in ev:
+        if e["event"] in ("job-start", "job-end"):
+            spans.setdefault(e["job"], []).append(e["t_s"])
+    order = sorted(spans.values())
+    check(r.returncode == 0 and all(order[i][1] <= order[i + 1][0] for i in range(2)),
+          f"--jobs 1 runs one job at a time: {order}")
+    r = run(["--jobs", "auto", "--progress=bar", SLOW, m])
+    check(r.returncode == 0 and "] 3/3 done, 0 failed" in r.stderr, f"--progress=bar draws a bar: {r.stderr!r}")
+    r = run(["--progress=none", SLOW, m])
+    check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
+
+
+def test_docs_examples():
+    """The blocks marked <!-- run: quickstart --> in docs/stage-batch.md and
+    docs/distributed.md, in order, in one directory, as a user would."""
+    src = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
+    script = ["set -e"]
+    for page in ("stage-batch.md", "distributed.md"):
+        text = open(os.path.join(src, "docs", page), encoding="utf-8").read()
+        script += re.findall(r"<!-- run: quickstart -->\n```sh\n(.*?)```", text, re.S)
+    d = os.path.join(TMP, "docs")
+    os.makedirs(d)
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(os.path.abspath(SB)) + ":" + env["PATH"]
+    env.pop("GST_TRACERS", None)
+    r = subprocess.run(["bash", "-c", "\n".join(script)], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=240)
+    check(len(script) >= 6, f"found the docs' examples ({len(script) - 1} blocks)")
+    check(r.returncode == 0, f"the docs' examples run: {r.stderr[-800:]}")
+    for f in ("out/clip2-320.mp4", "prof/trace.json", "prof/summary.json",
+              "shard-prof/trace.json", "k8s-prof/trace.json", "k8s-out/clip3.mp4"):
+        check(os.path.exists(os.path.join(d, f)), f"the docs' examples make {f}")
+    check(re.search(r"\n +2 +clip3 +ok +8 ", r.stdout), f"quick start table: {r.stdout[:600]}")
+
+
+def main():
+    tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
+             test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
+             test_shards_and_profile, test_jobs_and_progress, test_docs_examples]
+    only = sys.argv[1:]
+    try:
+        for t in tests:
+            if only and t.__name__ not in only:
+                continue
+            t0 = time.time()
+            t()
+            print(f"{t.__name__}: {time.time() - t0:.1f} s", flush=True)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print(f"{len(FAILED)} failures")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,430 @@
+/* sbjob: stage-batch's per-job bookkeeping and records.
+ *
+ * Resume. A job is done when its marker STATE/done/job-N.json exists, holds
+ * the same pipeline description (so an edited template or manifest row runs
+ * again), and every output it lists exists. The launcher writes the marker
+ * only after the child reported EOS, closed its outputs and renamed them
+ * from their temporary names: a job killed at any point (even with the
+ * launcher itself) has no marker and no output under its final name.
+ *
+ * Profiles. Each job's stageprof outputs go to DIR/job-N/, beside a
+ * job.json the launcher writes when the job ends: its row, status, frames,
+ * and the wall clock of the child's ts 0 (read by the child just before
+ * gst_init, where GStreamer takes the tracers' ts 0). The merge puts every
+ * job's trace on one axis from those wall clocks, a process per job named
+ * after its row, and adds one "job" slice per job on a "stage-batch" track,
+ * so a job that crashed before tracing anything is still there.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sbjob.h"
+#include "spmerge.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+SbJob *
+sb_job_new (guint index)
+{
+  SbJob *j = g_new0 (SbJob, 1);
+
+  j->index = index;
+  j->row = json_object_new ();
+  return j;
+}
+
+void
+sb_job_reset_attempt (SbJob * j)
+{
+  g_clear_object (&j->proc);
+  g_clear_object (&j->out);
+  j->pending = 0;
+  j->timed_out = FALSE;
+  j->frames = 0;
+  j->position_s = j->duration_s = 0;
+  j->cpu_s = 0;
+  j->eos = FALSE;
+  j->ts0_wall_us = 0;
+  g_clear_pointer (&j->child_status, g_free);
+  g_clear_pointer (&j->error, g_free);
+  g_clear_pointer (&j->verdict, g_free);
+}
+
+void
+sb_job_free (SbJob * j)
+{
+  sb_job_reset_attempt (j);
+  if (j->timeout_id)
+    g_source_remove (j->timeout_id);
+  json_object_unref (j->row);
+  if (j->outputs)
+    g_ptr_array_free (j->outputs, TRUE);
+  g_free (j->label);
+  g_free (j->where);
+  g_free (j->pipeline);
+  g_free (j->log_path);
+  g_free (j->prof_dir);
+  g_free (j);
+}
+
+const gchar *
+sb_job_state_name (SbJobState s)
+{
+  static const gchar *names[] = { "pending", "running", "ok", "failed",
+    "crashed", "timeout", "skipped"
+  };
+  return names[s];
+}
+
+gdouble
+sb_job_wall_s (const SbJob * j)
+{
+  if (!j->start_mono)
+    return 0;
+  return ((j->end_mono ? j->end_mono : g_get_monotonic_time ()) -
+      j->start_mono) / 1e6;
+}
+
+static void
+compact_append (GString * out, JsonNode * n)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  switch (JSON_NODE_TYPE (n)) {
+    case JSON_NODE_OBJECT:{
+      JsonObjectIter it;
+      const gchar *k;
+      JsonNode *v;
+      gboolean first = TRUE;
+
+      g_string_append_c (out, '{');
+      json_object_iter_init (&it, json_node_get_object (n));
+      while (json_object_iter_next (&it, &k, &v)) {
+        JsonNode *key = json_node_init_string (json_node_alloc (), k);
+        if (!first)
+          g_string_append_c (out, ',');
+        first = FALSE;
+        compact_append (out, key);
+        g_string_append_c (out, ':');
+        compact_append (out, v);
+        json_node_unref (key);
+      }
+      g_string_append_c (out, '}');
+      break;
+    }
+    case JSON_NODE_ARRAY:{
+      JsonArray *a = json_node_get_array (n);
+      guint i;
+
+      g_string_append_c (out, '[');
+      for (i = 0; i < json_array_get_length (a); i++) {
+        if (i)
+          g_string_append_c (out, ',');
+        compact_append (out, json_array_get_element (a, i));
+      }
+      g_string_append_c (out, ']');
+      break;
+    }
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (n) == G_TYPE_DOUBLE) {
+        gdouble d = json_node_get_double (n);
+        g_string_append (out, isfinite (d) ?
+            g_ascii_formatd (buf, sizeof (buf), "%.6g", d) : "null");
+      } else {
+        gchar *s = json_to_string (n, FALSE);
+        g_string_append (out, s);
+        g_free (s);
+      }
+      break;
+    default:
+      g_string_append (out, "null");
+      break;
+  }
+}
+
+gchar *
+sb_json_compact (JsonNode * node)
+{
+  GString *out = g_string_new (NULL);
+
+  compact_append (out, node);
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+sb_write_json (JsonNode * node, const gchar * path, GError ** error)
+{
+  JsonGenerator *g = json_generator_new ();
+  gchar *s;
+  gboolean ok;
+
+  json_generator_set_pretty (g, TRUE);
+  json_generator_set_root (g, node);
+  s = json_generator_to_data (g, NULL);
+  ok = g_file_set_contents (path, s, -1, error);
+  g_free (s);
+  g_object_unref (g);
+  return ok;
+}
+
+gchar *
+sb_job_marker_path (const gchar * state_dir, guint index)
+{
+  gchar *name = g_strdup_printf ("job-%u.json", index);
+  gchar *p = g_build_filename (state_dir, "done", name, NULL);
+
+  g_free (name);
+  return p;
+}
+
+JsonObject *
+sb_job_to_json (const SbJob * j)
+{
+  JsonObject *o = json_object_new ();
+  JsonArray *outs = json_array_new ();
+  gdouble wall = sb_job_wall_s (j);
+  guint i;
+
+  json_object_set_int_member (o, "job", j->index);
+  json_object_set_string_member (o, "label", j->label);
+  json_object_set_string_member (o, "where", j->where);
+  json_object_set_object_member (o, "row", json_object_ref (j->row));
+  json_object_set_string_member (o, "pipeline", j->pipeline);
+  json_object_set_string_member (o, "status", sb_job_state_name (j->state));
+  json_object_set_int_member (o, "attempts", j->attempts);
+  json_object_set_int_member (o, "frames", j->frames);
+  json_object_set_double_member (o, "fps", wall > 0 ? j->frames / wall : 0);
+  json_object_set_double_member (o, "wall_s", wall);
+  json_object_set_double_member (o, "cpu_s", j->cpu_s);
+  json_object_set_int_member (o, "start_wall_us", j->start_wall_us);
+  json_object_set_int_member (o, "ts0_wall_us", j->ts0_wall_us ?
+      j->ts0_wall_us : j->start_wall_us);
+  if (j->verdict)
+    json_object_set_string_member (o, "verdict", j->verdict);
+  if (j->error)
+    json_object_set_string_member (o, "error", j->error);
+  if (j->log_path)
+    json_object_set_string_member (o, "log", j->log_path);
+  for (i = 0; j->outputs && i < j->outputs->len; i++)
+    json_array_add_string_element (outs, j->outputs->pdata[i]);
+  json_object_set_array_member (o, "outputs", outs);
+  return o;
+}
+
+static gboolean
+write_object (JsonObject * o, const gchar * path, GError ** error)
+{
+  JsonNode *n = json_node_init_object (json_node_alloc (), o);
+  gboolean ok = sb_write_json (n, path, error);
+
+  json_node_unref (n);
+  return ok;
+}
+
+gboolean
+sb_job_write_marker (const SbJob * j, const gchar * state_dir,
+    GError ** error)
+{
+  gchar *path = sb_job_marker_path (state_dir, j->index);
+  JsonObject *o = sb_job_to_json (j);
+  gboolean ok = write_object (o, path, error);
+
+  json_object_unref (o);
+  g_free (path);
+  return ok;
+}
+
+gboolean
+sb_job_is_done (const SbJob * j, const gchar * state_dir)
+{
+  gchar *path = sb_job_marker_path (state_dir, j->index);
+  JsonParser *p = json_parser_new ();
+  gboolean done = FALSE;
+
+  if (json_parser_load_from_file (p, path, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+    JsonObject *o = json_node_get_object (json_parser_get_root (p));
+    const gchar *pl = json_object_get_string_member_with_default (o,
+        "pipeline", "");
+    JsonArray *outs = json_object_has_member (o, "outputs") ?
+        json_object_get_array_member (o, "outputs") : NULL;
+    guint i;
+
+    done = strcmp (pl, j->pipeline) == 0 && strcmp
+        (json_object_get_string_member_with_default (o, "status", ""),
+        "ok") == 0;
+    for (i = 0; done && outs && i < json_array_get_length (outs); i++)
+      done = g_file_test (json_array_get_string_element (outs, i),
+          G_FILE_TEST_EXISTS);
+  }
+  g_object_unref (p);
+  g_free (path);
+  return done;
+}
+
+gboolean
+sb_job_write_record (const SbJob * j, GError ** error)
+{
+  JsonObject *o;
+  gchar *path, *s;
+  gboolean ok;
+
+  if (!j->prof_dir)
+    return TRUE;
+  o = sb_job_to_json (j);
+  s = g_build_filename (j->prof_dir, "trace.json", NULL);
+  json_object_set_string_member (o, "trace_path", s);
+  g_free (s);
+  s = g_build_filename (j->prof_dir, "summary.json", NULL);
+  json_object_set_string_member (o, "summary_path", s);
+  g_free (s);
+  path = g_build_filename (j->prof_dir, "job.json", NULL);
+  ok = write_object (o, path, error);
+  json_object_unref (o);
+  g_free (path);
+  return ok;
+}
+
+/* ---- merge ---------------------------------------------------------------- */
+
+static gint
+by_job (gconstpointer a, gconstpointer b)
+{
+  JsonObject *x = *(JsonObject **) a, *y = *(JsonObject **) b;
+  gint64 i = json_object_get_int_member (x, "job");
+  gint64 k = json_object_get_int_member (y, "job");
+
+  return i < k ? -1 : i > k;
+}
+
+/* Every DIR/job-N/job.json, sorted by job number. */
+static GPtrArray *
+read_records (const gchar * dir, GHashTable * only, GError ** error)
+{
+  GPtrArray *recs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      json_object_unref);
+  GDir *d = g_dir_open (dir, 0, error);
+  JsonParser *p = json_parser_new ();
+  const gchar *name;
+
+  if (!d) {
+    g_object_unref (p);
+    g_ptr_array_free (recs, TRUE);
+    return NULL;
+  }
+  while ((name = g_dir_read_name (d))) {
+    gchar *path;
+    guint idx;
+
+    if (!g_str_has_prefix (name, "job-") || sscanf (name + 4, "%u", &idx) != 1)
+      continue;
+    if (only && !g_hash_table_contains (only, GUINT_TO_POINTER (idx)))
+      continue;
+    path = g_build_filename (dir, name, "job.json", NULL);
+    if (json_parser_load_from_file (p, path, NULL)
+        && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)))
+      g_ptr_array_add (recs,
+          json_object_ref (json_node_get_object (json_parser_get_root (p))));
+    g_free (path);
+  }
+  g_dir_close (d);
+  g_object_unref (p);
+  g_ptr_array_sort (recs, by_job);
+  return recs;
+}
+
+static void
+merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
+{
+  const gchar *label = json_object_get_string_member_with_default (r,
+      "label", "");
+  const gchar *trace = json_object_get_string_member_with_default (r,
+      "trace_path", NULL);
+  gint64 job = json_object_get_int_member (r, "job");
+  gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+  gint64 start = json_object_get_int_member_with_default (r,
+      "start_wall_us", ts0);
+  gchar *pname = g_strdup_printf ("job %" G_GINT64_FORMAT " %s", job, label);
+  gchar *sname = g_strdup_printf ("job %" G_GINT64_FORMAT ": %s", job,
+      json_object_get_string_member_with_default (r, "status", "?"));
+  JsonObject *args = json_object_new ();
+  const gchar *keys[] = { "status", "frames", "fps", "wall_s", "verdict",
+    "error", "where", "log", NULL
+  };
+  guint pid, i;
+  GError *err = NULL;
+
+  if (trace && !g_file_test (trace, G_FILE_TEST_EXISTS))
+    trace = NULL;
+  pid = sp_merge_writer_add_trace (w, trace, pname, ts0 - origin, NULL, &err);
+  if (!pid) {
+    g_printerr ("stage-batch: job %" G_GINT64_FORMAT ": %s\n", job,
+        err->message);
+    g_clear_error (&err);
+    pid = sp_merge_writer_add_process (w, pname);
+  }
+  for (i = 0; keys[i]; i++)
+    if (json_object_has_member (r, keys[i]))
+      json_object_set_member (args, keys[i],
+          json_node_copy (json_object_get_member (r, keys[i])));
+  sp_merge_writer_add_slice (w, pid, 0, "stage-batch", sname,
+      (gdouble) (start - origin),
+      json_object_get_double_member_with_default (r, "wall_s", 0) * 1e6,
+      args);
+  g_free (pname);
+  g_free (sname);
+}
+
+gboolean
+sb_profile_merge (const gchar * dir, GHashTable * only,
+    const gchar * trace_path, const gchar * summary_path, guint * n_jobs,
+    GError ** error)
+{
+  GPtrArray *recs = read_records (dir, only, error);
+  SpMergeWriter *w;
+  JsonArray *jobs;
+  JsonNode *sum;
+  gint64 origin = G_MAXINT64;
+  guint i;
+  gboolean ok;
+
+  if (!recs)
+    return FALSE;
+  for (i = 0; i < recs->len; i++) {
+    JsonObject *r = recs->pdata[i];
+    gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+    gint64 st = json_object_get_int_member_with_default (r, "start_wall_us",
+        ts0);
+    origin = MIN (origin, MIN (ts0, st));
+  }
+  w = sp_merge_writer_new (trace_path, error);
+  if (!w) {
+    g_ptr_array_free (recs, TRUE);
+    return FALSE;
+  }
+  jobs = json_array_new ();
+  for (i = 0; i < recs->len; i++) {
+    merge_one_trace (w, recs->pdata[i], origin);
+    json_array_add_object_element (jobs, json_object_ref (recs->pdata[i]));
+  }
+  ok = sp_merge_writer_close (w, error);
+  sum = sp_merge_summaries (jobs);
+  if (ok) {
+    JsonObject *totals = json_object_get_object_member
+        (json_node_get_object (sum), "totals");
+    json_object_set_int_member (totals, "origin_wall_us",
+        recs->len ? origin : 0);
+    ok = sb_write_json (sum, summary_path, error);
+  }
+  if (n_jobs)
+    *n_jobs = recs->len;
+  json_node_unref (sum);
+  json_array_unref (jobs);
+  g_ptr_array_free (recs, TRUE);
+  return ok;
+}

@@ -1,0 +1,1308 @@
+/* stage-batch: one gst-launch pipeline template over a batch of streams.
+ *
+ * Reads a manifest (CSV/TSV, one job per row), checks everything before it
+ * runs anything (placeholders, rows, every row's pipeline parses, outputs
+ * writable), then runs each job as a child process (`stage-batch --run-one`,
+ * see sbrun.c), up to --jobs at a time, longest input first, with retries,
+ * timeouts, resume markers, sharding for Kubernetes Indexed Jobs and Slurm
+ * arrays, live progress and per-job stageprof profiles merged into one.
+ * GStreamer's tools/gst-launch.c is the model for the shape.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+#include <glib/gstdio.h>
+#include <glib-unix.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbjob.h"
+#include "sbmanifest.h"
+#include "sbrun.h"
+
+#define EXIT_SOME_FAILED 1
+#define EXIT_USAGE 2
+
+typedef enum
+{
+  PROGRESS_AUTO,
+  PROGRESS_BAR,
+  PROGRESS_JSONL,
+  PROGRESS_NONE,
+} ProgressMode;
+
+typedef struct
+{
+  /* Options. */
+  gchar *jobs_opt;
+  gint retries;
+  gdouble timeout_s;
+  gboolean resume;
+  gboolean dry_run;
+  gchar *shard_opt;
+  gchar *progress_opt;
+  gchar *profile_dir;
+  gchar *state_dir;
+  gchar **inputs;
+
+  SbManifest *m;
+  SbTemplate *t;
+  GPtrArray *jobs;              /* this shard's jobs, in run order */
+  guint shard_i, shard_n;
+  gchar *self_exe;
+  ProgressMode progress;
+  gboolean tty;
+
+  guint max_jobs;
+  gboolean auto_jobs;
+  gdouble util_sum;
+  guint util_n;
+  GHashTable *dirs_ok;           /* output directories found writable */
+
+  guint next;
+  guint running;
+  guint n_ok, n_failed, n_skipped;
+  guint64 frames_done;
+  GQueue retry;                 /* jobs to run again, before `next` */
+  GMainLoop *loop;
+  gint64 t0_mono;
+  gboolean interrupted;
+  guint bar_width;
+} Batch;
+
+static Batch B;
+
+static void start_more (void);
+
+/* ---- options ------------------------------------------------------------- */
+
+static GOptionEntry entries[] = {
+  {"jobs", 'j', 0, G_OPTION_ARG_STRING, &B.jobs_opt,
+      "Jobs run at once: a number, or auto (default: the cores divided by "
+        "the cores a job keeps busy, measured as jobs finish)", "K|auto"},
+  {"input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &B.inputs,
+        "Instead of a manifest: one job per FILE, as the column {input} "
+        "({stem}: its name without directory and extension); repeatable",
+      "FILE"},
+  {"retries", 'r', 0, G_OPTION_ARG_INT, &B.retries,
+      "Run a job that failed, crashed or timed out up to N more times", "N"},
+  {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &B.timeout_s,
+      "Kill a job that runs longer than S seconds (default: no limit)", "S"},
+  {"resume", 0, 0, G_OPTION_ARG_NONE, &B.resume,
+      "Skip jobs an earlier run completed (same pipeline, outputs present)",
+      NULL},
+  {"dry-run", 'n', 0, G_OPTION_ARG_NONE, &B.dry_run,
+      "Check everything, print each job's gst-launch-1.0 line, run nothing",
+      NULL},
+  {"shard", 0, 0, G_OPTION_ARG_STRING, &B.shard_opt,
+        "Run only the rows whose index mod N is I (default: from "
+        "JOB_COMPLETION_INDEX with STAGE_BATCH_SHARDS, or SLURM_ARRAY_TASK_ID "
+        "with SLURM_ARRAY_TASK_COUNT); N alone takes I from those", "I/N"},
+  {"progress", 0, 0, G_OPTION_ARG_STRING, &B.progress_opt,
+        "bar (a live line on stderr), jsonl (one JSON object per line on "
+        "stderr), none; default: bar on a terminal, else jsonl", "MODE"},
+  {"profile", 'p', 0, G_OPTION_ARG_FILENAME, &B.profile_dir,
+        "Profile each job with stageprof into DIR/job-N and merge them into "
+        "DIR/trace.json (Chrome trace) and DIR/summary.json", "DIR"},
+  {"state-dir", 0, 0, G_OPTION_ARG_FILENAME, &B.state_dir,
+        "Where logs and done markers go (default: MANIFEST.batch beside the "
+        "manifest, or ./stage-batch.batch with --input)", "DIR"},
+  {NULL}
+};
+
+/* Hidden: the child side, and the merge of shard profiles. */
+static gchar *run_one_desc;
+static gint parent_pid;
+static gchar *merge_dir;
+
+static GOptionEntry hidden_entries[] = {
+  {"run-one", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &run_one_desc,
+      "Run one pipeline description (used by stage-batch itself)", "DESC"},
+  {"parent-pid", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &parent_pid,
+      "", "PID"},
+  {NULL}
+};
+
+static GOptionEntry merge_entries[] = {
+  {"merge-profile", 0, 0, G_OPTION_ARG_FILENAME, &merge_dir,
+        "Merge every job profile under DIR (from any number of shards) into "
+        "DIR/trace.json and DIR/summary.json, and run nothing else", "DIR"},
+  {NULL}
+};
+
+static void
+usage_error (const gchar * fmt, ...) G_GNUC_PRINTF (1, 2);
+
+static void
+usage_error (const gchar * fmt, ...)
+{
+  va_list ap;
+  gchar *msg;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_printerr ("stage-batch: %s\n", msg);
+  g_free (msg);
+  exit (EXIT_USAGE);
+}
+
+static guint
+parse_uint (const gchar * s, const gchar * what)
+{
+  guint64 v;
+
+  if (!g_ascii_string_to_unsigned (s, 10, 0, G_MAXINT, &v, NULL))
+    usage_error ("%s: \"%s\" is not a whole number", what, s);
+  return (guint) v;
+}
+
+/* --shard I/N, N (index from the scheduler), or the scheduler's own
+ * variables: Kubernetes sets JOB_COMPLETION_INDEX (the count is the Job's
+ * `completions`, which it does not export: STAGE_BATCH_SHARDS), Slurm sets
+ * SLURM_ARRAY_TASK_ID/_COUNT (and _MIN: an array 1-8 has ids from 1). */
+static void
+parse_shard (void)
+{
+  const gchar *k8s = g_getenv ("JOB_COMPLETION_INDEX");
+  const gchar *sid = g_getenv ("SLURM_ARRAY_TASK_ID");
+  const gchar *scount = g_getenv ("SLURM_ARRAY_TASK_COUNT");
+  const gchar *smin = g_getenv ("SLURM_ARRAY_TASK_MIN");
+  const gchar *count = g_getenv ("STAGE_BATCH_SHARDS");
+  gint64 index = -1, n = 0;
+
+  if (B.shard_opt && strchr (B.shard_opt, '/')) {
+    gchar **p = g_strsplit (B.shard_opt, "/", 2);
+    index = parse_uint (p[0], "--shard I/N");
+    n = parse_uint (p[1], "--shard I/N");
+    g_strfreev (p);
+  } else {
+    if (B.shard_opt)
+      n = parse_uint (B.shard_opt, "--shard N");
+    if (k8s) {
+      index = parse_uint (k8s, "JOB_COMPLETION_INDEX");
+      if (!n && count)
+        n = parse_uint (count, "STAGE_BATCH_SHARDS");
+      if (!n)
+        usage_error ("JOB_COMPLETION_INDEX is set but not the number of "
+            "shards: pass --shard N (the Job's completions) or set "
+            "STAGE_BATCH_SHARDS");
+    } else if (sid) {
+      index = parse_uint (sid, "SLURM_ARRAY_TASK_ID");
+      if (smin)
+        index -= parse_uint (smin, "SLURM_ARRAY_TASK_MIN");
+      if (!n && scount)
+        n = parse_uint (scount, "SLURM_ARRAY_TASK_COUNT");
+      if (!n)
+        usage_error ("SLURM_ARRAY_TASK_ID is set but not "
+            "SLURM_ARRAY_TASK_COUNT: pass --shard N");
+    } else if (B.shard_opt) {
+      usage_error ("--shard %s: no shard index (use --shard I/N, or run "
+          "under a Kubernetes Indexed Job or a Slurm array)", B.shard_opt);
+    }
+  }
+  if (n == 0 && index < 0) {
+    B.shard_i = 0;
+    B.shard_n = 1;
+    return;
+  }
+  if (n < 1 || index < 0 || index >= n)
+    usage_error ("shard %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT ": the "
+        "index must be from 0 to N-1", index, n);
+  B.shard_i = index;
+  B.shard_n = n;
+}
+
+static void
+parse_progress (void)
+{
+  const gchar *p = B.progress_opt ? B.progress_opt : "auto";
+
+  B.tty = isatty (STDERR_FILENO);
+  if (strcmp (p, "auto") == 0)
+    B.progress = B.tty ? PROGRESS_BAR : PROGRESS_JSONL;
+  else if (strcmp (p, "bar") == 0)
+    B.progress = PROGRESS_BAR;
+  else if (strcmp (p, "jsonl") == 0)
+    B.progress = PROGRESS_JSONL;
+  else if (strcmp (p, "none") == 0)
+    B.progress = PROGRESS_NONE;
+  else
+    usage_error ("--progress=%s: use bar, jsonl, none or auto", p);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+/* The manifest column whose value an error message quotes, if any. */
+static gchar *
+blame_column (const SbJob * j, const gchar * msg)
+{
+  const gchar *const *names = sb_template_placeholders (B.t);
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    gchar *v = sb_template_value (B.m, j->index, names[i]);
+    gboolean hit = v && strlen (v) > 0 && strstr (msg, v);
+    g_free (v);
+    if (hit)
+      return g_strdup_printf (" (the value of column \"%s\")", names[i]);
+  }
+  return g_strdup ("");
+}
+
+/* Whether files can be created in `path` or, where it does not exist yet
+ * (it is created before the jobs start), in its nearest existing ancestor.
+ * Tried for real with a probe file: access() says yes to root everywhere,
+ * read-only mounts and /proc included. */
+static gboolean
+dir_writable (const gchar * path, gchar ** which)
+{
+  gchar *d = g_strdup (path), *probe;
+  gint fd;
+
+  while (!g_file_test (d, G_FILE_TEST_EXISTS)) {
+    gchar *up = g_path_get_dirname (d);
+    if (strcmp (up, d) == 0) {
+      g_free (up);
+      break;
+    }
+    g_free (d);
+    d = up;
+  }
+  probe = g_build_filename (d, ".stage-batch-probe-XXXXXX", NULL);
+  fd = g_file_test (d, G_FILE_TEST_IS_DIR) ? g_mkstemp (probe) : -1;
+  if (fd < 0) {
+    g_free (probe);
+    *which = d;
+    return FALSE;
+  }
+  close (fd);
+  g_unlink (probe);
+  g_free (probe);
+  g_free (d);
+  return TRUE;
+}
+
+/* Threads a job keeps busy, from its pipeline: one per streaming thread
+ * (sources and queue-like elements start one each). A first guess only:
+ * --jobs auto corrects it from the CPU time of finished jobs. */
+static guint
+count_threads (GstElement * pipeline)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  guint n = 0;
+
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+    const gchar *f = GST_OBJECT_NAME (gst_element_get_factory (e));
+    if (!GST_IS_BIN (e) && ((e->numsinkpads == 0 && e->numsrcpads > 0)
+            || g_str_has_prefix (f, "queue") || strcmp (f, "multiqueue") == 0))
+      n++;
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return MAX (n, 1);
+}
+
+static guint64
+input_weight (guint row)
+{
+  const gchar *const *names = sb_template_placeholders (B.t);
+  guint64 w = 0;
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    const gchar *v = sb_manifest_value (B.m, row, names[i]);
+    GStatBuf st;
+    if (v && g_stat (v, &st) == 0 && S_ISREG (st.st_mode))
+      w += st.st_size;
+  }
+  return w;
+}
+
+/* Parses the job's pipeline in this process: an unknown element, property
+ * or value is found here, before anything runs. */
+static void
+check_job (SbJob * j, GHashTable * outputs, guint * threads)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch_full (j->pipeline, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  guint i;
+
+  if (!p) {
+    gchar *col = blame_column (j, err ? err->message : "");
+    usage_error ("%s: job %u's pipeline does not parse: %s%s\n  pipeline: %s",
+        j->where, j->index, err ? err->message : "unknown error", col,
+        j->pipeline);
+  }
+  j->outputs = sb_pipeline_outputs (p, NULL);
+  for (i = 0; i < j->outputs->len; i++) {
+    const gchar *o = j->outputs->pdata[i];
+    gchar *dir = g_path_get_dirname (o), *bad = NULL;
+    gpointer other;
+
+    if (!g_hash_table_contains (B.dirs_ok, dir) && !dir_writable (dir, &bad))
+      usage_error ("%s: job %u writes \"%s\", but \"%s\" is not a writable "
+          "directory", j->where, j->index, o, bad);
+    if (g_hash_table_lookup_extended (outputs, o, NULL, &other))
+      usage_error ("%s: job %u writes \"%s\", as job %u does: give each job "
+          "its own output (e.g. with {stem} or {job})", j->where, j->index, o,
+          GPOINTER_TO_UINT (other));
+    g_hash_table_insert (outputs, g_strdup (o), GUINT_TO_POINTER (j->index));
+    g_hash_table_add (B.dirs_ok, dir);
+  }
+  if (threads && GST_IS_BIN (p))
+    *threads = count_threads (p);
+  gst_object_unref (p);
+}
+
+static void
+make_jobs (void)
+{
+  GHashTable *outputs = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
+  guint r, c, threads = 1;
+  gboolean first = TRUE;
+
+  B.jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_job_free);
+  B.dirs_ok = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (r = 0; r < B.m->rows->len; r++) {
+    SbJob *j;
+    gchar *name;
+
+    if (r % B.shard_n != B.shard_i)
+      continue;
+    j = sb_job_new (r);
+    j->label = sb_manifest_label (B.m, r);
+    j->where = sb_manifest_where (B.m, r);
+    for (c = 0; c < B.m->n_columns; c++)
+      json_object_set_string_member (j->row, B.m->columns[c],
+          ((gchar **) B.m->rows->pdata[r])[c]);
+    j->pipeline = sb_template_expand (B.t, B.m, r);
+    j->weight = input_weight (r);
+    check_job (j, outputs, first ? &threads : NULL);
+    first = FALSE;
+    name = g_strdup_printf ("job-%u.log", r);
+    j->log_path = g_build_filename (B.state_dir, "logs", name, NULL);
+    g_free (name);
+    if (B.profile_dir) {
+      name = g_strdup_printf ("job-%u", r);
+      j->prof_dir = g_build_filename (B.profile_dir, name, NULL);
+      g_free (name);
+    }
+    g_ptr_array_add (B.jobs, j);
+  }
+  g_hash_table_destroy (outputs);
+
+  if (B.auto_jobs)
+    B.max_jobs = MAX (1, g_get_num_processors () / threads);
+}
+
+static gint
+longest_first (gconstpointer a, gconstpointer b)
+{
+  const SbJob *x = *(SbJob **) a, *y = *(SbJob **) b;
+
+  if (x->weight != y->weight)
+    return x->weight > y->weight ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void
+make_dirs (void)
+{
+  gchar *d;
+  guint i;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    guint k;
+    for (k = 0; k < j->outputs->len; k++) {
+      d = g_path_get_dirname (j->outputs->pdata[k]);
+      if (g_mkdir_with_parents (d, 0755) != 0)
+        usage_error ("cannot create the output directory \"%s\": %s", d,
+            g_strerror (errno));
+      g_free (d);
+    }
+    if (j->prof_dir && g_mkdir_with_parents (j->prof_dir, 0755) != 0)
+      usage_error ("cannot create the profile directory \"%s\": %s",
+          j->prof_dir, g_strerror (errno));
+  }
+  d = g_build_filename (B.state_dir, "logs", NULL);
+  if (g_mkdir_with_parents (d, 0755) != 0)
+    usage_error ("cannot create \"%s\": %s", d, g_strerror (errno));
+  g_free (d);
+  d = g_build_filename (B.state_dir, "done", NULL);
+  if (g_mkdir_with_parents (d, 0755) != 0)
+    usage_error ("cannot create \"%s\": %s", d, g_strerror (errno));
+  g_free (d);
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+static void
+jsonl (JsonObject * o)
+{
+  JsonNode *n = json_node_init_object (json_node_alloc (), o);
+  gchar *s = sb_json_compact (n);
+
+  g_printerr ("%s\n", s);
+  g_free (s);
+  json_node_unref (n);
+  json_object_unref (o);
+}
+
+static JsonObject *
+event_new (const gchar * name)
+{
+  JsonObject *o = json_object_new ();
+
+  json_object_set_string_member (o, "event", name);
+  json_object_set_double_member (o, "t_s",
+      (g_get_monotonic_time () - B.t0_mono) / 1e6);
+  return o;
+}
+
+/* Frames/s over the whole batch, and the ETA from the share of the input
+ * (bytes, or jobs where inputs are not files) done, running jobs counted by
+ * their position. */
+static void
+batch_rates (gdouble * fps, gdouble * eta_s, guint64 * frames)
+{
+  gdouble elapsed = (g_get_monotonic_time () - B.t0_mono) / 1e6;
+  gdouble total = 0, done = 0;
+  guint64 f = B.frames_done;
+  guint i;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    gdouble w = j->weight ? (gdouble) j->weight : 1.0;
+    if (j->state == SB_JOB_SKIPPED)
+      continue;
+    total += w;
+    if (j->state == SB_JOB_RUNNING) {
+      f += j->frames;
+      if (j->duration_s > 0)
+        done += w * MIN (1.0, j->position_s / j->duration_s);
+    } else if (j->state != SB_JOB_PENDING) {
+      done += w;
+    }
+  }
+  *frames = f;
+  *fps = elapsed > 0 ? f / elapsed : 0;
+  *eta_s = done > 0 && total > done ? elapsed * (total - done) / done : -1;
+}
+
+static gboolean
+on_progress_tick (gpointer data)
+{
+  gdouble fps, eta;
+  guint64 frames;
+  guint total = B.jobs->len - B.n_skipped;
+  guint finished = B.n_ok + B.n_failed;
+
+  batch_rates (&fps, &eta, &frames);
+  if (B.progress == PROGRESS_JSONL) {
+    JsonObject *o = event_new ("progress");
+    json_object_set_int_member (o, "done", B.n_ok);
+    json_object_set_int_member (o, "failed", B.n_failed);
+    json_object_set_int_member (o, "running", B.running);
+    json_object_set_int_member (o, "pending", total - finished - B.running);
+    json_object_set_int_member (o, "frames", frames);
+    json_object_set_double_member (o, "fps", fps);
+    if (eta >= 0)
+      json_object_set_double_member (o, "eta_s", eta);
+    jsonl (o);
+  } else if (B.progress == PROGRESS_BAR) {
+    guint w = 24, fill = total ? finished * w / total : w, i;
+    GString *bar = g_string_new ("\r[");
+    for (i = 0; i < w; i++)
+      g_string_append_c (bar, i < fill ? '#' : '.');
+    g_string_append_printf (bar, "] %u/%u done, %u failed, %u running, "
+        "%.1f fps", finished, total, B.n_failed, B.running, fps);
+    if (eta >= 0)
+      g_string_append_printf (bar, ", ETA %d:%02d", (gint) eta / 60,
+          (gint) eta % 60);
+    g_string_append (bar, "\033[K");
+    g_printerr ("%s", bar->str);
+    g_string_free (bar, TRUE);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_progress_tick (gpointer data);
+
+static void
+report_job_end (SbJob * j)
+{
+  gdouble wall = sb_job_wall_s (j);
+
+  if (B.progress == PROGRESS_JSONL) {
+    JsonObject *o = sb_job_to_json (j);
+    json_object_set_string_member (o, "event", "job-end");
+    json_object_set_double_member (o, "t_s",
+        (g_get_monotonic_time () - B.t0_mono) / 1e6);
+    json_object_remove_member (o, "row");
+    json_object_remove_member (o, "outputs");
+    jsonl (o);
+  } else if (B.progress == PROGRESS_BAR) {
+    if (j->state != SB_JOB_OK)
+      g_printerr ("\r\033[Kjob %u (%s): %s after %.1f s: %s\n", j->index,
+          j->label, sb_job_state_name (j->state), wall,
+          j->error ? j->error : "");
+    on_progress_tick (NULL);
+  }
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+static void job_finished (SbJob * j);
+
+static void
+on_child_line (GObject * src, GAsyncResult * res, gpointer data)
+{
+  SbJob *j = data;
+  GDataInputStream *in = G_DATA_INPUT_STREAM (src);
+  gchar *line = g_data_input_stream_read_line_finish (in, res, NULL, NULL);
+  JsonParser *p;
+
+  if (!line) {
+    if (--j->pending == 0)
+      job_finished (j);
+    return;
+  }
+  p = json_parser_new ();
+  if (json_parser_load_from_data (p, line, -1, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+    JsonObject *o = json_node_get_object (json_parser_get_root (p));
+    const gchar *ev = json_object_get_string_member_with_default (o, "event",
+        "");
+    if (json_object_has_member (o, "frames"))
+      j->frames = json_object_get_int_member (o, "frames");
+    if (strcmp (ev, "start") == 0) {
+      j->ts0_wall_us = json_object_get_int_member_with_default (o,
+          "ts0_wall_us", 0);
+    } else if (strcmp (ev, "progress") == 0) {
+      j->position_s = json_object_get_double_member_with_default (o,
+          "position_s", 0);
+      j->duration_s = json_object_get_double_member_with_default (o,
+          "duration_s", 0);
+    } else if (strcmp (ev, "done") == 0) {
+      g_free (j->child_status);
+      j->child_status = g_strdup (json_object_get_string_member_with_default
+          (o, "status", "failed"));
+      j->eos = json_object_get_boolean_member_with_default (o, "eos", FALSE);
+      j->cpu_s = json_object_get_double_member_with_default (o, "cpu_s", 0);
+      if (json_object_has_member (o, "error")) {
+        g_free (j->error);
+        j->error = g_strdup (json_object_get_string_member (o, "error"));
+      }
+    }
+  }
+  g_object_unref (p);
+  g_free (line);
+  g_data_input_stream_read_line_async (in, G_PRIORITY_DEFAULT, NULL,
+      on_child_line, j);
+}
+
+static void
+on_child_exit (GObject * src, GAsyncResult * res, gpointer data)
+{
+  SbJob *j = data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (src), res, NULL);
+  j->end_mono = g_get_monotonic_time ();
+  if (j->timeout_id) {
+    g_source_remove (j->timeout_id);
+    j->timeout_id = 0;
+  }
+  if (--j->pending == 0)
+    job_finished (j);
+}
+
+static gboolean
+on_job_timeout (gpointer data)
+{
+  SbJob *j = data;
+
+  j->timeout_id = 0;
+  j->timed_out = TRUE;
+  g_subprocess_force_exit (j->proc);
+  return G_SOURCE_REMOVE;
+}
+
+static gchar *
+tracers_env (const SbJob * j)
+{
+  const gchar *old = g_getenv ("GST_TRACERS");
+  gchar *t = g_build_filename (j->prof_dir, "trace.json", NULL);
+  gchar *s = g_build_filename (j->prof_dir, "summary.json", NULL);
+  gchar *d = g_build_filename (j->prof_dir, "profile.db", NULL);
+  gchar *qt = g_strescape (t, NULL), *qs = g_strescape (s, NULL);
+  gchar *qd = g_strescape (d, NULL);
+  gchar *v = g_strdup_printf ("%s%sstageprof(trace=\"%s\",summary=\"%s\","
+      "db=\"%s\")", old && *old ? old : "", old && *old ? ";" : "", qt, qs,
+      qd);
+
+  g_free (t);
+  g_free (s);
+  g_free (d);
+  g_free (qt);
+  g_free (qs);
+  g_free (qd);
+  return v;
+}
+
+static gboolean
+open_log (SbJob * j, gint * fd)
+{
+  gint flags = O_WRONLY | O_CREAT | O_APPEND | (j->attempts == 1 ? O_TRUNC :
+      0);
+  GString *head = g_string_new (NULL);
+  GDateTime *now = g_date_time_new_now_local ();
+  gchar *ts = g_date_time_format_iso8601 (now);
+
+  *fd = g_open (j->log_path, flags, 0644);
+  if (*fd < 0) {
+    j->error = g_strdup_printf ("cannot open the log \"%s\": %s", j->log_path,
+        g_strerror (errno));
+    g_string_free (head, TRUE);
+    g_free (ts);
+    g_date_time_unref (now);
+    return FALSE;
+  }
+  g_string_printf (head, "# stage-batch job %u (%s), attempt %u, %s\n"
+      "# pipeline: %s\n", j->index, j->where, j->attempts, ts, j->pipeline);
+  if (write (*fd, head->str, head->len) < 0) {
+    /* The job can still run; its messages follow. */
+  }
+  g_string_free (head, TRUE);
+  g_free (ts);
+  g_date_time_unref (now);
+  return TRUE;
+}
+
+static void
+start_job (SbJob * j)
+{
+  GSubprocessLauncher *l;
+  GError *err = NULL;
+  gchar pid[32];
+  gint fd;
+  const gchar *argv[] = { B.self_exe, "--parent-pid", pid, "--run-one",
+    j->pipeline, NULL
+  };
+
+  sb_job_reset_attempt (j);
+  j->attempts++;
+  j->state = SB_JOB_RUNNING;
+  j->start_mono = g_get_monotonic_time ();
+  j->end_mono = 0;
+  j->start_wall_us = g_get_real_time ();
+  B.running++;
+  if (!open_log (j, &fd)) {
+    j->pending = 1;
+    job_finished (j);
+    return;
+  }
+  g_snprintf (pid, sizeof (pid), "%d", (gint) getpid ());
+  l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_take_stderr_fd (l, fd);
+  if (j->prof_dir) {
+    gchar *t = tracers_env (j);
+    g_subprocess_launcher_setenv (l, "GST_TRACERS", t, TRUE);
+    g_free (t);
+  }
+  j->proc = g_subprocess_launcher_spawnv (l, argv, &err);
+  g_object_unref (l);
+  if (!j->proc) {
+    j->error = g_strdup_printf ("cannot start the job: %s", err->message);
+    g_error_free (err);
+    j->pending = 1;
+    job_finished (j);
+    return;
+  }
+  j->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (j->proc));
+  j->pending = 2;
+  g_data_input_stream_read_line_async (j->out, G_PRIORITY_DEFAULT, NULL,
+      on_child_line, j);
+  g_subprocess_wait_async (j->proc, NULL, on_child_exit, j);
+  if (B.timeout_s > 0)
+    j->timeout_id = g_timeout_add ((guint) (B.timeout_s * 1000),
+        on_job_timeout, j);
+  if (B.progress == PROGRESS_JSONL) {
+    JsonObject *o = event_new ("job-start");
+    json_object_set_int_member (o, "job", j->index);
+    json_object_set_string_member (o, "label", j->label);
+    json_object_set_int_member (o, "attempt", j->attempts);
+    json_object_set_string_member (o, "log", j->log_path);
+    jsonl (o);
+  }
+}
+
+static void
+classify (SbJob * j)
+{
+  gint st;
+
+  if (!j->proc) {
+    j->state = SB_JOB_FAILED;
+    return;
+  }
+  if (j->timed_out) {
+    j->state = SB_JOB_TIMEOUT;
+    g_free (j->error);
+    j->error = g_strdup_printf ("killed after the --timeout of %g s",
+        B.timeout_s);
+  } else if (g_subprocess_get_if_signaled (j->proc)) {
+    st = g_subprocess_get_term_sig (j->proc);
+    j->state = SB_JOB_CRASHED;
+    g_free (j->error);
+    j->error = g_strdup_printf ("signal %d (%s)", st,
+        g_strsignal (st));
+  } else if (g_subprocess_get_exit_status (j->proc) == 0 && j->eos
+      && g_strcmp0 (j->child_status, "ok") == 0) {
+    j->state = SB_JOB_OK;
+  } else {
+    j->state = SB_JOB_FAILED;
+    if (!j->error)
+      j->error = g_strdup_printf ("exited with status %d without reaching "
+          "EOS", g_subprocess_get_exit_status (j->proc));
+  }
+}
+
+static void
+read_verdict (SbJob * j)
+{
+  gchar *path;
+  JsonParser *p;
+
+  if (!j->prof_dir)
+    return;
+  path = g_build_filename (j->prof_dir, "summary.json", NULL);
+  p = json_parser_new ();
+  if (json_parser_load_from_file (p, path, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+    const gchar *v = json_object_get_string_member_with_default
+        (json_node_get_object (json_parser_get_root (p)), "verdict", NULL);
+    if (v) {
+      g_free (j->verdict);
+      j->verdict = g_strdup (v);
+    }
+  }
+  g_object_unref (p);
+  g_free (path);
+}
+
+static void
+job_finished (SbJob * j)
+{
+  GError *err = NULL;
+
+  if (!j->end_mono)
+    j->end_mono = g_get_monotonic_time ();
+  B.running--;
+  classify (j);
+  read_verdict (j);
+  if (j->state == SB_JOB_OK && !sb_job_write_marker (j, B.state_dir, &err)) {
+    j->state = SB_JOB_FAILED;
+    j->error = g_strdup_printf ("cannot write its done marker: %s",
+        err->message);
+    g_clear_error (&err);
+  }
+  if (j->state == SB_JOB_OK && j->cpu_s > 0 && sb_job_wall_s (j) > 0) {
+    B.util_sum += j->cpu_s / sb_job_wall_s (j);
+    B.util_n++;
+  }
+  if (!sb_job_write_record (j, &err)) {
+    g_printerr ("stage-batch: job %u: %s\n", j->index, err->message);
+    g_clear_error (&err);
+  }
+  if (j->state != SB_JOB_OK && (gint) j->attempts <= B.retries
+      && !B.interrupted) {
+    if (B.progress == PROGRESS_JSONL) {
+      JsonObject *o = event_new ("job-retry");
+      json_object_set_int_member (o, "job", j->index);
+      json_object_set_string_member (o, "status", sb_job_state_name
+          (j->state));
+      json_object_set_string_member (o, "error", j->error ? j->error : "");
+      jsonl (o);
+    }
+    j->state = SB_JOB_PENDING;
+    g_queue_push_tail (&B.retry, j);
+  } else {
+    if (j->state == SB_JOB_OK) {
+      B.n_ok++;
+      B.frames_done += j->frames;
+    } else {
+      B.n_failed++;
+    }
+    report_job_end (j);
+  }
+  start_more ();
+}
+
+/* --jobs auto: the cores over the cores a finished job kept busy (its CPU
+ * time over its wall time), rounded up so short jobs' start-up gaps are
+ * filled. */
+static guint
+wanted_jobs (void)
+{
+  guint cores = g_get_num_processors ();
+
+  if (!B.auto_jobs || B.util_n == 0)
+    return B.max_jobs;
+  return CLAMP ((guint) ceil (cores / MAX (B.util_sum / B.util_n, 0.25)), 1,
+      2 * cores);
+}
+
+static void
+start_more (void)
+{
+  guint want = wanted_jobs ();
+
+  while (!B.interrupted && B.running < want) {
+    SbJob *j = g_queue_pop_head (&B.retry);
+    if (!j) {
+      while (B.next < B.jobs->len
+          && ((SbJob *) B.jobs->pdata[B.next])->state != SB_JOB_PENDING)
+        B.next++;
+      if (B.next == B.jobs->len)
+        break;
+      j = B.jobs->pdata[B.next++];
+    }
+    start_job (j);
+  }
+  if (B.running == 0 && (B.interrupted || (B.next >= B.jobs->len
+              && g_queue_is_empty (&B.retry))))
+    g_main_loop_quit (B.loop);
+}
+
+static gboolean
+on_interrupt (gpointer data)
+{
+  guint i;
+
+  if (B.interrupted) {
+    /* Twice: stop the jobs too. */
+    for (i = 0; i < B.jobs->len; i++) {
+      SbJob *j = B.jobs->pdata[i];
+      if (j->state == SB_JOB_RUNNING && j->proc)
+        g_subprocess_send_signal (j->proc, SIGTERM);
+    }
+    return G_SOURCE_CONTINUE;
+  }
+  B.interrupted = TRUE;
+  g_printerr ("\nstage-batch: interrupted: no new jobs; waiting for the %u "
+      "running (interrupt again to stop them)\n", B.running);
+  if (B.running == 0)
+    g_main_loop_quit (B.loop);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+static gint
+by_index (gconstpointer a, gconstpointer b)
+{
+  const SbJob *x = *(SbJob **) a, *y = *(SbJob **) b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void
+print_table (void)
+{
+  guint i, lw = 5;
+
+  g_ptr_array_sort (B.jobs, by_index);
+  for (i = 0; i < B.jobs->len; i++)
+    lw = MAX (lw, g_utf8_strlen (((SbJob *) B.jobs->pdata[i])->label, -1));
+  lw = MIN (lw, 32);
+  g_print ("%5s  %-*s  %-8s  %8s  %8s  %8s  %s\n", "job", lw, "label",
+      "status", "frames", "fps", "wall_s", "verdict");
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    gdouble wall = sb_job_wall_s (j);
+    const gchar *v = j->verdict ? j->verdict : j->error ? j->error : "-";
+
+    if (j->state == SB_JOB_SKIPPED || j->state == SB_JOB_PENDING)
+      g_print ("%5u  %-*s  %-8s  %8s  %8s  %8s  %s\n", j->index, lw,
+          j->label, sb_job_state_name (j->state), "-", "-", "-",
+          j->state == SB_JOB_SKIPPED ? "completed by an earlier run" : "-");
+    else
+      g_print ("%5u  %-*s  %-8s  %8" G_GUINT64_FORMAT "  %8.1f  %8.2f  %s\n",
+          j->index, lw, j->label, sb_job_state_name (j->state), j->frames,
+          wall > 0 ? j->frames / wall : 0.0, wall, v);
+  }
+}
+
+static gboolean
+write_profile (void)
+{
+  GHashTable *only = g_hash_table_new (NULL, NULL);
+  gchar *trace, *summary, *suffix;
+  GError *err = NULL;
+  guint i, n = 0;
+  gboolean ok;
+
+  for (i = 0; i < B.jobs->len; i++)
+    g_hash_table_add (only,
+        GUINT_TO_POINTER (((SbJob *) B.jobs->pdata[i])->index));
+  suffix = B.shard_n > 1 ? g_strdup_printf (".shard-%u-of-%u", B.shard_i,
+      B.shard_n) : g_strdup ("");
+  trace = g_strdup_printf ("%s/trace%s.json", B.profile_dir, suffix);
+  summary = g_strdup_printf ("%s/summary%s.json", B.profile_dir, suffix);
+  ok = sb_profile_merge (B.profile_dir, only, trace, summary, &n, &err);
+  if (!ok) {
+    g_printerr ("stage-batch: merging the profiles failed: %s\n",
+        err->message);
+    g_clear_error (&err);
+  } else {
+    g_printerr ("stage-batch: profile of %u jobs: %s, %s%s\n", n, trace,
+        summary, B.shard_n > 1 ? " (after every shard: stage-batch "
+        "--merge-profile DIR)" : "");
+  }
+  g_hash_table_destroy (only);
+  g_free (trace);
+  g_free (summary);
+  g_free (suffix);
+  return ok;
+}
+
+static gint
+finish (void)
+{
+  guint i, failed = 0;
+
+  if (B.progress == PROGRESS_BAR)
+    g_printerr ("\r\033[K");
+  if (B.progress == PROGRESS_JSONL) {
+    JsonObject *o = event_new ("end");
+    json_object_set_int_member (o, "jobs", B.jobs->len);
+    json_object_set_int_member (o, "ok", B.n_ok);
+    json_object_set_int_member (o, "failed", B.n_failed);
+    json_object_set_int_member (o, "skipped", B.n_skipped);
+    json_object_set_int_member (o, "frames", B.frames_done);
+    json_object_set_double_member (o, "wall_s",
+        (g_get_monotonic_time () - B.t0_mono) / 1e6);
+    jsonl (o);
+  }
+  print_table ();
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    if (j->state == SB_JOB_OK || j->state == SB_JOB_SKIPPED)
+      continue;
+    if (failed++ == 0)
+      g_printerr ("stage-batch: some jobs did not complete:\n");
+    g_printerr ("  job %u (%s): %s%s%s%s%s\n", j->index, j->where,
+        sb_job_state_name (j->state), j->error ? ": " : "",
+        j->error ? j->error : "", j->attempts ? "; log: " : "",
+        j->attempts ? j->log_path : "");
+  }
+  if (B.profile_dir && !write_profile ())
+    return EXIT_SOME_FAILED;
+  return failed ? EXIT_SOME_FAILED : 0;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static gchar *
+find_self (const gchar * argv0)
+{
+  gchar *p = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (p)
+    return p;
+  if (strchr (argv0, '/'))
+    return g_canonicalize_filename (argv0, NULL);
+  p = g_find_program_in_path (argv0);
+  return p ? p : g_strdup (argv0);
+}
+
+static void
+default_state_dir (const gchar * manifest)
+{
+  if (B.state_dir)
+    return;
+  if (!manifest) {
+    B.state_dir = g_strdup ("stage-batch.batch");
+  } else {
+    gchar *dir = g_path_get_dirname (manifest);
+    gchar *base = g_path_get_basename (manifest);
+    gchar *dot = strrchr (base, '.');
+    gchar *name;
+    if (dot && dot != base)
+      *dot = '\0';
+    name = g_strdup_printf ("%s.batch", base);
+    B.state_dir = g_build_filename (dir, name, NULL);
+    g_free (dir);
+    g_free (base);
+    g_free (name);
+  }
+}
+
+/* A gst-launch-1.0 command line for a description: one shell word per
+ * token. gst-launch joins its arguments again, escaping the spaces outside
+ * double quotes, so each token must be one argument (the whole description
+ * as one would not parse). */
+static gchar *
+shell_line (const gchar * desc)
+{
+  GString *out = g_string_new ("gst-launch-1.0 -e");
+  const gchar *p = desc;
+
+  while (*p) {
+    const gchar *w;
+    gboolean in_q = FALSE, plain = TRUE;
+    gchar *tok;
+
+    while (g_ascii_isspace (*p))
+      p++;
+    if (!*p)
+      break;
+    for (w = p; *p && (in_q || !g_ascii_isspace (*p)); p++) {
+      if (*p == '"')
+        in_q = !in_q;
+      else if (*p == '\\' && in_q && p[1])
+        p++;
+    }
+    tok = g_strndup (w, p - w);
+    for (w = tok; *w; w++)
+      if (!g_ascii_isalnum (*w) && !strchr ("_-./=:,+@%!", *w))
+        plain = FALSE;
+    g_string_append_c (out, ' ');
+    if (plain) {
+      g_string_append (out, tok);
+    } else {
+      gchar *q = g_shell_quote (tok);
+      g_string_append (out, q);
+      g_free (q);
+    }
+    g_free (tok);
+  }
+  return g_string_free (out, FALSE);
+}
+
+static void
+print_dry_run (void)
+{
+  guint i;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    gchar *line = shell_line (j->pipeline);
+    g_print ("# job %u (%s)%s\n%s\n", j->index, j->where,
+        j->state == SB_JOB_SKIPPED ? ": completed by an earlier run" : "",
+        line);
+    g_free (line);
+  }
+}
+
+static gint
+run_batch (void)
+{
+  guint i, sig1, sig2, tick = 0;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    if (B.resume && sb_job_is_done (j, B.state_dir)) {
+      j->state = SB_JOB_SKIPPED;
+      B.n_skipped++;
+    }
+  }
+  if (B.dry_run) {
+    print_dry_run ();
+    return 0;
+  }
+  make_dirs ();
+
+  B.loop = g_main_loop_new (NULL, FALSE);
+  B.t0_mono = g_get_monotonic_time ();
+  if (B.progress == PROGRESS_JSONL) {
+    JsonObject *o = event_new ("start");
+    gchar *shard = g_strdup_printf ("%u/%u", B.shard_i, B.shard_n);
+    json_object_set_int_member (o, "jobs", B.jobs->len);
+    json_object_set_int_member (o, "skipped", B.n_skipped);
+    json_object_set_int_member (o, "parallel", B.max_jobs);
+    json_object_set_string_member (o, "shard", shard);
+    json_object_set_string_member (o, "state_dir", B.state_dir);
+    jsonl (o);
+    g_free (shard);
+  }
+  if (B.progress != PROGRESS_NONE)
+    tick = g_timeout_add (B.progress == PROGRESS_BAR ? 200 : 1000,
+        on_progress_tick, NULL);
+  sig1 = g_unix_signal_add (SIGINT, on_interrupt, NULL);
+  sig2 = g_unix_signal_add (SIGTERM, on_interrupt, NULL);
+  start_more ();
+  if (B.running > 0)
+    g_main_loop_run (B.loop);
+  if (tick)
+    g_source_remove (tick);
+  g_source_remove (sig1);
+  g_source_remove (sig2);
+  g_main_loop_unref (B.loop);
+  return finish ();
+}
+
+static gint
+merge_only (void)
+{
+  gchar *trace = g_build_filename (merge_dir, "trace.json", NULL);
+  gchar *summary = g_build_filename (merge_dir, "summary.json", NULL);
+  GError *err = NULL;
+  guint n = 0;
+  gint ret = 0;
+
+  if (!sb_profile_merge (merge_dir, NULL, trace, summary, &n, &err)) {
+    g_printerr ("stage-batch: --merge-profile %s: %s\n", merge_dir,
+        err->message);
+    g_clear_error (&err);
+    ret = EXIT_USAGE;
+  } else if (n == 0) {
+    g_printerr ("stage-batch: --merge-profile %s: no job profiles there "
+        "(DIR/job-N/job.json)\n", merge_dir);
+    ret = EXIT_USAGE;
+  } else {
+    g_printerr ("stage-batch: profile of %u jobs: %s, %s\n", n, trace,
+        summary);
+  }
+  g_free (trace);
+  g_free (summary);
+  return ret;
+}
+
+int
+main (int argc, char *argv[])
+{
+  /* The wall clock at (just before) GStreamer's ts 0: see sbrun.h. */
+  gint64 ts0_wall_us = g_get_real_time ();
+  GOptionContext *ctx;
+  GOptionGroup *hidden, *merge;
+  GError *err = NULL;
+  const gchar *manifest = NULL;
+
+  setlocale (LC_ALL, "");
+  B.jobs_opt = NULL;
+  ctx = g_option_context_new ("TEMPLATE [MANIFEST] - run a gst-launch "
+      "pipeline over a batch of streams");
+  g_option_context_set_summary (ctx,
+      "Runs TEMPLATE, a gst-launch-1.0 description with {column} "
+      "placeholders, once per row\nof MANIFEST (CSV or TSV with a header "
+      "row), each job in its own process.\n\n"
+      "Example:\n"
+      "  printf 'input,width,height\\nclip1.mp4,640,360\\nclip2.mp4,320,180\\n'"
+      " > jobs.csv\n"
+      "  stage-batch --jobs 2 'filesrc location={input} ! qtdemux ! "
+      "h264parse ! avdec_h264 !\n"
+      "    stageresize width={width} height={height} ! openh264enc ! "
+      "h264parse ! mp4mux !\n    filesink location=out/{stem}-{width}.mp4' "
+      "jobs.csv\n"
+      "  stage-batch --input a.mp4 --input b.mp4 'filesrc location={input} "
+      "! ... ! filesink location=out/{stem}.mp4'");
+  g_option_context_set_description (ctx,
+      "Everything is checked before anything runs (exit 2 on bad usage, "
+      "nothing started).\nJobs run longest input first; outputs are written "
+      "under a temporary name and\nrenamed at EOS. Data (the final table, "
+      "--dry-run) goes to stdout, progress to stderr.\n"
+      "Exit status: 0 all jobs succeeded, 1 some failed (their logs are "
+      "listed), 2 bad usage.\nSee stage-batch(1) and docs/stage-batch.md.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  merge = g_option_group_new ("merge", "Merging shard profiles:",
+      "Show the merge option", NULL, NULL);
+  g_option_group_add_entries (merge, merge_entries);
+  g_option_context_add_group (ctx, merge);
+  hidden = g_option_group_new ("internal", "", "", NULL, NULL);
+  g_option_group_add_entries (hidden, hidden_entries);
+  g_option_context_add_group (ctx, hidden);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    g_printerr ("stage-batch: %s (see --help)\n", err->message);
+    return EXIT_USAGE;
+  }
+  if (!gst_init_check (NULL, NULL, &err)) {
+    g_printerr ("stage-batch: GStreamer could not start: %s\n",
+        err ? err->message : "unknown error");
+    return EXIT_USAGE;
+  }
+
+  if (run_one_desc)
+    return sb_run_one (run_one_desc, parent_pid, ts0_wall_us);
+  if (merge_dir)
+    return merge_only ();
+
+  if (argc < 2 || argc > 3 || (B.inputs && argc != 2)
+      || (!B.inputs && argc != 3)) {
+    gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
+    g_printerr ("stage-batch: %s\n\n%s", B.inputs ? "with --input, give "
+        "only the TEMPLATE" : "give a TEMPLATE and a MANIFEST", help);
+    g_free (help);
+    return EXIT_USAGE;
+  }
+  g_option_context_free (ctx);
+
+  if (!B.jobs_opt || strcmp (B.jobs_opt, "auto") == 0) {
+    B.auto_jobs = TRUE;
+  } else {
+    B.max_jobs = parse_uint (B.jobs_opt, "--jobs");
+    if (B.max_jobs == 0)
+      usage_error ("--jobs must be at least 1 (or auto)");
+  }
+  if (B.retries < 0)
+    usage_error ("--retries must be 0 or more");
+  if (B.timeout_s < 0)
+    usage_error ("--timeout must be 0 (none) or more seconds");
+  parse_shard ();
+  parse_progress ();
+
+  if (B.inputs) {
+    B.m = sb_manifest_from_inputs ((const gchar * const *) B.inputs);
+  } else {
+    manifest = argv[2];
+    B.m = sb_manifest_load (manifest, &err);
+  }
+  if (!B.m)
+    usage_error ("%s", err->message);
+  B.t = sb_template_new (argv[1], &err);
+  if (!B.t || !sb_template_check (B.t, B.m, &err))
+    usage_error ("%s", err->message);
+  default_state_dir (manifest);
+  {
+    gchar *bad = NULL;
+    if (!dir_writable (B.state_dir, &bad))
+      usage_error ("the state directory \"%s\" cannot be created or "
+          "written (\"%s\" is not a writable directory); see --state-dir",
+          B.state_dir, bad);
+    if (B.profile_dir && !dir_writable (B.profile_dir, &bad))
+      usage_error ("the profile directory \"%s\" cannot be created or "
+          "written (\"%s\" is not a writable directory)", B.profile_dir, bad);
+  }
+  if (B.profile_dir) {
+    GstPluginFeature *f = gst_registry_find_feature (gst_registry_get (),
+        "stageprof", GST_TYPE_TRACER_FACTORY);
+    if (!f)
+      usage_error ("--profile needs the stageprof tracer, which GStreamer "
+          "cannot find (is the plugin installed, or GST_PLUGIN_PATH set?)");
+    gst_object_unref (f);
+  }
+  B.self_exe = find_self (argv[0]);
+  make_jobs ();
+  g_ptr_array_sort (B.jobs, longest_first);
+  if (B.jobs->len == 0) {
+    g_printerr ("stage-batch: shard %u/%u has no rows (the manifest has "
+        "%u)\n", B.shard_i, B.shard_n, B.m->rows->len);
+    return 0;
+  }
+  return run_batch ();
+}
