@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "gststageprof.h"
+#include "spmeta.h"
 #include "sprecord.h"
 #include "spsummary.h"
 #include "sptrace.h"
@@ -71,6 +72,7 @@ struct _GstStageProf
   GstTracer parent;
 
   SpRecorder *rec;
+  SpMeta *meta;                 /* wall-clock start and links for the trace */
 
   /* Settings, under the object lock. */
   gchar *trace_path;
@@ -183,20 +185,40 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
 }
 
 /* Registered for their keys only (see gst_stage_prof_constructed). */
+/* Also the cold hooks where spmeta learns the trace clock and the links. */
 static void
-do_element_new (GObject * self, GstClockTime ts, GstElement * element)
+stage_prof_meta_clock (GstStageProf * self, GstClockTime ts)
 {
+  GST_OBJECT_LOCK (self);
+  sp_meta_clock (self->meta, self->trace, ts);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
-do_pad_link_post (GObject * self, GstClockTime ts, GstPad * srcpad,
+do_element_new (GObject * self, GstClockTime ts, GstElement * element)
+{
+  stage_prof_meta_clock ((GstStageProf *) self, ts);
+}
+
+static void
+do_pad_link_post (GObject * object, GstClockTime ts, GstPad * srcpad,
     GstPad * sinkpad, GstPadLinkReturn res)
 {
+  GstStageProf *self = (GstStageProf *) object;
+
+  stage_prof_meta_clock (self, ts);
+  if (res != GST_PAD_LINK_OK)
+    return;
+  GST_OBJECT_LOCK (self);
+  sp_meta_pad_linked (self->meta, self->trace, srcpad, sinkpad);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
 do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
 {
+  if (GST_IS_ELEMENT (object))
+    sp_meta_object_destroyed (((GstStageProf *) self)->meta, object);
   if (GST_IS_ELEMENT (object))
     sp_record_element_destroyed (((GstStageProf *) self)->rec, object);
   else if (GST_IS_PAD (object))
@@ -278,7 +300,11 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   sp_record_state_changed (self->rec, ts, element, transition);
   if (!top)
     return;
+  stage_prof_meta_clock (self, ts);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GST_OBJECT_LOCK (self);
+    sp_meta_pipeline_started (self->meta, self->trace, element);
+    GST_OBJECT_UNLOCK (self);
     sp_recorder_mark_summarized (self->rec, element, FALSE);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
@@ -316,6 +342,8 @@ stage_prof_set_trace (GstStageProf * self, const gchar * path)
     g_ptr_array_add (self->old_traces, old);
   GST_OBJECT_UNLOCK (self);
   sp_recorder_set_trace (self->rec, t);
+  if (t)
+    sp_meta_trace_set (self->meta, t);
   if (old)
     sp_trace_flush (old);
 }
@@ -800,6 +828,7 @@ gst_stage_prof_finalize (GObject * object)
     live_prof = NULL;
   }
   sp_recorder_free (self->rec);
+  sp_meta_free (self->meta);
   g_ptr_array_free (self->old_traces, TRUE);
   g_free (self->trace_path);
   g_free (self->summary);
@@ -892,6 +921,7 @@ static void
 gst_stage_prof_init (GstStageProf * self)
 {
   self->rec = sp_recorder_new ();
+  self->meta = sp_meta_new ();
   self->summary = g_strdup (DEFAULT_PROP_SUMMARY);
   self->skip_first = DEFAULT_PROP_SKIP_FIRST;
   self->interval = DEFAULT_PROP_INTERVAL;

@@ -110,6 +110,7 @@ struct _SpTrace
   guint64 flush_req, flush_done;
   gboolean stop;
   guint64 dropped_dead;         /* drops of threads already gone */
+  gboolean has_clock;           /* the stageprof_start event is queued */
 
   GMutex pool_lock;
   SpChunk *pool;
@@ -875,6 +876,28 @@ sp_trace_thread_name (SpTrace * t, guint pid, guint64 tid, const gchar * name)
   sp_json_escape_append (ev, name);
   g_string_append (ev, "\"}}\n");
   sp_queue_meta (t, ev);
+}
+
+void
+sp_trace_metadata (SpTrace * t, const gchar * event, gboolean is_clock)
+{
+  g_mutex_lock (&t->lock);
+  if (!is_clock || !t->has_clock)
+    g_ptr_array_add (t->meta, g_strdup (event));
+  if (is_clock)
+    t->has_clock = TRUE;
+  g_mutex_unlock (&t->lock);
+}
+
+gboolean
+sp_trace_has_clock (SpTrace * t)
+{
+  gboolean res;
+
+  g_mutex_lock (&t->lock);
+  res = t->has_clock;
+  g_mutex_unlock (&t->lock);
+  return res;
 }
 
 void

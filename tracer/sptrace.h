@@ -47,6 +47,12 @@ gsize    sp_trace_get_allocated_bytes (SpTrace *t);
  * to `out`. Exposed for the summary writer and for tests. */
 void     sp_json_escape_append (GString *out, const gchar *s);
 
+/* A metadata event, formatted by the caller (one JSON object and a
+ * newline), queued like the name events (cold path). `is_clock`: it is the
+ * wall-clock start (see spmeta.h), which sp_trace_has_clock() then reports. */
+void     sp_trace_metadata (SpTrace *t, const gchar *event, gboolean is_clock);
+gboolean sp_trace_has_clock (SpTrace *t);
+
 G_END_DECLS
 
 #endif /* __SP_TRACE_H__ */

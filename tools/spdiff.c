@@ -1,0 +1,450 @@
+/* spdiff: matching and judging two profiles. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "spdiff.h"
+
+static gdouble
+pct (gdouble a, gdouble b)
+{
+  if (isnan (a) || isnan (b) || a == 0)
+    return NAN;
+  return 100.0 * (b - a) / a;
+}
+
+SpChange
+sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
+{
+  gdouble d = b->mean_ms - a->mean_ms, rel = pct (a->mean_ms, b->mean_ms);
+  gdouble se, spread;
+
+  if (isnan (d) || isnan (rel))
+    return SP_CHANGE_NOISE;
+  if (fabs (rel) < SP_DIFF_MIN_PCT || fabs (d) < SP_DIFF_MIN_MS)
+    return SP_CHANGE_NOISE;
+  if (isnan (a->std_ms) || isnan (b->std_ms) || a->count < 2 || b->count < 2) {
+    /* No spread known: only a large change counts. */
+    if (fabs (rel) < 20.0)
+      return SP_CHANGE_NOISE;
+  } else {
+    se = sqrt (a->std_ms * a->std_ms / a->count +
+        b->std_ms * b->std_ms / b->count);
+    spread = MAX (a->std_ms, b->std_ms);
+    if (fabs (d) <= 3 * se || fabs (d) <= spread)
+      return SP_CHANGE_NOISE;
+  }
+  return d > 0 ? SP_CHANGE_SLOWER : SP_CHANGE_FASTER;
+}
+
+static guint
+count_name (const SpProfile * p, const gchar * name)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < p->elements->len; i++)
+    n += !g_strcmp0 (((SpElemRow *) p->elements->pdata[i])->name, name);
+  return n;
+}
+
+static gint
+cmp_change (gconstpointer x, gconstpointer y)
+{
+  const SpDiffElem *a = x, *b = y;
+  gdouble da = fabs ((isnan (a->b->total_s) ? 0 : a->b->total_s) -
+      (isnan (a->a->total_s) ? 0 : a->a->total_s));
+  gdouble db = fabs ((isnan (b->b->total_s) ? 0 : b->b->total_s) -
+      (isnan (b->a->total_s) ? 0 : b->a->total_s));
+
+  return da < db ? 1 : da > db ? -1 : g_strcmp0 (a->a->name, b->a->name);
+}
+
+static void
+pair_rows (GPtrArray * out, GPtrArray * ra, GPtrArray * rb, gsize name_off)
+{
+  gboolean *used = g_new0 (gboolean, rb->len + 1);
+  guint i, j;
+
+  for (i = 0; i < ra->len; i++) {
+    const gchar *n = *(gchar **) ((gchar *) ra->pdata[i] + name_off);
+    gpointer match = NULL;
+    for (j = 0; j < rb->len; j++)
+      if (!used[j] && !g_strcmp0 (n,
+              *(gchar **) ((gchar *) rb->pdata[j] + name_off))) {
+        used[j] = TRUE;
+        match = rb->pdata[j];
+        break;
+      }
+    g_ptr_array_add (out, ra->pdata[i]);
+    g_ptr_array_add (out, match);
+  }
+  for (j = 0; j < rb->len; j++)
+    if (!used[j]) {
+      g_ptr_array_add (out, NULL);
+      g_ptr_array_add (out, rb->pdata[j]);
+    }
+  g_free (used);
+}
+
+SpDiff *
+sp_diff_new (const SpProfile * a, const SpProfile * b)
+{
+  SpDiff *d = g_new0 (SpDiff, 1);
+  gboolean *used = g_new0 (gboolean, b->elements->len + 1);
+  guint i, j;
+
+  d->a = a;
+  d->b = b;
+  d->elems = g_array_new (FALSE, TRUE, sizeof (SpDiffElem));
+  d->only_a = g_ptr_array_new ();
+  d->only_b = g_ptr_array_new ();
+  d->threads = g_ptr_array_new ();
+  d->queues = g_ptr_array_new ();
+
+  /* By element path; an element that ran on several threads is matched
+   * thread by thread, one that ran on one thread in each run whatever the
+   * threads are called. */
+  for (i = 0; i < a->elements->len; i++) {
+    const SpElemRow *ea = a->elements->pdata[i];
+    gboolean single = count_name (a, ea->name) == 1
+        && count_name (b, ea->name) == 1;
+    const SpElemRow *m = NULL;
+    for (j = 0; j < b->elements->len && !m; j++) {
+      const SpElemRow *eb = b->elements->pdata[j];
+      if (used[j] || g_strcmp0 (ea->name, eb->name))
+        continue;
+      if (single || !g_strcmp0 (ea->thread, eb->thread)) {
+        used[j] = TRUE;
+        m = eb;
+      }
+    }
+    if (m) {
+      SpDiffElem de = { ea, m };
+      de.d_mean_pct = pct (ea->mean_ms, m->mean_ms);
+      de.d_p90_pct = pct (ea->p90_ms, m->p90_ms);
+      de.d_total_pct = pct (ea->total_s, m->total_s);
+      de.change = sp_diff_judge (ea, m);
+      g_array_append_val (d->elems, de);
+    } else {
+      g_ptr_array_add (d->only_a, (gpointer) ea);
+    }
+  }
+  for (j = 0; j < b->elements->len; j++)
+    if (!used[j])
+      g_ptr_array_add (d->only_b, b->elements->pdata[j]);
+  g_free (used);
+  g_array_sort (d->elems, cmp_change);
+  pair_rows (d->threads, a->threads, b->threads,
+      G_STRUCT_OFFSET (SpThreadRow, name));
+  pair_rows (d->queues, a->queues, b->queues,
+      G_STRUCT_OFFSET (SpQueueRow, name));
+  return d;
+}
+
+void
+sp_diff_free (SpDiff * d)
+{
+  if (!d)
+    return;
+  g_array_free (d->elems, TRUE);
+  g_ptr_array_free (d->only_a, TRUE);
+  g_ptr_array_free (d->only_b, TRUE);
+  g_ptr_array_free (d->threads, TRUE);
+  g_ptr_array_free (d->queues, TRUE);
+  g_free (d);
+}
+
+static gdouble
+all_self (const SpProfile * p)
+{
+  gdouble s = 0;
+  guint i;
+
+  for (i = 0; i < p->elements->len; i++) {
+    gdouble t = ((SpElemRow *) p->elements->pdata[i])->total_s;
+    if (!isnan (t))
+      s += t;
+  }
+  return s;
+}
+
+guint
+sp_diff_regressions (const SpDiff * d, gdouble limit, gdouble min_share,
+    GString * why)
+{
+  gdouble sa = all_self (d->a), sb = all_self (d->b);
+  guint i, n = 0;
+
+  for (i = 0; i < d->elems->len; i++) {
+    const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
+    gdouble share = MAX (sa > 0 ? 100 * e->a->total_s / sa : 0,
+        sb > 0 ? 100 * e->b->total_s / sb : 0);
+    if (isnan (e->d_total_pct) || e->d_total_pct <= limit
+        || share < min_share)
+      continue;
+    n++;
+    if (why)
+      g_string_append_printf (why, "%s (thread %s): total self time %.3f s "
+          "-> %.3f s, +%.1f %% (limit %.1f %%)\n", e->b->name,
+          e->b->thread ? e->b->thread : "-", e->a->total_s, e->b->total_s,
+          e->d_total_pct, limit);
+  }
+  return n;
+}
+
+/* ---- rendering ------------------------------------------------------ */
+
+static gchar *
+fmt_pct (gdouble v)
+{
+  if (isnan (v))
+    return g_strdup ("-");
+  return g_strdup_printf ("%+.1f%%", v);
+}
+
+static const gchar *
+change_word (SpChange c)
+{
+  return c == SP_CHANGE_SLOWER ? "SLOWER" : c == SP_CHANGE_FASTER ? "faster"
+      : "~ noise";
+}
+
+static const gchar *
+kind_word (const SpProfile * p)
+{
+  return p->kind == SP_SOURCE_DB ? "db" : p->kind == SP_SOURCE_TRACE ?
+      "trace" : "summary";
+}
+
+static void
+render_json (const SpDiff * d, GString * o)
+{
+  guint i;
+
+  g_string_append (o, "{\"a\":");
+  sp_json_str (o, d->a->path);
+  g_string_append (o, ",\"b\":");
+  sp_json_str (o, d->b->path);
+  g_string_append (o, ",\"verdict_a\":");
+  sp_json_str (o, d->a->verdict);
+  g_string_append (o, ",\"verdict_b\":");
+  sp_json_str (o, d->b->verdict);
+  g_string_append (o, ",\n\"elements\":[");
+  for (i = 0; i < d->elems->len; i++) {
+    const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
+    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
+    sp_json_str (o, e->a->name);
+    g_string_append (o, ",\"thread_a\":");
+    sp_json_str (o, e->a->thread);
+    g_string_append (o, ",\"thread_b\":");
+    sp_json_str (o, e->b->thread);
+#define PAIR(f) \
+    g_string_append (o, ",\"" #f "_a\":"); sp_json_num (o, e->a->f); \
+    g_string_append (o, ",\"" #f "_b\":"); sp_json_num (o, e->b->f);
+    PAIR (count);
+    PAIR (mean_ms);
+    PAIR (std_ms);
+    PAIR (p90_ms);
+    PAIR (total_s);
+#undef PAIR
+    g_string_append (o, ",\"mean_change_pct\":");
+    sp_json_num (o, e->d_mean_pct);
+    g_string_append (o, ",\"p90_change_pct\":");
+    sp_json_num (o, e->d_p90_pct);
+    g_string_append (o, ",\"total_change_pct\":");
+    sp_json_num (o, e->d_total_pct);
+    g_string_append_printf (o, ",\"change\":\"%s\"}",
+        e->change == SP_CHANGE_SLOWER ? "slower" :
+        e->change == SP_CHANGE_FASTER ? "faster" : "noise");
+  }
+  g_string_append (o, "],\n\"only_a\":[");
+  for (i = 0; i < d->only_a->len; i++) {
+    if (i)
+      g_string_append_c (o, ',');
+    sp_json_str (o, ((SpElemRow *) d->only_a->pdata[i])->name);
+  }
+  g_string_append (o, "],\"only_b\":[");
+  for (i = 0; i < d->only_b->len; i++) {
+    if (i)
+      g_string_append_c (o, ',');
+    sp_json_str (o, ((SpElemRow *) d->only_b->pdata[i])->name);
+  }
+  g_string_append (o, "],\n\"threads\":[");
+  for (i = 0; i < d->threads->len; i += 2) {
+    const SpThreadRow *ta = d->threads->pdata[i], *tb =
+        d->threads->pdata[i + 1];
+    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
+    sp_json_str (o, ta ? ta->name : tb->name);
+    g_string_append (o, ",\"busy_pct_a\":");
+    sp_json_num (o, ta ? ta->busy_pct : NAN);
+    g_string_append (o, ",\"busy_pct_b\":");
+    sp_json_num (o, tb ? tb->busy_pct : NAN);
+    g_string_append_c (o, '}');
+  }
+  g_string_append (o, "]}\n");
+}
+
+static const gchar *
+heading (SpFormat f)
+{
+  return f == SP_FORMAT_MARKDOWN ? "\n### " : "";
+}
+
+gchar *
+sp_diff_render (const SpDiff * d, SpFormat f)
+{
+  static const gchar *const ehdr[] = { "Node", "Thread", "Count A",
+    "Count B", "Mean A", "Mean B", "Mean", "P90 A", "P90 B", "P90",
+    "Total A", "Total B", "Total", "Change", NULL
+  };
+  static const gchar *const thdr[] = { "Thread", "%Busy A", "%Busy B",
+    "%Wait in A", "%Wait in B", "%Wait out A", "%Wait out B", NULL
+  };
+  static const gchar *const qhdr[] = { "Queue", "Mean lvl A", "Mean lvl B",
+    "Max lvl A", "Max lvl B", "%Empty A", "%Empty B", "%Full A", "%Full B",
+    NULL
+  };
+  GString *o = g_string_new (NULL);
+  SpTable *t;
+  gchar *pa = sp_profile_pipelines (d->a), *pb = sp_profile_pipelines (d->b);
+  guint i, nflag = 0;
+
+  if (f == SP_FORMAT_JSON) {
+    render_json (d, o);
+    goto out;
+  }
+  if (f != SP_FORMAT_CSV && f != SP_FORMAT_HTML) {
+    gchar *wa = sp_fmt (d->a->wall_s, 3), *wb = sp_fmt (d->b->wall_s, 3);
+    g_string_append_printf (o, "%s=== stageprof diff ===\n",
+        f == SP_FORMAT_MARKDOWN ? "## " : "");
+    g_string_append_printf (o, "%sA: %s (%s, pipeline %s, %s s)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n- " : "", d->a->path, kind_word (d->a),
+        pa, wa);
+    g_string_append_printf (o, "%sB: %s (%s, pipeline %s, %s s)\n",
+        f == SP_FORMAT_MARKDOWN ? "- " : "", d->b->path, kind_word (d->b),
+        pb, wb);
+    g_free (wa);
+    g_free (wb);
+    if (g_strcmp0 (pa, pb))
+      g_string_append_printf (o, "%sNote: the inputs come from different "
+          "pipelines (%s / %s); elements are matched by path\n",
+          f == SP_FORMAT_MARKDOWN ? "\n" : "", pa, pb);
+    g_string_append_printf (o, "%sElements (ms, Total in s; change of B "
+        "against A; SLOWER/faster: beyond the noise of each element's own "
+        "spread)\n", heading (f));
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+  }
+  t = sp_table_new (2, ehdr);
+  for (i = 0; i < d->elems->len; i++) {
+    const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
+    sp_table_add (t, g_strdup (e->a->name));
+    sp_table_add (t, g_strcmp0 (e->a->thread, e->b->thread) ?
+        g_strdup_printf ("%s / %s", e->a->thread, e->b->thread) :
+        g_strdup (e->a->thread ? e->a->thread : "-"));
+    sp_table_add (t, sp_fmt (e->a->count, 0));
+    sp_table_add (t, sp_fmt (e->b->count, 0));
+    sp_table_add (t, sp_fmt (e->a->mean_ms, 3));
+    sp_table_add (t, sp_fmt (e->b->mean_ms, 3));
+    sp_table_add (t, fmt_pct (e->d_mean_pct));
+    sp_table_add (t, sp_fmt (e->a->p90_ms, 3));
+    sp_table_add (t, sp_fmt (e->b->p90_ms, 3));
+    sp_table_add (t, fmt_pct (e->d_p90_pct));
+    sp_table_add (t, sp_fmt (e->a->total_s, 3));
+    sp_table_add (t, sp_fmt (e->b->total_s, 3));
+    sp_table_add (t, fmt_pct (e->d_total_pct));
+    sp_table_add (t, g_strdup (change_word (e->change)));
+    nflag += e->change != SP_CHANGE_NOISE;
+  }
+  sp_table_render (t, f, o);
+  if (f == SP_FORMAT_CSV)
+    goto out;
+  if (f == SP_FORMAT_HTML) {
+    for (i = 0; i < d->only_a->len; i++) {
+      gchar *e = g_markup_printf_escaped ("<p>Only in A: %s</p>\n",
+          ((SpElemRow *) d->only_a->pdata[i])->name);
+      g_string_append (o, e);
+      g_free (e);
+    }
+    for (i = 0; i < d->only_b->len; i++) {
+      gchar *e = g_markup_printf_escaped ("<p>Only in B: %s</p>\n",
+          ((SpElemRow *) d->only_b->pdata[i])->name);
+      g_string_append (o, e);
+      g_free (e);
+    }
+    goto out;
+  }
+  if (d->only_a->len || d->only_b->len) {
+    g_string_append_printf (o, "%sOnly in one run\n", heading (f));
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    for (i = 0; i < d->only_a->len; i++) {
+      const SpElemRow *r = d->only_a->pdata[i];
+      gchar *tot = sp_fmt (r->total_s, 3);
+      g_string_append_printf (o, "%s only in A: %s (thread %s, total %s s)\n",
+          f == SP_FORMAT_MARKDOWN ? "-" : " ", r->name, r->thread, tot);
+      g_free (tot);
+    }
+    for (i = 0; i < d->only_b->len; i++) {
+      const SpElemRow *r = d->only_b->pdata[i];
+      gchar *tot = sp_fmt (r->total_s, 3);
+      g_string_append_printf (o, "%s only in B: %s (thread %s, total %s s)\n",
+          f == SP_FORMAT_MARKDOWN ? "-" : " ", r->name, r->thread, tot);
+      g_free (tot);
+    }
+  }
+  if (d->threads->len) {
+    g_string_append_printf (o, "%sThreads (share of each thread's wall "
+        "time)\n", heading (f));
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    t = sp_table_new (1, thdr);
+    for (i = 0; i < d->threads->len; i += 2) {
+      const SpThreadRow *ta = d->threads->pdata[i], *tb =
+          d->threads->pdata[i + 1];
+      sp_table_add (t, g_strdup (ta ? ta->name : tb->name));
+      sp_table_add (t, sp_fmt (ta ? ta->busy_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (tb ? tb->busy_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (ta ? ta->wait_input_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (tb ? tb->wait_input_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (ta ? ta->wait_output_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (tb ? tb->wait_output_pct : NAN, 1));
+    }
+    sp_table_render (t, f, o);
+  }
+  if (d->queues->len) {
+    g_string_append_printf (o, "%sQueues\n", heading (f));
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    t = sp_table_new (1, qhdr);
+    for (i = 0; i < d->queues->len; i += 2) {
+      const SpQueueRow *qa = d->queues->pdata[i], *qb =
+          d->queues->pdata[i + 1];
+      sp_table_add (t, g_strdup (qa ? qa->name : qb->name));
+      sp_table_add (t, sp_fmt (qa ? qa->mean_level : NAN, 2));
+      sp_table_add (t, sp_fmt (qb ? qb->mean_level : NAN, 2));
+      sp_table_add (t, sp_fmt (qa ? qa->max_level : NAN, 0));
+      sp_table_add (t, sp_fmt (qb ? qb->max_level : NAN, 0));
+      sp_table_add (t, sp_fmt (qa ? qa->empty_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (qb ? qb->empty_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (qa ? qa->full_pct : NAN, 1));
+      sp_table_add (t, sp_fmt (qb ? qb->full_pct : NAN, 1));
+    }
+    sp_table_render (t, f, o);
+  }
+  g_string_append_printf (o, "%sVerdict A: %s\n%sVerdict B: %s\n",
+      f == SP_FORMAT_MARKDOWN ? "\n- " : "",
+      d->a->verdict ? d->a->verdict : "-",
+      f == SP_FORMAT_MARKDOWN ? "- " : "",
+      d->b->verdict ? d->b->verdict : "-");
+  g_string_append_printf (o, "%s%u of %u matched elements changed beyond "
+      "the noise\n", f == SP_FORMAT_MARKDOWN ? "\n" : "", nflag,
+      d->elems->len);
+out:
+  g_free (pa);
+  g_free (pb);
+  return g_string_free (o, FALSE);
+}

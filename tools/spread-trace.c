@@ -1,0 +1,643 @@
+/* spread-trace: per-element, per-thread and per-queue figures recomputed
+ * from a stageprof Chrome trace, in one streaming pass.
+ *
+ * Self time: on each thread, a slice's duration minus the durations of the
+ * slices directly nested in it (the tracer records chains nested as they are
+ * called), as the tracer computes it. Element slices have no "cat"; "NAME
+ * event" slices are event handling (busy, not samples); "wait" slices are
+ * waiting. Statistics use ops/stats (Welford, P2), so memory does not grow
+ * with the number of slices. Queue levels come from the "C" counter events,
+ * reordered within a window (two threads write each queue's track) and
+ * integrated over time; their series is thinned to a bounded number of
+ * points for plots.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "stats.h"
+#include "spreport.h"
+#include "sptracereader.h"
+
+#define SERIES_MAX 1024
+#define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
+#define COUNTER_PENDING_MAX 65536
+
+typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT } SlKind;
+
+typedef struct
+{
+  gint64 start, end, child;
+  SlKind kind;
+  const gchar *name;            /* interned */
+} Open;
+
+typedef struct
+{
+  gint64 pid, tid;
+  GArray *stack;                /* Open */
+  gint64 first, last;
+  gint64 busy, wait_in, wait_out;
+  GHashTable *elems;            /* interned name -> ElemAcc */
+} ThreadAcc;
+
+typedef struct
+{
+  ThreadAcc *th;
+  const gchar *name;
+  StageStats stats;
+  gint64 total;
+} ElemAcc;
+
+typedef struct
+{
+  gint64 ts;
+  gdouble v;
+  gboolean bytes;
+} Sample;
+
+typedef struct
+{
+  gint64 pid;
+  const gchar *name;
+  GArray *pending;              /* Sample, not yet integrated */
+  gboolean started;
+  gint64 first, last_ts;
+  gdouble level, bytes;
+  gdouble li, bi;               /* integrals, level x ns */
+  gdouble max_level, max_bytes;
+  gint64 empty_ns;
+  gdouble items;
+  gboolean have_bytes;
+  GArray *series;               /* SpPoint */
+  guint stride, skipped;
+} QueueAcc;
+
+typedef struct
+{
+  GHashTable *threads;          /* "pid:tid" -> ThreadAcc */
+  ThreadAcc *last_thread;       /* events come grouped by thread */
+  GHashTable *queues;           /* "pid:name" -> QueueAcc */
+  GHashTable *pnames;           /* pid -> gchar* */
+  GHashTable *tnames;           /* "pid:tid" -> gchar* */
+  GHashTable *pfirst;           /* pid -> gint64* first ts */
+  GHashTable *pend;             /* pid -> gint64* last end */
+  gint64 max_ts;
+  guint64 n_slices, n_out_of_order;
+  SpProfile *p;
+} Acc;
+
+static inline gint64
+to_ns (gdouble us)
+{
+  return (gint64) llround (us * 1000.0);
+}
+
+static gchar *
+key2 (gint64 a, gint64 b)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, a, b);
+}
+
+static void
+pid_span (Acc * a, gint64 pid, gint64 start, gint64 end)
+{
+  gint64 *f = g_hash_table_lookup (a->pfirst, GINT_TO_POINTER (pid));
+  gint64 *e = g_hash_table_lookup (a->pend, GINT_TO_POINTER (pid));
+
+  if (!f) {
+    f = g_new (gint64, 1);
+    *f = start;
+    g_hash_table_insert (a->pfirst, GINT_TO_POINTER (pid), f);
+    e = g_new (gint64, 1);
+    *e = end;
+    g_hash_table_insert (a->pend, GINT_TO_POINTER (pid), e);
+  }
+  *f = MIN (*f, start);
+  *e = MAX (*e, end);
+}
+
+static ThreadAcc *
+thread_acc (Acc * a, gint64 pid, gint64 tid)
+{
+  gchar k[64];
+  ThreadAcc *t = a->last_thread;
+
+  if (t && t->pid == pid && t->tid == tid)
+    return t;
+  g_snprintf (k, sizeof (k), "%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, pid,
+      tid);
+  t = g_hash_table_lookup (a->threads, k);
+  if (!t) {
+    t = g_new0 (ThreadAcc, 1);
+    t->pid = pid;
+    t->tid = tid;
+    t->first = G_MAXINT64;
+    t->stack = g_array_new (FALSE, FALSE, sizeof (Open));
+    t->elems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+    g_hash_table_insert (a->threads, g_strdup (k), t);
+  }
+  a->last_thread = t;
+  return t;
+}
+
+static void
+finish (Acc * a, ThreadAcc * t, const Open * o)
+{
+  gint64 self = MAX (o->end - o->start - o->child, 0);
+  ElemAcc *e;
+
+  switch (o->kind) {
+    case SL_WAIT_IN:
+      t->wait_in += o->end - o->start;
+      return;
+    case SL_WAIT_OUT:
+      t->wait_out += o->end - o->start;
+      return;
+    case SL_EVENT:
+      t->busy += self;
+      return;
+    default:
+      break;
+  }
+  t->busy += self;
+  e = g_hash_table_lookup (t->elems, o->name);
+  if (!e) {
+    e = g_new0 (ElemAcc, 1);
+    e->th = t;
+    e->name = o->name;
+    stage_stats_init (&e->stats);
+    g_hash_table_insert (t->elems, (gpointer) o->name, e);
+  }
+  stage_stats_add (&e->stats, self / 1e6);
+  e->total += self;
+}
+
+static void
+pop_until (Acc * a, ThreadAcc * t, gint64 ts)
+{
+  while (t->stack->len > 0) {
+    Open *top = &g_array_index (t->stack, Open, t->stack->len - 1);
+    Open o;
+    if (top->end > ts)
+      break;
+    o = *top;
+    g_array_set_size (t->stack, t->stack->len - 1);
+    finish (a, t, &o);
+  }
+}
+
+static void
+on_slice (Acc * a, const SpEvent * ev)
+{
+  ThreadAcc *t = thread_acc (a, ev->pid, ev->tid);
+  Open o;
+  gsize n;
+
+  o.start = to_ns (ev->ts);
+  o.end = o.start + MAX (to_ns (ev->dur), 0);
+  o.child = 0;
+  o.name = g_intern_string (ev->name);
+  if (ev->cat && strcmp (ev->cat, "wait") == 0)
+    o.kind = strstr (ev->name, "Input") ? SL_WAIT_IN : SL_WAIT_OUT;
+  else if (g_str_has_suffix (ev->name, " event"))
+    o.kind = SL_EVENT;
+  else
+    o.kind = SL_ELEMENT;
+  a->n_slices++;
+  t->first = MIN (t->first, o.start);
+  t->last = MAX (t->last, o.end);
+  pid_span (a, ev->pid, o.start, o.end);
+  a->max_ts = MAX (a->max_ts, o.end);
+
+  pop_until (a, t, o.start);
+  n = t->stack->len;
+  if (n > 0) {
+    Open *top = &g_array_index (t->stack, Open, n - 1);
+    if (o.start < top->start) {
+      /* Written after slices it encloses (longer than the tracer's 100 ms
+       * ordering window): counted on its own, children not subtracted. */
+      a->n_out_of_order++;
+      finish (a, t, &o);
+      return;
+    }
+    if (o.end <= top->end)
+      top->child += o.end - o.start;
+  }
+  g_array_append_val (t->stack, o);
+}
+
+/* ---- queues --------------------------------------------------------- */
+
+/* "queue0", or the queue of a per-quantity track ("queue0 buffers",
+ * "queue0.bytes", "queue0 (bytes)"): the base name and the quantity. */
+static gchar *
+queue_of_counter (const gchar * name, gint * quantity)
+{
+  static const gchar *const words[] = { "buffers", "bytes", "level", NULL };
+  gsize n = strlen (name);
+  guint i;
+
+  *quantity = -1;
+  for (i = 0; words[i]; i++) {
+    gsize w = strlen (words[i]);
+    gsize end = n;
+    if (end > 0 && name[end - 1] == ')')
+      end--;
+    if (end > w && strncmp (name + end - w, words[i], w) == 0
+        && strchr (" .:-_(/", name[end - w - 1])) {
+      gsize base = end - w - 1;
+      while (base > 0 && strchr (" (", name[base - 1]))
+        base--;
+      if (base == 0)
+        break;
+      *quantity = i == 1 ? 1 : 0;
+      return g_strndup (name, base);
+    }
+  }
+  return g_strdup (name);
+}
+
+static void
+queue_series (QueueAcc * q, gint64 ts)
+{
+  SpPoint pt;
+
+  if (++q->skipped < q->stride)
+    return;
+  q->skipped = 0;
+  pt.t_s = (ts - q->first) / 1e9;
+  pt.level = q->level;
+  g_array_append_val (q->series, pt);
+  if (q->series->len >= SERIES_MAX) {
+    /* Keep every other point and halve the rate from now on. */
+    guint i;
+    for (i = 0; i < q->series->len / 2; i++)
+      g_array_index (q->series, SpPoint, i) =
+          g_array_index (q->series, SpPoint, 2 * i);
+    g_array_set_size (q->series, q->series->len / 2);
+    q->stride *= 2;
+  }
+}
+
+static void
+queue_advance (QueueAcc * q, gint64 ts)
+{
+  if (!q->started) {
+    q->started = TRUE;
+    q->first = q->last_ts = ts;
+    return;
+  }
+  if (ts <= q->last_ts)
+    return;
+  q->li += q->level * (ts - q->last_ts);
+  q->bi += q->bytes * (ts - q->last_ts);
+  if (q->level <= 0)
+    q->empty_ns += ts - q->last_ts;
+  q->last_ts = ts;
+}
+
+static void
+queue_apply (QueueAcc * q, const Sample * s)
+{
+  queue_advance (q, s->ts);
+  if (s->bytes) {
+    q->bytes = s->v;
+    q->have_bytes = TRUE;
+    q->max_bytes = MAX (q->max_bytes, s->v);
+  } else {
+    if (s->v > q->level)
+      q->items += s->v - q->level;
+    q->level = s->v;
+    q->max_level = MAX (q->max_level, s->v);
+    queue_series (q, s->ts);
+  }
+}
+
+static gint
+cmp_sample (gconstpointer a, gconstpointer b)
+{
+  const Sample *x = a, *y = b;
+
+  return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void
+queue_drain (QueueAcc * q, gint64 upto, gboolean all)
+{
+  guint i, n = 0;
+
+  g_array_sort (q->pending, cmp_sample);
+  for (i = 0; i < q->pending->len; i++) {
+    const Sample *s = &g_array_index (q->pending, Sample, i);
+    if (!all && s->ts > upto && q->pending->len - i < COUNTER_PENDING_MAX / 2)
+      break;
+    queue_apply (q, s);
+    n++;
+  }
+  g_array_remove_range (q->pending, 0, n);
+}
+
+static void
+on_counter (Acc * a, const SpEvent * ev)
+{
+  gint quantity;
+  gchar *base = queue_of_counter (ev->name, &quantity);
+  gchar *k = g_strdup_printf ("%" G_GINT64_FORMAT ":%s", ev->pid, base);
+  QueueAcc *q = g_hash_table_lookup (a->queues, k);
+  gint64 ts = to_ns (ev->ts);
+  guint i;
+
+  if (!q) {
+    q = g_new0 (QueueAcc, 1);
+    q->pid = ev->pid;
+    q->name = g_intern_string (base);
+    q->pending = g_array_new (FALSE, FALSE, sizeof (Sample));
+    q->series = g_array_new (FALSE, FALSE, sizeof (SpPoint));
+    q->stride = 1;
+    g_hash_table_insert (a->queues, k, q);
+  } else {
+    g_free (k);
+  }
+  g_free (base);
+  pid_span (a, ev->pid, ts, ts);
+  a->max_ts = MAX (a->max_ts, ts);
+  for (i = 0; i < ev->n_args; i++) {
+    const SpEventArg *arg = &ev->args[i];
+    Sample s;
+    if (!arg->is_num)
+      continue;
+    s.ts = ts;
+    s.v = arg->num;
+    if (strcmp (arg->key, "buffers") == 0 || strcmp (arg->key, "level") == 0)
+      s.bytes = FALSE;
+    else if (strcmp (arg->key, "bytes") == 0)
+      s.bytes = TRUE;
+    else if (quantity >= 0 && ev->n_args == 1)
+      s.bytes = quantity == 1;
+    else
+      continue;
+    g_array_append_val (q->pending, s);
+  }
+  if (q->pending->len >= 4096)
+    queue_drain (q, a->max_ts - COUNTER_HOLD_NS, FALSE);
+}
+
+/* ---- metadata ------------------------------------------------------- */
+
+static void
+on_meta (Acc * a, const SpEvent * ev)
+{
+  const SpEventArg *n = sp_event_arg (ev, "name");
+
+  if (strcmp (ev->name, "process_name") == 0 && n && !n->is_num) {
+    g_hash_table_insert (a->pnames, GINT_TO_POINTER (ev->pid),
+        g_strdup (n->str));
+  } else if (strcmp (ev->name, "thread_name") == 0 && n && !n->is_num) {
+    g_hash_table_insert (a->tnames, key2 (ev->pid, ev->tid),
+        g_strdup (n->str));
+  } else if (strcmp (ev->name, "stageprof_start") == 0) {
+    const SpEventArg *w = sp_event_arg (ev, "wall_clock_us");
+    const SpEventArg *t = sp_event_arg (ev, "ts_us");
+    if (w && w->is_num && !a->p->have_clock) {
+      a->p->have_clock = TRUE;
+      a->p->wall_clock_us = (gint64) w->num - (t && t->is_num ?
+          (gint64) t->num : 0);
+    }
+  } else if (strcmp (ev->name, "stageprof_link") == 0) {
+    const SpEventArg *pl = sp_event_arg (ev, "pipeline"),
+        *src = sp_event_arg (ev, "src"), *sp = sp_event_arg (ev, "src_pad"),
+        *sink = sp_event_arg (ev, "sink"), *kp = sp_event_arg (ev,
+        "sink_pad");
+    SpLink *l;
+    guint i;
+    if (!src || src->is_num || !sink || sink->is_num)
+      return;
+    for (i = 0; i < a->p->links->len; i++) {
+      SpLink *o = a->p->links->pdata[i];
+      if (!g_strcmp0 (o->src, src->str) && !g_strcmp0 (o->sink, sink->str)
+          && !g_strcmp0 (o->pipeline, pl && !pl->is_num ? pl->str : NULL)
+          && !g_strcmp0 (o->src_pad, sp && !sp->is_num ? sp->str : NULL)
+          && !g_strcmp0 (o->sink_pad, kp && !kp->is_num ? kp->str : NULL))
+        return;
+    }
+    l = g_new0 (SpLink, 1);
+    l->pipeline = g_strdup (pl && !pl->is_num ? pl->str : NULL);
+    l->src = g_strdup (src->str);
+    l->sink = g_strdup (sink->str);
+    l->src_pad = g_strdup (sp && !sp->is_num ? sp->str : NULL);
+    l->sink_pad = g_strdup (kp && !kp->is_num ? kp->str : NULL);
+    g_ptr_array_add (a->p->links, l);
+  }
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+static gchar *
+pipe_name (Acc * a, gint64 pid)
+{
+  const gchar *n = g_hash_table_lookup (a->pnames, GINT_TO_POINTER (pid));
+
+  return n ? g_strdup (n) : g_strdup_printf ("pid %" G_GINT64_FORMAT, pid);
+}
+
+static gchar *
+thread_name (Acc * a, gint64 pid, gint64 tid)
+{
+  gchar *k = key2 (pid, tid);
+  const gchar *n = g_hash_table_lookup (a->tnames, k);
+
+  g_free (k);
+  return n ? g_strdup (n) : g_strdup_printf ("tid %" G_GINT64_FORMAT, tid);
+}
+
+static void
+build_rows (Acc * a)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  gint64 first = G_MAXINT64, last = 0;
+
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    ThreadAcc *t = v;
+    SpThreadRow *r;
+    gdouble wall;
+    while (t->stack->len > 0) {
+      Open o = g_array_index (t->stack, Open, t->stack->len - 1);
+      g_array_set_size (t->stack, t->stack->len - 1);
+      finish (a, t, &o);
+    }
+    if (t->first >= t->last)
+      continue;
+    wall = (gdouble) (t->last - t->first);
+    first = MIN (first, t->first);
+    last = MAX (last, t->last);
+    r = g_new0 (SpThreadRow, 1);
+    r->name = thread_name (a, t->pid, t->tid);
+    r->pipeline = pipe_name (a, t->pid);
+    r->wall_s = wall / 1e9;
+    r->busy_pct = 100.0 * t->busy / wall;
+    r->wait_input_pct = 100.0 * t->wait_in / wall;
+    r->wait_output_pct = 100.0 * t->wait_out / wall;
+    g_ptr_array_add (a->p->threads, r);
+  }
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    GHashTableIter eit;
+    gpointer ek, evp;
+    g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
+    while (g_hash_table_iter_next (&eit, &ek, &evp)) {
+    ElemAcc *e = evp;
+    SpElemRow *r = g_new0 (SpElemRow, 1);
+    gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
+    r->name = g_strdup (e->name);
+    r->thread = thread_name (a, e->th->pid, e->th->tid);
+    r->pipeline = pipe_name (a, e->th->pid);
+    r->count = e->stats.count;
+    r->mean_ms = e->stats.mean;
+    r->std_ms = stage_stats_std (&e->stats);
+    r->min_ms = e->stats.min;
+    r->max_ms = e->stats.max;
+    r->median_ms = stage_stats_median (&e->stats);
+    r->p90_ms = stage_stats_p90 (&e->stats);
+    r->p99_ms = stage_stats_p99 (&e->stats);
+    r->total_s = e->total / 1e9;
+    r->busy_pct = 100.0 * e->total / wall;
+    g_ptr_array_add (a->p->elements, r);
+    }
+  }
+  g_hash_table_iter_init (&it, a->queues);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    QueueAcc *q = v;
+    SpQueueRow *r;
+    gint64 *end = g_hash_table_lookup (a->pend, GINT_TO_POINTER (q->pid));
+    gdouble span;
+    queue_drain (q, 0, TRUE);
+    if (!q->started)
+      continue;
+    queue_advance (q, end ? *end : q->last_ts);
+    span = (gdouble) (q->last_ts - q->first);
+    r = g_new0 (SpQueueRow, 1);
+    r->name = g_strdup (q->name);
+    r->pipeline = pipe_name (a, q->pid);
+    /* Counter events are not one per buffer: no item count. */
+    r->items = r->qps = NAN;
+    r->mean_level = span > 0 ? q->li / span : q->level;
+    r->max_level = q->max_level;
+    r->mean_bytes = !q->have_bytes ? NAN : span > 0 ? q->bi / span : q->bytes;
+    r->max_bytes = q->have_bytes ? q->max_bytes : NAN;
+    r->empty_pct = span > 0 ? 100.0 * q->empty_ns / span : NAN;
+    r->full_pct = NAN;          /* the limits are not in the trace */
+    r->ave_put_ms = r->ave_get_ms = NAN;
+    r->series = q->series;
+    q->series = NULL;
+    g_ptr_array_add (a->p->queues, r);
+  }
+  if (last > first)
+    a->p->wall_s = (last - first) / 1e9;
+}
+
+static void
+thread_acc_free (gpointer p)
+{
+  ThreadAcc *t = p;
+
+  g_array_free (t->stack, TRUE);
+  g_hash_table_destroy (t->elems);
+  g_free (t);
+}
+
+static void
+queue_acc_free (gpointer p)
+{
+  QueueAcc *q = p;
+
+  g_array_free (q->pending, TRUE);
+  if (q->series)
+    g_array_free (q->series, TRUE);
+  g_free (q);
+}
+
+SpProfile *
+sp_read_trace (const gchar * path, GError ** error)
+{
+  SpTraceReader *rd = sp_trace_reader_open (path, error);
+  GError *err = NULL;
+  SpEvent *ev;
+  Acc a = { 0 };
+  guint64 n_meta = 0;
+
+  if (!rd)
+    return NULL;
+  a.p = sp_profile_new (path, SP_SOURCE_TRACE);
+  a.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      thread_acc_free);
+  a.queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      queue_acc_free);
+  a.pnames = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  a.tnames = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  a.pfirst = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  a.pend = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+
+  while (sp_trace_reader_next (rd, &ev, &err)) {
+    switch (ev->ph) {
+      case 'X':
+        if (ev->has_ts && ev->has_dur)
+          on_slice (&a, ev);
+        break;
+      case 'C':
+        if (ev->has_ts)
+          on_counter (&a, ev);
+        break;
+      case 'M':
+        n_meta++;
+        on_meta (&a, ev);
+        break;
+      default:
+        break;
+    }
+  }
+  if (err) {
+    g_propagate_error (error, err);
+    sp_profile_free (a.p);
+    a.p = NULL;
+    goto out;
+  }
+  if (sp_trace_reader_cut (rd))
+    sp_profile_note (a.p, "%s", sp_trace_reader_cut (rd));
+  if (a.n_slices == 0 && g_hash_table_size (a.queues) == 0) {
+    if (n_meta > 0 || sp_trace_reader_events (rd) == 0)
+      g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,
+          "%s: a trace with no slices (%" G_GUINT64_FORMAT " events, none "
+          "of them an element slice)%s%s", path,
+          sp_trace_reader_events (rd), sp_trace_reader_cut (rd) ? "; " : "",
+          sp_trace_reader_cut (rd) ? sp_trace_reader_cut (rd) : "");
+    else
+      g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NOT_STAGEPROF,
+          "%s: a JSON array, but not a Chrome trace (no slices, counters or "
+          "metadata among %" G_GUINT64_FORMAT " entries)", path,
+          sp_trace_reader_events (rd));
+    sp_profile_free (a.p);
+    a.p = NULL;
+    goto out;
+  }
+  build_rows (&a);
+  if (a.n_out_of_order)
+    sp_profile_note (a.p, "%" G_GUINT64_FORMAT " slices were written after "
+        "slices they enclose (longer than 100 ms): their self time includes "
+        "their children's", a.n_out_of_order);
+  a.p->verdict = sp_profile_guess_verdict (a.p);
+out:
+  g_hash_table_destroy (a.threads);
+  g_hash_table_destroy (a.queues);
+  g_hash_table_destroy (a.pnames);
+  g_hash_table_destroy (a.tnames);
+  g_hash_table_destroy (a.pfirst);
+  g_hash_table_destroy (a.pend);
+  sp_trace_reader_free (rd);
+  return a.p;
+}

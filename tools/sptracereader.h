@@ -1,0 +1,62 @@
+/* sptracereader: a streaming reader for Chrome traces in JSON array format
+ * ("[ {event}, {event}, ... ]"), as stageprof writes them.
+ *
+ * Reads the file in fixed-size blocks and hands out one event at a time, so
+ * memory stays bounded whatever the file size. Each event comes with its raw
+ * text and the fields stageprof-report needs, already parsed. A file cut
+ * short (kill -9) is read up to its last complete event, and the reader
+ * says what was cut.
+ */
+#ifndef __SP_TRACE_READER_H__
+#define __SP_TRACE_READER_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define SP_EVENT_MAX_ARGS 16
+
+typedef struct
+{
+  gchar key[32];
+  gboolean is_num;
+  gdouble num;
+  gchar *str;                   /* owned by the reader, valid until next */
+} SpEventArg;
+
+typedef struct
+{
+  gchar ph;                     /* 0 if absent */
+  const gchar *name;            /* "" if absent */
+  const gchar *cat;             /* NULL if absent */
+  gboolean has_ts, has_dur, has_pid, has_tid;
+  gdouble ts, dur;              /* microseconds */
+  gint64 pid, tid;
+  guint n_args;
+  SpEventArg args[SP_EVENT_MAX_ARGS];
+  /* The event's text, and where its top-level ts and pid values are in it
+   * (offset 0 and length 0 when absent), for rewriting (merge). */
+  const gchar *raw;
+  gsize raw_len;
+  gsize ts_off, ts_len, pid_off, pid_len;
+} SpEvent;
+
+typedef struct _SpTraceReader SpTraceReader;
+
+SpTraceReader *sp_trace_reader_open (const gchar * path, GError ** error);
+/* TRUE with *ev set (valid until the next call), FALSE at the end or on
+ * error (error set: not a trace, or a malformed event). */
+gboolean sp_trace_reader_next (SpTraceReader * r, SpEvent ** ev,
+    GError ** error);
+/* After the end: NULL if the file was complete, else what was cut (for a
+ * note: "ends without ']' after 1234 events ..."). */
+const gchar *sp_trace_reader_cut (SpTraceReader * r);
+guint64 sp_trace_reader_events (SpTraceReader * r);
+guint64 sp_trace_reader_offset (SpTraceReader * r);
+void sp_trace_reader_free (SpTraceReader * r);
+
+const SpEventArg *sp_event_arg (const SpEvent * ev, const gchar * key);
+
+G_END_DECLS
+
+#endif /* __SP_TRACE_READER_H__ */

@@ -1,0 +1,475 @@
+/* stageprof-report: read, compare, merge and draw stageprof's outputs.
+ *
+ *   stageprof-report show run.json
+ *   stageprof-report diff before.json after.json --fail-above 10
+ *   stageprof-report merge -o all.json a.json b.json c.json
+ *   stageprof-report html -o report.html run.json [other.json]
+ *   stageprof-report dot -o graph.dot run.json && dot -Tsvg graph.dot > g.svg
+ *
+ * Inputs are what stageprof writes: a summary JSON (summary=FILE.json), its
+ * database (db=FILE) or a Chrome trace (trace=FILE.json), recognised by
+ * their content. Data goes to stdout (or -o), messages to stderr; exit 0,
+ * 1 (diff --fail-above: a regression), 2 (bad usage or unreadable input).
+ * See docs/report.md.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spdiff.h"
+#include "spdot.h"
+#include "sphtml.h"
+#include "spreport.h"
+#include "spreport-merge.h"
+#include "spshow.h"
+
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+static const gchar *commands_help =
+    "Commands:\n"
+    "  show FILE           tables and verdict of one profile\n"
+    "  diff A B            two runs side by side, changes beyond noise marked\n"
+    "  merge -o OUT IN...  one Chrome trace from several, on one time axis\n"
+    "  html -o OUT IN [IN2]  a self-contained HTML report (with a diff for two)\n"
+    "  dot -o OUT IN       the pipeline graph with the profile on it (Graphviz)\n"
+    "\n"
+    "FILE is what stageprof wrote: a summary JSON (summary=FILE.json), a\n"
+    "database (db=FILE.db) or a Chrome trace (trace=FILE.json).\n"
+    "'stageprof-report COMMAND --help' describes each command.\n"
+    "\n"
+    "Example:\n"
+    "  GST_TRACERS=\"stageprof(trace=run.json)\" gst-launch-1.0 videotestsrc "
+    "num-buffers=100 ! videoconvert ! fakesink\n"
+    "  stageprof-report show run.json --top 5\n";
+
+static void
+print_notes (const SpProfile * p)
+{
+  guint i;
+
+  for (i = 0; i < p->notes->len; i++)
+    g_printerr ("stageprof-report: note: %s\n", (gchar *) p->notes->pdata[i]);
+}
+
+static SpProfile *
+load (const gchar * path, const SpSelect * sel)
+{
+  GError *err = NULL;
+  SpProfile *p = sp_profile_load (path, sel, &err);
+
+  if (!p) {
+    g_printerr ("stageprof-report: %s\n", err->message);
+    g_clear_error (&err);
+  }
+  return p;
+}
+
+static gboolean
+write_out (const gchar * out, const gchar * text)
+{
+  GError *err = NULL;
+
+  if (!out || !strcmp (out, "-")) {
+    fputs (text, stdout);
+    return fflush (stdout) == 0;
+  }
+  if (!g_file_set_contents (out, text, -1, &err)) {
+    g_printerr ("stageprof-report: %s\n", err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Parses a command's options; prints the usage error and returns FALSE. */
+static gboolean
+parse (GOptionContext * ctx, gint * argc, gchar *** argv)
+{
+  GError *err = NULL;
+
+  if (!g_option_context_parse (ctx, argc, argv, &err)) {
+    g_printerr ("stageprof-report: %s\n(see %s --help)\n", err->message,
+        (*argv)[0]);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gint
+usage_error (GOptionContext * ctx, const gchar * msg)
+{
+  gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
+
+  g_printerr ("stageprof-report: %s\n\n%s", msg, help);
+  g_free (help);
+  return EXIT_USAGE;
+}
+
+/* ---- show ----------------------------------------------------------- */
+
+static gint
+cmd_show (gint argc, gchar ** argv)
+{
+  gchar *pipeline = NULL, *run = NULL, *sort = NULL, *format = NULL;
+  gchar *table = NULL, *out = NULL;
+  gint top = 0, ret = EXIT_USAGE;
+  GOptionEntry entries[] = {
+    {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
+        "Only the rows of this pipeline", "NAME"},
+    {"run", 'r', 0, G_OPTION_ARG_STRING, &run,
+        "A database: this run_id (default: the latest); a summary: rows of "
+          "this run", "ID"},
+    {"sort", 's', 0, G_OPTION_ARG_STRING, &sort,
+        "Order elements by total (default), mean, median, p90, p99, max, "
+          "count or name", "KEY"},
+    {"top", 'n', 0, G_OPTION_ARG_INT, &top,
+        "Only the first N elements (0: all)", "N"},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+        "text (default), json, csv or markdown", "FORMAT"},
+    {"table", 't', 0, G_OPTION_ARG_STRING, &table,
+        "With --format csv: which table (elements, queues, threads, sinks)",
+        "NAME"},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+        "Write here instead of stdout", "FILE"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("FILE - tables and verdict "
+      "of one stageprof profile");
+  SpSelect sel;
+  SpSortKey key = SP_SORT_TOTAL;
+  SpFormat f = SP_FORMAT_TEXT;
+  SpProfile *p;
+  gchar *text;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, "Prints per-element self time, queue "
+      "levels, thread shares and the verdict.\nA trace alone is enough: the "
+      "figures are recomputed from its slices.");
+  g_option_context_set_description (ctx, "Example:\n  stageprof-report show "
+      "run.json --sort p99 --top 5 --format markdown\n");
+  if (!parse (ctx, &argc, &argv))
+    goto out;
+  if (argc != 2) {
+    ret = usage_error (ctx, argc < 2 ? "show needs one FILE" :
+        "show takes one FILE (diff compares two)");
+    goto out;
+  }
+  if (sort && !sp_sort_key_parse (sort, &key)) {
+    ret = usage_error (ctx, "unknown --sort key");
+    goto out;
+  }
+  if (format && (!sp_format_parse (format, &f) || f == SP_FORMAT_HTML)) {
+    ret = usage_error (ctx, "unknown --format (text, json, csv, markdown)");
+    goto out;
+  }
+  if (table && strcmp (table, "elements") && strcmp (table, "queues")
+      && strcmp (table, "threads") && strcmp (table, "sinks")) {
+    ret = usage_error (ctx, "unknown --table (elements, queues, threads, "
+        "sinks)");
+    goto out;
+  }
+  if (top < 0) {
+    ret = usage_error (ctx, "--top must be 0 or more");
+    goto out;
+  }
+  sel.pipeline = pipeline;
+  sel.run = run;
+  if (!(p = load (argv[1], &sel)))
+    goto out;
+  sp_profile_sort (p, key);
+  print_notes (p);
+  text = sp_show_render (p, f, top, table);
+  ret = write_out (out, text) ? EXIT_OK : EXIT_FAILED;
+  g_free (text);
+  sp_profile_free (p);
+out:
+  g_option_context_free (ctx);
+  g_free (pipeline);
+  g_free (run);
+  g_free (sort);
+  g_free (format);
+  g_free (table);
+  g_free (out);
+  return ret;
+}
+
+/* ---- diff ----------------------------------------------------------- */
+
+static gint
+cmd_diff (gint argc, gchar ** argv)
+{
+  gchar *pipeline = NULL, *run_a = NULL, *run_b = NULL, *format = NULL;
+  gchar *out = NULL;
+  gdouble fail_above = -1, min_share = 1.0;
+  gint ret = EXIT_USAGE;
+  GOptionEntry entries[] = {
+    {"fail-above", 0, 0, G_OPTION_ARG_DOUBLE, &fail_above,
+        "Exit 1 when an element's total self time grew more than PCT %",
+        "PCT"},
+    {"min-share", 0, 0, G_OPTION_ARG_DOUBLE, &min_share,
+        "--fail-above ignores elements under this % of the run's total self "
+          "time (default 1)", "PCT"},
+    {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
+        "Only the rows of this pipeline (in both)", "NAME"},
+    {"run-a", 0, 0, G_OPTION_ARG_STRING, &run_a,
+        "Run of A (a database holds many)", "ID"},
+    {"run-b", 0, 0, G_OPTION_ARG_STRING, &run_b, "Run of B", "ID"},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+        "text (default), json, csv or markdown", "FORMAT"},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+        "Write here instead of stdout", "FILE"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("A B - compare two stageprof "
+      "profiles");
+  SpSelect sa, sb;
+  SpFormat f = SP_FORMAT_TEXT;
+  SpProfile *a = NULL, *b = NULL;
+  SpDiff *d = NULL;
+  gchar *text;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, "Per element (matched by path), queue "
+      "and thread: A and B side by side with the change\nin mean, P90 and "
+      "total. A change is marked SLOWER or faster only when it is beyond\n"
+      "the run-to-run noise judged from the element's own spread (more than 3 "
+      "standard\nerrors, one standard deviation, 5 % and 10 us per buffer). A and B may be of "
+      "different kinds (a summary\nagainst a trace) and the same file "
+      "(a database: --run-a 1 --run-b 2).");
+  g_option_context_set_description (ctx, "Example (a CI gate):\n"
+      "  stageprof-report diff baseline.json new.json --fail-above 10\n");
+  if (!parse (ctx, &argc, &argv))
+    goto out;
+  if (argc != 3) {
+    ret = usage_error (ctx, "diff needs two inputs, A and B");
+    goto out;
+  }
+  if (format && (!sp_format_parse (format, &f) || f == SP_FORMAT_HTML)) {
+    ret = usage_error (ctx, "unknown --format (text, json, csv, markdown)");
+    goto out;
+  }
+  sa.pipeline = sb.pipeline = pipeline;
+  sa.run = run_a;
+  sb.run = run_b;
+  if (!(a = load (argv[1], &sa)) || !(b = load (argv[2], &sb)))
+    goto out;
+  print_notes (a);
+  print_notes (b);
+  d = sp_diff_new (a, b);
+  text = sp_diff_render (d, f);
+  if (!write_out (out, text)) {
+    ret = EXIT_FAILED;
+  } else if (d->elems->len == 0) {
+    gchar *pa = sp_profile_pipelines (a), *pb = sp_profile_pipelines (b);
+    g_printerr ("stageprof-report: A and B have no element in common "
+        "(pipelines %s / %s): nothing to compare\n", pa, pb);
+    g_free (pa);
+    g_free (pb);
+    ret = EXIT_USAGE;
+  } else {
+    ret = EXIT_OK;
+    if (fail_above >= 0) {
+      GString *why = g_string_new (NULL);
+      if (sp_diff_regressions (d, fail_above, min_share, why) > 0) {
+        g_printerr ("stageprof-report: regression:\n%s", why->str);
+        ret = EXIT_FAILED;
+      }
+      g_string_free (why, TRUE);
+    }
+  }
+  g_free (text);
+out:
+  sp_diff_free (d);
+  sp_profile_free (a);
+  sp_profile_free (b);
+  g_option_context_free (ctx);
+  g_free (pipeline);
+  g_free (run_a);
+  g_free (run_b);
+  g_free (format);
+  g_free (out);
+  return ret;
+}
+
+/* ---- merge ---------------------------------------------------------- */
+
+static gint
+cmd_merge (gint argc, gchar ** argv)
+{
+  gchar *out = NULL, **labels = NULL;
+  gint ret = EXIT_USAGE;
+  GOptionEntry entries[] = {
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+        "The merged trace (required)", "OUT.json"},
+    {"label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+        "Name of each input's processes, in input order (default: the file "
+          "name); repeat once per input", "LABEL"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("IN... - one Chrome trace "
+      "from several stageprof traces");
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+  GError *err = NULL;
+  guint i;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, "Each input becomes its own processes, "
+      "named \"PIPELINE (LABEL)\", placed on one time\naxis by the "
+      "wall-clock start each trace records. Open the result in\n"
+      "https://ui.perfetto.dev or chrome://tracing.");
+  g_option_context_set_description (ctx, "Example (three jobs of a batch):\n"
+      "  stageprof-report merge -o all.json job1.json job2.json job3.json\n");
+  if (!parse (ctx, &argc, &argv))
+    goto out;
+  if (!out) {
+    ret = usage_error (ctx, "merge needs -o OUT.json");
+    goto out;
+  }
+  if (argc < 2) {
+    ret = usage_error (ctx, "merge needs at least one input trace");
+    goto out;
+  }
+  if (labels && g_strv_length (labels) != (guint) argc - 1) {
+    ret = usage_error (ctx, "give --label once per input, or not at all");
+    goto out;
+  }
+  for (i = 1; i < (guint) argc; i++)
+    if (!strcmp (argv[i], out)) {
+      ret = usage_error (ctx, "the output is also an input");
+      goto out;
+    }
+  if (!sp_report_merge ((const gchar * const *) argv + 1,
+          (const gchar * const *) labels, out, notes, &err)) {
+    g_printerr ("stageprof-report: %s\n", err->message);
+    ret = err->domain == SP_REPORT_ERROR
+        && err->code == SP_REPORT_ERROR_IO ? EXIT_FAILED : EXIT_USAGE;
+    g_clear_error (&err);
+  } else {
+    ret = EXIT_OK;
+  }
+  for (i = 0; i < notes->len; i++)
+    g_printerr ("stageprof-report: note: %s\n", (gchar *) notes->pdata[i]);
+out:
+  g_ptr_array_free (notes, TRUE);
+  g_option_context_free (ctx);
+  g_free (out);
+  g_strfreev (labels);
+  return ret;
+}
+
+/* ---- html, dot ------------------------------------------------------ */
+
+static gint
+cmd_html_dot (gint argc, gchar ** argv, gboolean html)
+{
+  gchar *out = NULL, *pipeline = NULL;
+  gint ret = EXIT_USAGE;
+  GOptionEntry entries[] = {
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+        "Where to write (required; - for stdout)", "FILE"},
+    {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
+        "Only the rows of this pipeline", "NAME"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new (html ?
+      "INPUT [INPUT2] - a self-contained HTML report" :
+      "INPUT - the pipeline graph with the profile on it, as Graphviz DOT");
+  SpProfile *a = NULL, *b = NULL;
+  SpSelect sel = { NULL, NULL };
+  gchar *text;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (html) {
+    g_option_context_set_summary (ctx, "Tables, the verdict and inline SVG "
+        "plots (self time per element, thread shares,\nqueue levels over "
+        "time, per-buffer time median/P90/P99); with two inputs, their\n"
+        "diff first. One file: no network, no external script.");
+    g_option_context_set_description (ctx, "Example:\n  stageprof-report "
+        "html -o report.html before.json after.json\n");
+  } else {
+    g_option_context_set_summary (ctx, "Elements and their links (recorded "
+        "in the trace), coloured by self time; queues\nlabelled with their "
+        "mean and max level; streaming threads as clusters.");
+    g_option_context_set_description (ctx, "Example:\n  stageprof-report "
+        "dot -o graph.dot run.json && dot -Tsvg graph.dot > graph.svg\n");
+  }
+  if (!parse (ctx, &argc, &argv))
+    goto out;
+  if (!out) {
+    ret = usage_error (ctx, "-o FILE is required");
+    goto out;
+  }
+  if (argc < 2 || argc > (html ? 3 : 2)) {
+    ret = usage_error (ctx, html ? "html takes one or two inputs" :
+        "dot takes one input");
+    goto out;
+  }
+  sel.pipeline = pipeline;
+  if (!(a = load (argv[1], &sel)))
+    goto out;
+  print_notes (a);
+  if (argc == 3) {
+    if (!(b = load (argv[2], &sel)))
+      goto out;
+    print_notes (b);
+  }
+  sp_profile_sort (a, SP_SORT_TOTAL);
+  if (b)
+    sp_profile_sort (b, SP_SORT_TOTAL);
+  text = html ? sp_html_render (a, b) : sp_dot_render (a);
+  ret = write_out (out, text) ? EXIT_OK : EXIT_FAILED;
+  g_free (text);
+out:
+  sp_profile_free (a);
+  sp_profile_free (b);
+  g_option_context_free (ctx);
+  g_free (out);
+  g_free (pipeline);
+  return ret;
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *cmd;
+
+  setlocale (LC_ALL, "");
+  g_set_prgname ("stageprof-report");
+  if (argc < 2 || !strcmp (argv[1], "--help") || !strcmp (argv[1], "-h")
+      || !strcmp (argv[1], "help")) {
+    (argc < 2 ? g_printerr : g_print) ("Usage: stageprof-report COMMAND "
+        "[OPTION...] FILE...\n\n%s", commands_help);
+    return argc < 2 ? EXIT_USAGE : EXIT_OK;
+  }
+  if (!strcmp (argv[1], "--version")) {
+    g_print ("stageprof-report %s\n", VERSION);
+    return EXIT_OK;
+  }
+  cmd = argv[1];
+  /* The command's own parser sees "stageprof-report CMD" as argv[0]. */
+  argv[1] = g_strdup_printf ("stageprof-report %s", cmd);
+  g_set_prgname (argv[1]);
+  argv++;
+  argc--;
+  if (!strcmp (cmd, "show"))
+    return cmd_show (argc, argv);
+  if (!strcmp (cmd, "diff"))
+    return cmd_diff (argc, argv);
+  if (!strcmp (cmd, "merge"))
+    return cmd_merge (argc, argv);
+  if (!strcmp (cmd, "html"))
+    return cmd_html_dot (argc, argv, TRUE);
+  if (!strcmp (cmd, "dot"))
+    return cmd_html_dot (argc, argv, FALSE);
+  g_printerr ("stageprof-report: unknown command '%s'\n\nUsage: "
+      "stageprof-report COMMAND [OPTION...] FILE...\n\n%s", cmd,
+      commands_help);
+  return EXIT_USAGE;
+}
