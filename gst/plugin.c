@@ -13,6 +13,8 @@
 #include "gststagerange.h"
 #include "gststagegather.h"
 #include "gststagebin.h"
+#include "gststagesink.h"
+#include "gststagesrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -24,6 +26,8 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (stagerange, plugin);
   ok &= GST_ELEMENT_REGISTER (stagegather, plugin);
   ok &= GST_ELEMENT_REGISTER (stagebin, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagesink, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagesrc, plugin);
 
   return ok;
 }
