@@ -20,6 +20,8 @@
 #include "gststagerepeatnull.h"
 #include "gststageslice.h"
 #include "gststageunslice.h"
+#include "gststagesink.h"
+#include "gststagesrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -39,6 +41,8 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (stagerepeatnull, plugin);
   ok &= GST_ELEMENT_REGISTER (stageslice, plugin);
   ok &= GST_ELEMENT_REGISTER (stageunslice, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagesink, plugin);
+  ok &= GST_ELEMENT_REGISTER (stagesrc, plugin);
 
   return ok;
 }

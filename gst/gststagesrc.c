@@ -1,0 +1,592 @@
+/**
+ * SECTION:element-stagesrc
+ * @title: stagesrc
+ *
+ * Produces the frames of a stream stored by stagesink (Scanner's Input
+ * from a NamedVideoStream / NamedStream), with frame selection built in:
+ * @indices (or @indices-file), @ranges, @stride and @offset take the same
+ * text, give the same errors and use the same code (ops/select.c) as
+ * stagegather, stagerange and stagestride. With no selection every frame
+ * comes out.
+ *
+ * Video comes out decoded (raw video) by default: the element reads only
+ * the byte ranges it needs, one keyframe interval at a time, decodes
+ * forward from the interval's keyframe and drops the frames not asked for.
+ * The frames it outputs are bit-identical to decoding the whole stream and
+ * keeping those indices, on clips with B-frames and open GOPs too (see
+ * docs/stagesrc.md for why). With @decode=false it outputs the stored
+ * packets of the selected frames instead (in decode order). Bytes streams
+ * come out as their blobs.
+ *
+ * Frame index: the position of a frame in presentation order (for blobs,
+ * the order they were written). Every output buffer carries it in
+ * GST_BUFFER_OFFSET (and the next one in OFFSET_END), with the stored PTS
+ * and duration. Indices past the end of the stream are never reached: the
+ * stream ends after the last frame that exists. The element is not
+ * seekable.
+ *
+ * Errors name the store, the stream and, for data errors, the chunk: an
+ * unknown stream (with the nearest names), a directory that is not a
+ * store, a corrupt catalog, a truncated or corrupt chunk.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 stagesrc store=store stream=clip indices="0,250,1000" ! videoconvert ! pngenc ! multifilesink location=frame-%d.png
+ * ]| decodes three frames of a stored clip.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststagesrc.h"
+#include "gststagestoresrc.h"
+
+#include <stdlib.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_stage_src_debug);
+#define GST_CAT_DEFAULT gst_stage_src_debug
+
+#define DEFAULT_PROP_STORE NULL
+#define DEFAULT_PROP_STREAM NULL
+#define DEFAULT_PROP_DECODE TRUE
+#define DEFAULT_PROP_INDICES NULL
+#define DEFAULT_PROP_INDICES_FILE NULL
+#define DEFAULT_PROP_RANGES NULL
+#define DEFAULT_PROP_STRIDE 1
+#define DEFAULT_PROP_OFFSET 0
+#define DEFAULT_PROP_DECODER NULL
+
+enum
+{
+  PROP_0,
+  PROP_STORE,
+  PROP_STREAM,
+  PROP_DECODE,
+  PROP_INDICES,
+  PROP_INDICES_FILE,
+  PROP_RANGES,
+  PROP_STRIDE,
+  PROP_OFFSET,
+  PROP_DECODER,
+  PROP_OUT,
+};
+
+struct _GstStageSrc
+{
+  GstBin parent;
+
+  GstPad *srcpad;               /* ghost */
+  GstStageStoreSrc *reader;
+  GstElement *decoder;          /* plugged for decoded video */
+  gboolean regular;             /* output rate: input rate / divisor */
+  guint64 divisor;
+
+  /* properties, under the object lock */
+  gchar *store;
+  gchar *stream;
+  gboolean decode;
+  gchar *indices;
+  gchar *indices_file;
+  gchar *ranges;
+  guint stride;
+  guint64 offset;
+  gchar *decoder_desc;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstStageSrc, gst_stage_src, GST_TYPE_BIN,
+    GST_DEBUG_CATEGORY_INIT (gst_stage_src_debug, "stagesrc", 0,
+        "read frames of a named stream from a store"));
+GST_ELEMENT_REGISTER_DEFINE (stagesrc, "stagesrc", GST_RANK_NONE,
+    GST_TYPE_STAGE_SRC);
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static gboolean
+is_unset (const gchar * s)
+{
+  for (; s != NULL && *s; s++)
+    if (!g_ascii_isspace (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* The selection from the properties, with the selectors' messages. */
+static StageSelect *
+create_select (GstStageSrc * self, GError ** error)
+{
+  gchar *indices, *file, *ranges, *contents = NULL, *err = NULL;
+  guint stride;
+  guint64 offset;
+  StageSelect *sel = NULL;
+  GError *io = NULL;
+
+  GST_OBJECT_LOCK (self);
+  indices = is_unset (self->indices) ? NULL : g_strdup (self->indices);
+  file = is_unset (self->indices_file) ? NULL : g_strdup (self->indices_file);
+  ranges = is_unset (self->ranges) ? NULL : g_strdup (self->ranges);
+  stride = self->stride;
+  offset = self->offset;
+  GST_OBJECT_UNLOCK (self);
+
+  if ((indices != NULL) + (file != NULL) + (ranges != NULL) > 1) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Set only one of the properties 'indices', 'indices-file' and "
+        "'ranges'");
+  } else if ((indices || file) && (stride != 1 || offset != 0)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Property '%s' cannot be combined with 'stride' or 'offset': list "
+        "the indices to keep", indices ? "indices" : "indices-file");
+  } else if (ranges && offset != 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Property 'offset' (%" G_GUINT64_FORMAT ") cannot be combined with "
+        "'ranges': start the ranges there instead", offset);
+  } else if (indices) {
+    sel = stage_select_parse_indices (indices, &err);
+    if (sel == NULL)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Invalid value '%s' for property 'indices': %s", indices,
+          err ? err : "out of memory");
+  } else if (file) {
+    if (!g_file_get_contents (file, &contents, NULL, &io)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+          "Could not read property 'indices-file' '%s': %s", file,
+          io->message);
+      g_error_free (io);
+    } else {
+      sel = stage_select_parse_indices (contents, &err);
+      if (sel == NULL)
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+            "Invalid property 'indices-file' '%s': %s", file,
+            err ? err : "out of memory");
+    }
+  } else if (ranges) {
+    sel = stage_select_parse_ranges (ranges, stride, &err);
+    if (sel == NULL)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Invalid value '%s' for property 'ranges': %s", ranges,
+          err ? err : "out of memory");
+  } else {
+    sel = stage_select_new_stride (offset, stride);
+    if (sel == NULL)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Invalid value for property 'stride' (%u) or 'offset' (%"
+          G_GUINT64_FORMAT ")", stride, offset);
+  }
+  free (err);
+  g_free (contents);
+  g_free (indices);
+  g_free (file);
+  g_free (ranges);
+  return sel;
+}
+
+static GstElement *
+make_decoder (GstStageSrc * self, const StageStreamInfo * info,
+    GError ** error)
+{
+  gchar *desc;
+  GstElement *dec;
+
+  GST_OBJECT_LOCK (self);
+  desc = is_unset (self->decoder_desc) ? NULL : g_strdup (self->decoder_desc);
+  GST_OBJECT_UNLOCK (self);
+  if (desc == NULL) {
+    /* libav's software decoders: deterministic, so a sparse decode and a
+     * full one agree to the bit */
+    const gchar *name = g_strcmp0 (info->codec, "h265") == 0 ? "avdec_h265"
+        : "avdec_h264";
+
+    dec = gst_element_factory_make (name, NULL);
+    if (dec == NULL)
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+          "No %s decoder for stream '%s': install gstreamer1.0-libav (%s) "
+          "or set decoder=", info->codec, info->name, name);
+    else if (g_object_class_find_property (G_OBJECT_GET_CLASS (dec), "qos"))
+      /* a decoder dropping late frames would lose selected ones */
+      g_object_set (dec, "qos", FALSE, NULL);
+    return dec;
+  }
+  dec = gst_parse_bin_from_description (desc, TRUE, error);
+  if (dec == NULL && error && *error)
+    g_prefix_error (error, "Invalid decoder '%s': ", desc);
+  g_free (desc);
+  return dec;
+}
+
+/* The selectors' caps rule: a regular selection divides the framerate, an
+ * irregular one makes it variable (0/1). */
+static void
+fix_framerate (GstStageSrc * self, GstPadProbeInfo * info)
+{
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+  GstCaps *caps;
+  GstStructure *s;
+  gint n, d;
+
+  gst_event_parse_caps (ev, &caps);
+  if (gst_caps_get_size (caps) == 0)
+    return;
+  s = gst_caps_get_structure (caps, 0);
+  if (!gst_structure_get_fraction (s, "framerate", &n, &d) || n <= 0)
+    return;
+  if (self->regular && self->divisor == 1)
+    return;
+  caps = gst_caps_copy (caps);
+  s = gst_caps_get_structure (caps, 0);
+  if (self->regular && self->divisor <= G_MAXINT
+      && gst_util_fraction_multiply (n, d, 1, (gint) self->divisor, &n, &d))
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION, n, d, NULL);
+  else
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+  gst_event_unref (ev);
+  GST_PAD_PROBE_INFO_DATA (info) = gst_event_new_caps (caps);
+  gst_caps_unref (caps);
+}
+
+static GstPadProbeReturn
+decoder_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstStageSrc *self = user_data;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    if (!gst_stage_store_src_output (self->reader, &buf))
+      return GST_PAD_PROBE_DROP;
+    GST_PAD_PROBE_INFO_DATA (info) = buf;
+    return GST_PAD_PROBE_OK;
+  }
+  if (info->type & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+          GST_PAD_PROBE_TYPE_EVENT_FLUSH)) {
+    GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+    switch (GST_EVENT_TYPE (ev)) {
+      case GST_EVENT_FLUSH_START:
+      case GST_EVENT_FLUSH_STOP:
+        /* our decoder resets between intervals; downstream sees one
+         * continuous stream */
+        if (gst_stage_store_src_is_internal (self->reader, ev))
+          return GST_PAD_PROBE_DROP;
+        break;
+      case GST_EVENT_CAPS:
+        fix_framerate (self, info);
+        break;
+      default:
+        break;
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+unplug (GstStageSrc * self)
+{
+  gst_ghost_pad_set_target (GST_GHOST_PAD (self->srcpad), NULL);
+  if (self->decoder) {
+    gst_element_set_state (self->decoder, GST_STATE_NULL);
+    gst_bin_remove (GST_BIN (self), self->decoder);
+    self->decoder = NULL;
+  }
+}
+
+static void
+post_open_error (GstStageSrc * self, GError * err)
+{
+  gint code = GST_RESOURCE_ERROR_FAILED;
+
+  if (err->domain == STAGE_STORE_ERROR) {
+    if (err->code == STAGE_STORE_ERROR_NOT_FOUND
+        || err->code == STAGE_STORE_ERROR_NOT_STORE)
+      code = GST_RESOURCE_ERROR_NOT_FOUND;
+    else if (err->code == STAGE_STORE_ERROR_CORRUPT
+        || err->code == STAGE_STORE_ERROR_IO)
+      code = GST_RESOURCE_ERROR_READ;
+    else
+      code = GST_RESOURCE_ERROR_SETTINGS;
+  } else if (err->domain == GST_RESOURCE_ERROR) {
+    code = err->code;
+  }
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+      err->domain == GST_CORE_ERROR ? GST_CORE_ERROR : GST_RESOURCE_ERROR,
+      err->domain == GST_CORE_ERROR ? err->code : code,
+      g_strdup (err->message), NULL, __FILE__, GST_FUNCTION, __LINE__);
+}
+
+/* READY to PAUSED: read the catalog, then plug what the stream needs. */
+static gboolean
+plug (GstStageSrc * self)
+{
+  GError *err = NULL;
+  StageSelect *sel = create_select (self, &err);
+  const StageStreamInfo *info;
+  gchar *store, *stream;
+  gboolean decode, ok;
+  GstPad *target;
+
+  if (sel == NULL)
+    goto error;
+  self->regular = stage_select_regular (sel, &self->divisor) != 0;
+  GST_OBJECT_LOCK (self);
+  store = g_strdup (self->store);
+  stream = g_strdup (self->stream);
+  decode = self->decode;
+  GST_OBJECT_UNLOCK (self);
+  if (is_unset (store) || is_unset (stream)) {
+    g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "No %s set: stagesrc needs store=DIR and stream=NAME",
+        is_unset (store) ? "store" : "stream");
+    ok = FALSE;
+  } else {
+    ok = gst_stage_store_src_open (self->reader, store, stream, sel, decode,
+        &err);
+  }
+  g_free (store);
+  g_free (stream);
+  if (!ok) {
+    stage_select_free (sel);
+    goto error;
+  }
+  info = gst_stage_store_src_get_info (self->reader);
+  if (decode && info->kind == STAGE_STORE_KIND_VIDEO) {
+    GstPad *pad;
+
+    self->decoder = make_decoder (self, info, &err);
+    if (self->decoder == NULL)
+      goto error;
+    gst_bin_add (GST_BIN (self), self->decoder);
+    if (!gst_element_link (GST_ELEMENT (self->reader), self->decoder)) {
+      g_set_error (&err, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "The decoder %s cannot decode stream '%s' (%s)",
+          GST_OBJECT_NAME (self->decoder), info->name, info->caps);
+      goto error;
+    }
+    pad = gst_element_get_static_pad (self->decoder, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+        decoder_probe, self, NULL);
+    target = pad;
+    gst_element_sync_state_with_parent (self->decoder);
+  } else {
+    target = gst_element_get_static_pad (GST_ELEMENT (self->reader), "src");
+  }
+  gst_ghost_pad_set_target (GST_GHOST_PAD (self->srcpad), target);
+  gst_object_unref (target);
+  return TRUE;
+
+error:
+  post_open_error (self, err);
+  g_error_free (err);
+  unplug (self);
+  gst_stage_store_src_close (self->reader);
+  return FALSE;
+}
+
+static GstStateChangeReturn
+gst_stage_src_change_state (GstElement * element, GstStateChange transition)
+{
+  GstStageSrc *self = GST_STAGE_SRC (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !plug (self))
+    return GST_STATE_CHANGE_FAILURE;
+  ret = GST_ELEMENT_CLASS (gst_stage_src_parent_class)->change_state
+      (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          && ret == GST_STATE_CHANGE_FAILURE)) {
+    unplug (self);
+    gst_stage_store_src_close (self->reader);
+  }
+  return ret;
+}
+
+static void
+gst_stage_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageSrc *self = GST_STAGE_SRC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STORE:
+      g_free (self->store);
+      self->store = g_value_dup_string (value);
+      break;
+    case PROP_STREAM:
+      g_free (self->stream);
+      self->stream = g_value_dup_string (value);
+      break;
+    case PROP_DECODE:
+      self->decode = g_value_get_boolean (value);
+      break;
+    case PROP_INDICES:
+      g_free (self->indices);
+      self->indices = g_value_dup_string (value);
+      break;
+    case PROP_INDICES_FILE:
+      g_free (self->indices_file);
+      self->indices_file = g_value_dup_string (value);
+      break;
+    case PROP_RANGES:
+      g_free (self->ranges);
+      self->ranges = g_value_dup_string (value);
+      break;
+    case PROP_STRIDE:
+      self->stride = g_value_get_uint (value);
+      break;
+    case PROP_OFFSET:
+      self->offset = g_value_get_uint64 (value);
+      break;
+    case PROP_DECODER:
+      g_free (self->decoder_desc);
+      self->decoder_desc = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_stage_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStageSrc *self = GST_STAGE_SRC (object);
+
+  if (prop_id == PROP_OUT) {
+    g_value_set_uint64 (value, gst_stage_store_src_get_out (self->reader));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STORE:
+      g_value_set_string (value, self->store);
+      break;
+    case PROP_STREAM:
+      g_value_set_string (value, self->stream);
+      break;
+    case PROP_DECODE:
+      g_value_set_boolean (value, self->decode);
+      break;
+    case PROP_INDICES:
+      g_value_set_string (value, self->indices);
+      break;
+    case PROP_INDICES_FILE:
+      g_value_set_string (value, self->indices_file);
+      break;
+    case PROP_RANGES:
+      g_value_set_string (value, self->ranges);
+      break;
+    case PROP_STRIDE:
+      g_value_set_uint (value, self->stride);
+      break;
+    case PROP_OFFSET:
+      g_value_set_uint64 (value, self->offset);
+      break;
+    case PROP_DECODER:
+      g_value_set_string (value, self->decoder_desc);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_stage_src_finalize (GObject * object)
+{
+  GstStageSrc *self = GST_STAGE_SRC (object);
+
+  g_free (self->store);
+  g_free (self->stream);
+  g_free (self->indices);
+  g_free (self->indices_file);
+  g_free (self->ranges);
+  g_free (self->decoder_desc);
+  G_OBJECT_CLASS (gst_stage_src_parent_class)->finalize (object);
+}
+
+static void
+gst_stage_src_class_init (GstStageSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GParamFlags rw = G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+      G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_stage_src_set_property;
+  gobject_class->get_property = gst_stage_src_get_property;
+  gobject_class->finalize = gst_stage_src_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_STORE,
+      g_param_spec_string ("store", "Store",
+          "Directory of the store to read (made by stagesink)",
+          DEFAULT_PROP_STORE, rw));
+  g_object_class_install_property (gobject_class, PROP_STREAM,
+      g_param_spec_string ("stream", "Stream",
+          "Name of the stream to read", DEFAULT_PROP_STREAM, rw));
+  g_object_class_install_property (gobject_class, PROP_DECODE,
+      g_param_spec_boolean ("decode", "Decode",
+          "Output decoded raw video (TRUE) or the stored packets of the "
+          "selected frames (FALSE); bytes streams always give their blobs",
+          DEFAULT_PROP_DECODE, rw));
+  g_object_class_install_property (gobject_class, PROP_INDICES,
+      g_param_spec_string ("indices", "Indices",
+          "Frame indices to output, as stagegather: \"0,5,7,29\", any order, "
+          "a set", DEFAULT_PROP_INDICES, rw));
+  g_object_class_install_property (gobject_class, PROP_INDICES_FILE,
+      g_param_spec_string ("indices-file", "Indices file",
+          "Text file of frame indices (as stagegather's indices-file)",
+          DEFAULT_PROP_INDICES_FILE, rw));
+  g_object_class_install_property (gobject_class, PROP_RANGES,
+      g_param_spec_string ("ranges", "Ranges",
+          "Half-open index ranges to output, as stagerange: \"0:100,200:300\""
+          " (walked with 'stride')", DEFAULT_PROP_RANGES, rw));
+  g_object_class_install_property (gobject_class, PROP_STRIDE,
+      g_param_spec_uint ("stride", "Stride",
+          "Output every stride-th frame (from 'offset', or within each of "
+          "'ranges'), as stagestride", 1, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_uint64 ("offset", "Offset",
+          "Index of the first frame output with 'stride', as stagestride",
+          0, G_MAXUINT64 - 1, DEFAULT_PROP_OFFSET, rw));
+  g_object_class_install_property (gobject_class, PROP_DECODER,
+      g_param_spec_string ("decoder", "Decoder",
+          "Decoder to use, as a gst-launch description (NULL: avdec_h264 or "
+          "avdec_h265, whose output a full decode with the same decoder "
+          "matches to the bit)", DEFAULT_PROP_DECODER, rw));
+  g_object_class_install_property (gobject_class, PROP_OUT,
+      g_param_spec_uint64 ("out", "Out",
+          "Number of frames output since the element started", 0,
+          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Stored stream source", "Source/Video",
+      "Reads selected frames of a named stream from a store, decoding only "
+      "the keyframe intervals it needs (Scanner's Input)", "gst-stages");
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_stage_src_change_state);
+}
+
+static void
+gst_stage_src_init (GstStageSrc * self)
+{
+  GstPadTemplate *tmpl = gst_static_pad_template_get (&src_template);
+
+  self->decode = DEFAULT_PROP_DECODE;
+  self->stride = DEFAULT_PROP_STRIDE;
+  self->offset = DEFAULT_PROP_OFFSET;
+  self->store = g_strdup (DEFAULT_PROP_STORE);
+  self->stream = g_strdup (DEFAULT_PROP_STREAM);
+
+  self->reader = g_object_new (GST_TYPE_STAGE_STORE_SRC, "name", "reader",
+      NULL);
+  gst_bin_add (GST_BIN (self), GST_ELEMENT (self->reader));
+  self->srcpad = gst_ghost_pad_new_no_target_from_template ("src", tmpl);
+  gst_object_unref (tmpl);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+  GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
+}

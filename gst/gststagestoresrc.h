@@ -1,0 +1,43 @@
+/* gst-stages: the source inside stagesrc that reads a stored stream
+ * (internal element, created with g_object_new()). */
+#ifndef __GST_STAGE_STORE_SRC_H__
+#define __GST_STAGE_STORE_SRC_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstpushsrc.h>
+
+#include "select.h"
+#include "stagestore.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_STAGE_STORE_SRC (gst_stage_store_src_get_type ())
+G_DECLARE_FINAL_TYPE (GstStageStoreSrc, gst_stage_store_src, GST,
+    STAGE_STORE_SRC, GstPushSrc)
+
+/* Opens the store and reads the stream's index (stagesrc calls this on
+ * READY to PAUSED, before the reader starts, to know what to plug).
+ * Takes @select. @decode: feed a decoder, whose output must then pass
+ * through gst_stage_store_src_output(). */
+gboolean gst_stage_store_src_open (GstStageStoreSrc * self,
+    const gchar * store, const gchar * stream, StageSelect * select,
+    gboolean decode, GError ** error);
+/* After open: the stream (owned by the reader). */
+const StageStreamInfo *gst_stage_store_src_get_info (GstStageStoreSrc * self);
+void gst_stage_store_src_close (GstStageStoreSrc * self);
+
+/* For the decoder's output, in the streaming thread: TRUE keeps *@buf
+ * (made writable, its timestamps and offset set from the store), FALSE
+ * drops it. */
+gboolean gst_stage_store_src_output (GstStageStoreSrc * self,
+    GstBuffer ** buf);
+/* Whether @event is one of the flushes the reader sends its decoder
+ * between decode intervals (not to go further downstream). */
+gboolean gst_stage_store_src_is_internal (GstStageStoreSrc * self,
+    GstEvent * event);
+
+guint64 gst_stage_store_src_get_out (GstStageStoreSrc * self);
+
+G_END_DECLS
+
+#endif /* __GST_STAGE_STORE_SRC_H__ */

@@ -1,0 +1,171 @@
+/* Random access points of H.264 / H.265 access units, for the store's
+ * keyframe flag: where stagesrc may start decoding and still produce every
+ * later frame (in presentation order) exactly as a decode from the start.
+ *
+ * Upstream flags are not enough: h264parse marks every I picture as a
+ * keyframe, and a P picture after a plain (non-IDR) I picture may still
+ * reference pictures before it. So the writer looks at the NAL units. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "stagestore.h"
+
+typedef struct
+{
+  guint8 buf[256];              /* RBSP: emulation prevention removed */
+  gsize len, bit;
+} BitReader;
+
+static void
+br_init (BitReader * br, const guint8 * nal, gsize size)
+{
+  gsize i, zeros = 0;
+
+  br->len = 0;
+  br->bit = 0;
+  for (i = 0; i < size && br->len < sizeof (br->buf); i++) {
+    if (zeros >= 2 && nal[i] == 3) {
+      zeros = 0;
+      continue;
+    }
+    zeros = nal[i] == 0 ? zeros + 1 : 0;
+    br->buf[br->len++] = nal[i];
+  }
+}
+
+static gint
+br_bit (BitReader * br)
+{
+  gint b;
+
+  if (br->bit >= br->len * 8)
+    return -1;
+  b = (br->buf[br->bit / 8] >> (7 - br->bit % 8)) & 1;
+  br->bit++;
+  return b;
+}
+
+/* Exp-Golomb ue(v); -1 when the data runs out. */
+static gint64
+br_ue (BitReader * br)
+{
+  gint zeros = 0, b;
+  gint64 v = 1;
+
+  while ((b = br_bit (br)) == 0)
+    if (++zeros > 31)
+      return -1;
+  if (b < 0)
+    return -1;
+  while (zeros--) {
+    if ((b = br_bit (br)) < 0)
+      return -1;
+    v = (v << 1) | b;
+  }
+  return v - 1;
+}
+
+/* Whether an SEI NAL unit (payload after the 1-byte header) holds a
+ * recovery point with recovery_frame_cnt 0. */
+static gboolean
+sei_recovery_point (const guint8 * p, gsize size)
+{
+  BitReader br;
+  gsize pos = 0;
+
+  br_init (&br, p, size);
+  while (pos + 2 <= br.len) {
+    guint type = 0, len = 0;
+
+    while (pos < br.len && br.buf[pos] == 0xff)
+      type += br.buf[pos++];
+    if (pos >= br.len)
+      break;
+    type += br.buf[pos++];
+    while (pos < br.len && br.buf[pos] == 0xff)
+      len += br.buf[pos++];
+    if (pos >= br.len)
+      break;
+    len += br.buf[pos++];
+    if (type == 6) {
+      br.bit = pos * 8;
+      return br_ue (&br) == 0;
+    }
+    pos += len;
+  }
+  return FALSE;
+}
+
+static guint64
+read_len (const guint8 * p, guint n)
+{
+  guint64 v = 0;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+gboolean
+stage_store_h264_is_rap (const guint8 * au, gsize size, guint nls)
+{
+  gboolean rp = FALSE, i_slice = FALSE, other_slice = FALSE;
+  gsize pos = 0;
+
+  if (nls < 1 || nls > 4)
+    return FALSE;
+  while (pos + nls < size) {
+    guint64 len = read_len (au + pos, nls);
+    const guint8 *nal = au + pos + nls;
+    guint type;
+
+    pos += nls;
+    if (len == 0 || len > size - pos)
+      break;
+    type = nal[0] & 0x1f;
+    if (type == 5)
+      return TRUE;
+    if (type == 6 && !rp)
+      rp = sei_recovery_point (nal + 1, len - 1);
+    if (type == 1 || type == 2) {
+      BitReader br;
+      gint64 slice_type;
+
+      br_init (&br, nal + 1, MIN (len - 1, 32));
+      br_ue (&br);              /* first_mb_in_slice */
+      slice_type = br_ue (&br);
+      if (slice_type >= 0 && (slice_type % 5 == 2 || slice_type % 5 == 4))
+        i_slice = TRUE;
+      else
+        other_slice = TRUE;
+    }
+    pos += len;
+  }
+  return rp && i_slice && !other_slice;
+}
+
+gboolean
+stage_store_h265_is_rap (const guint8 * au, gsize size, guint nls)
+{
+  gsize pos = 0;
+
+  if (nls < 1 || nls > 4)
+    return FALSE;
+  while (pos + nls < size) {
+    guint64 len = read_len (au + pos, nls);
+    guint type;
+
+    pos += nls;
+    if (len < 2 || len > size - pos)
+      break;
+    type = (au[pos] >> 1) & 0x3f;
+    if (type >= 16 && type <= 23)       /* BLA, IDR, CRA, reserved IRAP */
+      return TRUE;
+    if (type < 16)
+      return FALSE;             /* a non-IRAP picture */
+    pos += len;
+  }
+  return FALSE;
+}

@@ -1,0 +1,201 @@
+/* The store of named streams behind stagesink, stagesrc and stage-store.
+ *
+ * A store is a directory holding catalog.db (SQLite in WAL mode) and one
+ * data directory per committed stream under data/, holding the stream's
+ * chunk files (chunk-000000.bin, ...): its compressed packets (video) or
+ * blobs (bytes), back to back. docs/store.md documents the schema.
+ *
+ * Plain C over SQLite and GLib, no GObject types: the elements and the
+ * command-line tool share it. A writer puts its chunk files in a fresh data
+ * directory and keeps the frame index in memory; the catalog learns of the
+ * stream only at commit, in one transaction. An interrupted write (a crash,
+ * kill -9) therefore leaves the catalog as it was, plus a data directory
+ * that no stream names (an orphan, reported by verify, removed by gc).
+ *
+ * Every function takes a GError; messages name the store and the stream.
+ */
+#ifndef __STAGE_STORE_H__
+#define __STAGE_STORE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define STAGE_STORE_CATALOG "catalog.db"
+#define STAGE_STORE_FORMAT_VERSION 1
+/* stored timestamps: nanoseconds, or this for "none" (SQL NULL) */
+#define STAGE_STORE_NONE G_GINT64_CONSTANT (-1)
+
+#define STAGE_STORE_ERROR (stage_store_error_quark ())
+GQuark stage_store_error_quark (void);
+
+typedef enum
+{
+  STAGE_STORE_ERROR_NOT_STORE,  /* no such directory, or no catalog in it */
+  STAGE_STORE_ERROR_NOT_FOUND,  /* no such stream */
+  STAGE_STORE_ERROR_EXISTS,     /* the stream exists (mode=error) */
+  STAGE_STORE_ERROR_CORRUPT,    /* catalog or chunk unreadable/inconsistent */
+  STAGE_STORE_ERROR_IO,         /* a read or write failed */
+  STAGE_STORE_ERROR_INVALID,    /* bad argument (a stream name, ...) */
+} StageStoreError;
+
+typedef enum
+{
+  STAGE_STORE_KIND_VIDEO,       /* H.264 / H.265 packets */
+  STAGE_STORE_KIND_BYTES,       /* one blob per buffer */
+} StageStoreKind;
+
+typedef struct StageStore StageStore;
+
+/* One row of the streams table. */
+typedef struct
+{
+  gint64 id;
+  gchar *name;
+  StageStoreKind kind;
+  gchar *codec;                 /* "h264", "h265", NULL for bytes */
+  gchar *caps;                  /* the caps the stream was written with */
+  GBytes *codec_data;           /* NULL if none */
+  gint64 frames;
+  gint64 keyframes;
+  gint64 chunks;
+  gint64 bytes;
+  gint fps_n, fps_d;            /* 0/1: unknown or variable */
+  gint width, height;           /* 0 for bytes */
+  gint64 io_packet_size;
+  gchar *data;                  /* data directory, relative to the store */
+  gchar *created;               /* ISO 8601 UTC */
+  gchar *committed;
+} StageStreamInfo;
+
+/* One stored packet (video) or blob (bytes). Arrays of these are in
+ * decode order (the order they were written); @index is the frame index,
+ * the position in presentation order (= decode order for bytes and for
+ * video without B-frames). */
+typedef struct
+{
+  gint64 index;
+  gint64 chunk;
+  gint64 offset;
+  gint64 size;
+  gint64 pts, dts, duration;    /* ns, STAGE_STORE_NONE if none */
+  gboolean keyframe;            /* decoding may start here (see docs) */
+  guint32 crc;                  /* CRC-32 of the packet bytes */
+} StageFrame;
+
+/* Opens the store at @dir; with @create, makes the directory and the
+ * catalog when missing. Without it, a directory with no catalog.db is a
+ * STAGE_STORE_ERROR_NOT_STORE error. */
+StageStore *stage_store_open (const gchar * dir, gboolean create,
+    GError ** error);
+void stage_store_close (StageStore * store);
+const gchar *stage_store_get_dir (StageStore * store);
+
+/* Committed streams, sorted by name: a GPtrArray of StageStreamInfo. */
+GPtrArray *stage_store_list (StageStore * store, GError ** error);
+/* NULL with STAGE_STORE_ERROR_NOT_FOUND (its message lists the nearest
+ * names) when no committed stream has this name. */
+StageStreamInfo *stage_store_lookup (StageStore * store, const gchar * name,
+    GError ** error);
+void stage_stream_info_free (StageStreamInfo * info);
+/* Up to @max names of committed streams closest to @name (edit distance),
+ * as "a, b, c", or NULL when the store is empty. */
+gchar *stage_store_nearest_names (StageStore * store, const gchar * name,
+    guint max);
+
+/* The frames of a stream in decode order; *n_frames is their number. */
+StageFrame *stage_store_load_frames (StageStore * store,
+    const StageStreamInfo * info, gsize * n_frames, GError ** error);
+
+/* Path of chunk @chunk of @info (newly allocated). */
+gchar *stage_store_chunk_path (StageStore * store,
+    const StageStreamInfo * info, gint64 chunk);
+
+/* Removes a stream: the catalog rows in one transaction, then its data. */
+gboolean stage_store_remove (StageStore * store, const gchar * name,
+    GError ** error);
+
+/* Data directories under data/ that no committed stream names: left by
+ * interrupted writes, or by writes still in progress. */
+GPtrArray *stage_store_orphans (StageStore * store, GError ** error);
+
+/* Checks one stream: the index is consistent and every packet reads back
+ * with its CRC. FALSE with the first problem in @error. */
+gboolean stage_store_verify_stream (StageStore * store,
+    const StageStreamInfo * info, GError ** error);
+
+/* Whether a stream name is acceptable: non-empty, printable, at most 255
+ * bytes. */
+gboolean stage_store_check_name (const gchar * name, GError ** error);
+
+guint32 stage_store_crc32 (guint32 crc, const guint8 * data, gsize size);
+
+/* ---- reading ---- */
+
+typedef struct StageStoreReader StageStoreReader;
+
+StageStoreReader *stage_store_reader_new (StageStore * store,
+    const StageStreamInfo * info);
+/* Reads frames [first, last] (decode order positions in @frames, all in
+ * one chunk, contiguous) with one read, checking sizes and CRCs. Returns
+ * the bytes of the whole range; frame i starts at frames[i].offset -
+ * frames[first].offset. */
+GBytes *stage_store_reader_read (StageStoreReader * reader,
+    const StageFrame * frames, gsize first, gsize last, GError ** error);
+void stage_store_reader_free (StageStoreReader * reader);
+
+/* ---- writing ---- */
+
+typedef enum
+{
+  STAGE_STORE_MODE_ERROR,       /* refuse if the stream exists */
+  STAGE_STORE_MODE_OVERWRITE,   /* replace it at commit */
+  STAGE_STORE_MODE_IGNORE,      /* keep the existing one, write nothing */
+} StageStoreMode;
+
+typedef struct StageStoreWriter StageStoreWriter;
+
+/* Starts writing stream @name. Makes a fresh data directory; nothing is
+ * visible in the catalog until commit. */
+StageStoreWriter *stage_store_writer_new (StageStore * store,
+    const gchar * name, guint io_packet_size, GError ** error);
+/* The stream's format; call before the first frame. @codec is "h264",
+ * "h265" or NULL (bytes). */
+void stage_store_writer_set_format (StageStoreWriter * writer,
+    StageStoreKind kind, const gchar * codec, const gchar * caps,
+    GBytes * codec_data, gint fps_n, gint fps_d, gint width, gint height);
+/* Appends one packet or blob. A video packet with @keyframe starts a new
+ * chunk once the current one holds io-packet-size frames; bytes streams
+ * start one every io-packet-size blobs. */
+gboolean stage_store_writer_add (StageStoreWriter * writer,
+    const guint8 * data, gsize size, gint64 pts, gint64 dts, gint64 duration,
+    gboolean keyframe, GError ** error);
+gint64 stage_store_writer_get_frames (StageStoreWriter * writer);
+/* Syncs the chunks and records the stream in one transaction. With
+ * STAGE_STORE_MODE_ERROR it fails if a stream of that name was committed
+ * meanwhile (by another writer); with OVERWRITE the old one goes (its data
+ * directory after the commit). */
+gboolean stage_store_writer_commit (StageStoreWriter * writer,
+    StageStoreMode mode, GError ** error);
+/* Frees the writer; an uncommitted write's data directory is removed. */
+void stage_store_writer_free (StageStoreWriter * writer);
+
+/* Whether a committed stream named @name exists. */
+gboolean stage_store_has_stream (StageStore * store, const gchar * name,
+    gboolean * exists, GError ** error);
+
+/* ---- codecs ---- */
+
+/* Whether the access unit @au (length-prefixed NAL units, as in avc / hvc1
+ * with @nal_length_size bytes per length) is a random access point where
+ * decoding can start and give every later frame in presentation order
+ * exactly: H.264 IDR, or an I picture with a recovery point SEI of
+ * recovery_frame_cnt 0 (open GOP); H.265 IRAP (IDR, CRA, BLA). */
+gboolean stage_store_h264_is_rap (const guint8 * au, gsize size,
+    guint nal_length_size);
+gboolean stage_store_h265_is_rap (const guint8 * au, gsize size,
+    guint nal_length_size);
+
+G_END_DECLS
+
+#endif /* __STAGE_STORE_H__ */
