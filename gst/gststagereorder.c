@@ -253,7 +253,7 @@ gst_stage_reorder_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   return ret;
 }
 
-static gboolean
+static GstFlowReturn
 handle_packet_end (GstStageReorder * self, guint idx, guint64 packet)
 {
   GstFlowReturn ret;
@@ -274,7 +274,26 @@ handle_packet_end (GstStageReorder * self, guint idx, guint64 packet)
       g_cond_signal (input_at (self, self->turn)->cond);
   }
   g_mutex_unlock (&self->lock);
-  return ret == GST_FLOW_OK;
+  return ret;
+}
+
+/* The flow for an event that could not go downstream: what stopped
+ * downstream (EOS, flushing) when we know it, so that a sticky event
+ * refused after downstream ended is not turned into GST_FLOW_ERROR by the
+ * pad, which a replica queue would post as an error. */
+static GstFlowReturn
+event_flow (GstStageReorder * self, gboolean ok)
+{
+  GstFlowReturn ret;
+
+  if (ok)
+    return GST_FLOW_OK;
+  g_mutex_lock (&self->lock);
+  ret = self->flushing ? GST_FLOW_FLUSHING : self->srcresult;
+  g_mutex_unlock (&self->lock);
+  if (ret == GST_FLOW_OK && GST_PAD_IS_EOS (self->srcpad))
+    ret = GST_FLOW_EOS;
+  return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
 }
 
 static gboolean
@@ -340,7 +359,11 @@ handle_flush (GstStageReorder * self, guint idx, GstEvent * event)
   return gst_pad_push_event (self->srcpad, event);
 }
 
-static gboolean
+/* An event function that returns a flow, not a boolean: a replica's
+ * events refused because downstream ended must say EOS (or FLUSHING), not
+ * the GST_FLOW_ERROR a FALSE stands for, or the replica's queue stops with
+ * an error where the plain chain ends cleanly (issue 9). */
+static GstFlowReturn
 gst_stage_reorder_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
 {
@@ -364,18 +387,18 @@ gst_stage_reorder_sink_event (GstPad * pad, GstObject * parent,
       input_at (self, idx)->sticky_changed = TRUE;
       g_mutex_unlock (&self->lock);
       gst_event_unref (event);
-      return TRUE;
+      return GST_FLOW_OK;
     case GST_EVENT_EOS:
-      return handle_eos (self, idx, event);
+      return event_flow (self, handle_eos (self, idx, event));
     case GST_EVENT_FLUSH_START:
     case GST_EVENT_FLUSH_STOP:
-      return handle_flush (self, idx, event);
+      return event_flow (self, handle_flush (self, idx, event));
     default:
       break;
   }
 
   if (!GST_EVENT_IS_SERIALIZED (event))
-    return gst_pad_push_event (self->srcpad, event);
+    return event_flow (self, gst_pad_push_event (self->srcpad, event));
 
   /* Tags, gaps and custom events sit between two frames of one packet:
    * they go out when that packet's replica holds the turn. */
@@ -384,9 +407,9 @@ gst_stage_reorder_sink_event (GstPad * pad, GstObject * parent,
   g_mutex_unlock (&self->lock);
   if (ret != GST_FLOW_OK) {
     gst_event_unref (event);
-    return FALSE;
+    return ret;
   }
-  return gst_pad_push_event (self->srcpad, event);
+  return event_flow (self, gst_pad_push_event (self->srcpad, event));
 }
 
 static gboolean
@@ -443,7 +466,7 @@ gst_stage_reorder_add_input (GstStageReorder * self)
   gst_pad_set_element_private (pad,
       GUINT_TO_POINTER (self->inputs->len + 1));
   gst_pad_set_chain_function (pad, GST_DEBUG_FUNCPTR (gst_stage_reorder_chain));
-  gst_pad_set_event_function (pad,
+  gst_pad_set_event_full_function (pad,
       GST_DEBUG_FUNCPTR (gst_stage_reorder_sink_event));
   GST_PAD_SET_PROXY_CAPS (pad);
   GST_PAD_SET_PROXY_ALLOCATION (pad);

@@ -2039,6 +2039,79 @@ GST_START_TEST (test_no_leaks)
 
 GST_END_TEST;
 
+/* ---------------------------------------------------------------------- */
+/* Downstream ends the stream (issue 9)                                    */
+
+/* A tag before every 3rd frame, as a parser's bitrate tags: sticky events
+ * that a waiting replica still holds when downstream returns EOS. */
+static GstPadProbeReturn
+tag_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  guint *n = user_data;
+
+  if ((*n)++ % 3 == 0)
+    gst_pad_push_event (pad, gst_event_new_tag (gst_tag_list_new
+            (GST_TAG_BITRATE, *n, NULL)));
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs "<frames> ! stagebin replicas=@n ! @down" and expects EOS and not a
+ * single error message: a downstream GST_FLOW_EOS ends the stream as it
+ * does for the plain chain. */
+static void
+check_downstream_eos (guint n, const gchar * down)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=300 ! "
+      CAPS_64x48 " ! identity name=tagger ! stagebin replicas=%u "
+      "work-packet-size=2 ops=\"stageresize width=32 height=24\" ! %s", n,
+      down);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *tagger = gst_bin_get_by_name (GST_BIN (p), "tagger");
+  GstPad *pad = gst_element_get_static_pad (tagger, "src");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  guint tags = 0;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, tag_probe, &tags, NULL);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s does not start", desc);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS within 30 s", desc);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %"
+      GST_PTR_FORMAT, desc, msg);
+  gst_message_unref (msg);
+  /* let the replicas and the source run into the end too */
+  g_usleep (100 * 1000);
+  gst_element_set_state (p, GST_STATE_NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "%s: error after EOS: %" GST_PTR_FORMAT, desc,
+      msg);
+  gst_object_unref (pad);
+  gst_object_unref (tagger);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_downstream_eos)
+{
+  static const gchar *downs[] = {
+    "identity eos-after=20 ! fakesink sync=false",
+    /* a tee returns EOS once all its branches have ended */
+    "tee name=t t. ! queue ! identity eos-after=10 ! fakesink sync=false "
+        "t. ! queue ! identity eos-after=25 ! fakesink sync=false",
+  };
+  guint n, d, run;
+
+  for (run = 0; run < 3; run++)
+    for (d = 0; d < G_N_ELEMENTS (downs); d++)
+      for (n = 1; n <= 3; n++)
+        check_downstream_eos (n, downs[d]);
+}
+
+GST_END_TEST;
+
 static Suite *
 stagebin_suite (void)
 {
@@ -2071,6 +2144,7 @@ stagebin_suite (void)
   tcase_add_test (tc, test_memory_bound);
   tcase_add_test (tc, test_flush_racing_eos);
   tcase_add_test (tc, test_no_leaks);
+  tcase_add_test (tc, test_downstream_eos);
   return s;
 }
 
