@@ -36,6 +36,10 @@
  * sets them again): `group-params="r.ranges=0:10; r.ranges=5:15"`. With
  * @ranges there must be one entry per group.
  *
+ * GAP events from upstream go out in the group being read (dropped
+ * between groups); a later group replaying shared frames gets only the
+ * frames.
+ *
  * Frame index, counters, EOS and flush as in the selectors: the index
  * counts buffers from 0 and, after a flushing seek, continues from the
  * frame the new segment puts the stream at (with a framerate in the caps),
@@ -668,6 +672,16 @@ gst_stage_slice_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_FLUSH_STOP:
       reset_streaming (self);
       self->resync = TRUE;
+      break;
+    case GST_EVENT_GAP:
+      /* a gap belongs to the group being read; outside any group there is
+       * no segment for it downstream, and later groups that replay shared
+       * frames get the frames only */
+      if (!self->cur_open || self->done) {
+        GST_DEBUG_OBJECT (self, "dropping a GAP outside any group");
+        gst_event_unref (event);
+        return TRUE;
+      }
       break;
     case GST_EVENT_EOS:
       if (self->eos_sent) {

@@ -237,6 +237,35 @@ GST_START_TEST (test_gaps_retimed)
 
 GST_END_TEST;
 
+/* Upstream GAPs go out inside the group being read, never outside one
+ * (there is no segment for them downstream there). */
+GST_START_TEST (test_upstream_gaps)
+{
+  GstHarness *h = selector_harness ("stagerepeatnull repeat=2 ! stageslice "
+      "ranges=1:3", CAPS_30);
+  gboolean seen_segment = FALSE;
+  guint gaps = 0;
+  GstEvent *ev;
+
+  fail_unless_equals_int (push_range (h, 0, 2), GST_FLOW_OK);
+  fail_unless_equals_int (push_range (h, 2, 3), GST_FLOW_EOS);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT)
+      seen_segment = TRUE;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      fail_unless (seen_segment, "GAP before the group's segment");
+      gaps++;
+    }
+    gst_event_unref (ev);
+  }
+  /* frame 0's gap came before any group; frame 2's after the last one */
+  fail_unless_equals_int (gaps, 1);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* What the slice sends: per group a stage-group event with its range and
  * position, then a segment whose running time continues where the
  * previous group ended; PTS stay the original frames'. */
@@ -540,6 +569,7 @@ stageslice_suite (void)
   tcase_add_test (tc, test_group_events_and_segments);
   tcase_add_test (tc, test_selectors_per_group);
   tcase_add_test (tc, test_gaps_retimed);
+  tcase_add_test (tc, test_upstream_gaps);
   tcase_add_test (tc, test_size_stride_partial);
   tcase_add_test (tc, test_eos_mid_group);
   tcase_add_test (tc, test_flush_mid_group);
