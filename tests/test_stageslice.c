@@ -428,6 +428,55 @@ GST_START_TEST (test_flush_mid_group)
 
 GST_END_TEST;
 
+/* Reverse playback is refused as by the selectors: a reverse seek does
+ * not go upstream, a reverse segment is an error and its frames are
+ * refused; a forward segment ends the refusal. */
+GST_START_TEST (test_reverse_refused)
+{
+  GstHarness *h = selector_harness ("stageslice size=4", CAPS_30);
+  GstBus *bus = gst_bus_new ();
+  gboolean seek_seen = FALSE;
+  GError *err = NULL;
+  GstMessage *msg;
+  GstSegment seg;
+  GstEvent *ev;
+
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (push_range (h, 0, 2), GST_FLOW_OK);
+  while ((ev = gst_harness_try_pull_upstream_event (h)))
+    gst_event_unref (ev);
+  fail_if (gst_harness_push_upstream_event (h, gst_event_new_seek (-1.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_SET, GST_SECOND)));
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    seek_seen |= GST_EVENT_TYPE (ev) == GST_EVENT_SEEK;
+    gst_event_unref (ev);
+  }
+  fail_if (seek_seen, "a reverse seek went upstream");
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = -1.0;
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  fail_unless_equals_int (push_range (h, 2, 3), GST_FLOW_NOT_SUPPORTED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for a reverse segment");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "everse playback") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_int (push_range (h, 2, 4), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static gboolean
 count_log (const gchar * log_domain, GLogLevelFlags log_level,
     const gchar * message, gpointer user_data)
@@ -573,6 +622,7 @@ stageslice_suite (void)
   tcase_add_test (tc, test_size_stride_partial);
   tcase_add_test (tc, test_eos_mid_group);
   tcase_add_test (tc, test_flush_mid_group);
+  tcase_add_test (tc, test_reverse_refused);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_stride_zero_refused);
   tcase_add_test (tc, test_stagebin_refused);
