@@ -182,6 +182,9 @@ GST_START_TEST (test_repeatnull_positions)
       GstClockTime ts, dur;
 
       if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+        /* marked as nulls, which stageunslice keeps as positions */
+        fail_unless (gst_structure_has_field (gst_event_get_structure (ev),
+                "stage-null"));
         gst_event_parse_gap (ev, &ts, &dur);
         fail_unless_equals_uint64 (ts, next);
         fail_unless_equals_uint64 (ts + dur, frame_pts (i + 1));

@@ -237,6 +237,77 @@ GST_START_TEST (test_gaps_retimed)
 
 GST_END_TEST;
 
+static GstEvent *
+group_event (guint64 index, guint64 start, guint64 end)
+{
+  return gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+      gst_structure_new ("stage-group", "index", G_TYPE_UINT64, index,
+          "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end,
+          "stride", G_TYPE_UINT64, (guint64) 1, "first", G_TYPE_UINT64,
+          (guint64) 0, NULL));
+}
+
+static void
+push_gap_at (GstHarness * h, guint64 frame)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (frame_pts
+              (frame), frame_pts (frame + 1) - frame_pts (frame))));
+}
+
+/* Holes that dropped frames leave (plain GAPs, as the selectors send)
+ * survive only between two frames of one group: before a group's first
+ * frame and after its last one they are not part of the joined stream. */
+GST_START_TEST (test_unslice_holes)
+{
+  GstHarness *h = selector_harness ("stageunslice", CAPS_30);
+  const guint64 want[] = { 1, 2, 4, 5, 6 };
+  GstSegment seg;
+  GstEvent *ev;
+  GstBuffer *b;
+  guint n = 0, gaps = 0;
+
+  fail_unless (gst_harness_push_event (h, group_event (0, 0, 6)));
+  push_gap_at (h, 0);
+  push_range (h, 1, 3);
+  push_gap_at (h, 3);
+  push_range (h, 4, 5);
+  push_gap_at (h, 5);
+  /* group 1 [2, 6) as stageslice sends it: running time goes on at 5/30 */
+  fail_unless (gst_harness_push_event (h, group_event (1, 2, 6)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = seg.position = frame_pts (2);
+  seg.base = frame_pts (5);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_gap_at (h, 2);
+  push_range (h, 3, 5);
+
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless (n < G_N_ELEMENTS (want));
+    fail_unless (GST_BUFFER_PTS (b) + 1 >= frame_pts (want[n])
+        && GST_BUFFER_PTS (b) <= frame_pts (want[n]) + 1, "output %u at %"
+        GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (b)));
+    gst_buffer_unref (b);
+    n++;
+  }
+  fail_unless_equals_int (n, G_N_ELEMENTS (want));
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts, dur;
+
+      gst_event_parse_gap (ev, &ts, &dur);
+      fail_unless_equals_uint64 (ts, frame_pts (3));
+      gaps++;
+    }
+    /* the group events stay inside the slice/unslice section */
+    fail_if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_DOWNSTREAM);
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (gaps, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Upstream GAPs go out inside the group being read, never outside one
  * (there is no segment for them downstream there). */
 GST_START_TEST (test_upstream_gaps)
@@ -619,6 +690,7 @@ stageslice_suite (void)
   tcase_add_test (tc, test_selectors_per_group);
   tcase_add_test (tc, test_gaps_retimed);
   tcase_add_test (tc, test_upstream_gaps);
+  tcase_add_test (tc, test_unslice_holes);
   tcase_add_test (tc, test_size_stride_partial);
   tcase_add_test (tc, test_eos_mid_group);
   tcase_add_test (tc, test_flush_mid_group);
