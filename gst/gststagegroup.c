@@ -229,3 +229,23 @@ gst_stage_group_parse_params (const gchar * text, GError ** error)
   g_ptr_array_unref (entries);
   return out;
 }
+
+GstEvent *
+gst_stage_null_gap_new (GstClockTime timestamp, GstClockTime duration)
+{
+  GstEvent *gap = gst_event_new_gap (timestamp, duration);
+
+  gst_structure_set (gst_event_writable_structure (gap),
+      GST_STAGE_NULL_GAP_FIELD, G_TYPE_BOOLEAN, TRUE, NULL);
+  return gap;
+}
+
+gboolean
+gst_stage_gap_is_null (GstEvent * event)
+{
+  const GstStructure *s = gst_event_get_structure (event);
+  gboolean v = FALSE;
+
+  return GST_EVENT_TYPE (event) == GST_EVENT_GAP && s != NULL
+      && gst_structure_get_boolean (s, GST_STAGE_NULL_GAP_FIELD, &v) && v;
+}

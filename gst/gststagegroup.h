@@ -60,6 +60,16 @@ gint gst_stage_group_apply_params (GstElement * element,
  * parse. NULL or blank text: an empty array. */
 GPtrArray *gst_stage_group_parse_params (const gchar * text, GError ** error);
 
+/* GAP events that stand for Scanner null elements (stagerepeatnull's
+ * empty positions) carry this boolean field in their structure, so that
+ * stageunslice can tell them from the holes that dropped frames leave:
+ * nulls are positions of the stream, holes are not. */
+#define GST_STAGE_NULL_GAP_FIELD "stage-null"
+
+GstEvent *gst_stage_null_gap_new (GstClockTime timestamp,
+    GstClockTime duration);
+gboolean gst_stage_gap_is_null (GstEvent * event);
+
 G_END_DECLS
 
 #endif /* __GST_STAGE_GROUP_H__ */

@@ -25,6 +25,7 @@
 #endif
 
 #include "gststagerepeatbase.h"
+#include "gststagegroup.h"
 #include "gststageutil.h"
 #include "slice.h"
 
@@ -296,7 +297,7 @@ push_gap (GstBaseTransform * trans, GstStageRepeatBasePrivate * priv)
       stage_repeat_slot (pts, dur, 1, K, &gpts, &unused);
       gdur = pts + dur - gpts;
     }
-    gap = gst_event_new_gap (gpts, gdur);
+    gap = gst_stage_null_gap_new (gpts, gdur);
     gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans), gap);
   }
   GST_OBJECT_LOCK (trans);

@@ -36,6 +36,10 @@
  * sets them again): `group-params="r.ranges=0:10; r.ranges=5:15"`. With
  * @ranges there must be one entry per group.
  *
+ * GAP events from upstream go out in the group being read (dropped
+ * between groups); a later group replaying shared frames gets only the
+ * frames.
+ *
  * Frame index, counters, EOS and flush as in the selectors: the index
  * counts buffers from 0 and, after a flushing seek, continues from the
  * frame the new segment puts the stream at (with a framerate in the caps),
@@ -43,7 +47,9 @@
  * the element sends EOS at once and returns GST_FLOW_EOS upstream. `in`
  * counts frames received, `out` frames pushed (with overlaps more than
  * in), `dropped` frames in no group, `groups` the groups opened. Output
- * framerate: the input's divided by @stride.
+ * framerate: the input's divided by @stride. Reverse playback is refused
+ * (a seek with a negative rate fails, such a segment is an error). Seeks
+ * and queries pass upstream unchanged, in the input stream's time.
  *
  * The element depends on frame order, so `stagebin` refuses it with
  * replicas > 1.
@@ -110,6 +116,7 @@ struct _GstStageSlice
   guint64 cur;                  /* group being read */
   gboolean cur_open;            /* its group event went out */
   gboolean done, eos_sent, resync;
+  gboolean reverse;             /* the segment has a negative rate */
   GQueue retained;              /* Retained, for later groups */
   GQueue pending;               /* events and buffers to push, in order */
   GstSegment in_segment, group_segment;
@@ -409,6 +416,7 @@ gst_stage_slice_start (GstBaseTransform * trans)
   self->fps_n = 0;
   self->fps_d = 1;
   self->have_segment = FALSE;
+  self->reverse = FALSE;
   self->seqnum = GST_SEQNUM_INVALID;
   reset_streaming (self);
   GST_OBJECT_LOCK (self);
@@ -552,6 +560,11 @@ gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
   gboolean used = FALSE;
   guint64 i;
 
+  if (G_UNLIKELY (self->reverse)) {
+    /* the error was posted with the segment */
+    gst_buffer_unref (buf);
+    return GST_FLOW_NOT_SUPPORTED;
+  }
   GST_OBJECT_LOCK (self);
   self->in++;
   if (self->done)
@@ -662,12 +675,28 @@ gst_stage_slice_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_segment_copy_into (seg, &self->in_segment);
       self->have_segment = TRUE;
       self->seqnum = gst_event_get_seqnum (event);
+      self->reverse = seg->rate < 0.0;
       gst_event_unref (event);
+      if (self->reverse)
+        GST_ELEMENT_ERROR (self, STREAM, NOT_IMPLEMENTED,
+            ("Reverse playback (segment rate %g) is not supported: groups "
+                "are frame index ranges, read forwards.",
+                self->in_segment.rate), ("Play forwards (rate > 0)."));
       return TRUE;
     }
     case GST_EVENT_FLUSH_STOP:
       reset_streaming (self);
       self->resync = TRUE;
+      break;
+    case GST_EVENT_GAP:
+      /* a gap belongs to the group being read; outside any group there is
+       * no segment for it downstream, and later groups that replay shared
+       * frames get the frames only */
+      if (!self->cur_open || self->done) {
+        GST_DEBUG_OBJECT (self, "dropping a GAP outside any group");
+        gst_event_unref (event);
+        return TRUE;
+      }
       break;
     case GST_EVENT_EOS:
       if (self->eos_sent) {
@@ -681,6 +710,26 @@ gst_stage_slice_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_stage_slice_parent_class)->sink_event
+      (trans, event);
+}
+
+/* Seeks with a negative rate are refused, as by the selectors: the frame
+ * index only counts forwards. */
+static gboolean
+gst_stage_slice_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    gdouble rate;
+
+    gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (rate < 0.0) {
+      GST_WARNING_OBJECT (trans, "refusing a seek with rate %g: reverse "
+          "playback is not supported", rate);
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_stage_slice_parent_class)->src_event
       (trans, event);
 }
 
@@ -770,6 +819,7 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_stage_slice_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_slice_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_stage_slice_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_stage_slice_src_event);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_stage_slice_submit_input_buffer);
   trans_class->generate_output =

@@ -13,7 +13,15 @@
  * its last frame. So a regular stream between slice and unslice stays
  * regular and keeps its caps framerate; an irregular one arrives with
  * framerate 0/1 and keeps it. OFFSET (the frame index from stagesrc) and
- * buffer contents are untouched. GAP events are retimed the same way.
+ * buffer contents are untouched.
+ *
+ * GAP events are of two kinds here. A null element of stagerepeatnull (a
+ * GAP marked "stage-null") is a position of the stream, as in Scanner: it
+ * is retimed like a frame and counts in the group's length. Any other GAP
+ * is a hole left by dropped frames (the selectors send one per dropped
+ * frame): it is kept, retimed, only between two frames of one group; holes
+ * before a group's first frame or after its last are not part of the
+ * joined stream (Scanner's Unslice concatenates the rows that exist).
  *
  * A frame that arrives before any group event means there is no
  * stageslice upstream: the element posts a STREAM error saying so.
@@ -55,6 +63,9 @@ struct _GstStageUnslice
   GstClockTime group_first_rt;  /* running time of the group's 1st frame */
   GstClockTime group_base;      /* its output PTS */
   GstClockTime out_end;         /* where the output so far ends */
+  /* a hole left by dropped frames, held until a frame of the same group
+   * shows it is inside the group (input time, [ts, end)) */
+  GstClockTime hole_ts, hole_end;
   gint fps_n, fps_d;
 
   /* counters, under the object lock */
@@ -105,6 +116,7 @@ reset_streaming (GstStageUnslice * self)
   self->segment_sent = FALSE;
   self->out_end = GST_CLOCK_TIME_NONE;
   self->group_first_rt = self->group_base = GST_CLOCK_TIME_NONE;
+  self->hole_ts = self->hole_end = GST_CLOCK_TIME_NONE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }
 
@@ -191,6 +203,14 @@ gst_stage_unslice_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   out = map_time (self, pts);
+  if (GST_CLOCK_TIME_IS_VALID (self->hole_ts)) {
+    GstClockTime hole = map_time (self, self->hole_ts);
+
+    if (GST_CLOCK_TIME_IS_VALID (hole))
+      gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
+          gst_event_new_gap (hole, self->hole_end - self->hole_ts));
+    self->hole_ts = self->hole_end = GST_CLOCK_TIME_NONE;
+  }
   if (GST_CLOCK_TIME_IS_VALID (out)) {
     GST_BUFFER_PTS (buf) = out;
     GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_IS_VALID (dts) && dts <= pts
@@ -215,6 +235,8 @@ gst_stage_unslice_sink_event (GstBaseTransform * trans, GstEvent * event)
     GST_DEBUG_OBJECT (self, "group %" G_GUINT64_FORMAT, group.index);
     self->in_group = TRUE;
     self->new_group = TRUE;
+    /* a hole at the end of the previous group is not in the joined stream */
+    self->hole_ts = self->hole_end = GST_CLOCK_TIME_NONE;
     GST_OBJECT_LOCK (self);
     self->groups++;
     GST_OBJECT_UNLOCK (self);
@@ -252,6 +274,19 @@ gst_stage_unslice_sink_event (GstBaseTransform * trans, GstEvent * event)
       GstClockTime ts, dur, out;
 
       gst_event_parse_gap (event, &ts, &dur);
+      if (self->in_group && !gst_stage_gap_is_null (event)) {
+        /* A hole where frames were dropped (a selector's GAP): it exists
+         * in the joined stream only between two frames of one group. */
+        if (!self->new_group && GST_CLOCK_TIME_IS_VALID (ts)
+            && GST_CLOCK_TIME_IS_VALID (dur)) {
+          if (!GST_CLOCK_TIME_IS_VALID (self->hole_ts))
+            self->hole_ts = ts;
+          self->hole_end = ts + dur;
+        }
+        gst_event_unref (event);
+        return TRUE;
+      }
+      /* a null element (stagerepeatnull) is a position: keep it */
       out = self->in_group ? map_time (self, ts) : GST_CLOCK_TIME_NONE;
       if (GST_CLOCK_TIME_IS_VALID (out)) {
         GstEvent *ev = gst_event_new_gap (out, dur);

@@ -182,6 +182,9 @@ GST_START_TEST (test_repeatnull_positions)
       GstClockTime ts, dur;
 
       if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+        /* marked as nulls, which stageunslice keeps as positions */
+        fail_unless (gst_structure_has_field (gst_event_get_structure (ev),
+                "stage-null"));
         gst_event_parse_gap (ev, &ts, &dur);
         fail_unless_equals_uint64 (ts, next);
         fail_unless_equals_uint64 (ts + dur, frame_pts (i + 1));
@@ -330,6 +333,32 @@ GST_START_TEST (test_repeat_zero_refused)
 
 GST_END_TEST;
 
+/* GST_PARAM_MUTABLE_READY is enforced: while PLAYING a new repeat is
+ * refused with a warning and the stream keeps its rate. */
+GST_START_TEST (test_no_change_while_playing)
+{
+  GstHarness *h = selector_harness ("stagerepeat repeat=2", CAPS_30);
+  GstElement *e = gst_harness_find_element (h, "stagerepeat");
+  gint hits = 0;
+  GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+      G_LOG_LEVEL_WARNING, g_regex_new ("'repeat'.*NULL or READY", 0, 0,
+          NULL), count_log, &hits, NULL);
+  guint k;
+
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  g_object_set (e, "repeat", 5, NULL);
+  fail_unless_equals_int (hits, 1);
+  g_object_get (e, "repeat", &k, NULL);
+  fail_unless_equals_int (k, 2);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (1)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 4);
+  gst_check_remove_log_filter (filter);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 record_pts (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -405,6 +434,7 @@ stagerepeat_suite (void)
   tcase_add_test (tc, test_missing_timing);
   tcase_add_test (tc, test_flush_and_eos);
   tcase_add_test (tc, test_repeat_zero_refused);
+  tcase_add_test (tc, test_no_change_while_playing);
   tcase_add_test (tc, test_in_stagebin);
   return s;
 }

@@ -237,6 +237,106 @@ GST_START_TEST (test_gaps_retimed)
 
 GST_END_TEST;
 
+static GstEvent *
+group_event (guint64 index, guint64 start, guint64 end)
+{
+  return gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+      gst_structure_new ("stage-group", "index", G_TYPE_UINT64, index,
+          "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end,
+          "stride", G_TYPE_UINT64, (guint64) 1, "first", G_TYPE_UINT64,
+          (guint64) 0, NULL));
+}
+
+static void
+push_gap_at (GstHarness * h, guint64 frame)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (frame_pts
+              (frame), frame_pts (frame + 1) - frame_pts (frame))));
+}
+
+/* Holes that dropped frames leave (plain GAPs, as the selectors send)
+ * survive only between two frames of one group: before a group's first
+ * frame and after its last one they are not part of the joined stream. */
+GST_START_TEST (test_unslice_holes)
+{
+  GstHarness *h = selector_harness ("stageunslice", CAPS_30);
+  const guint64 want[] = { 1, 2, 4, 5, 6 };
+  GstSegment seg;
+  GstEvent *ev;
+  GstBuffer *b;
+  guint n = 0, gaps = 0;
+
+  fail_unless (gst_harness_push_event (h, group_event (0, 0, 6)));
+  push_gap_at (h, 0);
+  push_range (h, 1, 3);
+  push_gap_at (h, 3);
+  push_range (h, 4, 5);
+  push_gap_at (h, 5);
+  /* group 1 [2, 6) as stageslice sends it: running time goes on at 5/30 */
+  fail_unless (gst_harness_push_event (h, group_event (1, 2, 6)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = seg.position = frame_pts (2);
+  seg.base = frame_pts (5);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_gap_at (h, 2);
+  push_range (h, 3, 5);
+
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless (n < G_N_ELEMENTS (want));
+    fail_unless (GST_BUFFER_PTS (b) + 1 >= frame_pts (want[n])
+        && GST_BUFFER_PTS (b) <= frame_pts (want[n]) + 1, "output %u at %"
+        GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (b)));
+    gst_buffer_unref (b);
+    n++;
+  }
+  fail_unless_equals_int (n, G_N_ELEMENTS (want));
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts, dur;
+
+      gst_event_parse_gap (ev, &ts, &dur);
+      fail_unless_equals_uint64 (ts, frame_pts (3));
+      gaps++;
+    }
+    /* the group events stay inside the slice/unslice section */
+    fail_if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_DOWNSTREAM);
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (gaps, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Upstream GAPs go out inside the group being read, never outside one
+ * (there is no segment for them downstream there). */
+GST_START_TEST (test_upstream_gaps)
+{
+  GstHarness *h = selector_harness ("stagerepeatnull repeat=2 ! stageslice "
+      "ranges=1:3", CAPS_30);
+  gboolean seen_segment = FALSE;
+  guint gaps = 0;
+  GstEvent *ev;
+
+  fail_unless_equals_int (push_range (h, 0, 2), GST_FLOW_OK);
+  fail_unless_equals_int (push_range (h, 2, 3), GST_FLOW_EOS);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT)
+      seen_segment = TRUE;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      fail_unless (seen_segment, "GAP before the group's segment");
+      gaps++;
+    }
+    gst_event_unref (ev);
+  }
+  /* frame 0's gap came before any group; frame 2's after the last one */
+  fail_unless_equals_int (gaps, 1);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* What the slice sends: per group a stage-group event with its range and
  * position, then a segment whose running time continues where the
  * previous group ended; PTS stay the original frames'. */
@@ -399,6 +499,55 @@ GST_START_TEST (test_flush_mid_group)
 
 GST_END_TEST;
 
+/* Reverse playback is refused as by the selectors: a reverse seek does
+ * not go upstream, a reverse segment is an error and its frames are
+ * refused; a forward segment ends the refusal. */
+GST_START_TEST (test_reverse_refused)
+{
+  GstHarness *h = selector_harness ("stageslice size=4", CAPS_30);
+  GstBus *bus = gst_bus_new ();
+  gboolean seek_seen = FALSE;
+  GError *err = NULL;
+  GstMessage *msg;
+  GstSegment seg;
+  GstEvent *ev;
+
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (push_range (h, 0, 2), GST_FLOW_OK);
+  while ((ev = gst_harness_try_pull_upstream_event (h)))
+    gst_event_unref (ev);
+  fail_if (gst_harness_push_upstream_event (h, gst_event_new_seek (-1.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_SET, GST_SECOND)));
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    seek_seen |= GST_EVENT_TYPE (ev) == GST_EVENT_SEEK;
+    gst_event_unref (ev);
+  }
+  fail_if (seek_seen, "a reverse seek went upstream");
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = -1.0;
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  fail_unless_equals_int (push_range (h, 2, 3), GST_FLOW_NOT_SUPPORTED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for a reverse segment");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "everse playback") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_int (push_range (h, 2, 4), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static gboolean
 count_log (const gchar * log_domain, GLogLevelFlags log_level,
     const gchar * message, gpointer user_data)
@@ -540,9 +689,12 @@ stageslice_suite (void)
   tcase_add_test (tc, test_group_events_and_segments);
   tcase_add_test (tc, test_selectors_per_group);
   tcase_add_test (tc, test_gaps_retimed);
+  tcase_add_test (tc, test_upstream_gaps);
+  tcase_add_test (tc, test_unslice_holes);
   tcase_add_test (tc, test_size_stride_partial);
   tcase_add_test (tc, test_eos_mid_group);
   tcase_add_test (tc, test_flush_mid_group);
+  tcase_add_test (tc, test_reverse_refused);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_stride_zero_refused);
   tcase_add_test (tc, test_stagebin_refused);
