@@ -222,6 +222,8 @@ def test_failures_and_crash():
     check(p.returncode == 1 and t.get(0, ("",))[0] == "crashed" and t.get(1) == ("ok", "5")
           and t.get(2) == ("ok", "5"), f"a crashed job never stops the others: {t} {err[-300:]}")
     check("signal 11" in err, "the crash is reported with its signal")
+    check(not [f for f in os.listdir(f"{TMP}/slow") if f.endswith(".sb-part")],
+          "a crashed job's temporary output is removed")
 
 
 def children(pid):
@@ -360,6 +362,22 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
 
+def test_frames_and_stdout():
+    m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
+    r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
+             "stagestride stride={stride} ! queue ! jpegenc ! avimux ! "
+             "filesink location=" + TMP + "/fr-{name}.avi", m])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t.get(0) == ("ok", "4"),
+          f"frames are counted after stagestride, where the encoder takes them: {t}")
+    m = write(f"{TMP}/dump.csv", "name\nd\n")
+    r = run(["--progress=none", "videotestsrc num-buffers=2 ! video/x-raw,width=8,height=8 ! "
+             "identity dump=true ! fakesink name={name}", m])
+    log = open(f"{TMP}/dump.batch/logs/job-0.log").read()
+    check(r.returncode == 0 and table(r.stdout).get(0) == ("ok", "2") and "00000000" in log,
+          f"what elements print on stdout goes to the job's log, not the report: {r.stderr[-300:]}")
+
+
 def test_docs_examples():
     """The blocks marked <!-- run: quickstart --> in docs/stage-batch.md and
     docs/distributed.md, in order, in one directory, as a user would."""
@@ -386,7 +404,8 @@ def test_docs_examples():
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
-             test_shards_and_profile, test_jobs_and_progress, test_docs_examples]
+             test_shards_and_profile, test_jobs_and_progress, test_frames_and_stdout,
+             test_docs_examples]
     only = sys.argv[1:]
     try:
         for t in tests:

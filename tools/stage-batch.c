@@ -825,6 +825,15 @@ job_finished (SbJob * j)
     B.util_sum += j->cpu_s / sb_job_wall_s (j);
     B.util_n++;
   }
+  /* A job killed (timeout, crash) leaves its temporary outputs behind. */
+  if (j->state != SB_JOB_OK) {
+    guint k;
+    for (k = 0; j->outputs && k < j->outputs->len; k++) {
+      gchar *part = sb_partial_name (j->outputs->pdata[k]);
+      g_unlink (part);
+      g_free (part);
+    }
+  }
   if (!sb_job_write_record (j, &err)) {
     g_printerr ("stage-batch: job %u: %s\n", j->index, err->message);
     g_clear_error (&err);
