@@ -362,6 +362,23 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
 
+def test_manifest_and_braces():
+    # BOM, CRLF, a quoted value with a comma, quotes and a newline, a blank line.
+    with open(f"{TMP}/crlf.csv", "wb") as f:
+        f.write(b'\xef\xbb\xbfname,n,note\r\nw1,2,"a, ""quoted""\r\nnote"\r\n\r\nw2,3,x\r\n')
+    r = run(["--progress=none", "videotestsrc num-buffers={n} ! "
+             "video/x-raw,format={I420,YV12},width=32,height=24 ! fakesink name={name}",
+             f"{TMP}/crlf.csv"])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t == {0: ("ok", "2"), 1: ("ok", "3")},
+          f"BOM, CRLF, quoted newlines and caps lists in braces: {t} {r.stderr[-300:]}")
+    r = run(["--dry-run", "videotestsrc num-buffers={n} ! video/x-raw,format={{I420}} ! "
+             "fakesink name={name}", f"{TMP}/crlf.csv"])
+    check(r.returncode == 0 and "format={I420}" in r.stdout, f"{{{{ }}}} are literal braces: {r.stdout}")
+    bad_usage(["videotestsrc ! video/x-raw,format={I420} ! fakesink", f"{TMP}/crlf.csv"],
+              r"\{I420\}.*literal braces", "a brace placeholder that is not a column")
+
+
 def test_frames_and_stdout():
     m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
     r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
@@ -404,7 +421,8 @@ def test_docs_examples():
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
-             test_shards_and_profile, test_jobs_and_progress, test_frames_and_stdout,
+             test_shards_and_profile, test_jobs_and_progress, test_manifest_and_braces,
+             test_frames_and_stdout,
              test_docs_examples]
     only = sys.argv[1:]
     try:
