@@ -10,7 +10,8 @@
  * Profiles. Each job's stageprof outputs go to DIR/job-N/, beside a
  * job.json the launcher writes when the job ends: its row, status, frames,
  * and the wall clock of the child's ts 0 (read by the child just before
- * gst_init, where GStreamer takes the tracers' ts 0). The merge puts every
+ * gst_init, where GStreamer takes the tracers' ts 0), unless the trace records
+ * its own (stageprof_start, from newer stageprof). The merge puts every
  * job's trace on one axis from those wall clocks, a process per job named
  * after its row, and adds one "job" slice per job on a "stage-batch" track,
  * so a job that crashed before tracing anything is still there.
@@ -338,6 +339,18 @@ read_records (const gchar * dir, GHashTable * only, GError ** error)
   return recs;
 }
 
+static gint64
+record_ts0 (JsonObject * r)
+{
+  const gchar *trace = json_object_get_string_member_with_default (r,
+      "trace_path", NULL);
+  gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+
+  if (trace)
+    sp_merge_trace_wall_start (trace, &ts0);
+  return ts0;
+}
+
 static void
 merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
 {
@@ -361,6 +374,10 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
 
   if (trace && !g_file_test (trace, G_FILE_TEST_EXISTS))
     trace = NULL;
+  /* A trace that records its own wall-clock start is placed by it; else by
+   * the one the runner read before gst_init (see the top of this file). */
+  if (trace)
+    sp_merge_trace_wall_start (trace, &ts0);
   pid = sp_merge_writer_add_trace (w, trace, pname, ts0 - origin, NULL, &err);
   if (!pid) {
     g_printerr ("stage-batch: job %" G_GINT64_FORMAT ": %s\n", job,
@@ -397,7 +414,7 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     return FALSE;
   for (i = 0; i < recs->len; i++) {
     JsonObject *r = recs->pdata[i];
-    gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+    gint64 ts0 = record_ts0 (r);
     gint64 st = json_object_get_int_member_with_default (r, "start_wall_us",
         ts0);
     origin = MIN (origin, MIN (ts0, st));
@@ -407,6 +424,8 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     g_ptr_array_free (recs, TRUE);
     return FALSE;
   }
+  if (recs->len)
+    sp_merge_writer_set_origin (w, origin);
   jobs = json_array_new ();
   for (i = 0; i < recs->len; i++) {
     merge_one_trace (w, recs->pdata[i], origin);
