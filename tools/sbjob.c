@@ -447,3 +447,84 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
   g_ptr_array_free (recs, TRUE);
   return ok;
 }
+
+/* ---- stage-batch's side of a job ------------------------------------------ */
+
+gchar *
+sb_job_tracers_env (const SbJob * j)
+{
+  const gchar *old = g_getenv ("GST_TRACERS");
+  gchar *t = g_build_filename (j->prof_dir, "trace.json", NULL);
+  gchar *s = g_build_filename (j->prof_dir, "summary.json", NULL);
+  gchar *d = g_build_filename (j->prof_dir, "profile.db", NULL);
+  gchar *qt = g_strescape (t, NULL), *qs = g_strescape (s, NULL);
+  gchar *qd = g_strescape (d, NULL);
+  gchar *v = g_strdup_printf ("%s%sstageprof(trace=\"%s\",summary=\"%s\","
+      "db=\"%s\")", old && *old ? old : "", old && *old ? ";" : "", qt, qs,
+      qd);
+
+  g_free (t);
+  g_free (s);
+  g_free (d);
+  g_free (qt);
+  g_free (qs);
+  g_free (qd);
+  return v;
+}
+
+void
+sb_job_read_verdict (SbJob * j)
+{
+  gchar *path;
+  JsonParser *p;
+
+  if (!j->prof_dir)
+    return;
+  path = g_build_filename (j->prof_dir, "summary.json", NULL);
+  p = json_parser_new ();
+  if (json_parser_load_from_file (p, path, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+    const gchar *v = json_object_get_string_member_with_default
+        (json_node_get_object (json_parser_get_root (p)), "verdict", NULL);
+    if (v) {
+      g_free (j->verdict);
+      j->verdict = g_strdup (v);
+    }
+  }
+  g_object_unref (p);
+  g_free (path);
+}
+
+static gint
+by_index (gconstpointer a, gconstpointer b)
+{
+  const SbJob *x = *(SbJob **) a, *y = *(SbJob **) b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void
+sb_jobs_print_table (GPtrArray * jobs)
+{
+  guint i, lw = 5;
+
+  g_ptr_array_sort (jobs, by_index);
+  for (i = 0; i < jobs->len; i++)
+    lw = MAX (lw, g_utf8_strlen (((SbJob *) jobs->pdata[i])->label, -1));
+  lw = MIN (lw, 32);
+  g_print ("%5s  %-*s  %-8s  %8s  %8s  %8s  %s\n", "job", lw, "label",
+      "status", "frames", "fps", "wall_s", "verdict");
+  for (i = 0; i < jobs->len; i++) {
+    SbJob *j = jobs->pdata[i];
+    gdouble wall = sb_job_wall_s (j);
+    const gchar *v = j->verdict ? j->verdict : j->error ? j->error : "-";
+
+    if (j->state == SB_JOB_SKIPPED || j->state == SB_JOB_PENDING)
+      g_print ("%5u  %-*s  %-8s  %8s  %8s  %8s  %s\n", j->index, lw,
+          j->label, sb_job_state_name (j->state), "-", "-", "-",
+          j->state == SB_JOB_SKIPPED ? "completed by an earlier run" : "-");
+    else
+      g_print ("%5u  %-*s  %-8s  %8" G_GUINT64_FORMAT "  %8.1f  %8.2f  %s\n",
+          j->index, lw, j->label, sb_job_state_name (j->state), j->frames,
+          wall > 0 ? j->frames / wall : 0.0, wall, v);
+  }
+}
