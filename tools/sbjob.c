@@ -516,7 +516,9 @@ sb_jobs_print_table (GPtrArray * jobs)
   for (i = 0; i < jobs->len; i++) {
     SbJob *j = jobs->pdata[i];
     gdouble wall = sb_job_wall_s (j);
-    const gchar *v = j->verdict ? j->verdict : j->error ? j->error : "-";
+    /* A job that did not succeed shows why; one that did, its bottleneck. */
+    const gchar *v = j->state != SB_JOB_OK && j->error ? j->error :
+        j->verdict ? j->verdict : "-";
 
     if (j->state == SB_JOB_SKIPPED || j->state == SB_JOB_PENDING)
       g_print ("%5u  %-*s  %-8s  %8s  %8s  %8s  %s\n", j->index, lw,
