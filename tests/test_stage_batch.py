@@ -362,6 +362,23 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
 
+def test_interrupt():
+    m = write(f"{TMP}/int.csv", "name,n,sleep\ni0,25,20000\ni1,25,20000\ni2,25,20000\n")
+    p = subprocess.Popen([SB, "--jobs", "1", "--progress=jsonl", SLOW, m], cwd=TMP,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(1200):
+        if any("--run-one" in cmdline(k) for k in children(p.pid)):
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    t = table(out)
+    started = [e["job"] for e in events(err) if e["event"] == "job-start"]
+    check(p.returncode == 1 and len(started) == 1 and t.get(started[0]) == ("ok", "25")
+          and sum(1 for v in t.values() if v[0] == "pending") == 2,
+          f"Ctrl-C lets the running job finish and starts no other: {t} {started}")
+
+
 def test_manifest_and_braces():
     # BOM, CRLF, a quoted value with a comma, quotes and a newline, a blank line.
     with open(f"{TMP}/crlf.csv", "wb") as f:
@@ -421,7 +438,8 @@ def test_docs_examples():
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
-             test_shards_and_profile, test_jobs_and_progress, test_manifest_and_braces,
+             test_shards_and_profile, test_jobs_and_progress, test_interrupt,
+             test_manifest_and_braces,
              test_frames_and_stdout,
              test_docs_examples]
     only = sys.argv[1:]
