@@ -207,7 +207,7 @@ def test_failures_and_crash():
     p = subprocess.Popen([SB, "--jobs", "3", "--progress=jsonl", SLOW, m], cwd=TMP,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     victim = None
-    for _ in range(200):
+    for _ in range(1200):
         for pid in children(p.pid):
             if "slow/long.avi" in cmdline(pid):
                 victim = pid
@@ -222,6 +222,8 @@ def test_failures_and_crash():
     check(p.returncode == 1 and t.get(0, ("",))[0] == "crashed" and t.get(1) == ("ok", "5")
           and t.get(2) == ("ok", "5"), f"a crashed job never stops the others: {t} {err[-300:]}")
     check("signal 11" in err, "the crash is reported with its signal")
+    check(not [f for f in os.listdir(f"{TMP}/slow") if f.endswith(".sb-part")],
+          "a crashed job's temporary output is removed")
 
 
 def children(pid):
@@ -248,7 +250,7 @@ def cmdline(pid):
 
 def test_timeout_and_retries():
     m = write(f"{TMP}/to.csv", "name,n,sleep\nstuck,10000,20000\nquick,3,0\n")
-    r = run(["--timeout", "1", "--retries", "1", "--progress=jsonl", SLOW, m])
+    r = run(["--timeout", "2", "--retries", "1", "--progress=jsonl", SLOW, m])
     t = table(r.stdout)
     check(r.returncode == 1 and t.get(0, ("",))[0] == "timeout" and t.get(1) == ("ok", "3"),
           f"--timeout kills the stuck job: {t}")
@@ -268,7 +270,7 @@ def test_resume_after_kill9():
     p = subprocess.Popen([SB, "--jobs", "1", "--progress=none", SLOW, m], cwd=TMP,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     done = f"{TMP}/res.batch/done"
-    for _ in range(600):
+    for _ in range(3000):
         if os.path.isdir(done) and len(os.listdir(done)) >= 2:
             break
         time.sleep(0.02)
@@ -360,6 +362,56 @@ def test_jobs_and_progress():
     check(r.returncode == 0 and r.stderr == "", f"--progress=none is quiet: {r.stderr!r}")
 
 
+def test_interrupt():
+    m = write(f"{TMP}/int.csv", "name,n,sleep\ni0,25,20000\ni1,25,20000\ni2,25,20000\n")
+    p = subprocess.Popen([SB, "--jobs", "1", "--progress=jsonl", SLOW, m], cwd=TMP,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(1200):
+        if any("--run-one" in cmdline(k) for k in children(p.pid)):
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    t = table(out)
+    started = [e["job"] for e in events(err) if e["event"] == "job-start"]
+    check(p.returncode == 1 and len(started) == 1 and t.get(started[0]) == ("ok", "25")
+          and sum(1 for v in t.values() if v[0] == "pending") == 2,
+          f"Ctrl-C lets the running job finish and starts no other: {t} {started}")
+
+
+def test_manifest_and_braces():
+    # BOM, CRLF, a quoted value with a comma, quotes and a newline, a blank line.
+    with open(f"{TMP}/crlf.csv", "wb") as f:
+        f.write(b'\xef\xbb\xbfname,n,note\r\nw1,2,"a, ""quoted""\r\nnote"\r\n\r\nw2,3,x\r\n')
+    r = run(["--progress=none", "videotestsrc num-buffers={n} ! "
+             "video/x-raw,format={I420,YV12},width=32,height=24 ! fakesink name={name}",
+             f"{TMP}/crlf.csv"])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t == {0: ("ok", "2"), 1: ("ok", "3")},
+          f"BOM, CRLF, quoted newlines and caps lists in braces: {t} {r.stderr[-300:]}")
+    r = run(["--dry-run", "videotestsrc num-buffers={n} ! video/x-raw,format={{I420}} ! "
+             "fakesink name={name}", f"{TMP}/crlf.csv"])
+    check(r.returncode == 0 and "format={I420}" in r.stdout, f"{{{{ }}}} are literal braces: {r.stdout}")
+    bad_usage(["videotestsrc ! video/x-raw,format={I420} ! fakesink", f"{TMP}/crlf.csv"],
+              r"\{I420\}.*literal braces", "a brace placeholder that is not a column")
+
+
+def test_frames_and_stdout():
+    m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
+    r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
+             "stagestride stride={stride} ! queue ! jpegenc ! avimux ! "
+             "filesink location=" + TMP + "/fr-{name}.avi", m])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t.get(0) == ("ok", "4"),
+          f"frames are counted after stagestride, where the encoder takes them: {t}")
+    m = write(f"{TMP}/dump.csv", "name\nd\n")
+    r = run(["--progress=none", "videotestsrc num-buffers=2 ! video/x-raw,width=8,height=8 ! "
+             "identity dump=true ! fakesink name={name}", m])
+    log = open(f"{TMP}/dump.batch/logs/job-0.log").read()
+    check(r.returncode == 0 and table(r.stdout).get(0) == ("ok", "2") and "00000000" in log,
+          f"what elements print on stdout goes to the job's log, not the report: {r.stderr[-300:]}")
+
+
 def test_docs_examples():
     """The blocks marked <!-- run: quickstart --> in docs/stage-batch.md and
     docs/distributed.md, in order, in one directory, as a user would."""
@@ -386,7 +438,10 @@ def test_docs_examples():
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
-             test_shards_and_profile, test_jobs_and_progress, test_docs_examples]
+             test_shards_and_profile, test_jobs_and_progress, test_interrupt,
+             test_manifest_and_braces,
+             test_frames_and_stdout,
+             test_docs_examples]
     only = sys.argv[1:]
     try:
         for t in tests:

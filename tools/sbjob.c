@@ -10,7 +10,8 @@
  * Profiles. Each job's stageprof outputs go to DIR/job-N/, beside a
  * job.json the launcher writes when the job ends: its row, status, frames,
  * and the wall clock of the child's ts 0 (read by the child just before
- * gst_init, where GStreamer takes the tracers' ts 0). The merge puts every
+ * gst_init, where GStreamer takes the tracers' ts 0), unless the trace records
+ * its own (stageprof_start, from newer stageprof). The merge puts every
  * job's trace on one axis from those wall clocks, a process per job named
  * after its row, and adds one "job" slice per job on a "stage-batch" track,
  * so a job that crashed before tracing anything is still there.
@@ -338,6 +339,18 @@ read_records (const gchar * dir, GHashTable * only, GError ** error)
   return recs;
 }
 
+static gint64
+record_ts0 (JsonObject * r)
+{
+  const gchar *trace = json_object_get_string_member_with_default (r,
+      "trace_path", NULL);
+  gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+
+  if (trace)
+    sp_merge_trace_wall_start (trace, &ts0);
+  return ts0;
+}
+
 static void
 merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
 {
@@ -361,6 +374,10 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
 
   if (trace && !g_file_test (trace, G_FILE_TEST_EXISTS))
     trace = NULL;
+  /* A trace that records its own wall-clock start is placed by it; else by
+   * the one the runner read before gst_init (see the top of this file). */
+  if (trace)
+    sp_merge_trace_wall_start (trace, &ts0);
   pid = sp_merge_writer_add_trace (w, trace, pname, ts0 - origin, NULL, &err);
   if (!pid) {
     g_printerr ("stage-batch: job %" G_GINT64_FORMAT ": %s\n", job,
@@ -397,7 +414,7 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     return FALSE;
   for (i = 0; i < recs->len; i++) {
     JsonObject *r = recs->pdata[i];
-    gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+    gint64 ts0 = record_ts0 (r);
     gint64 st = json_object_get_int_member_with_default (r, "start_wall_us",
         ts0);
     origin = MIN (origin, MIN (ts0, st));
@@ -407,6 +424,8 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     g_ptr_array_free (recs, TRUE);
     return FALSE;
   }
+  if (recs->len)
+    sp_merge_writer_set_origin (w, origin);
   jobs = json_array_new ();
   for (i = 0; i < recs->len; i++) {
     merge_one_trace (w, recs->pdata[i], origin);
@@ -427,4 +446,87 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
   json_array_unref (jobs);
   g_ptr_array_free (recs, TRUE);
   return ok;
+}
+
+/* ---- stage-batch's side of a job ------------------------------------------ */
+
+gchar *
+sb_job_tracers_env (const SbJob * j)
+{
+  const gchar *old = g_getenv ("GST_TRACERS");
+  gchar *t = g_build_filename (j->prof_dir, "trace.json", NULL);
+  gchar *s = g_build_filename (j->prof_dir, "summary.json", NULL);
+  gchar *d = g_build_filename (j->prof_dir, "profile.db", NULL);
+  gchar *qt = g_strescape (t, NULL), *qs = g_strescape (s, NULL);
+  gchar *qd = g_strescape (d, NULL);
+  gchar *v = g_strdup_printf ("%s%sstageprof(trace=\"%s\",summary=\"%s\","
+      "db=\"%s\")", old && *old ? old : "", old && *old ? ";" : "", qt, qs,
+      qd);
+
+  g_free (t);
+  g_free (s);
+  g_free (d);
+  g_free (qt);
+  g_free (qs);
+  g_free (qd);
+  return v;
+}
+
+void
+sb_job_read_verdict (SbJob * j)
+{
+  gchar *path;
+  JsonParser *p;
+
+  if (!j->prof_dir)
+    return;
+  path = g_build_filename (j->prof_dir, "summary.json", NULL);
+  p = json_parser_new ();
+  if (json_parser_load_from_file (p, path, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+    const gchar *v = json_object_get_string_member_with_default
+        (json_node_get_object (json_parser_get_root (p)), "verdict", NULL);
+    if (v) {
+      g_free (j->verdict);
+      j->verdict = g_strdup (v);
+    }
+  }
+  g_object_unref (p);
+  g_free (path);
+}
+
+static gint
+by_index (gconstpointer a, gconstpointer b)
+{
+  const SbJob *x = *(SbJob **) a, *y = *(SbJob **) b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void
+sb_jobs_print_table (GPtrArray * jobs)
+{
+  guint i, lw = 5;
+
+  g_ptr_array_sort (jobs, by_index);
+  for (i = 0; i < jobs->len; i++)
+    lw = MAX (lw, g_utf8_strlen (((SbJob *) jobs->pdata[i])->label, -1));
+  lw = MIN (lw, 32);
+  g_print ("%5s  %-*s  %-8s  %8s  %8s  %8s  %s\n", "job", lw, "label",
+      "status", "frames", "fps", "wall_s", "verdict");
+  for (i = 0; i < jobs->len; i++) {
+    SbJob *j = jobs->pdata[i];
+    gdouble wall = sb_job_wall_s (j);
+    /* A job that did not succeed shows why; one that did, its bottleneck. */
+    const gchar *v = j->state != SB_JOB_OK && j->error ? j->error :
+        j->verdict ? j->verdict : "-";
+
+    if (j->state == SB_JOB_SKIPPED || j->state == SB_JOB_PENDING)
+      g_print ("%5u  %-*s  %-8s  %8s  %8s  %8s  %s\n", j->index, lw,
+          j->label, sb_job_state_name (j->state), "-", "-", "-",
+          j->state == SB_JOB_SKIPPED ? "completed by an earlier run" : "-");
+    else
+      g_print ("%5u  %-*s  %-8s  %8" G_GUINT64_FORMAT "  %8.1f  %8.2f  %s\n",
+          j->index, lw, j->label, sb_job_state_name (j->state), j->frames,
+          wall > 0 ? j->frames / wall : 0.0, wall, v);
+  }
 }

@@ -77,6 +77,14 @@ gboolean sb_profile_merge (const gchar * dir, GHashTable * only,
     const gchar * trace_path, const gchar * summary_path, guint * n_jobs,
     GError ** error);
 
+/* GST_TRACERS for a job under --profile: stageprof into its directory,
+ * after any tracers already set. */
+gchar *sb_job_tracers_env (const SbJob * j);
+/* The bottleneck verdict from the job's stageprof summary, if any. */
+void sb_job_read_verdict (SbJob * j);
+/* The final table on stdout, by job number (sorts `jobs`). */
+void sb_jobs_print_table (GPtrArray * jobs);
+
 gboolean sb_write_json (JsonNode * node, const gchar * path, GError ** error);
 /* One line of JSON, numbers with 6 significant digits. */
 gchar *sb_json_compact (JsonNode * node);

@@ -284,14 +284,18 @@ counter_clear (SbCounter * c)
 
 /* ---- reporting ----------------------------------------------------------- */
 
+/* The report channel: the process's original stdout. Anything else written
+ * to stdout (elements that print) goes to stderr, the job's log. */
+static FILE *report;
+
 static void
 emit (JsonBuilder * b)
 {
   JsonNode *root = json_builder_get_root (b);
   gchar *s = json_to_string (root, FALSE);
 
-  fprintf (stdout, "%s\n", s);
-  fflush (stdout);
+  fprintf (report, "%s\n", s);
+  fflush (report);
   g_free (s);
   json_node_unref (root);
   g_object_unref (b);
@@ -500,6 +504,15 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
       return 1;
   }
 #endif
+
+  {
+    gint fd = dup (STDOUT_FILENO);
+    report = fd >= 0 ? fdopen (fd, "w") : NULL;
+    if (!report)
+      report = stdout;
+    else
+      dup2 (STDERR_FILENO, STDOUT_FILENO);
+  }
 
   b = event_new ("start");
   json_builder_set_member_name (b, "pid");

@@ -19,6 +19,7 @@ struct _SpMergeWriter
   gboolean first;
   gboolean failed;
   guint next_pid;
+  gint64 origin_wall_us;        /* 0: not set */
   JsonGenerator *gen;
 };
 
@@ -132,10 +133,14 @@ add_event (SpMergeInput * in, JsonObject * o)
   const gchar *ph = json_object_get_string_member_with_default (o, "ph", "");
   const gchar *name = json_object_get_string_member_with_default (o, "name",
       "");
+  gint64 pid = json_object_get_int_member_with_default (o, "pid", 0);
 
-  if (json_object_has_member (o, "pid"))
-    json_object_set_int_member (o, "pid", map_pid (in,
-            json_object_get_int_member (o, "pid")));
+  /* The merged trace gets one wall-clock start of its own. */
+  if (strcmp (ph, "M") == 0 && strcmp (name, "stageprof_start") == 0)
+    return;
+  /* pid 0 is trace-wide metadata (stageprof_link), not a process. */
+  if (pid != 0)
+    json_object_set_int_member (o, "pid", map_pid (in, pid));
   if (json_object_has_member (o, "ts"))
     json_object_set_double_member (o, "ts",
         json_object_get_double_member (o, "ts") + in->offset_us);
@@ -293,11 +298,70 @@ sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
   json_object_unref (o);
 }
 
+void
+sp_merge_writer_set_origin (SpMergeWriter * w, gint64 origin_wall_us)
+{
+  w->origin_wall_us = origin_wall_us;
+}
+
+gboolean
+sp_merge_trace_wall_start (const gchar * trace_path, gint64 * ts0_wall_us)
+{
+  FILE *f = fopen (trace_path, "rb");
+  JsonParser *p;
+  gchar *line = NULL;
+  size_t cap = 0;
+  guint n = 0;
+  gboolean found = FALSE;
+
+  if (!f)
+    return FALSE;
+  p = json_parser_new ();
+  /* stageprof writes it with the first metadata, before any slice. */
+  while (!found && n++ < 4096 && getline (&line, &cap, f) >= 0) {
+    gchar *s = g_strstrip (line);
+    JsonObject *o, *args;
+
+    if (!strstr (s, "\"stageprof_start\""))
+      continue;
+    if (*s == ',')
+      s++;
+    if (!json_parser_load_from_data (p, s, -1, NULL)
+        || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)))
+      continue;
+    o = json_node_get_object (json_parser_get_root (p));
+    args = json_object_has_member (o, "args") ?
+        json_object_get_object_member (o, "args") : NULL;
+    if (args && json_object_has_member (args, "wall_clock_us")) {
+      *ts0_wall_us = json_object_get_int_member (args, "wall_clock_us") -
+          (gint64) json_object_get_double_member_with_default (args, "ts_us",
+          0);
+      found = TRUE;
+    }
+  }
+  free (line);
+  g_object_unref (p);
+  fclose (f);
+  return found;
+}
+
 gboolean
 sp_merge_writer_close (SpMergeWriter * w, GError ** error)
 {
   gboolean ok;
 
+  if (w->origin_wall_us) {
+    JsonObject *o = json_object_new (), *args = json_object_new ();
+    json_object_set_string_member (o, "name", "stageprof_start");
+    json_object_set_string_member (o, "ph", "M");
+    json_object_set_int_member (o, "pid", 0);
+    json_object_set_int_member (o, "tid", 0);
+    json_object_set_int_member (args, "wall_clock_us", w->origin_wall_us);
+    json_object_set_double_member (args, "ts_us", 0);
+    json_object_set_object_member (o, "args", args);
+    write_object (w, o);
+    json_object_unref (o);
+  }
   if (fputs ("]\n", w->f) == EOF)
     w->failed = TRUE;
   if (fclose (w->f) != 0)

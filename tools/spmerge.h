@@ -21,7 +21,9 @@ SpMergeWriter *sp_merge_writer_new (const gchar * path, GError ** error);
  * `offset_us`. A trace cut short (kill -9) is read up to its last whole
  * line. Returns the pid of the input's first process (allocated even when
  * the trace is missing or empty, so the caller can add its own events to
- * it), or 0 with `error` set; `*n_events` gets the number of events read. */
+ * it), or 0 with `error` set; `*n_events` gets the number of events copied.
+ * Events of pid 0 (trace-wide metadata such as stageprof_link) keep pid 0;
+ * the input's stageprof_start is dropped (see sp_merge_writer_set_origin). */
 guint sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
     const gchar * name, gdouble offset_us, guint64 * n_events,
     GError ** error);
@@ -34,6 +36,18 @@ guint sp_merge_writer_add_process (SpMergeWriter * w, const gchar * name);
 void sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
     const gchar * thread_name, const gchar * name, gdouble ts_us,
     gdouble dur_us, JsonObject * args);
+
+/* The wall-clock time (µs since the epoch) of the merged trace's ts 0: the
+ * merged trace then records it as stageprof does
+ * ({"name":"stageprof_start","ph":"M","args":{"wall_clock_us":W,"ts_us":0}}),
+ * so it can itself be merged again. */
+void sp_merge_writer_set_origin (SpMergeWriter * w, gint64 origin_wall_us);
+
+/* The wall clock of a trace's ts 0, from the stageprof_start event that
+ * stageprof writes near its top (wall_clock_us - ts_us). FALSE when the
+ * trace has none (an older stageprof, another tracer). */
+gboolean sp_merge_trace_wall_start (const gchar * trace_path,
+    gint64 * ts0_wall_us);
 
 /* Writes the closing bracket; frees `w` whatever happens. */
 gboolean sp_merge_writer_close (SpMergeWriter * w, GError ** error);

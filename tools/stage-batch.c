@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sbcheck.h"
 #include "sbjob.h"
 #include "sbmanifest.h"
 #include "sbrun.h"
@@ -79,6 +80,7 @@ typedef struct
 } Batch;
 
 static Batch B;
+static gchar *merge_dir;
 
 static void start_more (void);
 
@@ -115,13 +117,15 @@ static GOptionEntry entries[] = {
   {"state-dir", 0, 0, G_OPTION_ARG_FILENAME, &B.state_dir,
         "Where logs and done markers go (default: MANIFEST.batch beside the "
         "manifest, or ./stage-batch.batch with --input)", "DIR"},
+  {"merge-profile", 0, 0, G_OPTION_ARG_FILENAME, &merge_dir,
+        "Instead of running: merge every job profile under DIR (from any "
+        "number of shards) into DIR/trace.json and DIR/summary.json", "DIR"},
   {NULL}
 };
 
-/* Hidden: the child side, and the merge of shard profiles. */
+/* Hidden: the child side. */
 static gchar *run_one_desc;
 static gint parent_pid;
-static gchar *merge_dir;
 
 static GOptionEntry hidden_entries[] = {
   {"run-one", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &run_one_desc,
@@ -131,12 +135,6 @@ static GOptionEntry hidden_entries[] = {
   {NULL}
 };
 
-static GOptionEntry merge_entries[] = {
-  {"merge-profile", 0, 0, G_OPTION_ARG_FILENAME, &merge_dir,
-        "Merge every job profile under DIR (from any number of shards) into "
-        "DIR/trace.json and DIR/summary.json, and run nothing else", "DIR"},
-  {NULL}
-};
 
 static void
 usage_error (const gchar * fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -165,60 +163,13 @@ parse_uint (const gchar * s, const gchar * what)
   return (guint) v;
 }
 
-/* --shard I/N, N (index from the scheduler), or the scheduler's own
- * variables: Kubernetes sets JOB_COMPLETION_INDEX (the count is the Job's
- * `completions`, which it does not export: STAGE_BATCH_SHARDS), Slurm sets
- * SLURM_ARRAY_TASK_ID/_COUNT (and _MIN: an array 1-8 has ids from 1). */
 static void
 parse_shard (void)
 {
-  const gchar *k8s = g_getenv ("JOB_COMPLETION_INDEX");
-  const gchar *sid = g_getenv ("SLURM_ARRAY_TASK_ID");
-  const gchar *scount = g_getenv ("SLURM_ARRAY_TASK_COUNT");
-  const gchar *smin = g_getenv ("SLURM_ARRAY_TASK_MIN");
-  const gchar *count = g_getenv ("STAGE_BATCH_SHARDS");
-  gint64 index = -1, n = 0;
+  GError *err = NULL;
 
-  if (B.shard_opt && strchr (B.shard_opt, '/')) {
-    gchar **p = g_strsplit (B.shard_opt, "/", 2);
-    index = parse_uint (p[0], "--shard I/N");
-    n = parse_uint (p[1], "--shard I/N");
-    g_strfreev (p);
-  } else {
-    if (B.shard_opt)
-      n = parse_uint (B.shard_opt, "--shard N");
-    if (k8s) {
-      index = parse_uint (k8s, "JOB_COMPLETION_INDEX");
-      if (!n && count)
-        n = parse_uint (count, "STAGE_BATCH_SHARDS");
-      if (!n)
-        usage_error ("JOB_COMPLETION_INDEX is set but not the number of "
-            "shards: pass --shard N (the Job's completions) or set "
-            "STAGE_BATCH_SHARDS");
-    } else if (sid) {
-      index = parse_uint (sid, "SLURM_ARRAY_TASK_ID");
-      if (smin)
-        index -= parse_uint (smin, "SLURM_ARRAY_TASK_MIN");
-      if (!n && scount)
-        n = parse_uint (scount, "SLURM_ARRAY_TASK_COUNT");
-      if (!n)
-        usage_error ("SLURM_ARRAY_TASK_ID is set but not "
-            "SLURM_ARRAY_TASK_COUNT: pass --shard N");
-    } else if (B.shard_opt) {
-      usage_error ("--shard %s: no shard index (use --shard I/N, or run "
-          "under a Kubernetes Indexed Job or a Slurm array)", B.shard_opt);
-    }
-  }
-  if (n == 0 && index < 0) {
-    B.shard_i = 0;
-    B.shard_n = 1;
-    return;
-  }
-  if (n < 1 || index < 0 || index >= n)
-    usage_error ("shard %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT ": the "
-        "index must be from 0 to N-1", index, n);
-  B.shard_i = index;
-  B.shard_n = n;
+  if (!sb_parse_shard (B.shard_opt, &B.shard_i, &B.shard_n, &err))
+    usage_error ("%s", err->message);
 }
 
 static void
@@ -241,95 +192,6 @@ parse_progress (void)
 
 /* ---- validation ---------------------------------------------------------- */
 
-/* The manifest column whose value an error message quotes, if any. */
-static gchar *
-blame_column (const SbJob * j, const gchar * msg)
-{
-  const gchar *const *names = sb_template_placeholders (B.t);
-  guint i;
-
-  for (i = 0; names[i]; i++) {
-    gchar *v = sb_template_value (B.m, j->index, names[i]);
-    gboolean hit = v && strlen (v) > 0 && strstr (msg, v);
-    g_free (v);
-    if (hit)
-      return g_strdup_printf (" (the value of column \"%s\")", names[i]);
-  }
-  return g_strdup ("");
-}
-
-/* Whether files can be created in `path` or, where it does not exist yet
- * (it is created before the jobs start), in its nearest existing ancestor.
- * Tried for real with a probe file: access() says yes to root everywhere,
- * read-only mounts and /proc included. */
-static gboolean
-dir_writable (const gchar * path, gchar ** which)
-{
-  gchar *d = g_strdup (path), *probe;
-  gint fd;
-
-  while (!g_file_test (d, G_FILE_TEST_EXISTS)) {
-    gchar *up = g_path_get_dirname (d);
-    if (strcmp (up, d) == 0) {
-      g_free (up);
-      break;
-    }
-    g_free (d);
-    d = up;
-  }
-  probe = g_build_filename (d, ".stage-batch-probe-XXXXXX", NULL);
-  fd = g_file_test (d, G_FILE_TEST_IS_DIR) ? g_mkstemp (probe) : -1;
-  if (fd < 0) {
-    g_free (probe);
-    *which = d;
-    return FALSE;
-  }
-  close (fd);
-  g_unlink (probe);
-  g_free (probe);
-  g_free (d);
-  return TRUE;
-}
-
-/* Threads a job keeps busy, from its pipeline: one per streaming thread
- * (sources and queue-like elements start one each). A first guess only:
- * --jobs auto corrects it from the CPU time of finished jobs. */
-static guint
-count_threads (GstElement * pipeline)
-{
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
-  GValue v = G_VALUE_INIT;
-  guint n = 0;
-
-  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
-    GstElement *e = g_value_get_object (&v);
-    const gchar *f = GST_OBJECT_NAME (gst_element_get_factory (e));
-    if (!GST_IS_BIN (e) && ((e->numsinkpads == 0 && e->numsrcpads > 0)
-            || g_str_has_prefix (f, "queue") || strcmp (f, "multiqueue") == 0))
-      n++;
-    g_value_reset (&v);
-  }
-  g_value_unset (&v);
-  gst_iterator_free (it);
-  return MAX (n, 1);
-}
-
-static guint64
-input_weight (guint row)
-{
-  const gchar *const *names = sb_template_placeholders (B.t);
-  guint64 w = 0;
-  guint i;
-
-  for (i = 0; names[i]; i++) {
-    const gchar *v = sb_manifest_value (B.m, row, names[i]);
-    GStatBuf st;
-    if (v && g_stat (v, &st) == 0 && S_ISREG (st.st_mode))
-      w += st.st_size;
-  }
-  return w;
-}
-
 /* Parses the job's pipeline in this process: an unknown element, property
  * or value is found here, before anything runs. */
 static void
@@ -341,7 +203,8 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
   guint i;
 
   if (!p) {
-    gchar *col = blame_column (j, err ? err->message : "");
+    gchar *col = sb_blame_column (B.t, B.m, j->index,
+        err ? err->message : "");
     usage_error ("%s: job %u's pipeline does not parse: %s%s\n  pipeline: %s",
         j->where, j->index, err ? err->message : "unknown error", col,
         j->pipeline);
@@ -352,7 +215,7 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     gchar *dir = g_path_get_dirname (o), *bad = NULL;
     gpointer other;
 
-    if (!g_hash_table_contains (B.dirs_ok, dir) && !dir_writable (dir, &bad))
+    if (!g_hash_table_contains (B.dirs_ok, dir) && !sb_dir_writable (dir, &bad))
       usage_error ("%s: job %u writes \"%s\", but \"%s\" is not a writable "
           "directory", j->where, j->index, o, bad);
     if (g_hash_table_lookup_extended (outputs, o, NULL, &other))
@@ -363,7 +226,7 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     g_hash_table_add (B.dirs_ok, dir);
   }
   if (threads && GST_IS_BIN (p))
-    *threads = count_threads (p);
+    *threads = sb_pipeline_threads (p);
   gst_object_unref (p);
 }
 
@@ -390,7 +253,7 @@ make_jobs (void)
       json_object_set_string_member (j->row, B.m->columns[c],
           ((gchar **) B.m->rows->pdata[r])[c]);
     j->pipeline = sb_template_expand (B.t, B.m, r);
-    j->weight = input_weight (r);
+    j->weight = sb_input_weight (B.t, B.m, r);
     check_job (j, outputs, first ? &threads : NULL);
     first = FALSE;
     name = g_strdup_printf ("job-%u.log", r);
@@ -642,28 +505,6 @@ on_job_timeout (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gchar *
-tracers_env (const SbJob * j)
-{
-  const gchar *old = g_getenv ("GST_TRACERS");
-  gchar *t = g_build_filename (j->prof_dir, "trace.json", NULL);
-  gchar *s = g_build_filename (j->prof_dir, "summary.json", NULL);
-  gchar *d = g_build_filename (j->prof_dir, "profile.db", NULL);
-  gchar *qt = g_strescape (t, NULL), *qs = g_strescape (s, NULL);
-  gchar *qd = g_strescape (d, NULL);
-  gchar *v = g_strdup_printf ("%s%sstageprof(trace=\"%s\",summary=\"%s\","
-      "db=\"%s\")", old && *old ? old : "", old && *old ? ";" : "", qt, qs,
-      qd);
-
-  g_free (t);
-  g_free (s);
-  g_free (d);
-  g_free (qt);
-  g_free (qs);
-  g_free (qd);
-  return v;
-}
-
 static gboolean
 open_log (SbJob * j, gint * fd)
 {
@@ -720,7 +561,7 @@ start_job (SbJob * j)
   l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_take_stderr_fd (l, fd);
   if (j->prof_dir) {
-    gchar *t = tracers_env (j);
+    gchar *t = sb_job_tracers_env (j);
     g_subprocess_launcher_setenv (l, "GST_TRACERS", t, TRUE);
     g_free (t);
   }
@@ -783,29 +624,6 @@ classify (SbJob * j)
 }
 
 static void
-read_verdict (SbJob * j)
-{
-  gchar *path;
-  JsonParser *p;
-
-  if (!j->prof_dir)
-    return;
-  path = g_build_filename (j->prof_dir, "summary.json", NULL);
-  p = json_parser_new ();
-  if (json_parser_load_from_file (p, path, NULL)
-      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
-    const gchar *v = json_object_get_string_member_with_default
-        (json_node_get_object (json_parser_get_root (p)), "verdict", NULL);
-    if (v) {
-      g_free (j->verdict);
-      j->verdict = g_strdup (v);
-    }
-  }
-  g_object_unref (p);
-  g_free (path);
-}
-
-static void
 job_finished (SbJob * j)
 {
   GError *err = NULL;
@@ -814,7 +632,7 @@ job_finished (SbJob * j)
     j->end_mono = g_get_monotonic_time ();
   B.running--;
   classify (j);
-  read_verdict (j);
+  sb_job_read_verdict (j);
   if (j->state == SB_JOB_OK && !sb_job_write_marker (j, B.state_dir, &err)) {
     j->state = SB_JOB_FAILED;
     j->error = g_strdup_printf ("cannot write its done marker: %s",
@@ -824,6 +642,15 @@ job_finished (SbJob * j)
   if (j->state == SB_JOB_OK && j->cpu_s > 0 && sb_job_wall_s (j) > 0) {
     B.util_sum += j->cpu_s / sb_job_wall_s (j);
     B.util_n++;
+  }
+  /* A job killed (timeout, crash) leaves its temporary outputs behind. */
+  if (j->state != SB_JOB_OK) {
+    guint k;
+    for (k = 0; j->outputs && k < j->outputs->len; k++) {
+      gchar *part = sb_partial_name (j->outputs->pdata[k]);
+      g_unlink (part);
+      g_free (part);
+    }
   }
   if (!sb_job_write_record (j, &err)) {
     g_printerr ("stage-batch: job %u: %s\n", j->index, err->message);
@@ -913,40 +740,6 @@ on_interrupt (gpointer data)
 
 /* ---- the end ------------------------------------------------------------- */
 
-static gint
-by_index (gconstpointer a, gconstpointer b)
-{
-  const SbJob *x = *(SbJob **) a, *y = *(SbJob **) b;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static void
-print_table (void)
-{
-  guint i, lw = 5;
-
-  g_ptr_array_sort (B.jobs, by_index);
-  for (i = 0; i < B.jobs->len; i++)
-    lw = MAX (lw, g_utf8_strlen (((SbJob *) B.jobs->pdata[i])->label, -1));
-  lw = MIN (lw, 32);
-  g_print ("%5s  %-*s  %-8s  %8s  %8s  %8s  %s\n", "job", lw, "label",
-      "status", "frames", "fps", "wall_s", "verdict");
-  for (i = 0; i < B.jobs->len; i++) {
-    SbJob *j = B.jobs->pdata[i];
-    gdouble wall = sb_job_wall_s (j);
-    const gchar *v = j->verdict ? j->verdict : j->error ? j->error : "-";
-
-    if (j->state == SB_JOB_SKIPPED || j->state == SB_JOB_PENDING)
-      g_print ("%5u  %-*s  %-8s  %8s  %8s  %8s  %s\n", j->index, lw,
-          j->label, sb_job_state_name (j->state), "-", "-", "-",
-          j->state == SB_JOB_SKIPPED ? "completed by an earlier run" : "-");
-    else
-      g_print ("%5u  %-*s  %-8s  %8" G_GUINT64_FORMAT "  %8.1f  %8.2f  %s\n",
-          j->index, lw, j->label, sb_job_state_name (j->state), j->frames,
-          wall > 0 ? j->frames / wall : 0.0, wall, v);
-  }
-}
-
 static gboolean
 write_profile (void)
 {
@@ -998,7 +791,7 @@ finish (void)
         (g_get_monotonic_time () - B.t0_mono) / 1e6);
     jsonl (o);
   }
-  print_table ();
+  sb_jobs_print_table (B.jobs);
   for (i = 0; i < B.jobs->len; i++) {
     SbJob *j = B.jobs->pdata[i];
     if (j->state == SB_JOB_OK || j->state == SB_JOB_SKIPPED)
@@ -1017,83 +810,6 @@ finish (void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static gchar *
-find_self (const gchar * argv0)
-{
-  gchar *p = g_file_read_link ("/proc/self/exe", NULL);
-
-  if (p)
-    return p;
-  if (strchr (argv0, '/'))
-    return g_canonicalize_filename (argv0, NULL);
-  p = g_find_program_in_path (argv0);
-  return p ? p : g_strdup (argv0);
-}
-
-static void
-default_state_dir (const gchar * manifest)
-{
-  if (B.state_dir)
-    return;
-  if (!manifest) {
-    B.state_dir = g_strdup ("stage-batch.batch");
-  } else {
-    gchar *dir = g_path_get_dirname (manifest);
-    gchar *base = g_path_get_basename (manifest);
-    gchar *dot = strrchr (base, '.');
-    gchar *name;
-    if (dot && dot != base)
-      *dot = '\0';
-    name = g_strdup_printf ("%s.batch", base);
-    B.state_dir = g_build_filename (dir, name, NULL);
-    g_free (dir);
-    g_free (base);
-    g_free (name);
-  }
-}
-
-/* A gst-launch-1.0 command line for a description: one shell word per
- * token. gst-launch joins its arguments again, escaping the spaces outside
- * double quotes, so each token must be one argument (the whole description
- * as one would not parse). */
-static gchar *
-shell_line (const gchar * desc)
-{
-  GString *out = g_string_new ("gst-launch-1.0 -e");
-  const gchar *p = desc;
-
-  while (*p) {
-    const gchar *w;
-    gboolean in_q = FALSE, plain = TRUE;
-    gchar *tok;
-
-    while (g_ascii_isspace (*p))
-      p++;
-    if (!*p)
-      break;
-    for (w = p; *p && (in_q || !g_ascii_isspace (*p)); p++) {
-      if (*p == '"')
-        in_q = !in_q;
-      else if (*p == '\\' && in_q && p[1])
-        p++;
-    }
-    tok = g_strndup (w, p - w);
-    for (w = tok; *w; w++)
-      if (!g_ascii_isalnum (*w) && !strchr ("_-./=:,+@%!", *w))
-        plain = FALSE;
-    g_string_append_c (out, ' ');
-    if (plain) {
-      g_string_append (out, tok);
-    } else {
-      gchar *q = g_shell_quote (tok);
-      g_string_append (out, q);
-      g_free (q);
-    }
-    g_free (tok);
-  }
-  return g_string_free (out, FALSE);
-}
-
 static void
 print_dry_run (void)
 {
@@ -1101,7 +817,7 @@ print_dry_run (void)
 
   for (i = 0; i < B.jobs->len; i++) {
     SbJob *j = B.jobs->pdata[i];
-    gchar *line = shell_line (j->pipeline);
+    gchar *line = sb_shell_line (j->pipeline);
     g_print ("# job %u (%s)%s\n%s\n", j->index, j->where,
         j->state == SB_JOB_SKIPPED ? ": completed by an earlier run" : "",
         line);
@@ -1189,7 +905,7 @@ main (int argc, char *argv[])
   /* The wall clock at (just before) GStreamer's ts 0: see sbrun.h. */
   gint64 ts0_wall_us = g_get_real_time ();
   GOptionContext *ctx;
-  GOptionGroup *hidden, *merge;
+  GOptionGroup *hidden;
   GError *err = NULL;
   const gchar *manifest = NULL;
 
@@ -1219,10 +935,6 @@ main (int argc, char *argv[])
       "Exit status: 0 all jobs succeeded, 1 some failed (their logs are "
       "listed), 2 bad usage.\nSee stage-batch(1) and docs/stage-batch.md.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  merge = g_option_group_new ("merge", "Merging shard profiles:",
-      "Show the merge option", NULL, NULL);
-  g_option_group_add_entries (merge, merge_entries);
-  g_option_context_add_group (ctx, merge);
   hidden = g_option_group_new ("internal", "", "", NULL, NULL);
   g_option_group_add_entries (hidden, hidden_entries);
   g_option_context_add_group (ctx, hidden);
@@ -1244,10 +956,10 @@ main (int argc, char *argv[])
 
   if (argc < 2 || argc > 3 || (B.inputs && argc != 2)
       || (!B.inputs && argc != 3)) {
-    gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
-    g_printerr ("stage-batch: %s\n\n%s", B.inputs ? "with --input, give "
-        "only the TEMPLATE" : "give a TEMPLATE and a MANIFEST", help);
-    g_free (help);
+    g_printerr ("stage-batch: %s\nUsage: stage-batch [OPTIONS] TEMPLATE "
+        "MANIFEST, or --input FILE... TEMPLATE (see --help)\n", B.inputs ?
+        "with --input, give only the TEMPLATE" : "give a TEMPLATE and a "
+        "MANIFEST");
     return EXIT_USAGE;
   }
   g_option_context_free (ctx);
@@ -1277,14 +989,15 @@ main (int argc, char *argv[])
   B.t = sb_template_new (argv[1], &err);
   if (!B.t || !sb_template_check (B.t, B.m, &err))
     usage_error ("%s", err->message);
-  default_state_dir (manifest);
+  if (!B.state_dir)
+    B.state_dir = sb_default_state_dir (manifest);
   {
     gchar *bad = NULL;
-    if (!dir_writable (B.state_dir, &bad))
+    if (!sb_dir_writable (B.state_dir, &bad))
       usage_error ("the state directory \"%s\" cannot be created or "
           "written (\"%s\" is not a writable directory); see --state-dir",
           B.state_dir, bad);
-    if (B.profile_dir && !dir_writable (B.profile_dir, &bad))
+    if (B.profile_dir && !sb_dir_writable (B.profile_dir, &bad))
       usage_error ("the profile directory \"%s\" cannot be created or "
           "written (\"%s\" is not a writable directory)", B.profile_dir, bad);
   }
@@ -1296,7 +1009,7 @@ main (int argc, char *argv[])
           "cannot find (is the plugin installed, or GST_PLUGIN_PATH set?)");
     gst_object_unref (f);
   }
-  B.self_exe = find_self (argv[0]);
+  B.self_exe = sb_find_self (argv[0]);
   make_jobs ();
   g_ptr_array_sort (B.jobs, longest_first);
   if (B.jobs->len == 0) {

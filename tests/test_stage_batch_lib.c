@@ -1,0 +1,309 @@
+/* stage-batch's libraries on their own: the manifest and template
+ * (tools/sbmanifest.c) and the trace and summary merge (tools/spmerge.c),
+ * which stageprof-report can share. The tool end to end is
+ * test_stage_batch.py. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "../tools/sbmanifest.h"
+#include "../tools/spmerge.h"
+
+static SbManifest *
+parse (const gchar * path, const gchar * text, GError ** err)
+{
+  return sb_manifest_parse (path, text, strlen (text), err);
+}
+
+GST_START_TEST (test_manifest_csv)
+{
+  GError *err = NULL;
+  SbManifest *m = parse ("j.csv", "\xef\xbb\xbfinput, width \r\n"
+      "\"a b.mp4\",640\r\n\r\n\"say \"\"hi\"\"\nthere\",  320  \r\nlast,1", &err);
+
+  g_assert_no_error (err);
+  fail_unless_equals_int (m->n_columns, 2);
+  fail_unless_equals_string (m->columns[1], "width");
+  fail_unless_equals_int (m->rows->len, 3);
+  fail_unless_equals_string (sb_manifest_value (m, 0, "input"), "a b.mp4");
+  fail_unless_equals_string (sb_manifest_value (m, 1, "input"),
+      "say \"hi\"\nthere");
+  fail_unless_equals_string (sb_manifest_value (m, 1, "width"), "320");
+  fail_unless_equals_string (sb_manifest_value (m, 2, "width"), "1");
+  {
+    gchar *w = sb_manifest_where (m, 1), *l = sb_manifest_label (m, 0);
+    fail_unless_equals_string (w, "j.csv:4");
+    fail_unless_equals_string (l, "a b");
+    g_free (w);
+    g_free (l);
+  }
+  sb_manifest_free (m);
+
+  m = parse ("j.txt", "a\tb\n1\t2,3\n", &err);
+  g_assert_no_error (err);
+  fail_unless_equals_string (sb_manifest_value (m, 0, "b"), "2,3");
+  sb_manifest_free (m);
+}
+
+GST_END_TEST;
+
+static void
+expect_error (const gchar * text, const gchar * part)
+{
+  GError *err = NULL;
+  SbManifest *m = parse ("bad.csv", text, &err);
+
+  fail_unless (m == NULL, "accepted: %s", text);
+  fail_unless (err && strstr (err->message, part), "\"%s\" not in \"%s\"",
+      part, err ? err->message : "(no error)");
+  g_clear_error (&err);
+}
+
+GST_START_TEST (test_manifest_errors)
+{
+  expect_error ("", "empty manifest");
+  expect_error ("a,b\n", "no rows");
+  expect_error ("a,a\n1,2\n", "\"a\" appears twice");
+  expect_error ("a,,c\n1,2,3\n", "column 2 of the header has no name");
+  expect_error ("a,b\n1,2\n3\n", "bad.csv:3: row 2 (job 1) has 1 value,");
+  expect_error ("a,b\n1,2,3\n", "has 3 values");
+  expect_error ("a,b\n\"1,2\n", "bad.csv:2: a quoted value is never closed");
+  expect_error ("a\n\xff\n", "not UTF-8");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_template)
+{
+  GError *err = NULL;
+  SbManifest *m = parse ("t.csv", "input,w,name\n/x/my clip.mp4,640,o\"k\n",
+      &err);
+  SbTemplate *t = sb_template_new ("filesrc location={input} ! "
+      "video/x-raw,format={I420,NV12},w={w} ! x name=\"{name}-{{lit}}\" ! "
+      "filesink location=out/{stem}-{job}-{w}.mp4 ! y p=\"{input}\"", &err);
+  const gchar *const *ph = sb_template_placeholders (t);
+  gchar *s;
+
+  g_assert_no_error (err);
+  fail_unless_equals_int (g_strv_length ((gchar **) ph), 5);
+  fail_unless_equals_string (ph[0], "input");
+  fail_unless_equals_string (ph[4], "job");
+  fail_unless (sb_template_check (t, m, &err));
+  s = sb_template_expand (t, m, 0);
+  /* Unquoted values that need it are quoted; quoted ones escaped; caps
+   * lists and {{ }} left as braces. */
+  fail_unless_equals_string (s, "filesrc location=\"/x/my clip.mp4\" ! "
+      "video/x-raw,format={I420,NV12},w=640 ! x name=\"o\\\"k-{lit}\" ! "
+      "filesink location=\"out/my clip-0-640.mp4\" ! y p=\"/x/my clip.mp4\"");
+  g_free (s);
+  sb_template_free (t);
+
+  t = sb_template_new ("a b={nope}", &err);
+  fail_if (sb_template_check (t, m, &err));
+  fail_unless (strstr (err->message, "{nope} has no column in t.csv"));
+  g_clear_error (&err);
+  sb_template_free (t);
+  sb_manifest_free (m);
+
+  m = parse ("e.csv", "input,w\na.mp4,\n", &err);
+  t = sb_template_new ("x w={w}", &err);
+  fail_if (sb_template_check (t, m, &err));
+  fail_unless (strstr (err->message, "e.csv:2: row 1 (job 0) has no value "
+          "for column \"w\""));
+  g_clear_error (&err);
+  sb_template_free (t);
+  sb_manifest_free (m);
+}
+
+GST_END_TEST;
+
+/* ---- spmerge ------------------------------------------------------------- */
+
+static gchar *tmpdir;
+
+static gchar *
+write_tmp (const gchar * name, const gchar * text)
+{
+  gchar *p = g_build_filename (tmpdir, name, NULL);
+
+  fail_unless (g_file_set_contents (p, text, -1, NULL));
+  return p;
+}
+
+static JsonArray *
+load_array (const gchar * path, JsonParser * p)
+{
+  GError *err = NULL;
+
+  fail_unless (json_parser_load_from_file (p, path, &err), "%s",
+      err ? err->message : "");
+  return json_node_get_array (json_parser_get_root (p));
+}
+
+static JsonObject *
+find_event (JsonArray * a, const gchar * name, gint64 pid)
+{
+  guint i;
+
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonObject *o = json_array_get_object_element (a, i);
+    if (strcmp (json_object_get_string_member (o, "name"), name) == 0
+        && (pid < 0 || json_object_get_int_member_with_default (o, "pid",
+                -1) == pid))
+      return o;
+  }
+  return NULL;
+}
+
+static gchar *
+write_tmp_first (const gchar * name, const gchar * text)
+{
+  tmpdir = g_dir_make_tmp ("sblib-XXXXXX", NULL);
+  return write_tmp (name, text);
+}
+
+GST_START_TEST (test_merge_traces)
+{
+  /* A stageprof trace cut by kill -9 (no "]", a half line at the end),
+   * with its wall-clock start and a trace-wide link event... */
+  gchar *a = write_tmp_first ("a.json", "[\n"
+      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"pipeline0\"}}\n"
+      ",{\"name\":\"stageprof_start\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"wall_clock_us\":1000500,\"ts_us\":500.000}}\n"
+      ",{\"name\":\"stageprof_link\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"src\":\"a\"}}\n"
+      ",{\"name\":\"dec\",\"ph\":\"X\",\"ts\":10.000,\"dur\":5.000,\"pid\":1,\"tid\":7}\n"
+      ",{\"name\":\"p2\",\"ph\":\"X\",\"ts\":20.000,\"dur\":1.000,\"pid\":2,\"tid\":8}\n"
+      ",{\"name\":\"cut\",\"ph\":\"X\",\"ts\":3");
+  /* ...and any other trace, in the object format, read whole. */
+  gchar *b = write_tmp ("b.json", "{\"traceEvents\":[{\"name\":\"enc\","
+      "\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]}");
+  gchar *out = g_build_filename (tmpdir, "merged.json", NULL);
+  JsonParser *p = json_parser_new ();
+  SpMergeWriter *w;
+  JsonArray *ev;
+  JsonObject *o;
+  GError *err = NULL;
+  guint64 n = 0;
+  gint64 wall = 0;
+  guint pa, pb;
+
+  fail_unless (sp_merge_trace_wall_start (a, &wall));
+  fail_unless_equals_int64 (wall, 1000000);
+  fail_if (sp_merge_trace_wall_start (b, &wall));
+
+  w = sp_merge_writer_new (out, &err);
+  g_assert_no_error (err);
+  sp_merge_writer_set_origin (w, 999000);
+  pa = sp_merge_writer_add_trace (w, a, "job 0 a", 1000.0, &n, &err);
+  g_assert_no_error (err);
+  /* Copied: the link, dec, p2; not the half line, nor the process name and
+   * wall-clock start that the merge writes itself. */
+  fail_unless_equals_int (n, 3);
+  pb = sp_merge_writer_add_trace (w, b, "job 1 b", 0.0, &n, &err);
+  g_assert_no_error (err);
+  fail_unless_equals_int (n, 1);
+  fail_unless (pa != 0 && pb != 0 && pa != pb);
+  sp_merge_writer_add_slice (w, pb, 0, "stage-batch", "job 1: ok", 0, 9,
+      NULL);
+  fail_unless (sp_merge_writer_close (w, &err));
+
+  ev = load_array (out, p);
+  o = find_event (ev, "dec", -1);
+  fail_unless_equals_int64 (json_object_get_int_member (o, "pid"), pa);
+  fail_unless (json_object_get_double_member (o, "ts") == 1010.0);
+  o = find_event (ev, "p2", -1);
+  fail_unless (json_object_get_int_member (o, "pid") != pa
+      && json_object_get_int_member (o, "pid") != pb);
+  fail_unless_equals_int64 (json_object_get_int_member (find_event (ev, "enc",
+              -1), "pid"), pb);
+  /* The first process keeps the caller's name, others get the original in
+   * parentheses; pid 0 metadata stays pid 0; one stageprof_start, ours. */
+  o = find_event (ev, "process_name", pa);
+  fail_unless_equals_string (json_object_get_string_member
+      (json_object_get_object_member (o, "args"), "name"), "job 0 a");
+  fail_unless_equals_int64 (json_object_get_int_member (find_event (ev,
+              "stageprof_link", -1), "pid"), 0);
+  o = find_event (ev, "stageprof_start", -1);
+  fail_unless_equals_int64 (json_object_get_int_member
+      (json_object_get_object_member (o, "args"), "wall_clock_us"), 999000);
+  fail_unless (find_event (ev, "job 1: ok", pb) != NULL);
+
+  g_object_unref (p);
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (out);
+  g_free (a);
+  g_free (b);
+  g_free (out);
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_merge_summaries)
+{
+  gchar *s0 = write_tmp_first ("s0.json", "{\"verdict\":\"decode-bound: x\","
+      "\"elements\":[{\"name\":\"dec\",\"count\":10,\"total_s\":1.5},"
+      "{\"name\":\"enc\",\"count\":10,\"total_s\":0.5}]}");
+  JsonArray *jobs = json_array_new ();
+  JsonObject *j0 = json_object_new (), *j1 = json_object_new (), *t;
+  JsonNode *res;
+  JsonArray *els;
+
+  json_object_set_int_member (j0, "job", 0);
+  json_object_set_string_member (j0, "status", "ok");
+  json_object_set_int_member (j0, "frames", 10);
+  json_object_set_double_member (j0, "wall_s", 2);
+  json_object_set_string_member (j0, "verdict", "decode-bound: x");
+  json_object_set_string_member (j0, "summary_path", s0);
+  json_object_set_int_member (j1, "job", 1);
+  json_object_set_string_member (j1, "status", "crashed");
+  json_object_set_double_member (j1, "wall_s", 1);
+  json_array_add_object_element (jobs, j0);
+  json_array_add_object_element (jobs, j1);
+
+  res = sp_merge_summaries (jobs);
+  t = json_object_get_object_member (json_node_get_object (res), "totals");
+  fail_unless_equals_int (json_object_get_int_member (t, "jobs"), 2);
+  fail_unless_equals_int (json_object_get_int_member (t, "frames"), 10);
+  fail_unless (json_object_get_double_member (t, "job_wall_s") == 3.0);
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (t, "status"), "crashed"), 1);
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (t, "verdicts"), "decode-bound"), 1);
+  els = json_object_get_array_member (t, "elements");
+  fail_unless_equals_string (json_object_get_string_member
+      (json_array_get_object_element (els, 0), "name"), "dec");
+  fail_unless (json_object_has_member (json_array_get_object_element
+          (json_object_get_array_member (json_node_get_object (res), "jobs"),
+              0), "summary"));
+  json_node_unref (res);
+  json_array_unref (jobs);
+  g_unlink (s0);
+  g_free (s0);
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+}
+
+GST_END_TEST;
+
+static Suite *
+stage_batch_lib_suite (void)
+{
+  Suite *s = suite_create ("stage_batch_lib");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_manifest_csv);
+  tcase_add_test (tc, test_manifest_errors);
+  tcase_add_test (tc, test_template);
+  tcase_add_test (tc, test_merge_traces);
+  tcase_add_test (tc, test_merge_summaries);
+  return s;
+}
+
+GST_CHECK_MAIN (stage_batch_lib);

@@ -1,0 +1,276 @@
+/* sbcheck: what stage-batch works out about a batch before it runs it:
+ * writable directories, a job's threads and input size, which column an
+ * error is about, and the gst-launch-1.0 line of a job (--dry-run). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sbcheck.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The manifest column whose value an error message quotes, if any. */
+gchar *
+sb_blame_column (const SbTemplate * t, const SbManifest * m, guint row,
+    const gchar * msg)
+{
+  const gchar *const *names = sb_template_placeholders (t);
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    gchar *v = sb_template_value (m, row, names[i]);
+    gboolean hit = v && strlen (v) > 0 && strstr (msg, v);
+    g_free (v);
+    if (hit)
+      return g_strdup_printf (" (the value of column \"%s\")", names[i]);
+  }
+  return g_strdup ("");
+}
+
+/* Whether files can be created in `path` or, where it does not exist yet
+ * (it is created before the jobs start), in its nearest existing ancestor.
+ * Tried for real with a probe file: access() says yes to root everywhere,
+ * read-only mounts and /proc included. */
+gboolean
+sb_dir_writable (const gchar * path, gchar ** which)
+{
+  gchar *d = g_strdup (path), *probe;
+  gint fd;
+
+  while (!g_file_test (d, G_FILE_TEST_EXISTS)) {
+    gchar *up = g_path_get_dirname (d);
+    if (strcmp (up, d) == 0) {
+      g_free (up);
+      break;
+    }
+    g_free (d);
+    d = up;
+  }
+  probe = g_build_filename (d, ".stage-batch-probe-XXXXXX", NULL);
+  fd = g_file_test (d, G_FILE_TEST_IS_DIR) ? g_mkstemp (probe) : -1;
+  if (fd < 0) {
+    g_free (probe);
+    *which = d;
+    return FALSE;
+  }
+  close (fd);
+  g_unlink (probe);
+  g_free (probe);
+  g_free (d);
+  return TRUE;
+}
+
+/* Threads a job keeps busy, from its pipeline: one per streaming thread
+ * (sources and queue-like elements start one each). A first guess only:
+ * --jobs auto corrects it from the CPU time of finished jobs. */
+guint
+sb_pipeline_threads (GstElement * pipeline)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  guint n = 0;
+
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+    const gchar *f = GST_OBJECT_NAME (gst_element_get_factory (e));
+    if (!GST_IS_BIN (e) && ((e->numsinkpads == 0 && e->numsrcpads > 0)
+            || g_str_has_prefix (f, "queue") || strcmp (f, "multiqueue") == 0))
+      n++;
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return MAX (n, 1);
+}
+
+guint64
+sb_input_weight (const SbTemplate * t, const SbManifest * m, guint row)
+{
+  const gchar *const *names = sb_template_placeholders (t);
+  guint64 w = 0;
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    const gchar *v = sb_manifest_value (m, row, names[i]);
+    GStatBuf st;
+    if (v && g_stat (v, &st) == 0 && S_ISREG (st.st_mode))
+      w += st.st_size;
+  }
+  return w;
+}
+
+/* A gst-launch-1.0 command line for a description: one shell word per
+ * token. gst-launch joins its arguments again, escaping the spaces outside
+ * double quotes, so each token must be one argument (the whole description
+ * as one would not parse). */
+gchar *
+sb_shell_line (const gchar * desc)
+{
+  GString *out = g_string_new ("gst-launch-1.0 -e");
+  const gchar *p = desc;
+
+  while (*p) {
+    const gchar *w;
+    gboolean in_q = FALSE, plain = TRUE;
+    gchar *tok;
+
+    while (g_ascii_isspace (*p))
+      p++;
+    if (!*p)
+      break;
+    for (w = p; *p && (in_q || !g_ascii_isspace (*p)); p++) {
+      if (*p == '"')
+        in_q = !in_q;
+      else if (*p == '\\' && in_q && p[1])
+        p++;
+    }
+    tok = g_strndup (w, p - w);
+    for (w = tok; *w; w++)
+      if (!g_ascii_isalnum (*w) && !strchr ("_-./=:,+@%!", *w))
+        plain = FALSE;
+    g_string_append_c (out, ' ');
+    if (plain) {
+      g_string_append (out, tok);
+    } else {
+      gchar *q = g_shell_quote (tok);
+      g_string_append (out, q);
+      g_free (q);
+    }
+    g_free (tok);
+  }
+  return g_string_free (out, FALSE);
+}
+
+#define SB_ERROR (g_quark_from_static_string ("stage-batch-error"))
+
+static gboolean
+shard_uint (const gchar * s, const gchar * what, gint64 * v, GError ** error)
+{
+  guint64 u;
+
+  if (!g_ascii_string_to_unsigned (s, 10, 0, G_MAXINT, &u, NULL)) {
+    g_set_error (error, SB_ERROR, 0, "%s: \"%s\" is not a whole number",
+        what, s);
+    return FALSE;
+  }
+  *v = (gint64) u;
+  return TRUE;
+}
+
+/* The scheduler's variables: Kubernetes sets JOB_COMPLETION_INDEX (the
+ * count is the Job's `completions`, which it does not export), Slurm sets
+ * SLURM_ARRAY_TASK_ID/_COUNT (and _MIN: an array 1-8 has ids from 1). */
+static gboolean
+shard_from_env (gint64 * index, gint64 * n, GError ** error)
+{
+  const gchar *k8s = g_getenv ("JOB_COMPLETION_INDEX");
+  const gchar *sid = g_getenv ("SLURM_ARRAY_TASK_ID");
+  const gchar *scount = g_getenv ("SLURM_ARRAY_TASK_COUNT");
+  const gchar *smin = g_getenv ("SLURM_ARRAY_TASK_MIN");
+  const gchar *count = g_getenv ("STAGE_BATCH_SHARDS");
+  gint64 min = 0;
+
+  if (k8s) {
+    if (!shard_uint (k8s, "JOB_COMPLETION_INDEX", index, error)
+        || (!*n && count && !shard_uint (count, "STAGE_BATCH_SHARDS", n,
+                error)))
+      return FALSE;
+    if (!*n) {
+      g_set_error (error, SB_ERROR, 0, "JOB_COMPLETION_INDEX is set but not "
+          "the number of shards: pass --shard N (the Job's completions) or "
+          "set STAGE_BATCH_SHARDS");
+      return FALSE;
+    }
+  } else if (sid) {
+    if (!shard_uint (sid, "SLURM_ARRAY_TASK_ID", index, error)
+        || (smin && !shard_uint (smin, "SLURM_ARRAY_TASK_MIN", &min, error))
+        || (!*n && scount && !shard_uint (scount, "SLURM_ARRAY_TASK_COUNT", n,
+                error)))
+      return FALSE;
+    *index -= min;
+    if (!*n) {
+      g_set_error (error, SB_ERROR, 0, "SLURM_ARRAY_TASK_ID is set but not "
+          "SLURM_ARRAY_TASK_COUNT: pass --shard N");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+sb_parse_shard (const gchar * opt, guint * index, guint * count,
+    GError ** error)
+{
+  gint64 i = -1, n = 0;
+
+  if (opt && strchr (opt, '/')) {
+    gchar **p = g_strsplit (opt, "/", 2);
+    gboolean ok = shard_uint (p[0], "--shard I/N", &i, error)
+        && shard_uint (p[1], "--shard I/N", &n, error);
+    g_strfreev (p);
+    if (!ok)
+      return FALSE;
+  } else {
+    if (opt && !shard_uint (opt, "--shard N", &n, error))
+      return FALSE;
+    if (!shard_from_env (&i, &n, error))
+      return FALSE;
+    if (opt && i < 0) {
+      g_set_error (error, SB_ERROR, 0, "--shard %s: no shard index (use "
+          "--shard I/N, or run under a Kubernetes Indexed Job or a Slurm "
+          "array)", opt);
+      return FALSE;
+    }
+  }
+  if (n == 0 && i < 0) {
+    *index = 0;
+    *count = 1;
+    return TRUE;
+  }
+  if (n < 1 || i < 0 || i >= n) {
+    g_set_error (error, SB_ERROR, 0, "shard %" G_GINT64_FORMAT " of %"
+        G_GINT64_FORMAT ": the index must be from 0 to N-1", i, n);
+    return FALSE;
+  }
+  *index = i;
+  *count = n;
+  return TRUE;
+}
+
+gchar *
+sb_find_self (const gchar * argv0)
+{
+  gchar *p = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (p)
+    return p;
+  if (strchr (argv0, '/'))
+    return g_canonicalize_filename (argv0, NULL);
+  p = g_find_program_in_path (argv0);
+  return p ? p : g_strdup (argv0);
+}
+
+gchar *
+sb_default_state_dir (const gchar * manifest)
+{
+  gchar *state;
+
+  if (!manifest) {
+    state = g_strdup ("stage-batch.batch");
+  } else {
+    gchar *dir = g_path_get_dirname (manifest);
+    gchar *base = g_path_get_basename (manifest);
+    gchar *dot = strrchr (base, '.');
+    gchar *name;
+    if (dot && dot != base)
+      *dot = '\0';
+    name = g_strdup_printf ("%s.batch", base);
+    state = g_build_filename (dir, name, NULL);
+    g_free (dir);
+    g_free (base);
+    g_free (name);
+  }
+  return state;
+}

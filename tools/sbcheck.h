@@ -1,0 +1,43 @@
+/* sbcheck: stage-batch's checks and estimates before a batch runs. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "sbmanifest.h"
+
+G_BEGIN_DECLS
+
+/* " (the value of column \"C\")" when `msg` quotes row `row`'s value of a
+ * placeholder column C, else "". */
+gchar *sb_blame_column (const SbTemplate * t, const SbManifest * m,
+    guint row, const gchar * msg);
+
+/* Whether files can be created in `path`, or in its nearest existing
+ * ancestor where it does not exist yet; if not, *which is that directory. */
+gboolean sb_dir_writable (const gchar * path, gchar ** which);
+
+/* Streaming threads of a parsed pipeline (sources, queue-like elements). */
+guint sb_pipeline_threads (GstElement * pipeline);
+
+/* Bytes of the existing files that row `row` names in the template's
+ * placeholders: the job's length, for longest-first. */
+guint64 sb_input_weight (const SbTemplate * t, const SbManifest * m,
+    guint row);
+
+/* "gst-launch-1.0 -e ..." for a description, quoted for a POSIX shell. */
+gchar *sb_shell_line (const gchar * description);
+
+/* The shard to run: --shard I/N, or --shard N with the index from the
+ * scheduler, or the scheduler's variables alone (JOB_COMPLETION_INDEX with
+ * STAGE_BATCH_SHARDS; SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of
+ * SLURM_ARRAY_TASK_COUNT); 0 of 1 when none. */
+gboolean sb_parse_shard (const gchar * opt, guint * index, guint * count,
+    GError ** error);
+
+/* This program's own path, to start the jobs' runners. */
+gchar *sb_find_self (const gchar * argv0);
+/* MANIFEST.batch beside the manifest (without its extension), or
+ * ./stage-batch.batch with --input (manifest NULL). */
+gchar *sb_default_state_dir (const gchar * manifest);
+
+G_END_DECLS
