@@ -49,5 +49,5 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, stages,
     "Scanner-style computation-graph ops: resize, stride, range, gather, "
-    "replicated stages", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
+    "repeat, slice, stored streams, replicated stages", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
     GST_PACKAGE_ORIGIN)
