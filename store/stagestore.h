@@ -23,8 +23,9 @@ G_BEGIN_DECLS
 
 #define STAGE_STORE_CATALOG "catalog.db"
 #define STAGE_STORE_FORMAT_VERSION 1
-/* stored timestamps: nanoseconds, or this for "none" (SQL NULL) */
-#define STAGE_STORE_NONE G_GINT64_CONSTANT (-1)
+/* stored timestamps: stream time in nanoseconds (a DTS may be negative),
+ * or this for "none" (SQL NULL) */
+#define STAGE_STORE_NONE G_MININT64
 
 #define STAGE_STORE_ERROR (stage_store_error_quark ())
 GQuark stage_store_error_quark (void);

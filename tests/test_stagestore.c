@@ -4,9 +4,11 @@
  * (x264enc with and without B-frames, open GOP, openh264enc) in a temp
  * directory that each test removes. */
 #include <gst/check/gstcheck.h>
+#include <gst/base/gstbasesink.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +42,10 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, GArray * out)
 
   gst_buffer_map (buf, &map, GST_MAP_READ);
   f.offset = GST_BUFFER_OFFSET (buf);
-  f.pts = GST_BUFFER_PTS (buf);
+  /* stream time, as the store keeps it (an MP4 edit list, say, moves
+   * buffer times but not stream times) */
+  f.pts = gst_segment_to_stream_time (&GST_BASE_SINK (sink)->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
   f.md5 = g_compute_checksum_for_data (G_CHECKSUM_MD5, map.data, map.size);
   f.data = g_bytes_new (map.data, map.size);
   gst_buffer_unmap (buf, &map);
@@ -356,6 +361,540 @@ GST_START_TEST (test_exact_no_bframes)
 
 GST_END_TEST;
 
+
+/* Encoded round trip: decode=false gives back the ingested packets, with
+ * their timestamps, in decode order. */
+GST_START_TEST (test_roundtrip_packets)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *clip = make_clip (dir, "clip.mp4", 90, "x264enc speed-preset="
+      "ultrafast bframes=2 key-int-max=30");
+  gchar *desc;
+  GArray *ref, *got;
+  guint i;
+
+  ingest (store, "clip", clip);
+  desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "video/x-h264,stream-format=avc,alignment=au", clip);
+  ref = run (desc, NULL);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip decode=false",
+      store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, ref->len);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i), *r = &g_array_index (ref,
+        Frame, i);
+
+    fail_unless (g_str_equal (g->md5, r->md5), "packet %u differs", i);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+  }
+  g_array_unref (got);
+  g_free (desc);
+  /* a selection gives only those frames' packets */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip decode=false "
+      "indices=0,45", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 2);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 0).offset, 0);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 1).offset, 45);
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (clip);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static gdouble
+mean_abs_diff (GBytes * a, GBytes * b, gsize n)
+{
+  const guint8 *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b,
+      NULL);
+  guint64 sum = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    sum += ABS ((gint) x[i] - (gint) y[i]);
+  return (gdouble) sum / n;
+}
+
+/* Raw round trip: encoded with a keyframe at every chunk start (chunks of
+ * io-packet-size), decoded back close to the input, same timestamps. */
+GST_START_TEST (test_roundtrip_raw)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GArray *ref, *got;
+  StageStore *st;
+  StageStreamInfo *info;
+  StageFrame *frames;
+  gsize n, i;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=75 pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1 ! "
+      "stagesink store=%s stream=raw io-packet-size=20", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  st = stage_store_open (store, FALSE, NULL);
+  info = stage_store_lookup (st, "raw", NULL);
+  fail_unless (info != NULL);
+  fail_unless_equals_int (info->frames, 75);
+  fail_unless_equals_int (info->chunks, 4);
+  fail_unless_equals_string (info->codec, "h264");
+  frames = stage_store_load_frames (st, info, &n, NULL);
+  for (i = 0; i < n; i++) {
+    fail_unless_equals_int (frames[i].index, i);        /* no B-frames */
+    fail_unless_equals_int (frames[i].chunk, i / 20);
+    if (i % 20 == 0)
+      fail_unless (frames[i].keyframe, "no keyframe at chunk start %u",
+          (guint) i);
+  }
+  g_free (frames);
+  stage_stream_info_free (info);
+  stage_store_close (st);
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=75 pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1", W, H);
+  ref = run (desc, NULL);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=raw", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 75);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i), *r = &g_array_index (ref,
+        Frame, i);
+
+    fail_unless_equals_uint64 (g->offset, i);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+    fail_unless (mean_abs_diff (g->data, r->data, W * H) < 4.0,
+        "frame %u: mean difference %f", (guint) i,
+        mean_abs_diff (g->data, r->data, W * H));
+  }
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Bytes round trip: any other caps are stored one blob per buffer, and
+ * come back (selected by index) with their timestamps. */
+GST_START_TEST (test_roundtrip_bytes)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  const gchar *src = "videotestsrc num-buffers=12 pattern=ball ! "
+      "video/x-raw,width=64,height=48,framerate=10/1 ! jpegenc";
+  gchar *desc;
+  GArray *ref, *got;
+  guint64 want[] = { 1, 4, 5, 11 };
+  guint i;
+
+  desc = g_strdup_printf ("%s ! stagesink store=%s stream=blobs "
+      "io-packet-size=5", src, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  ref = run (src, NULL);
+  desc = g_strdup_printf ("stagesrc store=%s stream=blobs "
+      "indices=\"11,5,4,1,99\"", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 4);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i);
+    Frame *r = &g_array_index (ref, Frame, want[i]);
+
+    fail_unless_equals_uint64 (g->offset, want[i]);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+    fail_unless (g_bytes_equal (g->data, r->data));
+  }
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static gint
+count_data_dirs (const gchar * store)
+{
+  gchar *p = g_build_filename (store, "data", NULL);
+  GDir *d = g_dir_open (p, 0, NULL);
+  gint n = 0;
+
+  while (d && g_dir_read_name (d))
+    n++;
+  if (d)
+    g_dir_close (d);
+  g_free (p);
+  return n;
+}
+
+static GPid
+spawn_writer (const gchar * store, const gchar * stream, guint frames,
+    gboolean live)
+{
+  gchar *argv[16];
+  gchar *nb = g_strdup_printf ("num-buffers=%u", frames);
+  gchar *caps = g_strdup_printf ("video/x-raw,width=%d,height=%d,"
+      "framerate=%s", W, H, live ? "50/1" : "30/1");
+  gchar *st = g_strdup_printf ("store=%s", store);
+  gchar *sn = g_strdup_printf ("stream=%s", stream);
+  GPid pid;
+  GError *err = NULL;
+  gint i = 0;
+
+  argv[i++] = (gchar *) "gst-launch-1.0";
+  argv[i++] = (gchar *) "-q";
+  argv[i++] = (gchar *) "videotestsrc";
+  argv[i++] = nb;
+  argv[i++] = (gchar *) (live ? "is-live=true" : "is-live=false");
+  argv[i++] = (gchar *) "!";
+  argv[i++] = caps;
+  argv[i++] = (gchar *) "!";
+  argv[i++] = (gchar *) "stagesink";
+  argv[i++] = st;
+  argv[i++] = sn;
+  argv[i++] = (gchar *) "io-packet-size=10";
+  argv[i] = NULL;
+  fail_unless (g_spawn_async (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err), "%s",
+      err ? err->message : "");
+  g_free (nb);
+  g_free (caps);
+  g_free (st);
+  g_free (sn);
+  return pid;
+}
+
+static gint
+wait_child (GPid pid)
+{
+  int status = 0;
+
+  fail_unless (waitpid (pid, &status, 0) == pid);
+  g_spawn_close_pid (pid);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static guint
+count_frames (const gchar * store, const gchar * stream)
+{
+  gchar *desc = g_strdup_printf ("stagesrc store=%s stream=%s", store,
+      stream);
+  GArray *got = run (desc, NULL);
+  guint n = got->len;
+
+  g_array_unref (got);
+  g_free (desc);
+  return n;
+}
+
+/* kill -9 in the middle of a write: the catalog is as before, the older
+ * stream reads, no half stream is listed, the leftover data is an orphan
+ * that verify reports and gc removes. */
+GST_START_TEST (test_kill9_mid_write)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GPid pid;
+  GPtrArray *list, *orphans;
+  StageStore *st;
+  gint waited;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=old", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  fail_unless_equals_int (count_data_dirs (store), 1);
+
+  pid = spawn_writer (store, "half", 100000, TRUE);
+  /* wait until it has written a few chunks */
+  for (waited = 0; waited < 600; waited++) {
+    gchar *p = g_build_filename (store, "data", NULL);
+    GDir *d = g_dir_open (p, 0, NULL);
+    const gchar *n;
+    gint chunks = 0;
+
+    while (d && (n = g_dir_read_name (d))) {
+      if (g_str_has_prefix (n, "half.")) {
+        gchar *c = g_build_filename (p, n, "chunk-000002.bin", NULL);
+
+        chunks = g_file_test (c, G_FILE_TEST_EXISTS);
+        g_free (c);
+      }
+    }
+    if (d)
+      g_dir_close (d);
+    g_free (p);
+    if (chunks)
+      break;
+    g_usleep (100 * 1000);
+  }
+  fail_unless (waited < 600, "the writer never wrote 3 chunks");
+  kill (pid, SIGKILL);
+  wait_child (pid);
+
+  st = stage_store_open (store, FALSE, NULL);
+  fail_unless (st != NULL);
+  list = stage_store_list (st, NULL);
+  fail_unless_equals_int (list->len, 1);
+  fail_unless_equals_string (((StageStreamInfo *) list->pdata[0])->name,
+      "old");
+  fail_unless (stage_store_verify_stream (st, list->pdata[0], NULL));
+  orphans = stage_store_orphans (st, NULL);
+  fail_unless_equals_int (orphans->len, 1);
+  g_ptr_array_unref (orphans);
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  fail_unless_equals_int (count_frames (store, "old"), 40);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Two writers into one store at once, and a reader meanwhile. */
+GST_START_TEST (test_two_writers)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GPid a, b;
+  StageStore *st;
+  GPtrArray *list;
+  guint i;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=30 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=base", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  a = spawn_writer (store, "one", 150, FALSE);
+  b = spawn_writer (store, "two", 150, FALSE);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (count_frames (store, "base"), 30);
+  fail_unless_equals_int (wait_child (a), 0);
+  fail_unless_equals_int (wait_child (b), 0);
+  st = stage_store_open (store, FALSE, NULL);
+  list = stage_store_list (st, NULL);
+  fail_unless_equals_int (list->len, 3);
+  for (i = 0; i < list->len; i++)
+    fail_unless (stage_store_verify_stream (st, list->pdata[i], NULL));
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  fail_unless_equals_int (count_frames (store, "one"), 150);
+  fail_unless_equals_int (count_frames (store, "two"), 150);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static gchar *
+run_error (const gchar * desc)
+{
+  gchar *err = NULL;
+  GArray *got = run (desc, &err);
+
+  if (got)
+    g_array_unref (got);
+  fail_unless (err != NULL, "no error from %s", desc);
+  return err;
+}
+
+static void
+assert_contains (const gchar * text, const gchar * part)
+{
+  fail_unless (strstr (text, part) != NULL, "'%s' not in '%s'", part, text);
+}
+
+/* Every bad input of the issue: a clear error, no crash, no hang. */
+GST_START_TEST (test_bad_input)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc, *err, *chunk, *notstore, *bad;
+  StageStore *st;
+  StageStreamInfo *info;
+  GArray *got;
+  FILE *f;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=clip-one "
+      "io-packet-size=10", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+
+  /* unknown stream: named, with the nearest names */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-on", store);
+  err = run_error (desc);
+  assert_contains (err, "clip-on");
+  assert_contains (err, "nearest names: 'clip-one'");
+  g_free (err);
+  g_free (desc);
+
+  /* missing directory, and a directory that is not a store */
+  desc = g_strdup_printf ("stagesrc store=%s/nope stream=x", dir);
+  err = run_error (desc);
+  assert_contains (err, "does not exist");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=x", dir);
+  err = run_error (desc);
+  assert_contains (err, "is not a store");
+  g_free (err);
+  g_free (desc);
+
+  /* an index past the end: the stream ends after the last frame */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices=\"39,40,1000\"", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 1);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 0).offset, 39);
+  g_array_unref (got);
+  g_free (desc);
+
+  /* invalid selections: the selectors' messages */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=abc",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "Invalid value 'abc' for property 'indices'");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one ranges=5:3",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "Invalid value '5:3' for property 'ranges'");
+  g_free (err);
+  g_free (desc);
+
+  /* mode=error on an existing stream: refused before writing */
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=clip-one", store);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "already has a stream 'clip-one'");
+  fail_unless_equals_int (count_data_dirs (store), 1);
+  g_free (err);
+  g_free (desc);
+  /* mode=ignore keeps it, overwrite replaces it */
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=clip-one mode=ignore", store);
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "clip-one"), 40);
+  fail_unless_equals_int (count_data_dirs (store), 1);
+  g_free (desc);
+
+  /* unsupported caps: not-negotiated, naming what is supported */
+  {
+    GstElement *pipe = gst_pipeline_new (NULL);
+    GstElement *sink = gst_element_factory_make ("stagesink", NULL);
+    GstPad *src = gst_pad_new ("src", GST_PAD_SRC), *sinkpad;
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:NVMM),"
+        "format=I420,width=64,height=48,framerate=30/1");
+    GstMessage *msg;
+    GError *gerr = NULL;
+    GstSegment seg;
+
+    g_object_set (sink, "store", store, "stream", "gpu", NULL);
+    gst_bin_add (GST_BIN (pipe), sink);
+    sinkpad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_set_active (src, TRUE);
+    fail_unless (gst_pad_link (src, sinkpad) == GST_PAD_LINK_OK);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    gst_pad_push_event (src, gst_event_new_stream_start ("s"));
+    gst_pad_push_event (src, gst_event_new_caps (gst_caps_ref (caps)));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    gst_pad_push_event (src, gst_event_new_segment (&seg));
+    fail_unless_equals_int (gst_pad_push (src, gst_buffer_new ()),
+        GST_FLOW_NOT_NEGOTIATED);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &gerr, NULL);
+    fail_unless (g_error_matches (gerr, GST_CORE_ERROR,
+            GST_CORE_ERROR_NEGOTIATION));
+    assert_contains (gerr->message, "supported are video/x-h264");
+    g_error_free (gerr);
+    gst_message_unref (msg);
+    gst_caps_unref (caps);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (sinkpad);
+    gst_object_unref (src);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
+
+  /* a truncated chunk, then a corrupt one: store, stream and chunk named */
+  st = stage_store_open (store, FALSE, NULL);
+  info = stage_store_lookup (st, "clip-one", NULL);
+  chunk = stage_store_chunk_path (st, info, 2);
+  stage_store_close (st);
+  f = fopen (chunk, "r+b");
+  fseek (f, 100, SEEK_SET);
+  fputc (0x5a, f);
+  fputc (0xa5, f);
+  fclose (f);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=25",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "clip-one");
+  assert_contains (err, store);
+  assert_contains (err, "chunk-000002.bin");
+  assert_contains (err, "checksum");
+  g_free (err);
+  fail_unless (truncate (chunk, 50) == 0);
+  err = run_error (desc);
+  assert_contains (err, "chunk-000002.bin");
+  assert_contains (err, "truncated");
+  g_free (err);
+  /* frames in other chunks still read */
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=5,35",
+      store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 2);
+  g_array_unref (got);
+  g_free (desc);
+  stage_stream_info_free (info);
+  g_free (chunk);
+
+  /* a corrupt catalog */
+  bad = g_build_filename (dir, "bad", NULL);
+  g_mkdir (bad, 0777);
+  notstore = g_build_filename (bad, "catalog.db", NULL);
+  g_file_set_contents (notstore, "this is not a database, it is a file that "
+      "is long enough to look like a header of something", -1, NULL);
+  desc = g_strdup_printf ("stagesrc store=%s stream=x", bad);
+  err = run_error (desc);
+  assert_contains (err, "catalog");
+  assert_contains (err, bad);
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=x", bad);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "catalog");
+  g_free (err);
+  g_free (desc);
+  g_free (notstore);
+  g_free (bad);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 stagestore_suite (void)
 {
@@ -368,6 +907,12 @@ stagestore_suite (void)
   tcase_add_test (tc, test_exact_bframes_gop250);
   tcase_add_test (tc, test_exact_open_gop);
   tcase_add_test (tc, test_exact_no_bframes);
+  tcase_add_test (tc, test_roundtrip_packets);
+  tcase_add_test (tc, test_roundtrip_raw);
+  tcase_add_test (tc, test_roundtrip_bytes);
+  tcase_add_test (tc, test_kill9_mid_write);
+  tcase_add_test (tc, test_two_writers);
+  tcase_add_test (tc, test_bad_input);
   return s;
 }
 
