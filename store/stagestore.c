@@ -662,6 +662,29 @@ stage_store_orphans (StageStore * store, GError ** error)
   return out;
 }
 
+gboolean
+stage_store_remove_orphan (StageStore * store, const gchar * data,
+    GError ** error)
+{
+  gchar *abs;
+
+  if (!safe_data_dir (data)) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s': '%s' is not a data directory", store->dir, data);
+    return FALSE;
+  }
+  abs = g_build_filename (store->dir, data, NULL);
+  if (writer_alive (abs)) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s': %s is being written", store->dir, data);
+    g_free (abs);
+    return FALSE;
+  }
+  remove_tree (abs);
+  g_free (abs);
+  return TRUE;
+}
+
 /* ---- reading ---- */
 
 struct StageStoreReader

@@ -120,6 +120,11 @@ gboolean stage_store_remove (StageStore * store, const gchar * name,
  * interrupted writes, or by writes still in progress. */
 GPtrArray *stage_store_orphans (StageStore * store, GError ** error);
 
+/* Removes one orphan (a path as stage_store_orphans() gives it), unless a
+ * writer took it up meanwhile. */
+gboolean stage_store_remove_orphan (StageStore * store, const gchar * data,
+    GError ** error);
+
 /* Checks one stream: the index is consistent and every packet reads back
  * with its CRC. FALSE with the first problem in @error. */
 gboolean stage_store_verify_stream (StageStore * store,
