@@ -115,16 +115,17 @@ def main():
 
 
 def docs_sequences(tmp):
-    """The ```sh blocks of docs/store.md that start from videotestsrc: run
+    """The ```sh blocks with stagesink of README.md and docs/store.md, stagesink.md and stagesrc.md that start from videotestsrc: run
     line by line in one fresh directory (later lines read what earlier ones
     stored), stage-store meaning this build's tool."""
-    path = os.path.join(SRC, "docs", "store.md")
-    if not os.path.exists(path):
-        return
-    text = open(path, encoding="utf-8").read()
+    text = ""
+    for page in ("README.md", "docs/store.md", "docs/stagesink.md", "docs/stagesrc.md"):
+        path = os.path.join(SRC, page)
+        if os.path.exists(path):
+            text += open(path, encoding="utf-8").read()
     for n, block in enumerate(re.findall(r"```sh\n(.*?)```", text, re.S)):
         block = re.sub(r"\\\n\s*", " ", block)
-        if "videotestsrc" not in block:
+        if "videotestsrc" not in block or "stagesink" not in block:
             continue
         d = os.path.join(tmp, f"docs{n}")
         os.mkdir(d)
@@ -134,7 +135,7 @@ def docs_sequences(tmp):
                 continue
             line = re.sub(r"^stage-store\b", TOOL, line)
             r = subprocess.run(line, shell=True, capture_output=True, text=True, cwd=d, timeout=120)
-            check(r.returncode == 0 and "ERROR" not in r.stderr, f"docs/store.md: {line}"
+            check(r.returncode == 0 and "ERROR" not in r.stderr, f"docs: {line}"
                   + ("" if r.returncode == 0 else f"\n{r.stdout[-500:]}{r.stderr[-500:]}"))
 
 
