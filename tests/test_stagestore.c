@@ -162,17 +162,36 @@ rm_rf (const gchar * path)
 
 /* An MP4 clip of @n frames; @enc is the encoder description. */
 static gchar *
-make_clip (const gchar * dir, const gchar * name, guint n, const gchar * enc)
+make_clip_codec (const gchar * dir, const gchar * name, guint n,
+    const gchar * enc, const gchar * codec)
 {
   gchar *path = g_build_filename (dir, name, NULL);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball "
       "motion=sweep ! video/x-raw,format=I420,width=%d,height=%d,"
-      "framerate=30/1 ! %s ! h264parse ! mp4mux ! filesink location=%s", n,
-      W, H, enc, path);
+      "framerate=30/1 ! %s ! %sparse ! mp4mux ! filesink location=%s", n,
+      W, H, enc, codec, path);
 
   run_sink (desc, NULL);
   g_free (desc);
   return path;
+}
+
+static gchar *
+make_clip (const gchar * dir, const gchar * name, guint n, const gchar * enc)
+{
+  return make_clip_codec (dir, name, n, enc, "h264");
+}
+
+static void
+ingest_codec (const gchar * store, const gchar * stream, const gchar * clip,
+    const gchar * codec)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! %sparse "
+      "! stagesink store=%s stream=%s io-packet-size=30", clip, codec, store,
+      stream);
+
+  run_sink (desc, NULL);
+  g_free (desc);
 }
 
 static void
@@ -186,10 +205,10 @@ ingest (const gchar * store, const gchar * stream, const gchar * clip)
 }
 
 static GArray *
-full_decode (const gchar * clip)
+full_decode_codec (const gchar * clip, const gchar * codec)
 {
-  gchar *desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse "
-      "! avdec_h264", clip);
+  gchar *desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! %sparse "
+      "! avdec_%s", clip, codec, codec);
   GArray *a = run (desc, NULL);
 
   g_free (desc);
@@ -313,14 +332,14 @@ check_patterns (const gchar * store, const gchar * stream, GArray * ref,
 }
 
 static void
-exact_case (const gchar * enc, guint n, guint gop)
+exact_case_codec (const gchar * enc, guint n, guint gop, const gchar * codec)
 {
   gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
-  gchar *clip = make_clip (dir, "clip.mp4", n, enc);
+  gchar *clip = make_clip_codec (dir, "clip.mp4", n, enc, codec);
   GArray *ref;
 
-  ingest (store, "clip", clip);
-  ref = full_decode (clip);
+  ingest_codec (store, "clip", clip, codec);
+  ref = full_decode_codec (clip, codec);
   fail_unless_equals_int (ref->len, n);
   check_patterns (store, "clip", ref, gop);
   g_array_unref (ref);
@@ -328,6 +347,12 @@ exact_case (const gchar * enc, guint n, guint gop)
   g_free (store);
   rm_rf (dir);
   g_free (dir);
+}
+
+static void
+exact_case (const gchar * enc, guint n, guint gop)
+{
+  exact_case_codec (enc, n, gop, "h264");
 }
 
 GST_START_TEST (test_exact_bframes_gop30)
@@ -895,6 +920,21 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* H.265 from x265: B-frames and open GOPs (CRA pictures with RASL leading
+ * pictures) by default. */
+GST_START_TEST (test_exact_h265_open_gop)
+{
+  if (!gst_registry_check_feature_version (gst_registry_get (), "x265enc", 1,
+          0, 0)) {
+    g_printerr ("SKIP test_exact_h265_open_gop: no x265enc\n");
+    return;
+  }
+  exact_case_codec ("x265enc speed-preset=ultrafast key-int-max=30 "
+      "option-string=bframes=3:open-gop=1:scenecut=0", 120, 30, "h265");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagestore_suite (void)
 {
@@ -907,6 +947,7 @@ stagestore_suite (void)
   tcase_add_test (tc, test_exact_bframes_gop250);
   tcase_add_test (tc, test_exact_open_gop);
   tcase_add_test (tc, test_exact_no_bframes);
+  tcase_add_test (tc, test_exact_h265_open_gop);
   tcase_add_test (tc, test_roundtrip_packets);
   tcase_add_test (tc, test_roundtrip_raw);
   tcase_add_test (tc, test_roundtrip_bytes);
