@@ -445,6 +445,17 @@ gst_stage_sink_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return FALSE;
     }
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      && self->chain_kind == CHAIN_NONE) {
+    /* a stream that ended before any caps: the writer commits it empty
+     * (and the pipeline ends) instead of the EOS getting lost */
+    GstPad *target = gst_element_get_static_pad (GST_ELEMENT (self->writer),
+        "sink");
+
+    gst_ghost_pad_set_target (GST_GHOST_PAD (self->sinkpad), target);
+    gst_object_unref (target);
+    self->chain_kind = CHAIN_DIRECT;
+  }
   return gst_pad_event_default (pad, parent, event);
 }
 
@@ -513,7 +524,10 @@ gst_stage_sink_change_state (GstElement * element, GstStateChange transition)
   }
   ret = GST_ELEMENT_CLASS (gst_stage_sink_parent_class)->change_state
       (element, transition);
+  /* READY to NULL too: an async READY to PAUSED that never completed
+   * (a failed preroll) goes back to NULL without PAUSED to READY */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || transition == GST_STATE_CHANGE_READY_TO_NULL
       || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
           && ret == GST_STATE_CHANGE_FAILURE)) {
     clear_chain (self);

@@ -524,6 +524,11 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
     return NULL;
   }
   *n_frames = arr->len;
+  if (arr->len == 0) {
+    /* an empty stream: still a (non-NULL) array */
+    g_array_free (arr, TRUE);
+    return g_new0 (StageFrame, 1);
+  }
   return (StageFrame *) g_array_free (arr, FALSE);
 }
 

@@ -818,6 +818,13 @@ GST_START_TEST (test_bad_input)
   fail_unless_equals_int (count_data_dirs (store), 1);
   g_free (desc);
 
+  /* a stream with no data at all is committed empty (no hang) */
+  desc = g_strdup_printf ("fakesrc num-buffers=0 ! stagesink store=%s "
+      "stream=empty", store);
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "empty"), 0);
+  g_free (desc);
+
   /* unsupported caps: not-negotiated, naming what is supported */
   {
     GstElement *pipe = gst_pipeline_new (NULL);
@@ -881,6 +888,16 @@ GST_START_TEST (test_bad_input)
   assert_contains (err, "chunk-000002.bin");
   assert_contains (err, "truncated");
   g_free (err);
+  /* a write that fails midway (its source errors) leaves nothing: no
+   * stream, no data */
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one ! stagesink "
+      "store=%s stream=copy", store, store);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "chunk-000002.bin");
+  g_free (err);
+  fail_unless_equals_int (count_data_dirs (store), 2);
   /* frames in other chunks still read */
   g_free (desc);
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=5,35",
