@@ -952,6 +952,64 @@ GST_START_TEST (test_exact_h265_open_gop)
 
 GST_END_TEST;
 
+
+/* The random access point test behind the keyframe flag, on hand-made
+ * access units (4-byte NAL lengths). */
+static gboolean
+rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
+{
+  guint8 au[256];
+  gsize len = 0;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = sizes[i];
+    memcpy (au + len, nals[i], sizes[i]);
+    len += sizes[i];
+  }
+  return stage_store_h264_is_rap (au, len, 4);
+}
+
+GST_START_TEST (test_rap_parser)
+{
+  static const guint8 idr[] = { 0x65, 0x88, 0x80 };
+  static const guint8 islice[] = { 0x41, 0x88, 0x80 };
+  static const guint8 pslice[] = { 0x41, 0x98, 0x80 };
+  static const guint8 sei_rp0[] = { 0x06, 0x06, 0x01, 0xc0, 0x80 };
+  static const guint8 sei_rp2[] = { 0x06, 0x06, 0x01, 0x70, 0x80 };
+  static const guint8 aud[] = { 0x09, 0x10 };
+  static const guint8 cra[] = { 0x00, 0x00, 0x00, 0x04, 0x2a, 0x01, 0xaf,
+    0x00
+  };
+  static const guint8 trail[] = { 0x00, 0x00, 0x00, 0x04, 0x02, 0x01, 0xaf,
+    0x00
+  };
+  const guint8 *a[3];
+  gsize sz[3];
+
+  a[0] = aud, sz[0] = sizeof (aud);
+  a[1] = idr, sz[1] = sizeof (idr);
+  fail_unless (rap264 (a, sz, 2));      /* IDR */
+  a[1] = islice, sz[1] = sizeof (islice);
+  fail_if (rap264 (a, sz, 2));  /* a plain I picture is not enough */
+  a[1] = sei_rp0, sz[1] = sizeof (sei_rp0);
+  a[2] = islice, sz[2] = sizeof (islice);
+  fail_unless (rap264 (a, sz, 3));      /* open GOP I picture */
+  a[2] = pslice, sz[2] = sizeof (pslice);
+  fail_if (rap264 (a, sz, 3));  /* recovery point on a P picture */
+  a[1] = sei_rp2, sz[1] = sizeof (sei_rp2);
+  a[2] = islice, sz[2] = sizeof (islice);
+  fail_if (rap264 (a, sz, 3));  /* gradual refresh: not exact */
+  fail_if (stage_store_h264_is_rap (idr, sizeof (idr), 4));    /* garbage */
+  fail_unless (stage_store_h265_is_rap (cra, sizeof (cra), 4));
+  fail_if (stage_store_h265_is_rap (trail, sizeof (trail), 4));
+}
+
+GST_END_TEST;
+
 static Suite *
 stagestore_suite (void)
 {
@@ -960,6 +1018,7 @@ stagestore_suite (void)
 
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rap_parser);
   tcase_add_test (tc, test_exact_bframes_gop30);
   tcase_add_test (tc, test_exact_bframes_gop250);
   tcase_add_test (tc, test_exact_open_gop);
