@@ -169,6 +169,16 @@ system_memory_part (GstCaps * caps)
   return out;
 }
 
+static gboolean
+have_factory (const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
 /* The encoder for raw input: the property as a gst-launch description, or
  * x264enc / openh264enc set for the store (no B-frames, a keyframe at
  * every chunk start; we also force one there, see raw_probe). */
@@ -185,10 +195,10 @@ make_encoder (GstStageSink * self, guint iops, gboolean * is_default,
   *is_default = desc == NULL || *desc == '\0';
   if (*is_default) {
     g_free (desc);
-    if (gst_element_factory_find ("x264enc"))
+    if (have_factory ("x264enc"))
       desc = g_strdup_printf ("x264enc speed-preset=veryfast pass=qual "
           "quantizer=20 bframes=0 key-int-max=%u", iops);
-    else if (gst_element_factory_find ("openh264enc"))
+    else if (have_factory ("openh264enc"))
       desc = g_strdup_printf ("openh264enc gop-size=%u", iops);
     else {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
