@@ -145,11 +145,46 @@ system_memory (GstCaps * caps)
   return TRUE;
 }
 
+/* The structures of @caps in system memory. */
+static GstCaps *
+system_memory_part (GstCaps * caps)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  guint i;
+
+  if (gst_caps_is_any (caps)) {
+    gst_caps_unref (out);
+    return gst_caps_new_any ();
+  }
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (f == NULL || gst_caps_features_is_any (f)
+        || gst_caps_features_is_equal (f,
+            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      out = gst_caps_merge_structure_full (out,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          f ? gst_caps_features_copy (f) : NULL);
+  }
+  return out;
+}
+
+static gboolean
+have_factory (const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
 /* The encoder for raw input: the property as a gst-launch description, or
  * x264enc / openh264enc set for the store (no B-frames, a keyframe at
  * every chunk start; we also force one there, see raw_probe). */
 static GstElement *
-make_encoder (GstStageSink * self, guint iops, GError ** error)
+make_encoder (GstStageSink * self, guint iops, gboolean * is_default,
+    GError ** error)
 {
   gchar *desc;
   GstElement *enc;
@@ -157,12 +192,13 @@ make_encoder (GstStageSink * self, guint iops, GError ** error)
   GST_OBJECT_LOCK (self);
   desc = g_strdup (self->encoder);
   GST_OBJECT_UNLOCK (self);
-  if (desc == NULL || *desc == '\0') {
+  *is_default = desc == NULL || *desc == '\0';
+  if (*is_default) {
     g_free (desc);
-    if (gst_element_factory_find ("x264enc"))
+    if (have_factory ("x264enc"))
       desc = g_strdup_printf ("x264enc speed-preset=veryfast pass=qual "
           "quantizer=20 bframes=0 key-int-max=%u", iops);
-    else if (gst_element_factory_find ("openh264enc"))
+    else if (have_factory ("openh264enc"))
       desc = g_strdup_printf ("openh264enc gop-size=%u", iops);
     else {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
@@ -293,7 +329,8 @@ build_chain (GstStageSink * self, GstCaps * caps)
     kind = CHAIN_RAW;
 
   if (kind == CHAIN_RAW) {
-    GstElement *enc = make_encoder (self, iops, &err);
+    gboolean default_encoder;
+    GstElement *enc = make_encoder (self, iops, &default_encoder, &err);
     ChainKind codec;
 
     if (enc == NULL) {
@@ -313,6 +350,17 @@ build_chain (GstStageSink * self, GstCaps * caps)
     }
     elems = g_list_append (elems, gst_element_factory_make ("videoconvert",
             NULL));
+    if (default_encoder) {
+      /* 8-bit 4:2:0, what every H.264 decoder plays; also pins the
+       * encoder's input so an upstream renegotiation cannot change the
+       * stream's codec data midway */
+      GstElement *f = gst_element_factory_make ("capsfilter", NULL);
+      GstCaps *c = gst_caps_from_string ("video/x-raw,format=I420");
+
+      g_object_set (f, "caps", c, NULL);
+      gst_caps_unref (c);
+      elems = g_list_append (elems, f);
+    }
     elems = g_list_append (elems, enc);
     elems = g_list_append (elems, make_parser (codec));
     elems = g_list_append (elems, make_filter (codec));
@@ -353,7 +401,8 @@ build_chain (GstStageSink * self, GstCaps * caps)
   target = gst_element_get_static_pad (elems ? elems->data :
       GST_ELEMENT (self->writer), "sink");
   if (kind == CHAIN_RAW) {
-    GstPad *encpad = gst_element_get_static_pad (elems->next->data, "sink");
+    GstElement *enc = g_list_nth_data (elems, g_list_length (elems) - 3);
+    GstPad *encpad = gst_element_get_static_pad (enc, "sink");
 
     gst_pad_add_probe (encpad, GST_PAD_PROBE_TYPE_BUFFER, raw_probe, self,
         NULL);
@@ -406,6 +455,17 @@ gst_stage_sink_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return FALSE;
     }
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      && self->chain_kind == CHAIN_NONE) {
+    /* a stream that ended before any caps: the writer commits it empty
+     * (and the pipeline ends) instead of the EOS getting lost */
+    GstPad *target = gst_element_get_static_pad (GST_ELEMENT (self->writer),
+        "sink");
+
+    gst_ghost_pad_set_target (GST_GHOST_PAD (self->sinkpad), target);
+    gst_object_unref (target);
+    self->chain_kind = CHAIN_DIRECT;
+  }
   return gst_pad_event_default (pad, parent, event);
 }
 
@@ -427,8 +487,16 @@ gst_stage_sink_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 
       gst_query_parse_caps (query, &filter);
       if (filter) {
+        /* what stores best first (compressed as is, raw the way the
+         * default encoder takes it), then whatever else upstream has */
+        GstCaps *pref = gst_caps_from_string ("video/x-h264; video/x-h265; "
+            "video/x-raw, format=(string)I420");
+
         gst_caps_unref (caps);
-        caps = gst_caps_ref (filter);
+        caps = gst_caps_intersect_full (pref, filter,
+            GST_CAPS_INTERSECT_FIRST);
+        caps = gst_caps_merge (caps, system_memory_part (filter));
+        gst_caps_unref (pref);
       }
       gst_query_set_caps_result (query, caps);
       gst_caps_unref (caps);
@@ -437,8 +505,9 @@ gst_stage_sink_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
     case GST_QUERY_ACCEPT_CAPS:{
       GstCaps *caps;
 
+      /* accepted here so that the caps event explains a refusal */
       gst_query_parse_accept_caps (query, &caps);
-      gst_query_set_accept_caps_result (query, system_memory (caps));
+      gst_query_set_accept_caps_result (query, TRUE);
       return TRUE;
     }
     default:
@@ -465,7 +534,10 @@ gst_stage_sink_change_state (GstElement * element, GstStateChange transition)
   }
   ret = GST_ELEMENT_CLASS (gst_stage_sink_parent_class)->change_state
       (element, transition);
+  /* READY to NULL too: an async READY to PAUSED that never completed
+   * (a failed preroll) goes back to NULL without PAUSED to READY */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || transition == GST_STATE_CHANGE_READY_TO_NULL
       || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
           && ret == GST_STATE_CHANGE_FAILURE)) {
     clear_chain (self);

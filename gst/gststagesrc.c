@@ -393,6 +393,7 @@ gst_stage_src_change_state (GstElement * element, GstStateChange transition)
   ret = GST_ELEMENT_CLASS (gst_stage_src_parent_class)->change_state
       (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || transition == GST_STATE_CHANGE_READY_TO_NULL
       || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
           && ret == GST_STATE_CHANGE_FAILURE)) {
     unplug (self);

@@ -192,6 +192,14 @@ gst_stage_store_src_stop (GstBaseSrc * src)
   return TRUE;
 }
 
+/* Frames are chosen by index with stagesrc's properties; a time seek
+ * would also have to reset the decode state: not supported. */
+static gboolean
+gst_stage_store_src_is_seekable (GstBaseSrc * src)
+{
+  return FALSE;
+}
+
 static GstCaps *
 gst_stage_store_src_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
@@ -490,6 +498,8 @@ gst_stage_store_src_class_init (GstStageStoreSrcClass * klass)
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_stage_store_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_stage_store_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_stage_store_src_get_caps);
+  basesrc_class->is_seekable =
+      GST_DEBUG_FUNCPTR (gst_stage_store_src_is_seekable);
   basesrc_class->negotiate = GST_DEBUG_FUNCPTR (gst_stage_store_src_negotiate);
   pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_stage_store_src_create);
 }

@@ -267,6 +267,26 @@ gst_stage_store_writer_set_caps (GstBaseSink * sink, GstCaps * caps)
   return TRUE;
 }
 
+/* Stored timestamps are stream time: what the source said, whatever
+ * offset an element in between added (x264enc moves its output 1000 hours
+ * on, in both timestamps and segment, to keep DTS positive). */
+static gint64
+stream_time (GstStageStoreWriter * self, GstClockTime t)
+{
+  GstSegment *seg = &GST_BASE_SINK (self)->segment;
+  guint64 st;
+  gint sign;
+
+  if (!GST_CLOCK_TIME_IS_VALID (t))
+    return STAGE_STORE_NONE;
+  if (seg->format != GST_FORMAT_TIME)
+    return (gint64) t;
+  sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, t, &st);
+  if (sign == 0)
+    return (gint64) t;
+  return sign > 0 ? (gint64) st : -(gint64) st;
+}
+
 static GstFlowReturn
 gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
 {
@@ -288,10 +308,8 @@ gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
         stage_store_h265_is_rap (map.data, map.size, self->nal_length_size);
   }
   ok = stage_store_writer_add (self->writer, map.data, map.size,
-      GST_CLOCK_TIME_IS_VALID (GST_BUFFER_PTS (buf)) ?
-      (gint64) GST_BUFFER_PTS (buf) : STAGE_STORE_NONE,
-      GST_CLOCK_TIME_IS_VALID (GST_BUFFER_DTS (buf)) ?
-      (gint64) GST_BUFFER_DTS (buf) : STAGE_STORE_NONE,
+      stream_time (self, GST_BUFFER_PTS (buf)),
+      stream_time (self, GST_BUFFER_DTS (buf)),
       GST_CLOCK_TIME_IS_VALID (GST_BUFFER_DURATION (buf)) ?
       (gint64) GST_BUFFER_DURATION (buf) : STAGE_STORE_NONE, key, &err);
   gst_buffer_unmap (buf, &map);

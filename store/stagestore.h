@@ -23,8 +23,9 @@ G_BEGIN_DECLS
 
 #define STAGE_STORE_CATALOG "catalog.db"
 #define STAGE_STORE_FORMAT_VERSION 1
-/* stored timestamps: nanoseconds, or this for "none" (SQL NULL) */
-#define STAGE_STORE_NONE G_GINT64_CONSTANT (-1)
+/* stored timestamps: stream time in nanoseconds (a DTS may be negative),
+ * or this for "none" (SQL NULL) */
+#define STAGE_STORE_NONE G_MININT64
 
 #define STAGE_STORE_ERROR (stage_store_error_quark ())
 GQuark stage_store_error_quark (void);
@@ -118,6 +119,11 @@ gboolean stage_store_remove (StageStore * store, const gchar * name,
 /* Data directories under data/ that no committed stream names: left by
  * interrupted writes, or by writes still in progress. */
 GPtrArray *stage_store_orphans (StageStore * store, GError ** error);
+
+/* Removes one orphan (a path as stage_store_orphans() gives it), unless a
+ * writer took it up meanwhile. */
+gboolean stage_store_remove_orphan (StageStore * store, const gchar * data,
+    GError ** error);
 
 /* Checks one stream: the index is consistent and every packet reads back
  * with its CRC. FALSE with the first problem in @error. */

@@ -8,12 +8,15 @@ import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 src = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
 ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin",
-            "stagerepeat", "stagerepeatnull", "stageslice", "stageunslice"]
+            "stagerepeat", "stagerepeatnull", "stageslice", "stageunslice",
+            "stagesink", "stagesrc"]
 
 
 def examples(path):
@@ -124,7 +127,7 @@ def main():
             args = shlex.split(cmd)
             try:
                 r = subprocess.run(args, capture_output=True, text=True, timeout=120,
-                                   env=env, cwd=os.environ.get("TMPDIR", "/tmp"))
+                                   env=env, cwd=workdir)
                 ok = r.returncode == 0 and "ERROR" not in r.stderr
                 problem = check_table(cmd, r.stdout) if ok and tracers else None
                 if problem:
@@ -143,4 +146,11 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # examples run in one fresh directory, removed at the end: those that
+    # write files (stagesink's store, traces) leave nothing behind
+    workdir = tempfile.mkdtemp(prefix="docs-examples-")
+    try:
+        rc = main()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    sys.exit(rc)

@@ -1,198 +1,10 @@
 /* stagesink, stagesrc and the store: exact sparse decoding against a full
- * decode, round trips (encoded, raw, bytes), kill -9 during a write, two
- * writers at once, and every bad input of issue 10. Clips are made here
- * (x264enc with and without B-frames, open GOP, openh264enc) in a temp
- * directory that each test removes. */
-#include <gst/check/gstcheck.h>
-#include <glib/gstdio.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+ * decode (H.264 with and without B-frames, GOP 30 and 250, open GOP; H.265
+ * open GOP), the random access point parser, and round trips (encoded,
+ * raw, bytes). Clips are made here in a temp directory each test removes.
+ * Errors, crashes and concurrency: test_stagestore_errors.c. */
+#include "stagestore-check.h"
 
-#include "stagestore.h"
-
-#define W 160
-#define H 120
-
-typedef struct
-{
-  guint64 offset;
-  GstClockTime pts;
-  gchar *md5;
-  GBytes *data;
-} Frame;
-
-static void
-frame_clear (Frame * f)
-{
-  g_free (f->md5);
-  if (f->data)
-    g_bytes_unref (f->data);
-}
-
-static void
-on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, GArray * out)
-{
-  GstMapInfo map;
-  Frame f;
-
-  gst_buffer_map (buf, &map, GST_MAP_READ);
-  f.offset = GST_BUFFER_OFFSET (buf);
-  f.pts = GST_BUFFER_PTS (buf);
-  f.md5 = g_compute_checksum_for_data (G_CHECKSUM_MD5, map.data, map.size);
-  f.data = g_bytes_new (map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  g_array_append_val (out, f);
-}
-
-/* Runs "@desc ! fakesink" to EOS. Returns the buffers, or NULL with the
- * error text in *error (may be NULL). */
-static GArray *
-run (const gchar * desc, gchar ** error)
-{
-  gchar *full = g_strdup_printf ("%s ! fakesink name=out sync=false "
-      "signal-handoffs=true", desc);
-  GError *perr = NULL;
-  GstElement *pipe = gst_parse_launch (full, &perr);
-  GstElement *sink;
-  GstBus *bus;
-  GstMessage *msg;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (Frame));
-
-  g_array_set_clear_func (out, (GDestroyNotify) frame_clear);
-  fail_unless (pipe != NULL, "%s: %s", full, perr ? perr->message : "");
-  sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), out);
-  bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", full);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err;
-
-    gst_message_parse_error (msg, &err, NULL);
-    if (error)
-      *error = g_strdup (err->message);
-    else
-      fail ("%s: %s", full, err->message);
-    g_error_free (err);
-    g_array_unref (out);
-    out = NULL;
-  } else if (error) {
-    *error = NULL;
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  g_free (full);
-  return out;
-}
-
-/* Runs a pipeline that ends in a sink to EOS; FALSE and *error on error. */
-static gboolean
-run_sink (const gchar * desc, gchar ** error)
-{
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstBus *bus;
-  GstMessage *msg;
-  gboolean ok;
-
-  fail_unless (pipe != NULL, "%s", desc);
-  bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", desc);
-  ok = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
-  if (!ok) {
-    GError *err;
-
-    gst_message_parse_error (msg, &err, NULL);
-    if (error)
-      *error = g_strdup (err->message);
-    else
-      fail ("%s: %s", desc, err->message);
-    g_error_free (err);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return ok;
-}
-
-static gchar *
-make_tmp (void)
-{
-  gchar *d = g_dir_make_tmp ("stagestore-XXXXXX", NULL);
-
-  fail_unless (d != NULL);
-  return d;
-}
-
-static void
-rm_rf (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (path, n, NULL);
-
-    if (g_file_test (p, G_FILE_TEST_IS_DIR))
-      rm_rf (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
-}
-
-/* An MP4 clip of @n frames; @enc is the encoder description. */
-static gchar *
-make_clip (const gchar * dir, const gchar * name, guint n, const gchar * enc)
-{
-  gchar *path = g_build_filename (dir, name, NULL);
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball "
-      "motion=sweep ! video/x-raw,format=I420,width=%d,height=%d,"
-      "framerate=30/1 ! %s ! h264parse ! mp4mux ! filesink location=%s", n,
-      W, H, enc, path);
-
-  run_sink (desc, NULL);
-  g_free (desc);
-  return path;
-}
-
-static void
-ingest (const gchar * store, const gchar * stream, const gchar * clip)
-{
-  gchar *desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse "
-      "! stagesink store=%s stream=%s io-packet-size=30", clip, store, stream);
-
-  run_sink (desc, NULL);
-  g_free (desc);
-}
-
-static GArray *
-full_decode (const gchar * clip)
-{
-  gchar *desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse "
-      "! avdec_h264", clip);
-  GArray *a = run (desc, NULL);
-
-  g_free (desc);
-  return a;
-}
-
-/* stagesrc with @sel (properties) against the full decode @ref and the
- * index list @want (sorted, unique, < ref->len). */
 static void
 check_exact (const gchar * store, const gchar * stream, GArray * ref,
     const gchar * sel, const guint64 * want, guint n_want)
@@ -308,14 +120,14 @@ check_patterns (const gchar * store, const gchar * stream, GArray * ref,
 }
 
 static void
-exact_case (const gchar * enc, guint n, guint gop)
+exact_case_codec (const gchar * enc, guint n, guint gop, const gchar * codec)
 {
   gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
-  gchar *clip = make_clip (dir, "clip.mp4", n, enc);
+  gchar *clip = make_clip_codec (dir, "clip.mp4", n, enc, codec);
   GArray *ref;
 
-  ingest (store, "clip", clip);
-  ref = full_decode (clip);
+  ingest_codec (store, "clip", clip, codec);
+  ref = full_decode_codec (clip, codec);
   fail_unless_equals_int (ref->len, n);
   check_patterns (store, "clip", ref, gop);
   g_array_unref (ref);
@@ -323,6 +135,12 @@ exact_case (const gchar * enc, guint n, guint gop)
   g_free (store);
   rm_rf (dir);
   g_free (dir);
+}
+
+static void
+exact_case (const gchar * enc, guint n, guint gop)
+{
+  exact_case_codec (enc, n, gop, "h264");
 }
 
 GST_START_TEST (test_exact_bframes_gop30)
@@ -356,6 +174,239 @@ GST_START_TEST (test_exact_no_bframes)
 
 GST_END_TEST;
 
+
+/* Encoded round trip: decode=false gives back the ingested packets, with
+ * their timestamps, in decode order. */
+GST_START_TEST (test_roundtrip_packets)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *clip = make_clip (dir, "clip.mp4", 90, "x264enc speed-preset="
+      "ultrafast bframes=2 key-int-max=30");
+  gchar *desc;
+  GArray *ref, *got;
+  guint i;
+
+  ingest (store, "clip", clip);
+  desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "video/x-h264,stream-format=avc,alignment=au", clip);
+  ref = run (desc, NULL);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip decode=false",
+      store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, ref->len);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i), *r = &g_array_index (ref,
+        Frame, i);
+
+    fail_unless (g_str_equal (g->md5, r->md5), "packet %u differs", i);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+  }
+  g_array_unref (got);
+  g_free (desc);
+  /* a selection gives only those frames' packets */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip decode=false "
+      "indices=0,45", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 2);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 0).offset, 0);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 1).offset, 45);
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (clip);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static gdouble
+mean_abs_diff (GBytes * a, GBytes * b, gsize n)
+{
+  const guint8 *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b,
+      NULL);
+  guint64 sum = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    sum += ABS ((gint) x[i] - (gint) y[i]);
+  return (gdouble) sum / n;
+}
+
+/* Raw round trip: encoded with a keyframe at every chunk start (chunks of
+ * io-packet-size), decoded back close to the input, same timestamps. */
+GST_START_TEST (test_roundtrip_raw)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GArray *ref, *got;
+  StageStore *st;
+  StageStreamInfo *info;
+  StageFrame *frames;
+  gsize n, i;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=75 pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1 ! "
+      "stagesink store=%s stream=raw io-packet-size=20", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  st = stage_store_open (store, FALSE, NULL);
+  info = stage_store_lookup (st, "raw", NULL);
+  fail_unless (info != NULL);
+  fail_unless_equals_int (info->frames, 75);
+  fail_unless_equals_int (info->chunks, 4);
+  fail_unless_equals_string (info->codec, "h264");
+  frames = stage_store_load_frames (st, info, &n, NULL);
+  for (i = 0; i < n; i++) {
+    fail_unless_equals_int (frames[i].index, i);        /* no B-frames */
+    fail_unless_equals_int (frames[i].chunk, i / 20);
+    if (i % 20 == 0)
+      fail_unless (frames[i].keyframe, "no keyframe at chunk start %u",
+          (guint) i);
+  }
+  g_free (frames);
+  stage_stream_info_free (info);
+  stage_store_close (st);
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=75 pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1", W, H);
+  ref = run (desc, NULL);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=raw", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 75);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i), *r = &g_array_index (ref,
+        Frame, i);
+
+    fail_unless_equals_uint64 (g->offset, i);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+    fail_unless (mean_abs_diff (g->data, r->data, W * H) < 4.0,
+        "frame %u: mean difference %f", (guint) i,
+        mean_abs_diff (g->data, r->data, W * H));
+  }
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Bytes round trip: any other caps are stored one blob per buffer, and
+ * come back (selected by index) with their timestamps. */
+GST_START_TEST (test_roundtrip_bytes)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  const gchar *src = "videotestsrc num-buffers=12 pattern=ball ! "
+      "video/x-raw,width=64,height=48,framerate=10/1 ! jpegenc";
+  gchar *desc;
+  GArray *ref, *got;
+  guint64 want[] = { 1, 4, 5, 11 };
+  guint i;
+
+  desc = g_strdup_printf ("%s ! stagesink store=%s stream=blobs "
+      "io-packet-size=5", src, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  ref = run (src, NULL);
+  desc = g_strdup_printf ("stagesrc store=%s stream=blobs "
+      "indices=\"11,5,4,1,99\"", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 4);
+  for (i = 0; i < got->len; i++) {
+    Frame *g = &g_array_index (got, Frame, i);
+    Frame *r = &g_array_index (ref, Frame, want[i]);
+
+    fail_unless_equals_uint64 (g->offset, want[i]);
+    fail_unless_equals_uint64 (g->pts, r->pts);
+    fail_unless (g_bytes_equal (g->data, r->data));
+  }
+  g_array_unref (got);
+  g_array_unref (ref);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_exact_h265_open_gop)
+{
+  if (!gst_registry_check_feature_version (gst_registry_get (), "x265enc", 1,
+          0, 0)) {
+    g_printerr ("SKIP test_exact_h265_open_gop: no x265enc\n");
+    return;
+  }
+  exact_case_codec ("x265enc speed-preset=ultrafast key-int-max=30 "
+      "option-string=bframes=3:open-gop=1:scenecut=0", 120, 30, "h265");
+}
+
+GST_END_TEST;
+
+
+/* The random access point test behind the keyframe flag, on hand-made
+ * access units (4-byte NAL lengths). */
+static gboolean
+rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
+{
+  guint8 au[256];
+  gsize len = 0;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = sizes[i];
+    memcpy (au + len, nals[i], sizes[i]);
+    len += sizes[i];
+  }
+  return stage_store_h264_is_rap (au, len, 4);
+}
+
+GST_START_TEST (test_rap_parser)
+{
+  static const guint8 idr[] = { 0x65, 0x88, 0x80 };
+  static const guint8 islice[] = { 0x41, 0x88, 0x80 };
+  static const guint8 pslice[] = { 0x41, 0x98, 0x80 };
+  static const guint8 sei_rp0[] = { 0x06, 0x06, 0x01, 0xc0, 0x80 };
+  static const guint8 sei_rp2[] = { 0x06, 0x06, 0x01, 0x70, 0x80 };
+  static const guint8 aud[] = { 0x09, 0x10 };
+  static const guint8 cra[] = { 0x00, 0x00, 0x00, 0x04, 0x2a, 0x01, 0xaf,
+    0x00
+  };
+  static const guint8 trail[] = { 0x00, 0x00, 0x00, 0x04, 0x02, 0x01, 0xaf,
+    0x00
+  };
+  const guint8 *a[3];
+  gsize sz[3];
+
+  a[0] = aud, sz[0] = sizeof (aud);
+  a[1] = idr, sz[1] = sizeof (idr);
+  fail_unless (rap264 (a, sz, 2));      /* IDR */
+  a[1] = islice, sz[1] = sizeof (islice);
+  fail_if (rap264 (a, sz, 2));  /* a plain I picture is not enough */
+  a[1] = sei_rp0, sz[1] = sizeof (sei_rp0);
+  a[2] = islice, sz[2] = sizeof (islice);
+  fail_unless (rap264 (a, sz, 3));      /* open GOP I picture */
+  a[2] = pslice, sz[2] = sizeof (pslice);
+  fail_if (rap264 (a, sz, 3));  /* recovery point on a P picture */
+  a[1] = sei_rp2, sz[1] = sizeof (sei_rp2);
+  a[2] = islice, sz[2] = sizeof (islice);
+  fail_if (rap264 (a, sz, 3));  /* gradual refresh: not exact */
+  fail_if (stage_store_h264_is_rap (idr, sizeof (idr), 4));    /* garbage */
+  fail_unless (stage_store_h265_is_rap (cra, sizeof (cra), 4));
+  fail_if (stage_store_h265_is_rap (trail, sizeof (trail), 4));
+}
+
+GST_END_TEST;
+
 static Suite *
 stagestore_suite (void)
 {
@@ -364,10 +415,15 @@ stagestore_suite (void)
 
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rap_parser);
   tcase_add_test (tc, test_exact_bframes_gop30);
   tcase_add_test (tc, test_exact_bframes_gop250);
   tcase_add_test (tc, test_exact_open_gop);
   tcase_add_test (tc, test_exact_no_bframes);
+  tcase_add_test (tc, test_exact_h265_open_gop);
+  tcase_add_test (tc, test_roundtrip_packets);
+  tcase_add_test (tc, test_roundtrip_raw);
+  tcase_add_test (tc, test_roundtrip_bytes);
   return s;
 }
 

@@ -1,0 +1,197 @@
+/* The store: reading chunks back, and verifying a stream. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "stagestore-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+/* ---- reading ---- */
+
+struct StageStoreReader
+{
+  StageStore *store;
+  StageStreamInfo info;         /* shallow: name and data are copies */
+  gint64 chunk;                 /* open chunk, -1 none */
+  int fd;
+  gchar *path;
+};
+
+StageStoreReader *
+stage_store_reader_new (StageStore * store, const StageStreamInfo * info)
+{
+  StageStoreReader *r = g_new0 (StageStoreReader, 1);
+
+  r->store = store;
+  r->info.name = g_strdup (info->name);
+  r->info.data = g_strdup (info->data);
+  r->chunk = -1;
+  r->fd = -1;
+  return r;
+}
+
+void
+stage_store_reader_free (StageStoreReader * r)
+{
+  if (r == NULL)
+    return;
+  if (r->fd >= 0)
+    close (r->fd);
+  g_free (r->info.name);
+  g_free (r->info.data);
+  g_free (r->path);
+  g_free (r);
+}
+
+static gboolean
+reader_open_chunk (StageStoreReader * r, gint64 chunk, GError ** error)
+{
+  if (r->chunk == chunk)
+    return TRUE;
+  if (r->fd >= 0)
+    close (r->fd);
+  g_free (r->path);
+  r->path = stage_store_chunk_path (r->store, &r->info, chunk);
+  r->fd = open (r->path, O_RDONLY | O_CLOEXEC);
+  if (r->fd < 0) {
+    g_set_error (error, STAGE_STORE_ERROR, errno == ENOENT ?
+        STAGE_STORE_ERROR_CORRUPT : STAGE_STORE_ERROR_IO,
+        "Store '%s', stream '%s': cannot open chunk %" G_GINT64_FORMAT
+        " (%s): %s", stage_store_get_dir (r->store), r->info.name, chunk,
+        r->path, g_strerror (errno));
+    r->chunk = -1;
+    return FALSE;
+  }
+  r->chunk = chunk;
+  return TRUE;
+}
+
+GBytes *
+stage_store_reader_read (StageStoreReader * r, const StageFrame * frames,
+    gsize first, gsize last, GError ** error)
+{
+  gint64 start = frames[first].offset;
+  gint64 end = frames[last].offset + frames[last].size;
+  gint64 len = end - start, got = 0;
+  guint8 *buf;
+  gsize i;
+
+  if (!reader_open_chunk (r, frames[first].chunk, error))
+    return NULL;
+  if (len < 0 || len > G_MAXINT32) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+        "Store '%s', stream '%s', chunk %s: impossible byte range %"
+        G_GINT64_FORMAT "..%" G_GINT64_FORMAT " in the frame index",
+        stage_store_get_dir (r->store), r->info.name, r->path, start, end);
+    return NULL;
+  }
+  buf = g_malloc (MAX (len, 1));
+  while (got < len) {
+    ssize_t n = pread (r->fd, buf + got, len - got, start + got);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      g_set_error (error, STAGE_STORE_ERROR, n < 0 ? STAGE_STORE_ERROR_IO :
+          STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', chunk %s: %s reading bytes %"
+          G_GINT64_FORMAT "..%" G_GINT64_FORMAT " (frames at decode "
+          "positions %" G_GSIZE_FORMAT "..%" G_GSIZE_FORMAT ")",
+          stage_store_get_dir (r->store), r->info.name, r->path,
+          n < 0 ? g_strerror (errno) : "truncated: end of file", start, end,
+          first, last);
+      g_free (buf);
+      return NULL;
+    }
+    got += n;
+  }
+  for (i = first; i <= last; i++) {
+    const StageFrame *f = &frames[i];
+
+    if (stage_store_crc32 (0, buf + (f->offset - start), f->size) != f->crc) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', chunk %s: corrupt data: frame %"
+          G_GINT64_FORMAT " (bytes %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+          ") fails its checksum", stage_store_get_dir (r->store),
+          r->info.name, r->path, f->index, f->offset, f->offset + f->size);
+      g_free (buf);
+      return NULL;
+    }
+  }
+  return g_bytes_new_take (buf, len);
+}
+
+gboolean
+stage_store_verify_stream (StageStore * store, const StageStreamInfo * info,
+    GError ** error)
+{
+  StageStoreReader *r;
+  StageFrame *frames;
+  guint8 *seen;
+  gsize n, i, first;
+  gboolean ok = TRUE;
+
+  frames = stage_store_load_frames (store, info, &n, error);
+  if (frames == NULL)
+    return FALSE;
+  seen = g_new0 (guint8, n + 1);
+  for (i = 0; i < n && ok; i++) {
+    const StageFrame *f = &frames[i];
+    gboolean chunk_start = i == 0 || f->chunk != frames[i - 1].chunk;
+
+    if (f->index < 0 || (gsize) f->index >= n || seen[f->index]) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s': frame index %" G_GINT64_FORMAT " at "
+          "decode position %" G_GSIZE_FORMAT " is out of range or repeated",
+          store->dir, info->name, f->index, i);
+      ok = FALSE;
+    } else if (f->size < 0 || (chunk_start && (f->offset != 0 ||
+                (i > 0 && f->chunk != frames[i - 1].chunk + 1)))
+        || (!chunk_start && f->offset != frames[i - 1].offset +
+            frames[i - 1].size)) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s': frame %" G_GINT64_FORMAT " has an "
+          "inconsistent position (chunk %" G_GINT64_FORMAT ", offset %"
+          G_GINT64_FORMAT ", size %" G_GINT64_FORMAT ")", store->dir,
+          info->name, f->index, f->chunk, f->offset, f->size);
+      ok = FALSE;
+    } else {
+      seen[f->index] = 1;
+    }
+  }
+  r = stage_store_reader_new (store, info);
+  for (first = 0; ok && first < n; first = i) {
+    GBytes *b;
+    gchar *path;
+    GStatBuf sb;
+
+    for (i = first + 1; i < n && frames[i].chunk == frames[first].chunk; i++);
+    /* the whole chunk in one read: verify runs over every byte anyway */
+    b = stage_store_reader_read (r, frames, first, i - 1, error);
+    ok = b != NULL;
+    if (b)
+      g_bytes_unref (b);
+    path = stage_store_chunk_path (store, info, frames[first].chunk);
+    if (ok && g_stat (path, &sb) == 0 &&
+        sb.st_size != frames[i - 1].offset + frames[i - 1].size) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', chunk %s: %" G_GINT64_FORMAT " bytes, "
+          "the index says %" G_GINT64_FORMAT, store->dir, info->name, path,
+          (gint64) sb.st_size, frames[i - 1].offset + frames[i - 1].size);
+      ok = FALSE;
+    }
+    g_free (path);
+  }
+  stage_store_reader_free (r);
+  g_free (seen);
+  g_free (frames);
+  return ok;
+}

@@ -1,0 +1,418 @@
+/* The store: writing a stream (chunks, then one commit transaction). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "stagestore-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+/* ---- writing ---- */
+
+struct StageStoreWriter
+{
+  StageStore *store;
+  gchar *name;
+  guint io_packet_size;
+  gchar *data;                  /* data/<name>.<random> */
+  gchar *abs_data;
+  int lock_fd;
+  gboolean committed;
+
+  StageStoreKind kind;
+  gchar *codec, *caps;
+  GBytes *codec_data;
+  gint fps_n, fps_d, width, height;
+  gchar *created;
+
+  GArray *frames;               /* StageFrame, decode order */
+  FILE *chunk_file;
+  gint64 chunk;                 /* current chunk, -1 before the first */
+  gint64 chunk_frames, chunk_bytes, bytes, keyframes;
+};
+
+static gchar *
+sanitize (const gchar * name)
+{
+  GString *s = g_string_new (NULL);
+  const gchar *p;
+
+  for (p = name; *p && s->len < 48; p++)
+    g_string_append_c (s, g_ascii_isalnum (*p) || *p == '-' || *p == '_'
+        ? *p : '_');
+  return g_string_free (s, FALSE);
+}
+
+StageStoreWriter *
+stage_store_writer_new (StageStore * store, const gchar * name,
+    guint io_packet_size, GError ** error)
+{
+  StageStoreWriter *w;
+  gchar *safe, *lock;
+
+  if (!stage_store_check_name (name, error))
+    return NULL;
+  w = g_new0 (StageStoreWriter, 1);
+  w->store = store;
+  w->name = g_strdup (name);
+  w->io_packet_size = MAX (io_packet_size, 1);
+  w->chunk = -1;
+  w->lock_fd = -1;
+  w->fps_d = 1;
+  w->frames = g_array_new (FALSE, FALSE, sizeof (StageFrame));
+  w->created = store_now_iso8601 ();
+  safe = sanitize (name);
+  w->data = g_strdup_printf ("data/%s.%08x%08x", safe, g_random_int (),
+      g_random_int ());
+  g_free (safe);
+  w->abs_data = g_build_filename (store->dir, w->data, NULL);
+  if (g_mkdir (w->abs_data, 0777) != 0) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s': cannot create data directory %s for stream '%s': %s",
+        store->dir, w->abs_data, name, g_strerror (errno));
+    g_free (w->abs_data);
+    w->abs_data = NULL;
+    stage_store_writer_free (w);
+    return NULL;
+  }
+  /* held until commit or death: tells gc this directory is in use */
+  lock = g_build_filename (w->abs_data, WRITING_LOCK, NULL);
+  w->lock_fd = open (lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (w->lock_fd >= 0)
+    flock (w->lock_fd, LOCK_EX);
+  g_free (lock);
+  return w;
+}
+
+void
+stage_store_writer_set_format (StageStoreWriter * w, StageStoreKind kind,
+    const gchar * codec, const gchar * caps, GBytes * codec_data,
+    gint fps_n, gint fps_d, gint width, gint height)
+{
+  w->kind = kind;
+  g_free (w->codec);
+  w->codec = g_strdup (codec);
+  g_free (w->caps);
+  w->caps = g_strdup (caps ? caps : "");
+  if (w->codec_data)
+    g_bytes_unref (w->codec_data);
+  w->codec_data = codec_data ? g_bytes_ref (codec_data) : NULL;
+  w->fps_n = fps_d > 0 ? fps_n : 0;
+  w->fps_d = fps_d > 0 ? fps_d : 1;
+  w->width = width;
+  w->height = height;
+}
+
+static gboolean
+close_chunk (StageStoreWriter * w, GError ** error)
+{
+  gboolean ok;
+
+  if (w->chunk_file == NULL)
+    return TRUE;
+  /* data on disk before the catalog can name it (power loss) */
+  ok = fflush (w->chunk_file) == 0 && fdatasync (fileno (w->chunk_file)) == 0;
+  ok &= fclose (w->chunk_file) == 0;
+  w->chunk_file = NULL;
+  if (!ok)
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s', stream '%s': writing chunk %" G_GINT64_FORMAT " of %s "
+        "failed: %s", w->store->dir, w->name, w->chunk, w->abs_data,
+        g_strerror (errno));
+  return ok;
+}
+
+static gboolean
+open_chunk (StageStoreWriter * w, GError ** error)
+{
+  gchar name[64], *path;
+
+  if (!close_chunk (w, error))
+    return FALSE;
+  w->chunk++;
+  g_snprintf (name, sizeof (name), "chunk-%06" G_GINT64_FORMAT ".bin",
+      w->chunk);
+  path = g_build_filename (w->abs_data, name, NULL);
+  w->chunk_file = fopen (path, "wbx");
+  if (w->chunk_file == NULL) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s', stream '%s': cannot create chunk %s: %s",
+        w->store->dir, w->name, path, g_strerror (errno));
+    g_free (path);
+    return FALSE;
+  }
+  g_free (path);
+  w->chunk_frames = 0;
+  w->chunk_bytes = 0;
+  return TRUE;
+}
+
+gboolean
+stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
+    gsize size, gint64 pts, gint64 dts, gint64 duration, gboolean keyframe,
+    GError ** error)
+{
+  StageFrame f;
+  gboolean boundary;
+
+  if (w->kind == STAGE_STORE_KIND_BYTES)
+    keyframe = TRUE;
+  boundary = w->chunk < 0 || (keyframe && w->chunk_frames >=
+      w->io_packet_size);
+  if (boundary && !open_chunk (w, error))
+    return FALSE;
+  if (size > 0 && fwrite (data, 1, size, w->chunk_file) != size) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s', stream '%s': writing chunk %" G_GINT64_FORMAT " in %s "
+        "failed: %s", w->store->dir, w->name, w->chunk, w->abs_data,
+        g_strerror (errno));
+    return FALSE;
+  }
+  f.index = w->frames->len;
+  f.chunk = w->chunk;
+  f.offset = w->chunk_bytes;
+  f.size = size;
+  f.pts = pts;
+  f.dts = dts;
+  f.duration = duration;
+  f.keyframe = keyframe;
+  f.crc = stage_store_crc32 (0, data, size);
+  g_array_append_val (w->frames, f);
+  w->chunk_frames++;
+  w->chunk_bytes += size;
+  w->bytes += size;
+  w->keyframes += keyframe;
+  return TRUE;
+}
+
+gint64
+stage_store_writer_get_frames (StageStoreWriter * w)
+{
+  return w->frames->len;
+}
+
+static gint
+cmp_by_pts (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const StageFrame *frames = user_data;
+  gsize x = *(const gsize *) a, y = *(const gsize *) b;
+
+  if (frames[x].pts != frames[y].pts)
+    return frames[x].pts < frames[y].pts ? -1 : 1;
+  return x < y ? -1 : (x > y);
+}
+
+/* Frame index = position in presentation order: decoders output frames in
+ * PTS order, so this is the index a full decode gives each frame. Without
+ * timestamps on every video packet, or for blobs, it is the write order. */
+static void
+assign_indices (StageStoreWriter * w)
+{
+  StageFrame *frames = (StageFrame *) w->frames->data;
+  gsize n = w->frames->len, i, *order;
+  gboolean all_pts = w->kind == STAGE_STORE_KIND_VIDEO;
+
+  for (i = 0; i < n && all_pts; i++)
+    all_pts = frames[i].pts != STAGE_STORE_NONE;
+  if (!all_pts)
+    return;                     /* index = write order, set in add() */
+  order = g_new (gsize, n);
+  for (i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, n, sizeof (gsize), cmp_by_pts, frames);
+  for (i = 0; i < n; i++)
+    frames[order[i]].index = i;
+  g_free (order);
+}
+
+static void
+bind_time (sqlite3_stmt * st, int col, gint64 t)
+{
+  if (t == STAGE_STORE_NONE)
+    sqlite3_bind_null (st, col);
+  else
+    sqlite3_bind_int64 (st, col, t);
+}
+
+static gboolean
+insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
+{
+  StageStore *store = w->store;
+  sqlite3_stmt *st;
+  gchar *committed = store_now_iso8601 ();
+  gsize i;
+  int rc;
+
+  sqlite3_prepare_v2 (store->db, "INSERT INTO streams (name, kind, codec, "
+      "caps, codec_data, frames, keyframes, chunks, bytes, fps_n, fps_d, "
+      "width, height, io_packet_size, data, created, committed) VALUES "
+      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  sqlite3_bind_text (st, 1, w->name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 2, w->kind == STAGE_STORE_KIND_VIDEO ? "video" :
+      "bytes", -1, SQLITE_STATIC);
+  if (w->codec)
+    sqlite3_bind_text (st, 3, w->codec, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 4, w->caps ? w->caps : "", -1, SQLITE_STATIC);
+  if (w->codec_data) {
+    gsize len;
+    gconstpointer p = g_bytes_get_data (w->codec_data, &len);
+
+    sqlite3_bind_blob (st, 5, p, len, SQLITE_STATIC);
+  }
+  sqlite3_bind_int64 (st, 6, w->frames->len);
+  sqlite3_bind_int64 (st, 7, w->keyframes);
+  sqlite3_bind_int64 (st, 8, w->chunk + 1);
+  sqlite3_bind_int64 (st, 9, w->bytes);
+  sqlite3_bind_int (st, 10, w->fps_n);
+  sqlite3_bind_int (st, 11, w->fps_d);
+  sqlite3_bind_int (st, 12, w->width);
+  sqlite3_bind_int (st, 13, w->height);
+  sqlite3_bind_int64 (st, 14, w->io_packet_size);
+  sqlite3_bind_text (st, 15, w->data, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 16, w->created, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 17, committed, -1, SQLITE_STATIC);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  g_free (committed);
+  if (rc != SQLITE_DONE)
+    return store_db_fail (store, "insert", error);
+  *id = sqlite3_last_insert_rowid (store->db);
+
+  sqlite3_prepare_v2 (store->db, "INSERT INTO frames (stream, idx, pkt, "
+      "chunk, offset, size, pts, dts, duration, keyframe, crc) VALUES "
+      "(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  for (i = 0; i < w->frames->len; i++) {
+    const StageFrame *f = &g_array_index (w->frames, StageFrame, i);
+
+    sqlite3_bind_int64 (st, 1, *id);
+    sqlite3_bind_int64 (st, 2, f->index);
+    sqlite3_bind_int64 (st, 3, i);
+    sqlite3_bind_int64 (st, 4, f->chunk);
+    sqlite3_bind_int64 (st, 5, f->offset);
+    sqlite3_bind_int64 (st, 6, f->size);
+    bind_time (st, 7, f->pts);
+    bind_time (st, 8, f->dts);
+    bind_time (st, 9, f->duration);
+    sqlite3_bind_int (st, 10, f->keyframe);
+    sqlite3_bind_int64 (st, 11, f->crc);
+    if (sqlite3_step (st) != SQLITE_DONE) {
+      sqlite3_finalize (st);
+      return store_db_fail (store, "frame index insert", error);
+    }
+    sqlite3_reset (st);
+  }
+  sqlite3_finalize (st);
+  return TRUE;
+}
+
+gboolean
+stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
+    GError ** error)
+{
+  StageStore *store = w->store;
+  StageStreamInfo *old = NULL;
+  gint64 id;
+  sqlite3_stmt *st;
+  int rc;
+
+  if (!close_chunk (w, error))
+    return FALSE;
+  assign_indices (w);
+  if (!store_exec (store, "BEGIN IMMEDIATE", "commit", error))
+    return FALSE;
+  sqlite3_prepare_v2 (store->db, "SELECT " STREAM_COLUMNS " FROM streams "
+      "WHERE name = ?", -1, &st, NULL);
+  sqlite3_bind_text (st, 1, w->name, -1, SQLITE_STATIC);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    old = store_info_from_row (st);
+  sqlite3_finalize (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    store_db_fail (store, "commit", error);
+    goto rollback;
+  }
+  if (old && mode != STAGE_STORE_MODE_OVERWRITE) {
+    if (mode == STAGE_STORE_MODE_IGNORE) {
+      /* another writer committed it meanwhile: theirs stays */
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      stage_stream_info_free (old);
+      return TRUE;
+    }
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
+        "Store '%s' already has a stream '%s' (committed %s by another "
+        "writer while this one wrote): use mode=overwrite to replace it",
+        store->dir, w->name, old->committed);
+    goto rollback;
+  }
+  if (old) {
+    sqlite3_prepare_v2 (store->db, "DELETE FROM frames WHERE stream = ?", -1,
+        &st, NULL);
+    sqlite3_bind_int64 (st, 1, old->id);
+    rc = sqlite3_step (st);
+    sqlite3_finalize (st);
+    sqlite3_prepare_v2 (store->db, "DELETE FROM streams WHERE id = ?", -1,
+        &st, NULL);
+    sqlite3_bind_int64 (st, 1, old->id);
+    rc = rc == SQLITE_DONE ? sqlite3_step (st) : rc;
+    sqlite3_finalize (st);
+    if (rc != SQLITE_DONE) {
+      store_db_fail (store, "replacing the old stream", error);
+      goto rollback;
+    }
+  }
+  if (!insert_rows (w, &id, error))
+    goto rollback;
+  if (!store_exec (store, "COMMIT", "commit", error))
+    goto rollback;
+  w->committed = TRUE;
+  if (old && store_safe_data_dir (old->data)) {
+    gchar *p = g_build_filename (store->dir, old->data, NULL);
+
+    store_remove_tree (p);
+    g_free (p);
+  }
+  stage_stream_info_free (old);
+  return TRUE;
+
+rollback:
+  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  stage_stream_info_free (old);
+  return FALSE;
+}
+
+void
+stage_store_writer_free (StageStoreWriter * w)
+{
+  if (w == NULL)
+    return;
+  if (w->chunk_file)
+    fclose (w->chunk_file);
+  if (w->abs_data) {
+    gchar *lock = g_build_filename (w->abs_data, WRITING_LOCK, NULL);
+
+    if (w->committed)
+      g_unlink (lock);
+    else
+      store_remove_tree (w->abs_data);
+    g_free (lock);
+  }
+  if (w->lock_fd >= 0)
+    close (w->lock_fd);
+  if (w->codec_data)
+    g_bytes_unref (w->codec_data);
+  g_array_free (w->frames, TRUE);
+  g_free (w->name);
+  g_free (w->data);
+  g_free (w->abs_data);
+  g_free (w->codec);
+  g_free (w->caps);
+  g_free (w->created);
+  g_free (w);
+}

@@ -1,0 +1,316 @@
+/* The store under stress and bad input: kill -9 during a write, two
+ * writers at once with readers meanwhile, and every bad input of issue 10
+ * (unknown stream, missing or non-store directory, corrupt catalog,
+ * truncated or corrupt chunk, index past the end, mode=error, unsupported
+ * caps, a write failing midway). */
+#include "stagestore-check.h"
+
+GST_START_TEST (test_kill9_mid_write)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GPid pid;
+  GPtrArray *list, *orphans;
+  StageStore *st;
+  gint waited;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=old", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  fail_unless_equals_int (count_data_dirs (store), 1);
+
+  pid = spawn_writer (store, "half", 100000, TRUE);
+  /* wait until it has written a few chunks */
+  for (waited = 0; waited < 600; waited++) {
+    gchar *p = g_build_filename (store, "data", NULL);
+    GDir *d = g_dir_open (p, 0, NULL);
+    const gchar *n;
+    gint chunks = 0;
+
+    while (d && (n = g_dir_read_name (d))) {
+      if (g_str_has_prefix (n, "half.")) {
+        gchar *c = g_build_filename (p, n, "chunk-000002.bin", NULL);
+
+        chunks = g_file_test (c, G_FILE_TEST_EXISTS);
+        g_free (c);
+      }
+    }
+    if (d)
+      g_dir_close (d);
+    g_free (p);
+    if (chunks)
+      break;
+    g_usleep (100 * 1000);
+  }
+  fail_unless (waited < 600, "the writer never wrote 3 chunks");
+  kill (pid, SIGKILL);
+  wait_child (pid);
+
+  st = stage_store_open (store, FALSE, NULL);
+  fail_unless (st != NULL);
+  list = stage_store_list (st, NULL);
+  fail_unless_equals_int (list->len, 1);
+  fail_unless_equals_string (((StageStreamInfo *) list->pdata[0])->name,
+      "old");
+  fail_unless (stage_store_verify_stream (st, list->pdata[0], NULL));
+  orphans = stage_store_orphans (st, NULL);
+  fail_unless_equals_int (orphans->len, 1);
+  g_ptr_array_unref (orphans);
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  fail_unless_equals_int (count_frames (store, "old"), 40);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Two writers into one store at once, and a reader meanwhile. */
+GST_START_TEST (test_two_writers)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc;
+  GPid a, b;
+  StageStore *st;
+  GPtrArray *list;
+  guint i;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=30 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=base", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+  a = spawn_writer (store, "one", 150, FALSE);
+  b = spawn_writer (store, "two", 150, FALSE);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (count_frames (store, "base"), 30);
+  fail_unless_equals_int (wait_child (a), 0);
+  fail_unless_equals_int (wait_child (b), 0);
+  st = stage_store_open (store, FALSE, NULL);
+  list = stage_store_list (st, NULL);
+  fail_unless_equals_int (list->len, 3);
+  for (i = 0; i < list->len; i++)
+    fail_unless (stage_store_verify_stream (st, list->pdata[i], NULL));
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  fail_unless_equals_int (count_frames (store, "one"), 150);
+  fail_unless_equals_int (count_frames (store, "two"), 150);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_input)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc, *err, *chunk, *notstore, *bad;
+  StageStore *st;
+  StageStreamInfo *info;
+  GArray *got;
+  FILE *f;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
+      "width=%d,height=%d ! stagesink store=%s stream=clip-one "
+      "io-packet-size=10", W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+
+  /* unknown stream: named, with the nearest names */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-on", store);
+  err = run_error (desc);
+  assert_contains (err, "clip-on");
+  assert_contains (err, "nearest names: 'clip-one'");
+  g_free (err);
+  g_free (desc);
+
+  /* missing directory, and a directory that is not a store */
+  desc = g_strdup_printf ("stagesrc store=%s/nope stream=x", dir);
+  err = run_error (desc);
+  assert_contains (err, "does not exist");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=x", dir);
+  err = run_error (desc);
+  assert_contains (err, "is not a store");
+  g_free (err);
+  g_free (desc);
+
+  /* an index past the end: the stream ends after the last frame */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices=\"39,40,1000\"", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 1);
+  fail_unless_equals_uint64 (g_array_index (got, Frame, 0).offset, 39);
+  g_array_unref (got);
+  g_free (desc);
+
+  /* invalid selections: the selectors' messages */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=abc",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "Invalid value 'abc' for property 'indices'");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one ranges=5:3",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "Invalid value '5:3' for property 'ranges'");
+  g_free (err);
+  g_free (desc);
+
+  /* mode=error on an existing stream: refused before writing */
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=clip-one", store);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "already has a stream 'clip-one'");
+  fail_unless_equals_int (count_data_dirs (store), 1);
+  g_free (err);
+  g_free (desc);
+  /* mode=ignore keeps it, overwrite replaces it */
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=clip-one mode=ignore", store);
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "clip-one"), 40);
+  fail_unless_equals_int (count_data_dirs (store), 1);
+  g_free (desc);
+
+  /* a stream with no data at all is committed empty (no hang) */
+  desc = g_strdup_printf ("fakesrc num-buffers=0 ! stagesink store=%s "
+      "stream=empty", store);
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "empty"), 0);
+  g_free (desc);
+
+  /* unsupported caps: not-negotiated, naming what is supported */
+  {
+    GstElement *pipe = gst_pipeline_new (NULL);
+    GstElement *sink = gst_element_factory_make ("stagesink", NULL);
+    GstPad *src = gst_pad_new ("src", GST_PAD_SRC), *sinkpad;
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:NVMM),"
+        "format=I420,width=64,height=48,framerate=30/1");
+    GstMessage *msg;
+    GError *gerr = NULL;
+    GstSegment seg;
+
+    g_object_set (sink, "store", store, "stream", "gpu", NULL);
+    gst_bin_add (GST_BIN (pipe), sink);
+    sinkpad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_set_active (src, TRUE);
+    fail_unless (gst_pad_link (src, sinkpad) == GST_PAD_LINK_OK);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    gst_pad_push_event (src, gst_event_new_stream_start ("s"));
+    gst_pad_push_event (src, gst_event_new_caps (gst_caps_ref (caps)));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    gst_pad_push_event (src, gst_event_new_segment (&seg));
+    fail_unless_equals_int (gst_pad_push (src, gst_buffer_new ()),
+        GST_FLOW_NOT_NEGOTIATED);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &gerr, NULL);
+    fail_unless (g_error_matches (gerr, GST_CORE_ERROR,
+            GST_CORE_ERROR_NEGOTIATION));
+    assert_contains (gerr->message, "supported are video/x-h264");
+    g_error_free (gerr);
+    gst_message_unref (msg);
+    gst_caps_unref (caps);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (sinkpad);
+    gst_object_unref (src);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
+
+  /* a truncated chunk, then a corrupt one: store, stream and chunk named */
+  st = stage_store_open (store, FALSE, NULL);
+  info = stage_store_lookup (st, "clip-one", NULL);
+  chunk = stage_store_chunk_path (st, info, 2);
+  stage_store_close (st);
+  f = fopen (chunk, "r+b");
+  fseek (f, 100, SEEK_SET);
+  fputc (0x5a, f);
+  fputc (0xa5, f);
+  fclose (f);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=25",
+      store);
+  err = run_error (desc);
+  assert_contains (err, "clip-one");
+  assert_contains (err, store);
+  assert_contains (err, "chunk-000002.bin");
+  assert_contains (err, "checksum");
+  g_free (err);
+  fail_unless (truncate (chunk, 50) == 0);
+  err = run_error (desc);
+  assert_contains (err, "chunk-000002.bin");
+  assert_contains (err, "truncated");
+  g_free (err);
+  /* a write that fails midway (its source errors) leaves nothing: no
+   * stream, no data */
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one ! stagesink "
+      "store=%s stream=copy", store, store);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "chunk-000002.bin");
+  g_free (err);
+  fail_unless_equals_int (count_data_dirs (store), 2);
+  /* frames in other chunks still read */
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=5,35",
+      store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 2);
+  g_array_unref (got);
+  g_free (desc);
+  stage_stream_info_free (info);
+  g_free (chunk);
+
+  /* a corrupt catalog */
+  bad = g_build_filename (dir, "bad", NULL);
+  g_mkdir (bad, 0777);
+  notstore = g_build_filename (bad, "catalog.db", NULL);
+  g_file_set_contents (notstore, "this is not a database, it is a file that "
+      "is long enough to look like a header of something", -1, NULL);
+  desc = g_strdup_printf ("stagesrc store=%s stream=x", bad);
+  err = run_error (desc);
+  assert_contains (err, "catalog");
+  assert_contains (err, bad);
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
+      "stream=x", bad);
+  err = NULL;
+  fail_if (run_sink (desc, &err));
+  assert_contains (err, "catalog");
+  g_free (err);
+  g_free (desc);
+  g_free (notstore);
+  g_free (bad);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* H.265 from x265: B-frames and open GOPs (CRA pictures with RASL leading
+ * pictures) by default. */
+static Suite *
+stagestore_errors_suite (void)
+{
+  Suite *s = suite_create ("stagestore_errors");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_kill9_mid_write);
+  tcase_add_test (tc, test_two_writers);
+  tcase_add_test (tc, test_bad_input);
+  return s;
+}
+
+GST_CHECK_MAIN (stagestore_errors);

@@ -1,0 +1,535 @@
+/* stage-store: inspect and maintain a store of named streams (the
+ * directory stagesink writes and stagesink reads).
+ *
+ *   stage-store ls DIR
+ *   stage-store info DIR NAME
+ *   stage-store rm DIR NAME...
+ *   stage-store ingest DIR NAME FILE
+ *   stage-store verify DIR [NAME...]
+ *   stage-store gc DIR
+ *
+ * Data on stdout, messages and progress on stderr; exit 0 when all went
+ * well, 1 when some work failed, 2 on bad usage. The catalog and chunk
+ * logic is the one the elements use (store/stagestore.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gst/gst.h>
+
+#include "stagestore.h"
+
+#define EXIT_WORK_FAILED 1
+#define EXIT_USAGE 2
+
+static gint io_packet_size = 128;
+static gchar *mode = NULL;
+static gboolean quiet = FALSE;
+
+static GOptionEntry entries[] = {
+  {"io-packet-size", 'n', 0, G_OPTION_ARG_INT, &io_packet_size,
+      "ingest: frames per chunk (default 128)", "N"},
+  {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
+      "ingest: error (default), overwrite or ignore when NAME exists", "MODE"},
+  {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      "ingest: no progress line", NULL},
+  {NULL}
+};
+
+static StageStore *
+open_store (const gchar * dir)
+{
+  GError *err = NULL;
+  StageStore *st = stage_store_open (dir, FALSE, &err);
+
+  if (st == NULL) {
+    g_printerr ("stage-store: %s\n", err->message);
+    g_error_free (err);
+  }
+  return st;
+}
+
+static gchar *
+human_size (gint64 bytes)
+{
+  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+static const gchar *
+kind_name (const StageStreamInfo * info)
+{
+  return info->kind == STAGE_STORE_KIND_VIDEO ? "video" : "bytes";
+}
+
+static gint
+cmd_ls (const gchar * dir)
+{
+  StageStore *st = open_store (dir);
+  GPtrArray *list;
+  GError *err = NULL;
+  guint i;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  list = stage_store_list (st, &err);
+  if (list == NULL) {
+    g_printerr ("stage-store: %s\n", err->message);
+    g_error_free (err);
+    stage_store_close (st);
+    return EXIT_WORK_FAILED;
+  }
+  g_print ("%-24s %-6s %-5s %8s %10s %10s %9s  %s\n", "NAME", "KIND", "CODEC",
+      "FRAMES", "SIZE", "RESOLUTION", "FPS", "COMMITTED");
+  for (i = 0; i < list->len; i++) {
+    StageStreamInfo *info = list->pdata[i];
+    gchar *size = human_size (info->bytes);
+    gchar *res = info->width > 0 ? g_strdup_printf ("%dx%d", info->width,
+        info->height) : g_strdup ("-");
+    gchar *fps = info->fps_n > 0 ? g_strdup_printf ("%.3g",
+        (gdouble) info->fps_n / info->fps_d) : g_strdup ("-");
+
+    g_print ("%-24s %-6s %-5s %8" G_GINT64_FORMAT " %10s %10s %9s  %s\n",
+        info->name, kind_name (info), info->codec ? info->codec : "-",
+        info->frames, size, res, fps, info->committed);
+    g_free (size);
+    g_free (res);
+    g_free (fps);
+  }
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  return 0;
+}
+
+/* GOP structure from the index: keyframe intervals, reordering (B-frames),
+ * and leading pictures (open GOPs: displayed before their keyframe but
+ * decoded after it). */
+static void
+print_gops (const StageFrame * frames, gsize n)
+{
+  gsize i, last = 0, count = 0, min = G_MAXSIZE, max = 0, leading = 0;
+  gint64 key_index = -1;
+  gboolean reorder = FALSE, have = FALSE;
+
+  for (i = 0; i < n; i++) {
+    if ((gsize) frames[i].index != i)
+      reorder = TRUE;
+    if (frames[i].keyframe) {
+      if (have) {
+        min = MIN (min, i - last);
+        max = MAX (max, i - last);
+        count++;
+      }
+      have = TRUE;
+      last = i;
+      key_index = frames[i].index;
+    } else if (key_index >= 0 && frames[i].index < key_index) {
+      leading++;
+    }
+  }
+  if (count > 0)
+    g_print ("keyframe interval: min %" G_GSIZE_FORMAT ", max %"
+        G_GSIZE_FORMAT " frames\n", min, max);
+  else
+    g_print ("keyframe interval: -\n");
+  g_print ("B-frames (reordered): %s\n", reorder ? "yes" : "no");
+  g_print ("open GOPs: %s", leading ? "yes" : "no");
+  if (leading)
+    g_print (" (%" G_GSIZE_FORMAT " leading frames decode from the previous "
+        "keyframe)", leading);
+  g_print ("\n");
+}
+
+static gint
+cmd_info (const gchar * dir, const gchar * name)
+{
+  StageStore *st = open_store (dir);
+  StageStreamInfo *info;
+  StageFrame *frames;
+  GError *err = NULL;
+  gsize n;
+  gchar *size;
+  gint64 first = G_MAXINT64, last = G_MININT64;
+  gsize i;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  info = stage_store_lookup (st, name, &err);
+  frames = info ? stage_store_load_frames (st, info, &n, &err) : NULL;
+  if (frames == NULL) {
+    g_printerr ("stage-store: %s\n", err->message);
+    g_error_free (err);
+    stage_stream_info_free (info);
+    stage_store_close (st);
+    return EXIT_WORK_FAILED;
+  }
+  size = human_size (info->bytes);
+  for (i = 0; i < n; i++) {
+    if (frames[i].pts == STAGE_STORE_NONE)
+      continue;
+    first = MIN (first, frames[i].pts);
+    last = MAX (last, frames[i].pts + MAX (frames[i].duration, 0));
+  }
+  g_print ("name: %s\nkind: %s\n", info->name, kind_name (info));
+  if (info->codec)
+    g_print ("codec: %s\n", info->codec);
+  g_print ("frames: %" G_GINT64_FORMAT "\n", info->frames);
+  if (info->width > 0)
+    g_print ("size: %dx%d\n", info->width, info->height);
+  if (info->fps_n > 0)
+    g_print ("framerate: %d/%d\n", info->fps_n, info->fps_d);
+  if (first <= last)
+    g_print ("duration: %.3f s\n", (last - first) / 1e9);
+  g_print ("keyframes: %" G_GINT64_FORMAT "\n", info->keyframes);
+  if (info->kind == STAGE_STORE_KIND_VIDEO)
+    print_gops (frames, n);
+  g_print ("chunks: %" G_GINT64_FORMAT " (io-packet-size %" G_GINT64_FORMAT
+      ")\n", info->chunks, info->io_packet_size);
+  g_print ("bytes: %" G_GINT64_FORMAT " (%s)\n", info->bytes, size);
+  g_print ("data: %s\ncreated: %s\ncommitted: %s\ncaps: %s\n", info->data,
+      info->created, info->committed, info->caps);
+  g_free (size);
+  g_free (frames);
+  stage_stream_info_free (info);
+  stage_store_close (st);
+  return 0;
+}
+
+static gint
+cmd_rm (const gchar * dir, gchar ** names)
+{
+  StageStore *st = open_store (dir);
+  gint ret = 0;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  for (; *names; names++) {
+    GError *err = NULL;
+
+    if (stage_store_remove (st, *names, &err)) {
+      g_printerr ("removed %s\n", *names);
+    } else {
+      g_printerr ("stage-store: %s\n", err->message);
+      g_error_free (err);
+      ret = EXIT_WORK_FAILED;
+    }
+  }
+  stage_store_close (st);
+  return ret;
+}
+
+static gint
+cmd_verify (const gchar * dir, gchar ** names)
+{
+  StageStore *st = open_store (dir);
+  GPtrArray *list = NULL, *orphans;
+  GError *err = NULL;
+  gint ret = 0;
+  guint i;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  if (names == NULL || *names == NULL) {
+    list = stage_store_list (st, &err);
+    if (list == NULL) {
+      g_printerr ("stage-store: %s\n", err->message);
+      g_error_free (err);
+      stage_store_close (st);
+      return EXIT_WORK_FAILED;
+    }
+  } else {
+    list = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        stage_stream_info_free);
+    for (; *names; names++) {
+      StageStreamInfo *info = stage_store_lookup (st, *names, &err);
+
+      if (info) {
+        g_ptr_array_add (list, info);
+      } else {
+        g_print ("FAIL %s: %s\n", *names, err->message);
+        g_clear_error (&err);
+        ret = EXIT_WORK_FAILED;
+      }
+    }
+  }
+  for (i = 0; i < list->len; i++) {
+    StageStreamInfo *info = list->pdata[i];
+
+    if (stage_store_verify_stream (st, info, &err)) {
+      g_print ("ok   %s (%" G_GINT64_FORMAT " frames, %" G_GINT64_FORMAT
+          " chunks)\n", info->name, info->frames, info->chunks);
+    } else {
+      g_print ("FAIL %s: %s\n", info->name, err->message);
+      g_clear_error (&err);
+      ret = EXIT_WORK_FAILED;
+    }
+  }
+  orphans = stage_store_orphans (st, NULL);
+  for (i = 0; orphans && i < orphans->len; i++)
+    g_printerr ("note: %s belongs to no stream (an interrupted write); "
+        "'stage-store gc %s' removes it\n", (gchar *) orphans->pdata[i], dir);
+  if (orphans)
+    g_ptr_array_unref (orphans);
+  g_ptr_array_unref (list);
+  stage_store_close (st);
+  return ret;
+}
+
+static gint
+cmd_gc (const gchar * dir)
+{
+  StageStore *st = open_store (dir);
+  GPtrArray *orphans;
+  GError *err = NULL;
+  gint ret = 0;
+  guint i;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  orphans = stage_store_orphans (st, &err);
+  if (orphans == NULL) {
+    g_printerr ("stage-store: %s\n", err->message);
+    g_error_free (err);
+    stage_store_close (st);
+    return EXIT_WORK_FAILED;
+  }
+  for (i = 0; i < orphans->len; i++) {
+    if (stage_store_remove_orphan (st, orphans->pdata[i], &err)) {
+      g_print ("removed %s\n", (gchar *) orphans->pdata[i]);
+    } else {
+      g_printerr ("stage-store: %s\n", err->message);
+      g_clear_error (&err);
+      ret = EXIT_WORK_FAILED;
+    }
+  }
+  g_ptr_array_unref (orphans);
+  stage_store_close (st);
+  return ret;
+}
+
+/* ---- ingest: filesrc ! parsebin ! stagesink (first H.264/H.265 video) */
+
+typedef struct
+{
+  GstElement *pipeline, *sink;
+  gboolean linked;
+  GString *found;
+} Ingest;
+
+static void
+on_pad_added (GstElement * parsebin, GstPad * pad, Ingest * in)
+{
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const gchar *media;
+  GstElement *fake;
+  GstPad *peer;
+
+  if (caps == NULL)
+    caps = gst_pad_query_caps (pad, NULL);
+  media = gst_structure_get_name (gst_caps_get_structure (caps, 0));
+  g_string_append_printf (in->found, "%s%s", in->found->len ? ", " : "",
+      media);
+  if (!in->linked && (g_str_equal (media, "video/x-h264")
+          || g_str_equal (media, "video/x-h265"))) {
+    peer = gst_element_get_static_pad (in->sink, "sink");
+    in->linked = gst_pad_link (pad, peer) == GST_PAD_LINK_OK;
+    gst_object_unref (peer);
+  } else {
+    fake = gst_element_factory_make ("fakesink", NULL);
+    g_object_set (fake, "sync", FALSE, "async", FALSE, NULL);
+    gst_bin_add (GST_BIN (in->pipeline), fake);
+    gst_element_sync_state_with_parent (fake);
+    peer = gst_element_get_static_pad (fake, "sink");
+    gst_pad_link (pad, peer);
+    gst_object_unref (peer);
+  }
+  gst_caps_unref (caps);
+}
+
+static void
+on_no_more_pads (GstElement * parsebin, Ingest * in)
+{
+  if (!in->linked)
+    GST_ELEMENT_ERROR (in->pipeline, STREAM, WRONG_TYPE,
+        ("No H.264 or H.265 video in the file (found: %s): stage-store "
+            "ingest stores compressed video as it is; for other streams "
+            "use a gst-launch-1.0 pipeline ending in stagesink",
+            in->found->len ? in->found->str : "nothing"), (NULL));
+}
+
+static gint
+cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
+{
+  Ingest in = { 0 };
+  GstElement *src, *parse;
+  GstBus *bus;
+  gboolean done = FALSE, ok = FALSE, tty = isatty (2) && !quiet;
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (!g_file_test (file, G_FILE_TEST_IS_REGULAR)) {
+    g_printerr ("stage-store: no such file: %s\n", file);
+    return EXIT_WORK_FAILED;
+  }
+  in.found = g_string_new (NULL);
+  in.pipeline = gst_pipeline_new ("ingest");
+  src = gst_element_factory_make ("filesrc", NULL);
+  parse = gst_element_factory_make ("parsebin", NULL);
+  in.sink = gst_element_factory_make ("stagesink", NULL);
+  if (!src || !parse || !in.sink) {
+    g_printerr ("stage-store: missing elements (filesrc, parsebin from "
+        "gstreamer1.0-plugins-base, stagesink from gst-stages): check "
+        "GST_PLUGIN_PATH\n");
+    return EXIT_WORK_FAILED;
+  }
+  g_object_set (src, "location", file, NULL);
+  g_object_set (in.sink, "store", dir, "stream", name, "io-packet-size",
+      (guint) io_packet_size, NULL);
+  if (mode)
+    gst_util_set_object_arg (G_OBJECT (in.sink), "mode", mode);
+  gst_bin_add_many (GST_BIN (in.pipeline), src, parse, in.sink, NULL);
+  gst_element_link (src, parse);
+  g_signal_connect (parse, "pad-added", G_CALLBACK (on_pad_added), &in);
+  g_signal_connect (parse, "no-more-pads", G_CALLBACK (on_no_more_pads), &in);
+
+  bus = gst_element_get_bus (in.pipeline);
+  gst_element_set_state (in.pipeline, GST_STATE_PLAYING);
+  while (!done) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 200 * GST_MSECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+    if (msg == NULL) {
+      gint64 pos = -1, dur = -1;
+      guint64 frames = 0;
+
+      if (!tty)
+        continue;
+      gst_element_query_position (in.pipeline, GST_FORMAT_TIME, &pos);
+      gst_element_query_duration (in.pipeline, GST_FORMAT_TIME, &dur);
+      g_object_get (in.sink, "frames", &frames, NULL);
+      if (dur > 0 && pos >= 0)
+        g_printerr ("\ringest %s: %" G_GUINT64_FORMAT " frames, %3.0f %%   ",
+            name, frames, MIN (100.0, 100.0 * pos / dur));
+      else
+        g_printerr ("\ringest %s: %" G_GUINT64_FORMAT " frames   ", name,
+            frames);
+      continue;
+    }
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err;
+      gchar *dbg;
+
+      gst_message_parse_error (msg, &err, &dbg);
+      g_printerr ("%sstage-store: ingest of %s failed: %s\n", tty ? "\n" : "",
+          file, err->message);
+      g_error_free (err);
+      g_free (dbg);
+    } else {
+      guint64 frames = 0;
+
+      g_object_get (in.sink, "frames", &frames, NULL);
+      g_printerr ("%singested %s as '%s': %" G_GUINT64_FORMAT " frames in "
+          "%.1f s\n", tty ? "\r" : "", file, name, frames,
+          (g_get_monotonic_time () - t0) / 1e6);
+      ok = TRUE;
+    }
+    done = TRUE;
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (in.pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (in.pipeline);
+  g_string_free (in.found, TRUE);
+  return ok ? 0 : EXIT_WORK_FAILED;
+}
+
+static gint
+usage (GOptionContext * ctx, const gchar * msg)
+{
+  gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
+
+  if (msg)
+    g_printerr ("stage-store: %s\n\n", msg);
+  g_printerr ("%s", help);
+  g_free (help);
+  return EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionContext *ctx;
+  GError *err = NULL;
+  const gchar *cmd;
+  gint n, ret;
+
+  setlocale (LC_ALL, "");
+  ctx = g_option_context_new ("COMMAND DIR [ARGS...] - inspect a store of "
+      "named streams");
+  g_option_context_set_summary (ctx,
+      "Commands:\n"
+      "  ls DIR                 list the committed streams\n"
+      "  info DIR NAME          frames, GOP structure, size and caps of one\n"
+      "  rm DIR NAME...         remove streams (catalog rows, then data)\n"
+      "  ingest DIR NAME FILE   store FILE's H.264/H.265 video as it is\n"
+      "  verify DIR [NAME...]   read every chunk back, check the index\n"
+      "  gc DIR                 remove data left by interrupted writes");
+  g_option_context_set_description (ctx,
+      "Example:\n"
+      "  stage-store ingest store clip video.mp4 && stage-store info store "
+      "clip\n\n"
+      "A store is the directory stagesink writes: catalog.db (SQLite) and "
+      "chunk files.\nExit status: 0 ok, 1 some work failed, 2 bad usage.\n");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    ret = usage (ctx, err->message);
+    g_error_free (err);
+    goto out;
+  }
+  if (!gst_init_check (NULL, NULL, &err)) {
+    g_printerr ("stage-store: could not initialise GStreamer: %s\n",
+        err ? err->message : "unknown error");
+    g_clear_error (&err);
+    ret = EXIT_WORK_FAILED;
+    goto out;
+  }
+  if (argc < 3) {
+    ret = usage (ctx, argc < 2 ? "no command given" : "no store directory "
+        "given");
+    goto out;
+  }
+  cmd = argv[1];
+  n = argc - 3;                 /* arguments after DIR */
+  if (io_packet_size < 1) {
+    ret = usage (ctx, "--io-packet-size must be at least 1");
+  } else if (mode && strcmp (mode, "error") && strcmp (mode, "overwrite")
+      && strcmp (mode, "ignore")) {
+    ret = usage (ctx, "--mode must be error, overwrite or ignore");
+  } else if (g_str_equal (cmd, "ls") && n == 0) {
+    ret = cmd_ls (argv[2]);
+  } else if (g_str_equal (cmd, "info") && n == 1) {
+    ret = cmd_info (argv[2], argv[3]);
+  } else if (g_str_equal (cmd, "rm") && n >= 1) {
+    ret = cmd_rm (argv[2], argv + 3);
+  } else if (g_str_equal (cmd, "ingest") && n == 2) {
+    ret = cmd_ingest (argv[2], argv[3], argv[4]);
+  } else if (g_str_equal (cmd, "verify")) {
+    ret = cmd_verify (argv[2], argv + 3);
+  } else if (g_str_equal (cmd, "gc") && n == 0) {
+    ret = cmd_gc (argv[2]);
+  } else {
+    gchar *msg = g_strdup_printf ("bad command or arguments: '%s' with %d "
+        "argument(s) after DIR", cmd, n);
+
+    ret = usage (ctx, msg);
+    g_free (msg);
+  }
+out:
+  g_option_context_free (ctx);
+  return ret;
+}
