@@ -48,12 +48,16 @@
 #include "gststagerange.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_range_debug);
 #define GST_CAT_DEFAULT gst_stage_range_debug
 
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_STRIDE 1
+
+/* Longest part of a property value quoted in a message, in bytes */
+#define QUOTED_VALUE_MAX 80
 
 enum
 {
@@ -85,9 +89,14 @@ parse_ranges (const gchar * ranges, guint stride, gchar ** message)
   char *err = NULL;
   StageSelect *sel = stage_select_parse_ranges (ranges, stride, &err);
 
-  if (sel == NULL && message != NULL)
+  if (sel == NULL && message != NULL) {
+    char *q = stage_select_quote (ranges ? ranges : "",
+        ranges ? strlen (ranges) : 0, QUOTED_VALUE_MAX);
+
     *message = g_strdup_printf ("Invalid value '%s' for property 'ranges': "
-        "%s", ranges ? ranges : "", err ? err : "out of memory");
+        "%s", q ? q : "", err ? err : "out of memory");
+    free (q);
+  }
   free (err);
   return sel;
 }

@@ -339,6 +339,36 @@ GST_START_TEST (test_tee_branch)
 
 GST_END_TEST;
 
+/* Every message is valid UTF-8: a multibyte character is never cut where
+ * a token is shortened, raw bytes are escaped (issue 9). */
+GST_START_TEST (test_messages_utf8)
+{
+  gchar *v, *m;
+  guint cut;
+
+  /* "é" (2 bytes) and "€" (3 bytes) across the 40-byte token cut and the
+   * 80-byte value cut, at every offset */
+  for (cut = 36; cut <= 41; cut++) {
+    v = x_then (cut, "\xc3\xa9\xe2\x82\xac:5");
+    g_free (refused_utf8 ("stagerange", "ranges", v, NULL, NULL));
+    g_free (v);
+  }
+  for (cut = 76; cut <= 81; cut++) {
+    gchar *x = x_then (cut, "\xe2\x82\xac\xe2\x82\xac");
+
+    v = g_strconcat ("0:5,", x, NULL);
+    g_free (refused_utf8 ("stagerange", "ranges", v, NULL, NULL));
+    g_free (x);
+    g_free (v);
+  }
+  /* raw bytes that are not UTF-8, control characters */
+  m = refused_utf8 ("stagerange", "ranges", "0:5,\xff\xfe:7\x01", NULL, NULL);
+  fail_unless (strstr (m, "\\xFF\\xFE") != NULL, "%s", m);
+  g_free (m);
+}
+
+GST_END_TEST;
+
 static Suite *
 stagerange_suite (void)
 {
@@ -347,6 +377,7 @@ stagerange_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_messages_utf8);
   tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_selection_hand);
   tcase_add_test (tc, test_selection_random);
