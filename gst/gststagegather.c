@@ -25,8 +25,11 @@
  * late sink) are not counted: where the exact selection matters, use
  * sync=false, or qos=false on the sink or the decoder.
  *
- * Kept buffers keep their PTS, DTS and duration. The output rate is
- * irregular, so the caps framerate is 0/1 (variable).
+ * Kept buffers keep their PTS, DTS and duration. The caps keep the input
+ * framerate: the kept frames are frames of the input's grid and the others
+ * are gaps (GAP events), as for frames a decoder drops. Not 0/1 (variable):
+ * with that, h264parse leaves durations unset, mp4mux gives the last frame
+ * no duration (decoders then skip it) and avimux refuses the stream.
  *
  * Exactly one of @indices and @indices-file must be set. Properties can only
  * be changed in the NULL or READY state (a change while PAUSED or PLAYING
@@ -252,6 +255,16 @@ gst_stage_gather_finalize (GObject * object)
   G_OBJECT_CLASS (gst_stage_gather_parent_class)->finalize (object);
 }
 
+/* The input's nominal rate: every kept frame is a frame of the input's
+ * grid, the dropped ones are gaps. */
+static gboolean
+gst_stage_gather_get_rate_divisor (GstStageSelector * selector,
+    guint * divisor)
+{
+  *divisor = 1;
+  return TRUE;
+}
+
 static void
 gst_stage_gather_class_init (GstStageGatherClass * klass)
 {
@@ -287,7 +300,8 @@ gst_stage_gather_class_init (GstStageGatherClass * klass)
 
   selector_class->create_select =
       GST_DEBUG_FUNCPTR (gst_stage_gather_create_select);
-  /* no get_rate_divisor: a list is always a variable (0/1) rate */
+  selector_class->get_rate_divisor =
+      GST_DEBUG_FUNCPTR (gst_stage_gather_get_rate_divisor);
 }
 
 static void

@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 src = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
 ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin"]
@@ -17,7 +18,11 @@ ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin
 
 def examples(path):
     text = open(path, encoding="utf-8").read()
-    for block in re.findall(r"```(?:sh|bash|shell)?\n(.*?)```", text, re.S):
+    # every fence pairs with the next one, whatever its language, so that a
+    # ```text block does not shift the pairing; only shell blocks run
+    for lang, block in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
+        if lang not in ("", "sh", "bash", "shell"):
+            continue
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.strip()
@@ -50,12 +55,15 @@ def main():
             if tracers:
                 env["GST_TRACERS"] = tracers
             args = shlex.split(cmd)
+            # examples that write files write them into a directory removed after
+            work = tempfile.TemporaryDirectory(prefix="docs-example-")
             try:
                 r = subprocess.run(args, capture_output=True, text=True, timeout=120,
-                                   env=env, cwd=os.environ.get("TMPDIR", "/tmp"))
+                                   env=env, cwd=work.name)
                 ok = r.returncode == 0 and "ERROR" not in r.stderr
             except subprocess.TimeoutExpired:
                 ok, r = False, None
+            work.cleanup()
             status = "ok" if ok else "FAIL"
             print(f"{status}: {os.path.relpath(path, src)}: {cmd}")
             if not ok:
