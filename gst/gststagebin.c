@@ -43,11 +43,16 @@
 #include "gststagebinplan.h"
 #include "gststagedispatch.h"
 #include "gststagereorder.h"
+#include "select.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_bin_debug);
 #define GST_CAT_DEFAULT gst_stage_bin_debug
 
 #define KERNEL_NAME_KEY "stage-kernel-thread-name"
+
+/* Longest ops string / problem text quoted in a message, in bytes */
+#define QUOTED_OPS_MAX 400
+#define QUOTED_PROBLEM_MAX 1000
 
 #define DEFAULT_PROP_OPS NULL
 #define DEFAULT_PROP_REPLICAS 0
@@ -658,10 +663,18 @@ choose_replicas (GstStageBin * self, const gchar * desc, OpsChain * chain,
         requested);
     return 0;
   }
-  GST_ELEMENT_WARNING (self, CORE, FAILED, ("stagebin runs ops \"%s\" with "
-          "one replica: op '%s' (%s) depends on the frames it saw before, "
-          "and cannot be replicated.", desc,
-          GST_OBJECT_NAME (op), factory), ("replicas=0 estimated %u", n));
+  {
+    char *qd = stage_select_quote (desc, strlen (desc), QUOTED_OPS_MAX);
+    char *qn = stage_select_quote (GST_OBJECT_NAME (op),
+        strlen (GST_OBJECT_NAME (op)), QUOTED_OPS_MAX);
+
+    GST_ELEMENT_WARNING (self, CORE, FAILED, ("stagebin runs ops \"%s\" "
+            "with one replica: op '%s' (%s) depends on the frames it saw "
+            "before, and cannot be replicated.", qd ? qd : "", qn ? qn : "",
+            factory), ("replicas=0 estimated %u", n));
+    free (qd);
+    free (qn);
+  }
   return 1;
 }
 
@@ -738,10 +751,18 @@ build (GstStageBin * self)
   device_plan_clear (&plan);
 
   if (!ok) {
+    /* the ops string, element names and parse errors may hold any bytes:
+     * the message must stay valid UTF-8 */
+    char *qd = stage_select_quote (desc ? desc : "", desc ? strlen (desc) : 0,
+        QUOTED_OPS_MAX);
+    const gchar *why = problem ? problem : "linking the replicas failed";
+    char *qp = stage_select_quote (why, strlen (why), QUOTED_PROBLEM_MAX);
+
     GST_ELEMENT_ERROR (self, CORE, FAILED,
-        ("stagebin cannot use ops \"%s\": %s.", desc ? desc : "",
-            problem ? problem : "linking the replicas failed"),
+        ("stagebin cannot use ops \"%s\": %s.", qd ? qd : "", qp ? qp : ""),
         ("replicas=%u", n));
+    free (qd);
+    free (qp);
     g_free (problem);
     g_free (desc);
     g_free (groups);

@@ -25,8 +25,11 @@
  * late sink) are not counted: where the exact selection matters, use
  * sync=false, or qos=false on the sink or the decoder.
  *
- * Kept buffers keep their PTS, DTS and duration. The output rate is
- * irregular, so the caps framerate is 0/1 (variable).
+ * Kept buffers keep their PTS, DTS and duration. The caps keep the input
+ * framerate: the kept frames are frames of the input's grid and the others
+ * are gaps (GAP events), as for frames a decoder drops. Not 0/1 (variable):
+ * with that, h264parse leaves durations unset, mp4mux gives the last frame
+ * no duration (decoders then skip it) and avimux refuses the stream.
  *
  * Exactly one of @indices and @indices-file must be set. Properties can only
  * be changed in the NULL or READY state (a change while PAUSED or PLAYING
@@ -48,6 +51,10 @@
 #include "gststagegather.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Longest part of a property value quoted in a message, in bytes */
+#define QUOTED_VALUE_MAX 80
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_gather_debug);
 #define GST_CAT_DEFAULT gst_stage_gather_debug
@@ -93,10 +100,15 @@ parse_inline (const gchar * indices, GError ** error)
   char *err = NULL;
   StageSelect *sel = stage_select_parse_indices (indices, &err);
 
-  if (sel == NULL)
+  if (sel == NULL) {
+    char *q = stage_select_quote (indices, strlen (indices),
+        QUOTED_VALUE_MAX);
+
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Invalid value '%s' for property 'indices': %s", indices,
+        "Invalid value '%s' for property 'indices': %s", q ? q : "",
         err ? err : "out of memory");
+    free (q);
+  }
   free (err);
   return sel;
 }
@@ -105,24 +117,28 @@ static StageSelect *
 load_file (const gchar * path, GError ** error)
 {
   GError *io_error = NULL;
-  gchar *contents = NULL;
+  gchar *contents = NULL, *name = g_filename_display_name (path);
+  gsize length = 0;
   char *err = NULL;
   StageSelect *sel;
 
-  if (!g_file_get_contents (path, &contents, NULL, &io_error)) {
+  /* file names need not be UTF-8: the display name is */
+  if (!g_file_get_contents (path, &contents, &length, &io_error)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "Could not read property 'indices-file' '%s': %s", path,
+        "Could not read property 'indices-file' '%s': %s", name,
         io_error->message);
     g_error_free (io_error);
+    g_free (name);
     return NULL;
   }
-  sel = stage_select_parse_indices (contents, &err);
+  sel = stage_select_parse_indices_data (contents, length, &err);
   if (sel == NULL)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Invalid property 'indices-file' '%s': %s", path,
+        "Invalid property 'indices-file' '%s': %s", name,
         err ? err : "out of memory");
   free (err);
   g_free (contents);
+  g_free (name);
   return sel;
 }
 
@@ -202,11 +218,17 @@ gst_stage_gather_create_select (GstStageSelector * selector, GError ** error)
   path = is_unset (self->indices_file) ? NULL : g_strdup (self->indices_file);
   GST_OBJECT_UNLOCK (self);
 
-  if (indices && path)
+  if (indices && path) {
+    char *q = stage_select_quote (indices, strlen (indices),
+        QUOTED_VALUE_MAX);
+    gchar *name = g_filename_display_name (path);
+
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "Both property 'indices' ('%s') and 'indices-file' ('%s') are set: "
-        "set only one", indices, path);
-  else if (indices)
+        "set only one", q ? q : "", name);
+    free (q);
+    g_free (name);
+  } else if (indices)
     sel = parse_inline (indices, error);
   else if (path)
     sel = load_file (path, error);
@@ -231,6 +253,16 @@ gst_stage_gather_finalize (GObject * object)
   g_free (self->indices);
   g_free (self->indices_file);
   G_OBJECT_CLASS (gst_stage_gather_parent_class)->finalize (object);
+}
+
+/* The input's nominal rate: every kept frame is a frame of the input's
+ * grid, the dropped ones are gaps. */
+static gboolean
+gst_stage_gather_get_rate_divisor (GstStageSelector * selector,
+    guint * divisor)
+{
+  *divisor = 1;
+  return TRUE;
 }
 
 static void
@@ -268,7 +300,8 @@ gst_stage_gather_class_init (GstStageGatherClass * klass)
 
   selector_class->create_select =
       GST_DEBUG_FUNCPTR (gst_stage_gather_create_select);
-  /* no get_rate_divisor: a list is always a variable (0/1) rate */
+  selector_class->get_rate_divisor =
+      GST_DEBUG_FUNCPTR (gst_stage_gather_get_rate_divisor);
 }
 
 static void

@@ -40,6 +40,10 @@ typedef struct
   StageResizeMethod method;
   gboolean preserve_aspect;
   gboolean only_shrink;
+  /* The size conflict with downstream was posted: negotiation is retried
+   * for every caps event and buffer, the error must go out once. Reset at
+   * start, by a size property change and by a negotiation that works. */
+  gboolean conflict_posted;
 } GstStageResizeBasePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageResizeBase, gst_stage_resize_base,
@@ -124,6 +128,8 @@ gst_stage_resize_base_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  if (resize)
+    priv->conflict_posted = FALSE;
   GST_OBJECT_UNLOCK (object);
 
   /* A new target size while playing: ask for new output caps. */
@@ -161,24 +167,102 @@ gst_stage_resize_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
-/* Any size, any PAR: the size is chosen in fixate_caps. */
+/* The largest value an int field can take (an int, a range or a list of
+ * them), or STAGE_RESIZE_MAX_SIZE when it is absent or open. */
+static gint
+value_max (const GValue * v)
+{
+  gint m = 0;
+  guint i;
+
+  if (v == NULL)
+    return STAGE_RESIZE_MAX_SIZE;
+  if (G_VALUE_HOLDS_INT (v))
+    return g_value_get_int (v);
+  if (GST_VALUE_HOLDS_INT_RANGE (v))
+    return gst_value_get_int_range_max (v);
+  if (GST_VALUE_HOLDS_LIST (v)) {
+    for (i = 0; i < gst_value_list_get_size (v); i++)
+      m = MAX (m, value_max (gst_value_list_get_value (v, i)));
+    return m > 0 ? m : STAGE_RESIZE_MAX_SIZE;
+  }
+  return STAGE_RESIZE_MAX_SIZE;
+}
+
+static gint
+field_max (const GstStructure * s, const gchar * name)
+{
+  return value_max (gst_structure_get_value (s, name));
+}
+
+/* An output dimension the properties leave for the input @in_max: the set
+ * size itself when nothing can change it, else 1..the largest it can be
+ * (only-shrink never goes past the input; preserve-aspect with both sizes
+ * fits inside them). */
+static void
+set_out_dimension (GstStructure * s, const gchar * name, gint prop,
+    gboolean exact, gboolean only_shrink, gint in_max)
+{
+  gint hi = STAGE_RESIZE_MAX_SIZE;
+
+  if (prop && exact && !only_shrink) {
+    gst_structure_set (s, name, G_TYPE_INT, prop, NULL);
+    return;
+  }
+  /* only-shrink gives the set size or the input's, never more than the
+   * input */
+  if (only_shrink)
+    hi = in_max;
+  else if (prop)
+    hi = prop;
+  hi = CLAMP (hi, 1, STAGE_RESIZE_MAX_SIZE);
+  if (hi == 1)
+    gst_structure_set (s, name, G_TYPE_INT, 1, NULL);
+  else
+    gst_structure_set (s, name, GST_TYPE_INT_RANGE, 1, hi, NULL);
+}
+
+/* Any PAR; sizes as the properties allow. Upstream of us any size will do;
+ * downstream sees only the sizes the properties can give, so a downstream
+ * that insists on another one fails to link (gst-launch-1.0 reports it
+ * before starting) rather than at the first buffer. The exact size is
+ * chosen in fixate_caps. */
 static GstCaps *
 gst_stage_resize_base_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
+  GstStageResizeBasePrivate *priv = PRIV (trans);
   GstCaps *ret = gst_caps_new_empty ();
   guint i, n = gst_caps_get_size (caps);
+  gint pw, ph;
+  gboolean preserve, only_shrink;
+
+  GST_OBJECT_LOCK (trans);
+  pw = priv->width;
+  ph = priv->height;
+  preserve = priv->preserve_aspect;
+  only_shrink = priv->only_shrink;
+  GST_OBJECT_UNLOCK (trans);
 
   for (i = 0; i < n; i++) {
     GstStructure *s = gst_caps_get_structure (caps, i);
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gint in_w = field_max (s, "width"), in_h = field_max (s, "height");
 
     if (i > 0 && gst_caps_is_subset_structure_full (ret, s, f))
       continue;
     s = gst_structure_copy (s);
-    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1,
-        STAGE_RESIZE_MAX_SIZE, "height", GST_TYPE_INT_RANGE, 1,
-        STAGE_RESIZE_MAX_SIZE, NULL);
+    if (direction == GST_PAD_SINK) {
+      /* with preserve-aspect a size is exact only when the other is
+       * derived from it */
+      set_out_dimension (s, "width", pw, !preserve || !ph, only_shrink, in_w);
+      set_out_dimension (s, "height", ph, !preserve || !pw, only_shrink,
+          in_h);
+    } else {
+      gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1,
+          STAGE_RESIZE_MAX_SIZE, "height", GST_TYPE_INT_RANGE, 1,
+          STAGE_RESIZE_MAX_SIZE, NULL);
+    }
     if (gst_structure_has_field (s, "pixel-aspect-ratio"))
       gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
           G_MAXINT, G_MAXINT, 1, NULL);
@@ -375,8 +459,177 @@ gst_stage_resize_base_fixate_caps (GstBaseTransform * trans,
   return othercaps;
 }
 
+/* TRUE for the one caller that gets to post the size conflict: GstPad
+ * retries a refused caps event before every buffer, and another thread (a
+ * reconfigure) may negotiate at the same time. */
+static gboolean
+note_conflict (GstStageResizeBase * self)
+{
+  GstStageResizeBasePrivate *priv = PRIV (self);
+  gboolean first;
+
+  GST_OBJECT_LOCK (self);
+  first = !priv->conflict_posted;
+  priv->conflict_posted = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return first;
+}
+
+static gboolean
+gst_stage_resize_base_start (GstBaseTransform * trans)
+{
+  GST_OBJECT_LOCK (trans);
+  PRIV (trans)->conflict_posted = FALSE;
+  GST_OBJECT_UNLOCK (trans);
+  return TRUE;
+}
+
+/* Called when caps @incaps could not be negotiated. When the reason is
+ * the size the properties ask for (downstream would take some size, but
+ * none of those), posts the error that says so, once, and returns TRUE;
+ * otherwise (a format downstream refuses, say) leaves the report to
+ * GStreamer and returns FALSE. */
+static gboolean
+explain_size_conflict (GstBaseTransform * trans, GstCaps * incaps)
+{
+  GstStageResizeBase *self = GST_STAGE_RESIZE_BASE (trans);
+  GstStageResizeBasePrivate *priv = PRIV (self);
+  GstCaps *ours, *any_size, *peer;
+  GstVideoInfo in;
+  gboolean size_only, only_shrink, preserve;
+  gint tw, th, pw, ph, dw = 0, dh = 0;
+  gchar *wanted;
+
+  if (incaps == NULL || !gst_video_info_from_caps (&in, incaps))
+    return FALSE;
+  peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), NULL);
+  ours = gst_stage_resize_base_transform_caps (trans, GST_PAD_SINK, incaps,
+      NULL);
+  any_size = gst_caps_copy (incaps);
+  gst_caps_set_simple (any_size, "width", GST_TYPE_INT_RANGE, 1,
+      STAGE_RESIZE_MAX_SIZE, "height", GST_TYPE_INT_RANGE, 1,
+      STAGE_RESIZE_MAX_SIZE, NULL);
+  gst_caps_set_features_simple (any_size, NULL);
+  size_only = !gst_caps_can_intersect (ours, peer)
+      && gst_caps_can_intersect (any_size, peer);
+  if (size_only && gst_caps_get_size (peer) > 0) {
+    GstStructure *ps = gst_caps_get_structure (peer, 0);
+
+    gst_structure_get_int (ps, "width", &dw);
+    gst_structure_get_int (ps, "height", &dh);
+  }
+  wanted = dw > 0 && dh > 0 ? g_strdup_printf ("requires %dx%d", dw, dh)
+      : gst_caps_to_string (peer);
+  gst_caps_unref (ours);
+  gst_caps_unref (any_size);
+  gst_caps_unref (peer);
+  if (!size_only || !note_conflict (self)) {
+    g_free (wanted);
+    return size_only;
+  }
+
+  property_target (self, NULL, GST_VIDEO_INFO_WIDTH (&in),
+      GST_VIDEO_INFO_HEIGHT (&in), GST_VIDEO_INFO_PAR_N (&in),
+      GST_VIDEO_INFO_PAR_D (&in), &tw, &th);
+  GST_OBJECT_LOCK (self);
+  pw = priv->width;
+  ph = priv->height;
+  only_shrink = priv->only_shrink;
+  preserve = priv->preserve_aspect;
+  GST_OBJECT_UNLOCK (self);
+  if (only_shrink && dw > 0 && dh > 0 && (dw > GST_VIDEO_INFO_WIDTH (&in) ||
+          dh > GST_VIDEO_INFO_HEIGHT (&in)))
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("only-shrink=true but downstream requires %dx%d, larger than the "
+            "%dx%d input.", dw, dh, GST_VIDEO_INFO_WIDTH (&in),
+            GST_VIDEO_INFO_HEIGHT (&in)),
+        ("Remove only-shrink or let downstream accept a smaller size."));
+  else
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("width=%d height=%d (preserve-aspect=%s, only-shrink=%s) on a "
+            "%dx%d input cannot give a size downstream accepts: downstream "
+            "%s.", pw ? pw : -1, ph ? ph : -1, preserve ? "true" : "false",
+            only_shrink ? "true" : "false", GST_VIDEO_INFO_WIDTH (&in),
+            GST_VIDEO_INFO_HEIGHT (&in), wanted),
+        ("Set width/height to -1 to follow downstream caps, or relax the "
+            "downstream caps filter."));
+  g_free (wanted);
+  return TRUE;
+}
+
+/* A size conflict is reported once, by us, with what to change. Upstream
+ * must not report it a second time: a refused caps event or a
+ * not-negotiated flow makes the source post its own "Internal data stream
+ * error" too, and two errors while prerolling make gst-launch-1.0
+ * sometimes never exit. So once ours is posted the caps event is taken
+ * (no output caps are set) and buffers are refused with FLUSHING, which
+ * stops upstream quietly while the application tears the pipeline down
+ * on our error. A new size property or a caps event that negotiates
+ * clears the conflict. */
+static gboolean
+conflict_posted (GstBaseTransform * trans)
+{
+  gboolean posted;
+
+  GST_OBJECT_LOCK (trans);
+  posted = PRIV (trans)->conflict_posted;
+  GST_OBJECT_UNLOCK (trans);
+  return posted;
+}
+
+static gboolean
+gst_stage_resize_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstEventType type = GST_EVENT_TYPE (event);
+  GstCaps *caps = NULL;
+  gboolean ret;
+
+  /* the stream failed: sinks must not preroll on its end */
+  if (type == GST_EVENT_EOS && conflict_posted (trans)) {
+    gst_event_unref (event);
+    return TRUE;
+  }
+  if (type == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &caps);
+    gst_caps_ref (caps);
+  }
+  ret = GST_BASE_TRANSFORM_CLASS (gst_stage_resize_base_parent_class)
+      ->sink_event (trans, event);
+  if (!ret && caps && (conflict_posted (trans)
+          || explain_size_conflict (trans, caps)))
+    ret = TRUE;
+  if (caps)
+    gst_caps_unref (caps);
+  return ret;
+}
+
+static GstFlowReturn
+gst_stage_resize_base_submit_input_buffer (GstBaseTransform * trans,
+    gboolean discont, GstBuffer * buf)
+{
+  GstFlowReturn ret;
+
+  if (conflict_posted (trans)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_FLUSHING;
+  }
+  ret = GST_BASE_TRANSFORM_CLASS (gst_stage_resize_base_parent_class)
+      ->submit_input_buffer (trans, discont, buf);
+  /* a renegotiation (reconfigure) just ran into the conflict */
+  if (ret == GST_FLOW_NOT_NEGOTIATED) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD
+        (trans));
+
+    if (conflict_posted (trans) || explain_size_conflict (trans, caps))
+      ret = GST_FLOW_FLUSHING;
+    if (caps)
+      gst_caps_unref (caps);
+  }
+  return ret;
+}
+
 /* Refuses an output size that contradicts the properties: downstream
- * insisted on something else. */
+ * insisted on something else. The error is posted once per conflict. */
 static gboolean
 check_size (GstStageResizeBase * self, const GstVideoInfo * in,
     const GstVideoInfo * out)
@@ -385,7 +638,7 @@ check_size (GstStageResizeBase * self, const GstVideoInfo * in,
   gint iw = GST_VIDEO_INFO_WIDTH (in), ih = GST_VIDEO_INFO_HEIGHT (in);
   gint ow = GST_VIDEO_INFO_WIDTH (out), oh = GST_VIDEO_INFO_HEIGHT (out);
   gint tw, th, pw, ph;
-  gboolean only_shrink, preserve;
+  gboolean only_shrink, preserve, posted;
 
   property_target (self, NULL, iw, ih, GST_VIDEO_INFO_PAR_N (in),
       GST_VIDEO_INFO_PAR_D (in), &tw, &th);
@@ -394,9 +647,12 @@ check_size (GstStageResizeBase * self, const GstVideoInfo * in,
   ph = priv->height;
   only_shrink = priv->only_shrink;
   preserve = priv->preserve_aspect;
+  posted = priv->conflict_posted;
   GST_OBJECT_UNLOCK (self);
 
   if (only_shrink && (ow > iw || oh > ih)) {
+    if (posted || !note_conflict (self))
+      return FALSE;
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("only-shrink=true but downstream requires %dx%d, larger than the "
             "%dx%d input.", ow, oh, iw, ih),
@@ -415,6 +671,8 @@ check_size (GstStageResizeBase * self, const GstVideoInfo * in,
   return TRUE;
 
 mismatch:
+  if (posted || !note_conflict (self))
+    return FALSE;
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("width=%d height=%d (preserve-aspect=%s, only-shrink=%s) asks for "
           "%dx%d but downstream requires %dx%d.", pw ? pw : -1, ph ? ph : -1,
@@ -448,6 +706,9 @@ gst_stage_resize_base_set_info (GstVideoFilter * filter, GstCaps * incaps,
   }
   if (!check_size (self, in_info, out_info))
     return FALSE;
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->conflict_posted = FALSE;
+  GST_OBJECT_UNLOCK (self);
 
   same = GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info) &&
       GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
@@ -505,6 +766,11 @@ gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_stage_resize_base_transform_caps);
   trans_class->fixate_caps =
       GST_DEBUG_FUNCPTR (gst_stage_resize_base_fixate_caps);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_stage_resize_base_start);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_base_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_base_submit_input_buffer);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_stage_resize_base_set_info);
 
   gst_type_mark_as_plugin_api (GST_TYPE_STAGE_RESIZE_BASE, 0);

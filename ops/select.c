@@ -49,15 +49,86 @@ set_error (char **error, const char *fmt, ...)
   *error = msg;
 }
 
-/* Copies at most MAX_QUOTED bytes of a token for quoting, marking a cut. */
+/* Length of the valid UTF-8 character at @s (at most @len bytes), or 0 when
+ * the bytes there are not one (RFC 3629: no overlongs, no surrogates,
+ * nothing above U+10FFFF). */
+static size_t
+utf8_char_len (const unsigned char *s, size_t len)
+{
+  size_t n, i;
+  unsigned char lo = 0x80, hi = 0xBF;
+
+  if (s[0] < 0x80)
+    return 1;
+  if (s[0] >= 0xC2 && s[0] <= 0xDF)
+    n = 2;
+  else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+    n = 3;
+  else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+    n = 4;
+  else
+    return 0;
+  if (len < n)
+    return 0;
+  if (s[0] == 0xE0)
+    lo = 0xA0;
+  else if (s[0] == 0xED)
+    hi = 0x9F;
+  else if (s[0] == 0xF0)
+    lo = 0x90;
+  else if (s[0] == 0xF4)
+    hi = 0x8F;
+  if (s[1] < lo || s[1] > hi)
+    return 0;
+  for (i = 2; i < n; i++)
+    if (s[i] < 0x80 || s[i] > 0xBF)
+      return 0;
+  return n;
+}
+
+char *
+stage_select_quote (const char *s, size_t len, size_t max)
+{
+  const unsigned char *u = (const unsigned char *) s;
+  /* every input byte becomes at most 4 output bytes ("\xNN") */
+  size_t cap = 4 * (len < max ? len : max) + 4, i = 0, o = 0;
+  char *out = malloc (cap);
+
+  if (out == NULL)
+    return NULL;
+  while (i < len) {
+    size_t n = utf8_char_len (u + i, len - i);
+
+    if (i + (n ? n : 1) > max) {
+      memcpy (out + o, "...", 3);
+      o += 3;
+      break;
+    }
+    if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7F))) {
+      /* a byte that is not text: shown, never copied raw */
+      snprintf (out + o, cap - o, "\\x%02X", u[i]);
+      o += 4;
+      i++;
+    } else {
+      memcpy (out + o, s + i, n);
+      o += n;
+      i += n;
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+/* Copies at most MAX_QUOTED bytes of a token for quoting, marking a cut;
+ * always valid UTF-8 (a multibyte character is never split; raw bytes are
+ * escaped). */
 static void
 quote_token (char *out, size_t out_size, const char *s, size_t len)
 {
-  if (len > MAX_QUOTED) {
-    snprintf (out, out_size, "%.*s...", MAX_QUOTED, s);
-  } else {
-    snprintf (out, out_size, "%.*s", (int) len, s);
-  }
+  char *q = stage_select_quote (s, len, MAX_QUOTED);
+
+  snprintf (out, out_size, "%s", q ? q : "");
+  free (q);
 }
 
 static int
@@ -149,7 +220,7 @@ static int
 parse_range_entry (const char *s, size_t len, uint64_t stride, Span * span,
     char **error)
 {
-  char tok[MAX_QUOTED + 4];
+  char tok[4 * MAX_QUOTED + 4];
   const char *colon = memchr (s, ':', len);
   const char *a = s, *b;
   size_t alen, blen;
@@ -306,7 +377,7 @@ stage_select_parse_indices (const char *text, char **error)
       p++;
     r = parse_index (tok, (size_t) (p - tok), &x);
     if (r != 0) {
-      char q[MAX_QUOTED + 4], where[32] = "";
+      char q[4 * MAX_QUOTED + 4], where[32] = "";
 
       quote_token (q, sizeof (q), tok, (size_t) (p - tok));
       if (multiline)
@@ -343,6 +414,35 @@ stage_select_parse_indices (const char *text, char **error)
   sel->is_list = 1;
   sel->indices = v;
   sel->n_indices = out;
+  return sel;
+}
+
+StageSelect *
+stage_select_parse_indices_data (const char *data, size_t len, char **error)
+{
+  const char *nul = memchr (data, '\0', len);
+  StageSelect *sel;
+  char *text;
+
+  if (error)
+    *error = NULL;
+  /* A NUL would end the text early and silently drop every index after
+   * it: a binary file is refused, saying where it stops being text. */
+  if (nul != NULL) {
+    set_error (error, "binary content: a NUL byte at byte offset %llu "
+        "(expected text: frame indices separated by commas, spaces or "
+        "newlines)", (unsigned long long) (nul - data));
+    return NULL;
+  }
+  text = malloc (len + 1);
+  if (text == NULL) {
+    set_error (error, "out of memory");
+    return NULL;
+  }
+  memcpy (text, data, len);
+  text[len] = '\0';
+  sel = stage_select_parse_indices (text, error);
+  free (text);
   return sel;
 }
 

@@ -49,6 +49,18 @@ StageSelect *stage_select_parse_ranges (const char *text, uint64_t stride,
  * that is not a non-negative decimal integer, and a list with no index. */
 StageSelect *stage_select_parse_indices (const char *text, char **error);
 
+/* Like stage_select_parse_indices() on @len bytes that need not end in a
+ * NUL (the contents of an indices file); a NUL byte among them is refused
+ * as binary content, naming its byte offset. */
+StageSelect *stage_select_parse_indices_data (const char *data, size_t len,
+    char **error);
+
+/* A copy of @len bytes of @s for quoting in a message (free() it): valid
+ * UTF-8 whatever the input, at most @max input bytes then "..." (never
+ * cutting a multibyte character), bytes that are not text (invalid UTF-8,
+ * control characters) shown as \xNN. NULL when out of memory. */
+char *stage_select_quote (const char *s, size_t len, size_t max);
+
 void stage_select_free (StageSelect *sel);
 
 /* The smallest kept index >= @index, or STAGE_SELECT_NONE when no index

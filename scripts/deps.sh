@@ -9,8 +9,13 @@ gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
 # Tests add the Python bindings (PyGObject example) and ffmpeg (reference).
 STAGES_TEST_PACKAGES="python3 python3-gi gir1.2-gstreamer-1.0 python3-gst-1.0 ffmpeg"
-# Stored streams (stagesink/stagesrc tests, docs/store.md): x264enc, sqlite3.
+# Stored streams (stagesink/stagesrc tests, docs/store.md) and the selectors'
+# muxer tests: x264enc; sqlite3 for the store's documented queries.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gstreamer1.0-plugins-ugly sqlite3"
+# Sanitizer passes and fuzzing (scripts/test.sh --sanitize=..., --fuzz,
+# scripts/fuzz.sh): clang with its runtimes (TSan, libFuzzer); gcc's ASan
+# and UBSan runtimes come with gcc.
+STAGES_SANITIZER_PACKAGES="clang libclang-rt-14-dev"
 
 stages_missing_packages () {
   local missing="" p
@@ -46,4 +51,16 @@ stages_build () {
     meson setup build "$@"
   fi
   meson compile -C build
+}
+
+# Configure (once) and build into another folder (sanitizer builds).
+stages_build_in () {
+  local dir=$1
+  shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@"
+  fi
+  meson compile -C "$dir"
 }

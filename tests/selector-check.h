@@ -164,4 +164,73 @@ check_tee_branch (const gchar * pre, const gchar * selector)
   g_free (desc);
 }
 
+static G_GNUC_UNUSED gboolean
+utf8_warning (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  fail_unless (g_utf8_validate (message, -1, NULL),
+      "a warning is not valid UTF-8");
+  g_atomic_int_inc ((gint *) user_data);
+  return TRUE;
+}
+
+/* Issue 9: sets the string property @prop of a new @factory to the raw
+ * bytes @value (and @prop2 to @value2 when given), starts it, and checks
+ * that the warning given when setting it, and the error message and debug
+ * text of the refused start, are valid UTF-8 (PyGObject's parse_error()
+ * raises otherwise). Returns the error message. */
+static G_GNUC_UNUSED gchar *
+refused_utf8 (const gchar * factory, const gchar * prop, const gchar * value,
+    const gchar * prop2, const gchar * value2)
+{
+  GstElement *pipe = gst_pipeline_new (NULL);
+  GstElement *src = gst_element_factory_make ("videotestsrc", NULL);
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gint warnings = 0;
+  GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+      G_LOG_LEVEL_WARNING, g_regex_new (".", G_REGEX_RAW, 0, NULL),
+      utf8_warning, &warnings, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL, *text;
+
+  g_object_set (e, prop, value, NULL);
+  if (prop2)
+    g_object_set (e, prop2, value2, NULL);
+  gst_bin_add_many (GST_BIN (pipe), src, e, sink, NULL);
+  fail_unless (gst_element_link_many (src, e, sink, NULL));
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no error", factory);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (g_utf8_validate (err->message, -1, NULL),
+      "%s: error message not UTF-8", factory);
+  fail_unless (debug == NULL || g_utf8_validate (debug, -1, NULL),
+      "%s: debug text not UTF-8", factory);
+  text = g_strdup (err->message);
+  GST_INFO ("%s %s: %s", factory, prop, text);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_check_remove_log_filter (filter);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return text;
+}
+
+/* @n ASCII 'x' then @tail: a multibyte character placed across the cut of
+ * a quoted token. */
+static G_GNUC_UNUSED gchar *
+x_then (guint n, const gchar * tail)
+{
+  gchar *x = g_strnfill (n, 'x'), *s = g_strconcat (x, tail, NULL);
+
+  g_free (x);
+  return s;
+}
+
 #endif /* SELECTOR_CHECK_H */

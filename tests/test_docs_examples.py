@@ -21,7 +21,11 @@ ELEMENTS = ["stageresize", "stagestride", "stagerange", "stagegather", "stagebin
 
 def examples(path):
     text = open(path, encoding="utf-8").read()
-    for block in re.findall(r"```(?:sh|bash|shell)?\n(.*?)```", text, re.S):
+    # every fence pairs with the next one, whatever its language, so that a
+    # ```text block does not shift the pairing; only shell blocks run
+    for lang, block in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
+        if lang not in ("", "sh", "bash", "shell"):
+            continue
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.strip()

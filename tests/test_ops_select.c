@@ -411,6 +411,97 @@ GST_START_TEST (test_indices_large)
 
 GST_END_TEST;
 
+/* Quoting for messages: valid UTF-8 whatever the input (issue 9). */
+GST_START_TEST (test_quote_utf8)
+{
+  static const struct
+  {
+    const gchar *in;
+    gsize max;
+    const gchar *want;
+  } cases[] = {
+    {"abc", 40, "abc"},
+    {"abcdef", 3, "abc..."},
+    /* "é" is 2 bytes: never cut in half */
+    {"ab\xc3\xa9", 3, "ab..."},
+    {"ab\xc3\xa9", 4, "ab\xc3\xa9"},
+    /* "€" is 3 bytes, "😀" 4 */
+    {"a\xe2\x82\xac", 3, "a..."},
+    {"\xf0\x9f\x98\x80z", 4, "\xf0\x9f\x98\x80..."},
+    /* not UTF-8: escaped */
+    {"a\xff" "b", 40, "a\\xFFb"},
+    {"\xc3(", 40, "\\xC3("},
+    {"\xe0\x80\x80", 40, "\\xE0\\x80\\x80"},  /* overlong */
+    {"\xed\xa0\x80", 40, "\\xED\\xA0\\x80"},  /* surrogate */
+    {"\xf4\x90\x80\x80", 40, "\\xF4\\x90\\x80\\x80"},     /* > U+10FFFF */
+    {"tab\there\n", 40, "tab\\x09here\\x0A"},
+    {"\xe2\x82", 40, "\\xE2\\x82"},     /* truncated sequence */
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *q = stage_select_quote (cases[i].in, strlen (cases[i].in),
+        cases[i].max);
+
+    fail_unless (g_utf8_validate (q, -1, NULL), "case %u not UTF-8", i);
+    fail_unless_equals_string (q, cases[i].want);
+    free (q);
+  }
+}
+
+GST_END_TEST;
+
+/* Random bytes in every parser: each message is valid UTF-8. */
+GST_START_TEST (test_messages_utf8_random)
+{
+  GRand *r = g_rand_new_with_seed (9);
+  guint i, j;
+
+  for (i = 0; i < 2000; i++) {
+    gchar buf[96];
+    guint n = g_rand_int_range (r, 1, sizeof (buf));
+    char *err = NULL;
+    StageSelect *sel;
+
+    for (j = 0; j < n; j++)
+      buf[j] = (gchar) (g_rand_boolean (r) ? g_rand_int_range (r, 0x80, 0x100)
+          : "0123456789:,# \n\xc3\xa9"[g_rand_int_range (r, 0, 17)]);
+    sel = stage_select_parse_indices_data (buf, n, &err);
+    fail_unless (err == NULL || g_utf8_validate (err, -1, NULL));
+    stage_select_free (sel);
+    free (err);
+    err = NULL;
+    buf[n] = '\0';
+    if (strlen (buf) != n)
+      continue;
+    sel = stage_select_parse_ranges (buf, 1, &err);
+    fail_unless (err == NULL || g_utf8_validate (err, -1, NULL));
+    stage_select_free (sel);
+    free (err);
+  }
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
+/* A NUL inside an indices file is binary content, not the end of it. */
+GST_START_TEST (test_indices_data_nul)
+{
+  static const char data[] = "1,2\n3\0" "4,5";
+  char *err = NULL;
+  StageSelect *sel = stage_select_parse_indices_data (data, sizeof (data) - 1,
+      &err);
+
+  expect_error (sel, err, "1,2\\n3\\0 4,5", "byte offset 5");
+  /* without the NUL, not NUL-terminated: all five */
+  sel = stage_select_parse_indices_data ("1,2,3,4,5XYZ", 9, &err);
+  fail_unless (sel != NULL && err == NULL);
+  fail_unless_equals_uint64 (stage_select_last (sel), 5);
+  stage_select_free (sel);
+}
+
+GST_END_TEST;
+
 static Suite *
 ops_select_suite (void)
 {
@@ -418,6 +509,9 @@ ops_select_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_quote_utf8);
+  tcase_add_test (tc, test_messages_utf8_random);
+  tcase_add_test (tc, test_indices_data_nul);
   tcase_add_test (tc, test_stride_hand);
   tcase_add_test (tc, test_ranges_hand);
   tcase_add_test (tc, test_ranges_errors);

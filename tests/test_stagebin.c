@@ -1198,6 +1198,18 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
   fail_unless (msg != NULL, "no error for ops \"%s\"", ops);
   fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (bin));
   gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_utf8_validate (err->message, -1, NULL),
+      "error for ops \"%s\" is not valid UTF-8", ops);
+  if (!g_utf8_validate (ops, -1, NULL) || strlen (ops) > 400) {
+    /* quoted escaped or cut: issue 9 */
+    g_clear_error (&err);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    g_free (quoted);
+    return;
+  }
   fail_unless (strstr (err->message, quoted) != NULL,
       "error does not quote the ops: %s", err->message);
   fail_unless (strstr (err->message, fragment) != NULL,
@@ -1209,6 +1221,22 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
   gst_object_unref (p);
   g_free (quoted);
 }
+
+/* Error messages stay valid UTF-8 whatever bytes the ops string, its
+ * element names or a long string cut short hold (issue 9). */
+GST_START_TEST (test_bad_ops_utf8)
+{
+  gchar *x = g_strnfill (398, 'x'), *ops;
+
+  check_bad_ops ("identity name=ab\xff\xfe" "cd ! tee", "");
+  check_bad_ops ("videoconvert ! \xff\xfe", "");
+  ops = g_strdup_printf ("identity name=%s\xe2\x82\xac ! tee", x);
+  check_bad_ops (ops, "");
+  g_free (ops);
+  g_free (x);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_bad_ops)
 {
@@ -2132,6 +2160,7 @@ stagebin_suite (void)
   tcase_add_test (tc, test_seek_storm);
   tcase_add_test (tc, test_error_in_replica);
   tcase_add_test (tc, test_bad_ops);
+  tcase_add_test (tc, test_bad_ops_utf8);
   tcase_add_test (tc, test_thread_names_and_groups);
   tcase_add_test (tc, test_device_groups_output);
   tcase_add_test (tc, test_cuda_transfers);

@@ -7,6 +7,8 @@
 #include "selector-check.h"
 #include <glib/gstdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MAX_INDEX 300
 
@@ -134,6 +136,7 @@ GST_START_TEST (test_indices_file)
 
 GST_END_TEST;
 
+/* The input's nominal rate, not 0/1: the dropped frames are gaps. */
 GST_START_TEST (test_caps_variable)
 {
   GstHarness *h = selector_harness ("stagegather indices=\"0,1,2,3\"", CAPS_30);
@@ -144,33 +147,23 @@ GST_START_TEST (test_caps_variable)
   caps = gst_pad_get_current_caps (h->sinkpad);
   fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
           "framerate", &n, &d));
-  fail_unless (n == 0 && d == 1, "%d/%d", n, d);
+  fail_unless (n == 30 && d == 1, "%d/%d", n, d);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
 }
 
 GST_END_TEST;
 
-/* Downstream insisting on a fixed rate cannot link: a gather has none. */
+/* Downstream insisting on a fixed rate gets it from upstream: the gather
+ * keeps the rate (it used to say 0/1, which such a downstream refused). */
 GST_START_TEST (test_caps_fixed_rate_refused)
 {
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=5 ! "
-      "stagegather indices=1 ! video/x-raw,framerate=5/1 ! fakesink", NULL);
+  guint64 in, out;
 
-  fail_unless (pipe == NULL || GST_IS_ELEMENT (pipe));
-  if (pipe) {
-    GstBus *bus = gst_element_get_bus (pipe);
-    GstMessage *msg;
-
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
-    gst_message_unref (msg);
-    gst_element_set_state (pipe, GST_STATE_NULL);
-    gst_object_unref (bus);
-    gst_object_unref (pipe);
-  }
+  run_to_eos_counting ("videotestsrc num-buffers=5 ! stagegather "
+      "indices=1 name=g ! video/x-raw,framerate=5/1 ! fakesink", "g", &in,
+      &out);
+  fail_unless_equals_uint64 (out, 1);
 }
 
 GST_END_TEST;
@@ -353,6 +346,75 @@ GST_START_TEST (test_tee_branch)
 
 GST_END_TEST;
 
+/* indices-file with a NUL byte: refused as binary, naming the file and
+ * the byte offset, instead of dropping every index after it (issue 9). */
+GST_START_TEST (test_file_binary)
+{
+  static const gchar bytes[] = "1\n2\n3\0" "4\n5\n";
+  gchar *path = NULL, *m;
+  gint fd = g_file_open_tmp ("stagegather-XXXXXX.txt", &path, NULL);
+
+  fail_unless (fd >= 0);
+  fail_unless (write (fd, bytes, sizeof (bytes) - 1) ==
+      (gssize) sizeof (bytes) - 1);
+  close (fd);
+  m = refused_utf8 ("stagegather", "indices-file", path, NULL, NULL);
+  fail_unless (strstr (m, path) != NULL, "%s", m);
+  fail_unless (strstr (m, "NUL byte at byte offset 5") != NULL, "%s", m);
+  g_free (m);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* Every refused value gives valid UTF-8 messages: inline tokens cut at a
+ * multibyte character, raw file bytes, a file name that is not UTF-8, both
+ * properties set (issue 9). */
+GST_START_TEST (test_messages_utf8)
+{
+  gchar *v, *m, *path = NULL, *bad_name;
+  guint cut;
+  gint fd;
+
+  for (cut = 36; cut <= 41; cut++) {
+    v = x_then (cut, "\xc3\xa9\xe2\x82\xac,5");
+    g_free (refused_utf8 ("stagegather", "indices", v, NULL, NULL));
+    g_free (v);
+  }
+  m = refused_utf8 ("stagegather", "indices", "1,\xff\xfe,3", NULL, NULL);
+  fail_unless (strstr (m, "\\xFF\\xFE") != NULL, "%s", m);
+  g_free (m);
+
+  /* raw bytes in a file, a multibyte character across the cut */
+  fd = g_file_open_tmp ("stagegather-XXXXXX.txt", &path, NULL);
+  fail_unless (fd >= 0);
+  v = x_then (39, "\xc3\xa9\n1\n");
+  fail_unless (write (fd, "1\n2\n", 4) == 4);
+  fail_unless (write (fd, v, strlen (v)) == (gssize) strlen (v));
+  close (fd);
+  g_free (refused_utf8 ("stagegather", "indices-file", path, NULL, NULL));
+  g_free (v);
+  fd = open (path, O_WRONLY | O_TRUNC);
+  fail_unless (write (fd, "1\n\xff\x80\x01\n", 6) == 6);
+  close (fd);
+  m = refused_utf8 ("stagegather", "indices-file", path, NULL, NULL);
+  fail_unless (strstr (m, "\\xFF\\x80\\x01") != NULL, "%s", m);
+  g_free (m);
+  g_unlink (path);
+  g_free (path);
+
+  /* a file name that is not UTF-8 (it does not exist) */
+  bad_name = g_build_filename (g_get_tmp_dir (), "gather-\xff\xfe.txt", NULL);
+  g_free (refused_utf8 ("stagegather", "indices-file", bad_name, NULL, NULL));
+  /* both set */
+  g_free (refused_utf8 ("stagegather", "indices", "1,\xff", "indices-file",
+          bad_name));
+  g_free (bad_name);
+}
+
+GST_END_TEST;
+
 static Suite *
 stagegather_suite (void)
 {
@@ -361,6 +423,8 @@ stagegather_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_file_binary);
+  tcase_add_test (tc, test_messages_utf8);
   tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_gather_hand);
   tcase_add_test (tc, test_gather_random);

@@ -3,6 +3,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "selector-check.h"
 
@@ -236,8 +237,9 @@ GST_START_TEST (test_caps_framerate)
 {
   check_rate ("stagerange ranges=0:100", 30, 1);
   check_rate ("stagerange ranges=0:100 stride=3", 10, 1);
-  check_rate ("stagerange ranges=0:100,200:300", 0, 1);
-  check_rate ("stagerange ranges=0:100,200:300 stride=3", 0, 1);
+  /* several ranges: the nominal rate, the skipped frames are gaps */
+  check_rate ("stagerange ranges=0:100,200:300", 30, 1);
+  check_rate ("stagerange ranges=0:100,200:300 stride=3", 10, 1);
   check_rate ("stagerange stride=6", 5, 1);
 }
 
@@ -339,6 +341,93 @@ GST_START_TEST (test_tee_branch)
 
 GST_END_TEST;
 
+/* Every message is valid UTF-8: a multibyte character is never cut where
+ * a token is shortened, raw bytes are escaped (issue 9). */
+GST_START_TEST (test_messages_utf8)
+{
+  gchar *v, *m;
+  guint cut;
+
+  /* "é" (2 bytes) and "€" (3 bytes) across the 40-byte token cut and the
+   * 80-byte value cut, at every offset */
+  for (cut = 36; cut <= 41; cut++) {
+    v = x_then (cut, "\xc3\xa9\xe2\x82\xac:5");
+    g_free (refused_utf8 ("stagerange", "ranges", v, NULL, NULL));
+    g_free (v);
+  }
+  for (cut = 76; cut <= 81; cut++) {
+    gchar *x = x_then (cut, "\xe2\x82\xac\xe2\x82\xac");
+
+    v = g_strconcat ("0:5,", x, NULL);
+    g_free (refused_utf8 ("stagerange", "ranges", v, NULL, NULL));
+    g_free (x);
+    g_free (v);
+  }
+  /* raw bytes that are not UTF-8, control characters */
+  m = refused_utf8 ("stagerange", "ranges", "0:5,\xff\xfe:7\x01", NULL, NULL);
+  fail_unless (strstr (m, "\\xFF\\xFE") != NULL, "%s", m);
+  g_free (m);
+}
+
+GST_END_TEST;
+
+/* Issue 13: every selected frame reaches the file through the real
+ * muxers and decodes back (mp4mux used to flag the last one discard). */
+static void
+check_into_muxers (const gchar * encoder)
+{
+  static const gchar *muxers[][2] = {
+    {"mp4mux", "qtdemux"},
+    {"matroskamux", "matroskademux"},
+    {"avimux", "avidemux"},
+  };
+  gchar *dir = g_dir_make_tmp ("stagerange-XXXXXX", NULL);
+  gchar *factory = g_strndup (encoder, strcspn (encoder, " "));
+  guint i;
+
+  if (!gst_registry_check_feature_version (gst_registry_get (), factory,
+          1, 0, 0)) {
+    g_printerr ("SKIP test_into_muxers with %s: no such element\n", factory);
+    g_rmdir (dir);
+    g_free (dir);
+    g_free (factory);
+    return;
+  }
+  for (i = 0; i < G_N_ELEMENTS (muxers); i++) {
+    gchar *path = g_build_filename (dir, "out", NULL);
+    gchar *enc = g_strdup_printf ("videotestsrc num-buffers=200 ! "
+        "video/x-raw,width=320,height=240,framerate=30/1 ! "
+        "stagerange ranges=\"0:50,100:150\" name=sel ! %s ! "
+        "h264parse ! %s ! filesink location=\"%s\"", encoder, muxers[i][0],
+        path);
+    gchar *dec = g_strdup_printf ("filesrc location=\"%s\" ! %s ! h264parse "
+        "! avdec_h264 ! stagestride name=count ! fakesink", path,
+        muxers[i][1]);
+    guint64 in, out;
+
+    run_to_eos_counting (enc, "sel", &in, &out);
+    fail_unless_equals_uint64 (out, 100);
+    run_to_eos_counting (dec, "count", &in, &out);
+    fail_unless (in == 100, "%s ! %s: %" G_GUINT64_FORMAT " frames decoded "
+        "of 100", encoder, muxers[i][0], in);
+    g_unlink (path);
+    g_free (path);
+    g_free (enc);
+    g_free (dec);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (factory);
+}
+
+GST_START_TEST (test_into_muxers)
+{
+  check_into_muxers ("openh264enc");
+  check_into_muxers ("x264enc speed-preset=ultrafast");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagerange_suite (void)
 {
@@ -347,6 +436,8 @@ stagerange_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gap_events);
+  tcase_add_test (tc, test_into_muxers);
+  tcase_add_test (tc, test_messages_utf8);
   tcase_add_test (tc, test_tee_branch);
   tcase_add_test (tc, test_selection_hand);
   tcase_add_test (tc, test_selection_random);

@@ -4,6 +4,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
+#include <sys/wait.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -661,6 +662,170 @@ GST_START_TEST (test_conflicts)
 
 GST_END_TEST;
 
+/* Issue 9: a size conflict found while streaming gives exactly one error
+ * and the pipeline stops. The elements are linked without caps checks so
+ * the conflict is met while negotiating, not when linking: then either the
+ * caps query already fails (the source's not-negotiated error, alone) or
+ * the caps event does (ours, saying what to change, and the source adds
+ * none). Before the fix there were 2 to 7. */
+static void
+set_props (GstElement * e, const gchar * props)
+{
+  gchar **kv = g_strsplit (props, " ", -1), **p;
+
+  for (p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+
+    gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+}
+
+static GstElement *
+capsfilter (const gchar * caps)
+{
+  GstElement *f = gst_element_factory_make ("capsfilter", NULL);
+
+  gst_util_set_object_arg (G_OBJECT (f), "caps", caps);
+  return f;
+}
+
+static void
+check_one_error (const gchar * in_caps, const gchar * props,
+    const gchar * out_caps, const gchar * fragment)
+{
+  GstElement *pipe = gst_pipeline_new (NULL);
+  GstElement *e[5];
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  GError *err = NULL;
+  guint i, errors = 1;
+
+  e[0] = gst_element_factory_make ("videotestsrc", NULL);
+  e[1] = capsfilter (in_caps);
+  e[2] = gst_element_factory_make ("stageresize", NULL);
+  e[3] = capsfilter (out_caps);
+  e[4] = gst_element_factory_make ("fakesink", NULL);
+  gst_util_set_object_arg (G_OBJECT (e[0]), "num-buffers", "5");
+  set_props (e[2], props);
+  for (i = 0; i < 5; i++)
+    gst_bin_add (GST_BIN (pipe), e[i]);
+  for (i = 0; i < 4; i++)
+    fail_unless (gst_element_link_pads_full (e[i], "src", e[i + 1], "sink",
+            GST_PAD_LINK_CHECK_NOTHING));
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: no error within 20 s", props);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "%s: EOS", props);
+  gst_message_parse_error (msg, &err, NULL);
+  if (GST_MESSAGE_SRC (msg) == GST_OBJECT (e[2]))
+    fail_unless (strstr (err->message, fragment) != NULL, "%s: '%s'", props,
+        err->message);
+  else
+    fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e[0]), "%s: error "
+        "from %s", props, GST_MESSAGE_SRC_NAME (msg));
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* what the stream still does before the application stops it */
+  g_usleep (100 * 1000);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    GST_INFO ("extra error %" GST_PTR_FORMAT, msg);
+    errors++;
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (errors, 1);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* Caps that arrive without a query (a harness, a source that does not
+ * ask) meet the conflict in the caps event: our error, once, however many
+ * buffers follow, and FLUSHING upstream so no second error is posted. */
+GST_START_TEST (test_conflict_posted_once)
+{
+  GstHarness *h = harness ("width=320", I420 (640, 480),
+      "video/x-raw,width=200,height=100");
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstMessage *msg;
+  guint i, errors = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 640, 480);
+  gst_element_set_bus (h->element, bus);
+  for (i = 0; i < 5; i++)
+    fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, i)),
+        GST_FLOW_FLUSHING);
+  /* a new caps event with the same conflict does not post again */
+  gst_harness_set_src_caps (h, I420 (640, 480));
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (&info, 9)),
+      GST_FLOW_FLUSHING);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    errors++;
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (errors, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_conflict_one_error)
+{
+  guint run;
+
+  for (run = 0; run < 10; run++) {
+    check_one_error ("video/x-raw,width=320,height=240", "width=320",
+        "video/x-raw,width=200,height=100", "requires 200x100");
+    check_one_error ("video/x-raw,width=160,height=120",
+        "width=320 height=240 only-shrink=true",
+        "video/x-raw,width=320,height=240", "only-shrink=true");
+  }
+}
+
+GST_END_TEST;
+
+/* The issue's gst-launch-1.0 lines: the conflict is seen when linking, so
+ * gst-launch-1.0 says so and exits 1 at once, every time (a conflict first
+ * met while prerolling can hit gst-launch-1.0 1.22's own race, which loses
+ * an error posted before its main loop runs). */
+GST_START_TEST (test_conflict_gst_launch)
+{
+  static const gchar *lines[] = {
+    "videotestsrc num-buffers=5 ! stageresize width=320 ! "
+        "video/x-raw,width=200,height=100 ! fakesink",
+    "videotestsrc num-buffers=5 ! video/x-raw,width=160,height=120 ! "
+        "stageresize width=320 height=240 only-shrink=true ! "
+        "video/x-raw,width=320,height=240 ! fakesink",
+  };
+  guint run, i;
+
+  for (run = 0; run < 15; run++)
+    for (i = 0; i < G_N_ELEMENTS (lines); i++) {
+      gchar *cmd = g_strdup_printf ("timeout 20 gst-launch-1.0 %s", lines[i]);
+      gchar *out = NULL, *errs = NULL;
+      gint status = 0;
+
+      fail_unless (g_spawn_command_line_sync (cmd, &out, &errs, &status,
+              NULL));
+      fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 1,
+          "%s: exit %d (124: hang)", lines[i], WEXITSTATUS (status));
+      fail_unless (strstr (out, "stageresize") || strstr (errs,
+              "stageresize"), "%s: %s %s", lines[i], out, errs);
+      g_free (out);
+      g_free (errs);
+      g_free (cmd);
+    }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   GstHarness *h = gst_harness_new ("stageresize");
@@ -809,6 +974,9 @@ stageresize_suite (void)
   tcase_add_test (tc, test_input_renegotiation);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_conflicts);
+  tcase_add_test (tc, test_conflict_posted_once);
+  tcase_add_test (tc, test_conflict_one_error);
+  tcase_add_test (tc, test_conflict_gst_launch);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_events_and_timestamps);
   tcase_add_test (tc, test_method_change_playing);
