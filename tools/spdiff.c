@@ -38,7 +38,9 @@ sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
   if (med) {
     spread = MAX (MAX (a->p90_ms - a->median_ms, b->p90_ms - b->median_ms),
         0);
-    se = 1.3 * spread * sqrt (1.0 / a->count + 1.0 / b->count);
+    /* Standard error of a median: 1.2533 sigma / sqrt (n), with sigma
+     * from P90 - median = 1.2816 sigma. */
+    se = 1.2533 * spread / 1.2816 * sqrt (1.0 / a->count + 1.0 / b->count);
   } else if (!isnan (a->std_ms) && !isnan (b->std_ms) && a->count >= 2
       && b->count >= 2) {
     spread = MAX (a->std_ms, b->std_ms);
@@ -49,7 +51,7 @@ sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
     return fabs (rel) < 20.0 ? SP_CHANGE_NOISE : d > 0 ? SP_CHANGE_SLOWER :
         SP_CHANGE_FASTER;
   }
-  if (fabs (d) <= 3 * se || fabs (d) <= spread)
+  if (fabs (d) <= 3 * se || fabs (d) <= 0.5 * spread)
     return SP_CHANGE_NOISE;
   return d > 0 ? SP_CHANGE_SLOWER : SP_CHANGE_FASTER;
 }

@@ -30,13 +30,14 @@ typedef struct
 SpDiff *sp_diff_new (const SpProfile * a, const SpProfile * b);
 void sp_diff_free (SpDiff * d);
 
-/* Whether the typical per-buffer time changed beyond the noise of the two
- * runs. The change of the median (of the mean where an input has no
- * median) must exceed the element's own spread (the larger P90 - median
- * of the two runs, else the larger standard deviation: runs on a shared
- * machine differ by more than their standard errors), 3 standard errors,
- * 5 %, and 10 us per buffer (the tracer's own jitter). Without any spread
- * (one sample), a change of 20 % or more counts. */
+/* Whether the typical per-buffer time changed beyond the noise, judged
+ * from the element's own spread in the two runs. The change of the median
+ * (of the mean where an input has no median) must exceed 3 standard errors
+ * of the difference and half the spread (the larger P90 - median of the
+ * two runs; without medians, the larger standard deviation), and also 5 %
+ * and 10 us per buffer (the tracer's own jitter). Medians, because one
+ * stalled buffer on a loaded machine moves a mean a lot and a median not at
+ * all. Without any spread (one sample), a change of 20 % or more counts. */
 #define SP_DIFF_MIN_PCT 5.0
 #define SP_DIFF_MIN_MS 0.010
 SpChange sp_diff_judge (const SpElemRow * a, const SpElemRow * b);
