@@ -475,6 +475,46 @@ GST_START_TEST (test_bad_inputs)
 
 GST_END_TEST;
 
+/* A trace cut anywhere or with any byte damaged: exit 0 (what was
+ * complete) or 2 (nothing to show), never a crash or a hang. */
+GST_START_TEST (test_damaged_traces)
+{
+  gchar *a = path ("a.json"), *d = path ("damaged.json"), *text, *out, *err;
+  GRand *rand = g_rand_new_with_seed (12);
+  gsize len = 0;
+  guint i;
+
+  fail_unless (g_file_get_contents (a, &text, &len, NULL));
+  for (i = 0; i < 60; i++) {
+    gint rc;
+    if (i < 30) {
+      fail_unless (g_file_set_contents (d, text, len * i / 30 +
+              g_rand_int_range (rand, 0, 50), NULL));
+    } else {
+      gchar *copy = g_memdup2 (text, len);
+      guint k;
+      for (k = 0; k < 1 + i % 4; k++)
+        copy[g_rand_int_range (rand, 0, len)] = (gchar) g_rand_int_range
+            (rand, 0, 256);
+      fail_unless (g_file_set_contents (d, copy, len, NULL));
+      g_free (copy);
+    }
+    rc = tool (&out, &err, "show", d, NULL);
+    fail_unless (rc == 0 || rc == 2, "exit %d on damaged input %u: %s", rc,
+        i, err);
+    if (rc == 2)
+      fail_unless (strstr (err, "damaged.json") != NULL, "%s", err);
+    g_free (out);
+    g_free (err);
+  }
+  g_rand_free (rand);
+  g_free (text);
+  g_free (a);
+  g_free (d);
+}
+
+GST_END_TEST;
+
 /* Newer or older stageprof outputs: unknown fields ignored, optional ones
  * missing, per-quantity counter tracks, extra db columns. */
 GST_START_TEST (test_tolerant_readers)
@@ -964,6 +1004,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_show_db_and_formats);
   tcase_add_test (tc, test_truncated_trace);
   tcase_add_test (tc, test_bad_inputs);
+  tcase_add_test (tc, test_damaged_traces);
   tcase_add_test (tc, test_tolerant_readers);
   tcase_add_test (tc, test_diff_slowdown);
   tcase_add_test (tc, test_diff_other_pipeline);
