@@ -16,6 +16,8 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gstreamer1.0-plugins-ugly sqlite3"
 # scripts/fuzz.sh): clang with its runtimes (TSan, libFuzzer); gcc's ASan
 # and UBSan runtimes come with gcc.
 STAGES_SANITIZER_PACKAGES="clang libclang-rt-14-dev"
+# stageprof-report's tests: its HTML report in a browser, its DOT graph.
+STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES chromium graphviz"
 
 stages_missing_packages () {
   local missing="" p

@@ -16,27 +16,43 @@ pct (gdouble a, gdouble b)
   return 100.0 * (b - a) / a;
 }
 
+/* The change of the typical buffer: medians where the input has them (one
+ * stalled buffer on a loaded machine moves a mean and a standard deviation
+ * a lot, a median not at all), else means. The spread is P90 - median
+ * (about 1.3 standard deviations for a normal distribution), else the
+ * standard deviation. */
 SpChange
 sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
 {
-  gdouble d = b->mean_ms - a->mean_ms, rel = pct (a->mean_ms, b->mean_ms);
-  gdouble se, spread;
+  gboolean med = !isnan (a->median_ms) && !isnan (b->median_ms)
+      && !isnan (a->p90_ms) && !isnan (b->p90_ms) && a->count >= 5
+      && b->count >= 5;
+  gdouble va = med ? a->median_ms : a->mean_ms;
+  gdouble vb = med ? b->median_ms : b->mean_ms;
+  gdouble d = vb - va, rel = pct (va, vb), spread, se;
 
   if (isnan (d) || isnan (rel))
     return SP_CHANGE_NOISE;
   if (fabs (rel) < SP_DIFF_MIN_PCT || fabs (d) < SP_DIFF_MIN_MS)
     return SP_CHANGE_NOISE;
-  if (isnan (a->std_ms) || isnan (b->std_ms) || a->count < 2 || b->count < 2) {
-    /* No spread known: only a large change counts. */
-    if (fabs (rel) < 20.0)
-      return SP_CHANGE_NOISE;
-  } else {
+  if (med) {
+    spread = MAX (MAX (a->p90_ms - a->median_ms, b->p90_ms - b->median_ms),
+        0);
+    /* Standard error of a median: 1.2533 sigma / sqrt (n), with sigma
+     * from P90 - median = 1.2816 sigma. */
+    se = 1.2533 * spread / 1.2816 * sqrt (1.0 / a->count + 1.0 / b->count);
+  } else if (!isnan (a->std_ms) && !isnan (b->std_ms) && a->count >= 2
+      && b->count >= 2) {
+    spread = MAX (a->std_ms, b->std_ms);
     se = sqrt (a->std_ms * a->std_ms / a->count +
         b->std_ms * b->std_ms / b->count);
-    spread = MAX (a->std_ms, b->std_ms);
-    if (fabs (d) <= 3 * se || fabs (d) <= spread)
-      return SP_CHANGE_NOISE;
+  } else {
+    /* No spread known (one sample): only a large change counts. */
+    return fabs (rel) < 20.0 ? SP_CHANGE_NOISE : d > 0 ? SP_CHANGE_SLOWER :
+        SP_CHANGE_FASTER;
   }
+  if (fabs (d) <= 3 * se || fabs (d) <= 0.5 * spread)
+    return SP_CHANGE_NOISE;
   return d > 0 ? SP_CHANGE_SLOWER : SP_CHANGE_FASTER;
 }
 
@@ -175,15 +191,14 @@ guint
 sp_diff_regressions (const SpDiff * d, gdouble limit, gdouble min_share,
     GString * why)
 {
-  gdouble sa = all_self (d->a), sb = all_self (d->b);
+  gdouble sb = MAX (all_self (d->a), all_self (d->b));
   guint i, n = 0;
 
   for (i = 0; i < d->elems->len; i++) {
     const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
-    gdouble share = MAX (sa > 0 ? 100 * e->a->total_s / sa : 0,
-        sb > 0 ? 100 * e->b->total_s / sb : 0);
+    gdouble grew = e->b->total_s - e->a->total_s;
     if (isnan (e->d_total_pct) || e->d_total_pct <= limit
-        || share < min_share)
+        || !(sb > 0 && 100 * grew / sb >= min_share))
       continue;
     n++;
     if (why)
@@ -247,11 +262,14 @@ render_json (const SpDiff * d, GString * o)
     PAIR (count);
     PAIR (mean_ms);
     PAIR (std_ms);
+    PAIR (median_ms);
     PAIR (p90_ms);
     PAIR (total_s);
 #undef PAIR
     g_string_append (o, ",\"mean_change_pct\":");
     sp_json_num (o, e->d_mean_pct);
+    g_string_append (o, ",\"median_change_pct\":");
+    sp_json_num (o, pct (e->a->median_ms, e->b->median_ms));
     g_string_append (o, ",\"p90_change_pct\":");
     sp_json_num (o, e->d_p90_pct);
     g_string_append (o, ",\"total_change_pct\":");
@@ -297,7 +315,7 @@ gchar *
 sp_diff_render (const SpDiff * d, SpFormat f)
 {
   static const gchar *const ehdr[] = { "Node", "Thread", "Count A",
-    "Count B", "Mean A", "Mean B", "Mean", "P90 A", "P90 B", "P90",
+    "Count B", "Mean A", "Mean B", "Mean", "Median", "P90 A", "P90 B", "P90",
     "Total A", "Total B", "Total", "Change", NULL
   };
   static const gchar *const thdr[] = { "Thread", "%Busy A", "%Busy B",
@@ -350,6 +368,7 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     sp_table_add (t, sp_fmt (e->a->mean_ms, 3));
     sp_table_add (t, sp_fmt (e->b->mean_ms, 3));
     sp_table_add (t, fmt_pct (e->d_mean_pct));
+    sp_table_add (t, fmt_pct (pct (e->a->median_ms, e->b->median_ms)));
     sp_table_add (t, sp_fmt (e->a->p90_ms, 3));
     sp_table_add (t, sp_fmt (e->b->p90_ms, 3));
     sp_table_add (t, fmt_pct (e->d_p90_pct));

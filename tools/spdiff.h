@@ -30,21 +30,23 @@ typedef struct
 SpDiff *sp_diff_new (const SpProfile * a, const SpProfile * b);
 void sp_diff_free (SpDiff * d);
 
-/* Whether a change of mean is beyond the noise of the two runs: larger
- * than 3 standard errors of the difference, than the larger of the two
- * standard deviations (the element's own spread: runs on a shared machine
- * differ by more than their standard errors), than 5 % and than 10 us per
- * buffer (the tracer's own jitter). Without a spread (one sample), only a
- * change of 20 % or more. */
+/* Whether the typical per-buffer time changed beyond the noise, judged
+ * from the element's own spread in the two runs. The change of the median
+ * (of the mean where an input has no median) must exceed 3 standard errors
+ * of the difference and half the spread (the larger P90 - median of the
+ * two runs; without medians, the larger standard deviation), and also 5 %
+ * and 10 us per buffer (the tracer's own jitter). Medians, because one
+ * stalled buffer on a loaded machine moves a mean a lot and a median not at
+ * all. Without any spread (one sample), a change of 20 % or more counts. */
 #define SP_DIFF_MIN_PCT 5.0
 #define SP_DIFF_MIN_MS 0.010
 SpChange sp_diff_judge (const SpElemRow * a, const SpElemRow * b);
 
 gchar *sp_diff_render (const SpDiff * d, SpFormat format);
 
-/* Elements whose total self time grew by more than `pct` %, among those
- * with at least `min_share` % of either run's total self time (tiny
- * elements double by chance). Appends one line per element to `why`;
+/* Elements whose total self time grew by more than `pct` %, and by at
+ * least `min_share` % of the larger run's total self time (tiny elements
+ * double by chance: a capsfilter going from 1 to 2 us is no regression). Appends one line per element to `why`;
  * returns how many. */
 guint sp_diff_regressions (const SpDiff * d, gdouble pct, gdouble min_share,
     GString * why);

@@ -64,6 +64,7 @@ typedef struct
   gint64 pid;
   const gchar *name;
   GArray *pending;              /* Sample, not yet integrated */
+  guint drain_at;               /* drain when pending reaches this */
   gboolean started;
   gint64 first, last_ts;
   gdouble level, bytes;
@@ -358,6 +359,7 @@ on_counter (Acc * a, const SpEvent * ev)
     q->pending = g_array_new (FALSE, FALSE, sizeof (Sample));
     q->series = g_array_new (FALSE, FALSE, sizeof (SpPoint));
     q->stride = 1;
+    q->drain_at = 4096;
     g_hash_table_insert (a->queues, k, q);
   } else {
     g_free (k);
@@ -382,8 +384,10 @@ on_counter (Acc * a, const SpEvent * ev)
       continue;
     g_array_append_val (q->pending, s);
   }
-  if (q->pending->len >= 4096)
+  if (q->pending->len >= q->drain_at) {
     queue_drain (q, a->max_ts - COUNTER_HOLD_NS, FALSE);
+    q->drain_at = q->pending->len + 4096;
+  }
 }
 
 /* ---- metadata ------------------------------------------------------- */

@@ -201,7 +201,7 @@ sp_json_num (GString * out, gdouble v)
   if (isnan (v) || isinf (v))
     g_string_append (out, "null");
   else
-    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.6g", v));
+    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.10g", v));
 }
 
 /* ---- the profile ---------------------------------------------------- */

@@ -214,8 +214,8 @@ cmd_diff (gint argc, gchar ** argv)
         "Exit 1 when an element's total self time grew more than PCT %",
         "PCT"},
     {"min-share", 0, 0, G_OPTION_ARG_DOUBLE, &min_share,
-        "--fail-above ignores elements under this % of the run's total self "
-          "time (default 1)", "PCT"},
+        "--fail-above ignores growth smaller than PCT % of the run's total "
+          "self time (default 1)", "PCT"},
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
         "Only the rows of this pipeline (in both)", "NAME"},
     {"run-a", 0, 0, G_OPTION_ARG_STRING, &run_a,
@@ -239,8 +239,9 @@ cmd_diff (gint argc, gchar ** argv)
   g_option_context_set_summary (ctx, "Per element (matched by path), queue "
       "and thread: A and B side by side with the change\nin mean, P90 and "
       "total. A change is marked SLOWER or faster only when it is beyond\n"
-      "the run-to-run noise judged from the element's own spread (more than 3 "
-      "standard\nerrors, one standard deviation, 5 % and 10 us per buffer). A and B may be of "
+      "the run-to-run noise judged from the element's own spread: its median "
+      "moved by\nmore than half its P90 - median spread, 3 standard errors, "
+      "5 % and 10 us per buffer. A and B may be of "
       "different kinds (a summary\nagainst a trace) and the same file "
       "(a database: --run-a 1 --run-b 2).");
   g_option_context_set_description (ctx, "Example (a CI gate):\n"

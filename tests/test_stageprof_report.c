@@ -1,0 +1,1172 @@
+/* stageprof-report: every command on outputs the tracer writes in this
+ * test (gst-launch-1.0 runs with GST_TRACERS set, one process per run, so
+ * each trace is one pipeline as a user gets it), including a trace cut by
+ * kill -9, a known 2x slowdown, a merge of three traces, the HTML report in
+ * headless Chromium and the DOT graph through Graphviz.
+ *
+ * The runs are made once, before the tests fork (an unchecked fixture);
+ * everything lives in one temporary directory removed at the end.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <json-glib/json-glib.h>
+#include <sqlite3.h>
+
+#define TOOL TESTS_BUILD_DIR "/../tools/stageprof-report"
+
+static gchar *dir;
+
+static gchar *
+path (const gchar * name)
+{
+  return g_build_filename (dir, name, NULL);
+}
+
+/* ---- running things ----------------------------------------------- */
+
+/* Runs argv; fails the test if it did not exit normally (a crash). */
+static gint
+spawn (gchar ** argv, gchar ** envp, gchar ** out, gchar ** err)
+{
+  GError *e = NULL;
+  gint status = 0;
+  gchar *o = NULL, *r = NULL;
+
+  fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, &o, &r, &status, &e), "cannot run %s: %s", argv[0],
+      e ? e->message : "");
+  fail_unless (WIFEXITED (status), "%s %s died by signal %d; stderr:\n%s",
+      argv[0], argv[1] ? argv[1] : "", WTERMSIG (status), r);
+  if (out)
+    *out = o;
+  else
+    g_free (o);
+  if (err)
+    *err = r;
+  else
+    g_free (r);
+  return WEXITSTATUS (status);
+}
+
+/* stageprof-report ARGS... (NULL-terminated): the exit status. */
+static gint
+tool (gchar ** out, gchar ** err, const gchar * first, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  const gchar *a;
+  va_list ap;
+  gint rc;
+
+  g_ptr_array_add (argv, (gpointer) TOOL);
+  va_start (ap, first);
+  for (a = first; a; a = va_arg (ap, const gchar *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  rc = spawn ((gchar **) argv->pdata, NULL, out, err);
+  g_ptr_array_free (argv, TRUE);
+  return rc;
+}
+
+static gchar **
+tracer_env (const gchar * tracers)
+{
+  return g_environ_setenv (g_get_environ (), "GST_TRACERS", tracers, TRUE);
+}
+
+/* gst-launch-1.0 DESC under stageprof with `params`. */
+static void
+launch (const gchar * params, const gchar * desc)
+{
+  gchar *tracers = g_strdup_printf ("stageprof(%s)", params);
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", desc);
+  gchar **argv = NULL, **env = tracer_env (tracers), *err = NULL;
+  gint rc;
+
+  fail_unless (g_shell_parse_argv (cmd, NULL, &argv, NULL));
+  rc = spawn (argv, env, NULL, &err);
+  fail_unless (rc == 0, "'%s' failed (%d): %s", cmd, rc, err);
+  g_free (err);
+  g_strfreev (argv);
+  g_strfreev (env);
+  g_free (cmd);
+  g_free (tracers);
+}
+
+/* A run of `sleep_us` per buffer in identity `slow`, then 3 ms in
+ * `steady` (sleeping, so its time hardly moves with the machine's load). */
+static void
+run_base (const gchar * tag, guint sleep_us)
+{
+  gchar *trace = path (tag), *summary, *db = path ("runs.db"), *params, *desc;
+
+  summary = g_strdup_printf ("%s-summary.json", trace);
+  params = g_strdup_printf ("trace=%s.json,summary=%s,db=%s", trace,
+      summary, db);
+  desc = g_strdup_printf ("videotestsrc num-buffers=60 "
+      "! video/x-raw,format=I420,width=320,height=240 ! queue "
+      "! videoconvert ! video/x-raw,format=RGB "
+      "! identity name=slow sleep-time=%u "
+      "! identity name=steady sleep-time=3000 ! fakesink", sleep_us);
+  launch (params, desc);
+  g_free (desc);
+  g_free (params);
+  g_free (summary);
+  g_free (db);
+  g_free (trace);
+}
+
+static void
+setup_runs (void)
+{
+  gchar *p, *params;
+
+  dir = g_dir_make_tmp ("stageprof-report-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  run_base ("a", 2000);         /* a.json, a-summary.json, runs.db run 1 */
+  run_base ("b", 4000);         /* 2x slower in `slow`; runs.db run 2 */
+  p = path ("c.json");
+  params = g_strdup_printf ("trace=%s,summary=none", p);
+  launch (params, "videotestsrc name=src2 num-buffers=30 "
+      "! video/x-raw,width=160,height=120 "
+      "! videoflip name=flip method=clockwise ! fakesink name=out2");
+  g_free (params);
+  g_free (p);
+}
+
+static void
+rm_rf (const gchar * d)
+{
+  GDir *gd = g_dir_open (d, 0, NULL);
+  const gchar *n;
+
+  if (!gd)
+    return;
+  while ((n = g_dir_read_name (gd))) {
+    gchar *p = g_build_filename (d, n, NULL);
+    if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p,
+            G_FILE_TEST_IS_SYMLINK))
+      rm_rf (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  g_dir_close (gd);
+  g_rmdir (d);
+}
+
+static void
+teardown_runs (void)
+{
+  rm_rf (dir);
+  g_free (dir);
+}
+
+/* ---- JSON helpers -------------------------------------------------- */
+
+static JsonNode *
+parse (const gchar * text)
+{
+  JsonParser *p = json_parser_new ();
+  GError *e = NULL;
+  JsonNode *n;
+
+  fail_unless (json_parser_load_from_data (p, text, -1, &e),
+      "not JSON (%s):\n%.400s", e ? e->message : "", text);
+  n = json_node_copy (json_parser_get_root (p));
+  g_object_unref (p);
+  return n;
+}
+
+static JsonObject *
+find_row (JsonObject * root, const gchar * table, const gchar * name)
+{
+  JsonArray *a = json_object_get_array_member (root, table);
+  guint i;
+
+  for (i = 0; a && i < json_array_get_length (a); i++) {
+    JsonObject *o = json_array_get_object_element (a, i);
+    if (!g_strcmp0 (json_object_get_string_member (o, "name"), name))
+      return o;
+  }
+  return NULL;
+}
+
+static gdouble
+dmember (JsonObject * o, const gchar * f)
+{
+  fail_unless (json_object_has_member (o, f), "no field %s", f);
+  return json_object_get_double_member (o, f);
+}
+
+/* show FILE --format json, parsed. */
+static JsonNode *
+show_json (const gchar * file)
+{
+  gchar *out = NULL, *err = NULL;
+  gint rc = tool (&out, &err, "show", file, "--format", "json", NULL);
+  JsonNode *n;
+
+  fail_unless (rc == 0, "show %s: exit %d: %s", file, rc, err);
+  n = parse (out);
+  g_free (out);
+  g_free (err);
+  return n;
+}
+
+/* ---- show ---------------------------------------------------------- */
+
+/* Self time per element recomputed here from the trace's own slices, the
+ * plain way (all in memory, sorted, a stack per thread): the reference the
+ * tool's streaming pass must match. Element slices have no "cat"; "NAME
+ * event" slices are not samples; every nested slice is subtracted. */
+typedef struct
+{
+  gdouble ts, end;
+  gchar *name;
+  gboolean sample;
+} RefSlice;
+
+static gint
+cmp_ref (gconstpointer a, gconstpointer b)
+{
+  const RefSlice *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end;
+}
+
+static void
+ref_finish (GHashTable * tot, GHashTable * cnt, RefSlice * s, gdouble child)
+{
+  gdouble *t, *c;
+
+  if (!s->sample)
+    return;
+  t = g_hash_table_lookup (tot, s->name);
+  if (!t) {
+    t = g_new0 (gdouble, 1);
+    c = g_new0 (gdouble, 1);
+    g_hash_table_insert (tot, g_strdup (s->name), t);
+    g_hash_table_insert (cnt, g_strdup (s->name), c);
+  }
+  c = g_hash_table_lookup (cnt, s->name);
+  *t += s->end - s->ts - child;
+  *c += 1;
+}
+
+static void
+reference_self_times (const gchar * trace, GHashTable * tot, GHashTable * cnt)
+{
+  gchar *text;
+  JsonNode *n;
+  JsonArray *ev;
+  GHashTable *by_tid = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      g_free, (GDestroyNotify) g_array_unref);
+  GHashTableIter it;
+  gpointer k, v;
+  guint i;
+
+  fail_unless (g_file_get_contents (trace, &text, NULL, NULL));
+  n = parse (text);
+  g_free (text);
+  ev = json_node_get_array (n);
+  for (i = 0; i < json_array_get_length (ev); i++) {
+    JsonObject *e = json_array_get_object_element (ev, i);
+    gint64 tid;
+    GArray *a;
+    RefSlice s;
+    if (g_strcmp0 (json_object_get_string_member (e, "ph"), "X"))
+      continue;
+    tid = json_object_get_int_member (e, "tid");
+    a = g_hash_table_lookup (by_tid, &tid);
+    if (!a) {
+      a = g_array_new (FALSE, FALSE, sizeof (RefSlice));
+      g_hash_table_insert (by_tid, g_memdup2 (&tid, sizeof (tid)), a);
+    }
+    /* In integer nanoseconds, as the trace has them. */
+    s.ts = round (json_object_get_double_member (e, "ts") * 1000);
+    s.end = s.ts + round (json_object_get_double_member (e, "dur") * 1000);
+    s.name = g_strdup (json_object_get_string_member (e, "name"));
+    s.sample = !json_object_has_member (e, "cat")
+        && !g_str_has_suffix (s.name, " event");
+    g_array_append_val (a, s);
+  }
+  g_hash_table_iter_init (&it, by_tid);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    GArray *a = v;
+    RefSlice *stack[64];
+    gdouble child[64];
+    gint top = -1;
+    g_array_sort (a, cmp_ref);
+    for (i = 0; i < a->len; i++) {
+      RefSlice *s = &g_array_index (a, RefSlice, i);
+      while (top >= 0 && stack[top]->end <= s->ts) {
+        ref_finish (tot, cnt, stack[top], child[top]);
+        top--;
+      }
+      if (top >= 0)
+        child[top] += s->end - s->ts;
+      fail_unless (top < 63);
+      stack[++top] = s;
+      child[top] = 0;
+    }
+    for (; top >= 0; top--)
+      ref_finish (tot, cnt, stack[top], child[top]);
+    for (i = 0; i < a->len; i++)
+      g_free (g_array_index (a, RefSlice, i).name);
+  }
+  g_hash_table_destroy (by_tid);
+  json_node_unref (n);
+}
+
+/* The tool's figures from a trace are the trace's own: counts exact, totals
+ * to the nanosecond; and it finds what the tracer's summary of the same
+ * run has. */
+GST_START_TEST (test_show_trace)
+{
+  gchar *trace = path ("a.json"), *summary = path ("a-summary.json");
+  JsonNode *t = show_json (trace), *s = show_json (summary);
+  JsonObject *to = json_node_get_object (t), *so = json_node_get_object (s);
+  GHashTable *tot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free), *cnt = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  JsonArray *rows = json_object_get_array_member (to, "elements");
+  GHashTableIter it;
+  gpointer k, v;
+  guint i;
+
+  fail_unless_equals_string (json_object_get_string_member (to, "kind"),
+      "trace");
+  fail_unless_equals_string (json_object_get_string_member (so, "kind"),
+      "summary");
+  reference_self_times (trace, tot, cnt);
+  fail_unless (g_hash_table_size (tot) >= 5);
+  /* One thread per element here, so one row per element. */
+  fail_unless_equals_int (json_array_get_length (rows),
+      g_hash_table_size (tot));
+  g_hash_table_iter_init (&it, tot);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    JsonObject *r = find_row (to, "elements", k);
+    gdouble want = *(gdouble *) v / 1e9;
+    fail_unless (r != NULL, "%s missing", (gchar *) k);
+    fail_unless_equals_float (dmember (r, "count"),
+        *(gdouble *) g_hash_table_lookup (cnt, k));
+    fail_unless (fabs (dmember (r, "total_s") - want) < 1e-9 + want * 1e-6,
+        "%s: total %.9f s, the trace's slices give %.9f s", (gchar *) k,
+        dmember (r, "total_s"), want);
+    fail_unless (dmember (r, "min_ms") <= dmember (r, "median_ms") + 1e-9
+        && dmember (r, "median_ms") <= dmember (r, "max_ms") + 1e-9);
+  }
+  /* Every element of the tracer's summary is there, with its count where
+   * the element has a chain (a source's count depends on how the tracer
+   * splits its intervals). */
+  rows = json_object_get_array_member (so, "elements");
+  for (i = 0; i < json_array_get_length (rows); i++) {
+    const gchar *name = json_object_get_string_member
+        (json_array_get_object_element (rows, i), "name");
+    fail_unless (find_row (to, "elements", name) != NULL, "%s", name);
+  }
+  fail_unless_equals_float (dmember (find_row (to, "elements", "slow"),
+          "count"), dmember (find_row (so, "elements", "slow"), "count"));
+  fail_unless_equals_float (dmember (find_row (to, "elements", "slow"),
+          "count"), 60);
+  /* identity sleeps 2 ms per buffer, inside its slice. */
+  fail_unless (dmember (find_row (to, "elements", "slow"), "median_ms") >=
+      2.0);
+  /* The queue's levels come from its counter track(s). */
+  fail_unless (dmember (find_row (to, "queues", "queue0"), "max_level") >=
+      1);
+  fail_unless (find_row (to, "threads", "queue0") != NULL);
+  /* The verdict from the trace names the costliest element (3 ms). */
+  fail_unless (strstr (json_object_get_string_member (to, "verdict"),
+          "steady") != NULL, "%s", json_object_get_string_member (to,
+          "verdict"));
+  g_hash_table_destroy (tot);
+  g_hash_table_destroy (cnt);
+  json_node_unref (t);
+  json_node_unref (s);
+  g_free (trace);
+  g_free (summary);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_show_db_and_formats)
+{
+  gchar *db = path ("runs.db"), *trace = path ("a.json"), *out = NULL,
+      *err = NULL;
+  JsonNode *n;
+  JsonObject *slow;
+
+  /* The latest run (b) by default, any run on request. */
+  {
+    gchar *r1 = NULL, *r2 = NULL, *dflt = NULL;
+    fail_unless (tool (&dflt, &err, "show", db, "--format", "json",
+            NULL) == 0, "%s", err);
+    g_free (err);
+    fail_unless (tool (&r2, &err, "show", db, "--run", "2", "--format",
+            "json", NULL) == 0, "%s", err);
+    g_free (err);
+    fail_unless (tool (&r1, &err, "show", db, "--run", "1", "--format",
+            "json", NULL) == 0, "%s", err);
+    g_free (err);
+    fail_unless_equals_string (dflt, r2);
+    fail_unless (strcmp (r1, r2) != 0);
+    n = parse (r1);
+    slow = find_row (json_node_get_object (n), "elements", "slow");
+    fail_unless (slow && dmember (slow, "count") == 60);
+    fail_unless_equals_string (json_object_get_string_member (slow, "run"),
+        "1");
+    json_node_unref (n);
+    g_free (r1);
+    g_free (r2);
+    g_free (dflt);
+  }
+
+  /* Text: the tables and the verdict. */
+  fail_unless (tool (&out, &err, "show", trace, NULL) == 0);
+  fail_unless (strstr (out, "Elements") && strstr (out, "Verdict:")
+      && strstr (out, "slow"), "%s", out);
+  g_free (out);
+  g_free (err);
+  /* --top 1 --sort count: one element row, then a "more rows" line. */
+  fail_unless (tool (&out, &err, "show", trace, "--top", "1", "--sort",
+          "name", "--format", "csv", NULL) == 0);
+  fail_unless (g_str_has_prefix (out, "Node,Thread,Count,"), "%s", out);
+  fail_unless (strstr (out, "capsfilter0,") != NULL, "%s", out);
+  fail_unless_equals_int (g_strv_length (g_strsplit (out, "\n", -1)), 3);
+  g_free (out);
+  g_free (err);
+  fail_unless (tool (&out, &err, "show", trace, "--format", "csv", "--table",
+          "queues", NULL) == 0);
+  fail_unless (g_str_has_prefix (out, "Queue,Items,") && strstr (out,
+          "\nqueue0,"), "%s", out);
+  g_free (out);
+  g_free (err);
+  fail_unless (tool (&out, &err, "show", trace, "--format", "markdown",
+          NULL) == 0);
+  fail_unless (strstr (out, "| slow | queue0 |") && strstr (out, "| --- |"),
+      "%s", out);
+  g_free (out);
+  g_free (err);
+  /* Selecting what is not there: exit 2, naming what is. */
+  fail_unless_equals_int (tool (&out, &err, "show", trace, "--pipeline",
+          "nope", NULL), 2);
+  fail_unless (strstr (err, "nope") && strstr (err, "pipeline0"), "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "show", db, "--run", "9", NULL),
+      2);
+  fail_unless (strstr (err, "no run '9'") != NULL, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (NULL, NULL, "show", trace, "--sort", "x",
+          NULL), 2);
+  fail_unless_equals_int (tool (NULL, NULL, "show", NULL), 2);
+  fail_unless_equals_int (tool (NULL, NULL, "frobnicate", NULL), 2);
+  g_free (db);
+  g_free (trace);
+}
+
+GST_END_TEST;
+
+/* kill -9 in the middle of a run: the complete events are read and the
+ * note says where the trace was cut; a cut inside a line too. */
+GST_START_TEST (test_truncated_trace)
+{
+  gchar *trace = path ("killed.json"), *cut = path ("cut.json");
+  gchar *tracers = g_strdup_printf ("stageprof(trace=%s,summary=none)",
+      trace);
+  gchar **env = tracer_env (tracers), *out = NULL, *err = NULL, *text;
+  const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
+    "num-buffers=100000", "!", "video/x-raw,width=160,height=120", "!",
+    "queue", "!", "identity", "name=slow", "sleep-time=1000", "!",
+    "fakesink", NULL
+  };
+  GPid pid;
+  gsize len = 0;
+  gint i, status;
+
+  fail_unless (g_spawn_async (NULL, (gchar **) argv, env,
+          G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+          G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pid, NULL));
+  /* Until the writer has flushed some slices (it does every 100 ms). */
+  for (i = 0; i < 600; i++) {
+    GStatBuf st;
+    if (g_stat (trace, &st) == 0 && st.st_size > 30000)
+      break;
+    g_usleep (50000);
+  }
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  g_spawn_close_pid (pid);
+  fail_unless (WIFSIGNALED (status), "gst-launch ended before the kill");
+
+  fail_unless (tool (&out, &err, "show", trace, NULL) == 0, "%s", err);
+  fail_unless (strstr (err, "without its closing") != NULL, "%s", err);
+  fail_unless (strstr (out, "slow") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+
+  /* Cut inside an event: the same, the partial event left out. */
+  fail_unless (g_file_get_contents (trace, &text, &len, NULL));
+  fail_unless (len > 1000);
+  fail_unless (g_file_set_contents (cut, text, len - 25, NULL));
+  g_free (text);
+  fail_unless (tool (&out, &err, "show", cut, "--format", "json", NULL) == 0,
+      "%s", err);
+  fail_unless (strstr (err, "inside an event") != NULL, "%s", err);
+  {
+    JsonNode *n = parse (out);
+    JsonObject *o = json_node_get_object (n);
+    JsonObject *slow = find_row (o, "elements", "slow");
+    fail_unless (slow && dmember (slow, "count") >= 1);
+    fail_unless (json_array_get_length (json_object_get_array_member (o,
+                "notes")) == 1);
+    json_node_unref (n);
+  }
+  g_free (out);
+  g_free (err);
+  g_strfreev (env);
+  g_free (tracers);
+  g_free (trace);
+  g_free (cut);
+}
+
+GST_END_TEST;
+
+static void
+write_file (const gchar * name, const gchar * text, gssize len)
+{
+  gchar *p = path (name);
+
+  fail_unless (g_file_set_contents (p, text, len, NULL));
+  g_free (p);
+}
+
+/* Each: exit 2 (nothing to show), a message naming the file, no crash. */
+static void
+expect_refused (const gchar * name, const gchar * what)
+{
+  gchar *p = path (name), *out = NULL, *err = NULL;
+  gint rc = tool (&out, &err, "show", p, NULL);
+
+  fail_unless_equals_int (rc, 2);
+  fail_unless (strstr (err, name) != NULL, "%s: message without the file "
+      "name: %s", name, err);
+  fail_unless (strstr (err, what) != NULL, "%s: expected '%s' in: %s", name,
+      what, err);
+  fail_unless_equals_string (out, "");
+  g_free (out);
+  g_free (err);
+  g_free (p);
+}
+
+GST_START_TEST (test_bad_inputs)
+{
+  static const gchar bin[] = { 0x7f, 'E', 'L', 'F', 0, 1, 2, 3 };
+  gchar *p = path ("empty.db");
+  sqlite3 *db;
+
+  write_file ("text.txt", "hello, world\n", -1);
+  expect_refused ("text.txt", "not a stageprof output");
+  write_file ("other.json", "{\"a\": [1, 2]}", -1);
+  expect_refused ("other.json", "not a stageprof summary");
+  write_file ("broken.json", "{\"elements\": [", -1);
+  expect_refused ("broken.json", "not valid JSON");
+  write_file ("zero.json", "", 0);
+  expect_refused ("zero.json", "empty");
+  write_file ("bin.dat", bin, sizeof (bin));
+  expect_refused ("bin.dat", "not a stageprof output");
+  write_file ("array.json", "[1, 2, 3]", -1);
+  expect_refused ("array.json", "not a trace event");
+  write_file ("meta.json", "[{\"name\":\"process_name\",\"ph\":\"M\","
+      "\"pid\":1,\"args\":{\"name\":\"p\"}}]", -1);
+  expect_refused ("meta.json", "no slices");
+  write_file ("csv.csv", "table,name\nelement,x\n", -1);
+  expect_refused ("csv.csv", "CSV");
+  expect_refused ("missing.json", "cannot open");
+
+  /* An empty stageprof database: the schema, no run. */
+  fail_unless (sqlite3_open (p, &db) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "CREATE TABLE runs (run_id INTEGER PRIMARY "
+          "KEY, started_at TEXT, pid INTEGER, argv TEXT); CREATE TABLE "
+          "snapshots (snapshot_id INTEGER PRIMARY KEY, run_id INTEGER, "
+          "taken_at TEXT, wall_s REAL, final INTEGER, verdict TEXT); CREATE "
+          "TABLE elements (snapshot_id INTEGER, name TEXT, thread TEXT);",
+          NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close (db);
+  expect_refused ("empty.db", "no snapshot");
+  fail_unless (sqlite3_open (p, &db) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "DROP TABLE elements", NULL, NULL,
+          NULL) == SQLITE_OK);
+  sqlite3_close (db);
+  expect_refused ("empty.db", "not stageprof's");
+  g_free (p);
+}
+
+GST_END_TEST;
+
+/* A trace cut anywhere or with any byte damaged: exit 0 (what was
+ * complete) or 2 (nothing to show), never a crash or a hang. */
+GST_START_TEST (test_damaged_traces)
+{
+  gchar *a = path ("a.json"), *d = path ("damaged.json"), *text, *out, *err;
+  GRand *rand = g_rand_new_with_seed (12);
+  gsize len = 0;
+  guint i;
+
+  fail_unless (g_file_get_contents (a, &text, &len, NULL));
+  for (i = 0; i < 60; i++) {
+    gint rc;
+    if (i < 30) {
+      fail_unless (g_file_set_contents (d, text, len * i / 30 +
+              g_rand_int_range (rand, 0, 50), NULL));
+    } else {
+      gchar *copy = g_memdup2 (text, len);
+      guint k;
+      for (k = 0; k < 1 + i % 4; k++)
+        copy[g_rand_int_range (rand, 0, len)] = (gchar) g_rand_int_range
+            (rand, 0, 256);
+      fail_unless (g_file_set_contents (d, copy, len, NULL));
+      g_free (copy);
+    }
+    rc = tool (&out, &err, "show", d, NULL);
+    fail_unless (rc == 0 || rc == 2, "exit %d on damaged input %u: %s", rc,
+        i, err);
+    if (rc == 2)
+      fail_unless (strstr (err, "damaged.json") != NULL, "%s", err);
+    g_free (out);
+    g_free (err);
+  }
+  g_rand_free (rand);
+  g_free (text);
+  g_free (a);
+  g_free (d);
+}
+
+GST_END_TEST;
+
+/* Newer or older stageprof outputs: unknown fields ignored, optional ones
+ * missing, per-quantity counter tracks, extra db columns. */
+GST_START_TEST (test_tolerant_readers)
+{
+  gchar *out = NULL, *err = NULL, *p;
+  JsonNode *n;
+  JsonObject *o;
+  sqlite3 *db;
+
+  write_file ("new.json", "{\"wall_s\":1.5,\"schema\":7,\"elements\":["
+      "{\"name\":\"dec\",\"thread\":\"t1\",\"pipeline\":\"p\",\"run\":2,"
+      "\"count\":10,\"mean_ms\":2,\"total_s\":0.02,\"future\":[1,{}]},"
+      "{\"name\":\"conv\",\"count\":5}],\"threads\":[{\"name\":\"t1\","
+      "\"busy_pct\":50,\"cpu_wait_pct\":3}],\"os_threads\":[{}]}", -1);
+  p = path ("new.json");
+  n = show_json (p);
+  o = json_node_get_object (n);
+  fail_unless_equals_float (dmember (find_row (o, "elements", "dec"),
+          "mean_ms"), 2);
+  fail_unless (json_node_is_null (json_object_get_member (find_row (o,
+                  "elements", "conv"), "p90_ms")));
+  json_node_unref (n);
+  fail_unless (tool (&out, &err, "show", p, "--run", "2", NULL) == 0, "%s",
+      err);
+  g_free (out);
+  g_free (err);
+  g_free (p);
+
+  write_file ("split.json", "[\n"
+      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":3,\"args\":{\"name\":"
+      "\"p\"}},\n"
+      "{\"name\":\"dec\",\"ph\":\"X\",\"ts\":10,\"dur\":100,\"pid\":3,"
+      "\"tid\":\"main\",\"extra\":{\"deep\":[1,2,{\"x\":null}]},"
+      "\"args\":{\"frame\":1,\"nested\":{\"a\":1}}},\n"
+      "{\"name\":\"sink\",\"ph\":\"X\",\"ts\":50,\"dur\":20,\"pid\":3,"
+      "\"tid\":\"main\"},\n"
+      "{\"name\":\"q buffers\",\"ph\":\"C\",\"ts\":10,\"pid\":3,"
+      "\"args\":{\"value\":7}},\n"
+      "{\"name\":\"q bytes\",\"ph\":\"C\",\"ts\":10,\"pid\":3,"
+      "\"args\":{\"value\":7000}},\n"
+      "{\"name\":\"q buffers\",\"ph\":\"C\",\"ts\":60,\"pid\":3,"
+      "\"args\":{\"value\":0}},\n"
+      "{\"name\":\"thing\",\"ph\":\"i\",\"ts\":61,\"pid\":3,\"s\":\"g\"}\n]",
+      -1);
+  p = path ("split.json");
+  n = show_json (p);
+  o = json_node_get_object (n);
+  /* dec: 100 us, minus the 20 us of sink nested in it. */
+  fail_unless (fabs (dmember (find_row (o, "elements", "dec"), "total_s") -
+          80e-6) < 1e-9);
+  fail_unless_equals_float (dmember (find_row (o, "queues", "q"),
+          "max_level"), 7);
+  fail_unless_equals_float (dmember (find_row (o, "queues", "q"),
+          "max_bytes"), 7000);
+  json_node_unref (n);
+  g_free (p);
+
+  /* A db with the pipeline and run columns other versions add. */
+  p = path ("cols.db");
+  fail_unless (sqlite3_open (p, &db) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "CREATE TABLE runs (run_id INTEGER PRIMARY "
+          "KEY, started_at TEXT, pid INTEGER, argv TEXT); CREATE TABLE "
+          "snapshots (snapshot_id INTEGER PRIMARY KEY, run_id INTEGER, "
+          "taken_at TEXT, wall_s REAL, final INTEGER, verdict TEXT);"
+          "CREATE TABLE elements (snapshot_id INTEGER, pipeline TEXT, "
+          "run INTEGER, name TEXT, thread TEXT, count INTEGER, mean_ms REAL,"
+          " total_s REAL, novel REAL);"
+          "INSERT INTO runs VALUES (1, 'x', 1, 'a');"
+          "INSERT INTO snapshots VALUES (1, 1, 'x', 1.0, 1, 'v1');"
+          "INSERT INTO snapshots VALUES (2, 1, 'x', 2.0, 1, 'v2');"
+          "INSERT INTO elements VALUES (1, 'p1', 1, 'e', 't', 3, 1.0, 0.003,"
+          " 9);"
+          "INSERT INTO elements VALUES (2, 'p2', 1, 'e', 't', 4, 2.0, 0.008,"
+          " 9);", NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close (db);
+  fail_unless (tool (&out, &err, "show", p, "--pipeline", "p1", "--format",
+          "json", NULL) == 0, "%s", err);
+  n = parse (out);
+  fail_unless_equals_float (dmember (find_row (json_node_get_object (n),
+              "elements", "e"), "count"), 3);
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  g_free (p);
+}
+
+GST_END_TEST;
+
+/* ---- diff ---------------------------------------------------------- */
+
+static JsonObject *
+diff_row (JsonObject * o, const gchar * name)
+{
+  return find_row (o, "elements", name);
+}
+
+GST_START_TEST (test_diff_slowdown)
+{
+  gchar *a = path ("a.json"), *b = path ("b.json"), *bs =
+      path ("b-summary.json"), *out = NULL, *err = NULL;
+  JsonNode *n;
+  JsonObject *o, *slow, *conv;
+
+  /* `slow` twice as slow: flagged; `steady` unchanged: not. */
+  fail_unless (tool (&out, &err, "diff", a, b, "--format", "json", NULL) ==
+      0, "%s", err);
+  n = parse (out);
+  o = json_node_get_object (n);
+  slow = diff_row (o, "slow");
+  conv = diff_row (o, "steady");
+  fail_unless (slow && conv);
+  fail_unless_equals_string (json_object_get_string_member (slow, "change"),
+      "slower");
+  fail_unless (dmember (slow, "mean_change_pct") > 50, "%f",
+      dmember (slow, "mean_change_pct"));
+  fail_unless_equals_string (json_object_get_string_member (conv, "change"),
+      "noise");
+  fail_unless (json_object_get_string_member (o, "verdict_a") != NULL);
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+
+  /* Text: both verdicts, the marks. */
+  fail_unless (tool (&out, &err, "diff", a, b, NULL) == 0);
+  fail_unless (strstr (out, "Verdict A:") && strstr (out, "Verdict B:")
+      && strstr (out, "SLOWER"), "%s", out);
+  g_free (out);
+  g_free (err);
+
+  /* The CI gate: +100 % > 50 %: exit 1, naming it; the other way: 0. */
+  fail_unless_equals_int (tool (&out, &err, "diff", a, b, "--fail-above",
+          "50", NULL), 1);
+  fail_unless (strstr (err, "slow") && strstr (err, "regression"), "%s",
+      err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "diff", b, a, "--fail-above",
+          "50", "--format", "json", NULL), 0);
+  n = parse (out);
+  fail_unless_equals_string (json_object_get_string_member (diff_row
+          (json_node_get_object (n), "slow"), "change"), "faster");
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  /* A summary against a trace, and two runs of one database: matched
+   * element by element. (Whether the tracer's own tables count identity's
+   * sleep as self time is the tracer's business, so no verdict here.) */
+  fail_unless (tool (&out, &err, "diff", a, bs, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "\n  slow ") && strstr (out, "\n  steady ")
+      && !strstr (out, "only in"), "%s", out);
+  g_free (out);
+  g_free (err);
+  g_free (bs);
+  bs = path ("runs.db");
+  fail_unless (tool (&out, &err, "diff", bs, bs, "--run-a", "1", "--run-b",
+          "2", NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "\n  slow ") && strstr (out, "\n  steady ")
+      && !strstr (out, "only in"), "%s", out);
+  g_free (out);
+  g_free (err);
+  g_free (a);
+  g_free (b);
+  g_free (bs);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_diff_other_pipeline)
+{
+  gchar *a = path ("a.json"), *c = path ("c.json"), *x, *out = NULL,
+      *err = NULL;
+
+  /* Matched by element path; what is on one side only is listed. */
+  fail_unless (tool (&out, &err, "diff", a, c, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "only in A: slow") && strstr (out,
+          "only in B: flip"), "%s", out);
+  g_free (out);
+  g_free (err);
+  /* Nothing in common: exit 2 with the reason. */
+  write_file ("x.json", "{\"elements\":[{\"name\":\"foo\",\"thread\":\"t\","
+      "\"pipeline\":\"other\",\"count\":1,\"mean_ms\":1,\"total_s\":0.001}]}",
+      -1);
+  x = path ("x.json");
+  fail_unless_equals_int (tool (&out, &err, "diff", a, x, NULL), 2);
+  fail_unless (strstr (err, "no element in common") != NULL, "%s", err);
+  fail_unless (strstr (out, "only in B: foo") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (NULL, NULL, "diff", a, NULL), 2);
+  g_free (a);
+  g_free (c);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- merge --------------------------------------------------------- */
+
+typedef struct
+{
+  gdouble first, last;
+  guint n;
+} Span;
+
+GST_START_TEST (test_merge_three)
+{
+  gchar *in[3] = { path ("a.json"), path ("b.json"), path ("c.json") };
+  gchar *m = path ("merged.json"), *out = NULL, *err = NULL, *text;
+  const gchar *labels[] = { "job-a", "job-b", "job-c" };
+  JsonNode *n;
+  JsonArray *ev;
+  Span span[4] = { {0} };
+  GHashTable *label_of = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gint64 pids[64];
+  guint npids = 0, seen[3] = { 0 };
+  guint i, j, total_in = 0, starts = 0;
+
+  fail_unless (tool (&out, &err, "merge", "-o", m, "--label", labels[0],
+          "--label", labels[1], "--label", labels[2], in[0], in[1], in[2],
+          NULL) == 0, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless (g_file_get_contents (m, &text, NULL, NULL));
+  n = parse (text);             /* strict JSON */
+  g_free (text);
+  ev = json_node_get_array (n);
+
+  /* Processes of their own per input (one per pipeline, or per run of a
+   * pipeline), named by pipeline and label. */
+  for (i = 0; i < json_array_get_length (ev); i++) {
+    JsonObject *e = json_array_get_object_element (ev, i);
+    const gchar *name = json_object_get_string_member (e, "name");
+    if (!g_strcmp0 (name, "stageprof_start"))
+      starts++;
+    if (g_strcmp0 (name, "process_name"))
+      continue;
+    for (j = 0; j < 3; j++)
+      if (g_str_has_suffix (json_object_get_string_member
+              (json_object_get_object_member (e, "args"), "name"),
+              g_strdup_printf ("(%s)", labels[j]))) {
+        fail_unless (npids < G_N_ELEMENTS (pids));
+        pids[npids] = json_object_get_int_member (e, "pid");
+        fail_if (g_hash_table_contains (label_of, &pids[npids]),
+            "one process for two inputs");
+        g_hash_table_insert (label_of, &pids[npids], GUINT_TO_POINTER (j));
+        npids++;
+        seen[j]++;
+      }
+  }
+  fail_unless_equals_int (starts, 1);
+  for (j = 0; j < 3; j++)
+    fail_unless (seen[j] > 0, "no process for %s", labels[j]);
+
+  /* The three ran one after the other: on the merged time axis each
+   * input's slices come after the previous input's. */
+  for (i = 0; i < json_array_get_length (ev); i++) {
+    JsonObject *e = json_array_get_object_element (ev, i);
+    gint64 pid;
+    gdouble ts;
+    if (g_strcmp0 (json_object_get_string_member (e, "ph"), "X"))
+      continue;
+    pid = json_object_get_int_member (e, "pid");
+    ts = json_object_get_double_member (e, "ts");
+    fail_unless (g_hash_table_contains (label_of, &pid),
+        "a slice of an unknown process %" G_GINT64_FORMAT, pid);
+    j = GPOINTER_TO_UINT (g_hash_table_lookup (label_of, &pid));
+    if (span[j].n == 0 || ts < span[j].first)
+      span[j].first = ts;
+    span[j].last = MAX (span[j].last, ts + json_object_get_double_member (e,
+            "dur"));
+    span[j].n++;
+  }
+  for (j = 0; j < 3; j++) {
+    JsonNode *src;
+    guint k, nx = 0;
+    fail_unless (g_file_get_contents (in[j], &text, NULL, NULL));
+    src = parse (text);
+    g_free (text);
+    for (k = 0; k < json_array_get_length (json_node_get_array (src)); k++)
+      nx += !g_strcmp0 (json_object_get_string_member
+          (json_array_get_object_element (json_node_get_array (src), k),
+              "ph"), "X");
+    json_node_unref (src);
+    fail_unless_equals_int (span[j].n, nx);
+    total_in += nx;
+  }
+  fail_unless (span[0].last < span[1].first, "a ends at %f, b starts at %f",
+      span[0].last, span[1].first);
+  fail_unless (span[1].last < span[2].first, "b ends at %f, c starts at %f",
+      span[1].last, span[2].first);
+  fail_unless (total_in > 100);
+  json_node_unref (n);
+  g_hash_table_destroy (label_of);
+
+  /* The merged trace reads like any other. */
+  fail_unless (tool (&out, &err, "show", m, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "(job-b)") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+  /* A bad input fails the merge, leaving nothing behind. */
+  write_file ("text.txt", "hello\n", -1);
+  g_free (in[2]);
+  in[2] = path ("text.txt");
+  g_unlink (m);
+  fail_unless_equals_int (tool (&out, &err, "merge", "-o", m, in[0], in[2],
+          NULL), 2);
+  fail_unless (strstr (err, "text.txt") != NULL, "%s", err);
+  fail_unless (!g_file_test (m, G_FILE_TEST_EXISTS));
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (NULL, NULL, "merge", in[0], NULL), 2);
+  for (j = 0; j < 3; j++)
+    g_free (in[j]);
+  g_free (m);
+}
+
+GST_END_TEST;
+
+/* ---- html ---------------------------------------------------------- */
+
+static gchar *
+find_chromium (void)
+{
+  const gchar *names[] = { "chromium", "chromium-browser", "google-chrome",
+    NULL
+  };
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    gchar *p = g_find_program_in_path (names[i]);
+    if (p)
+      return p;
+  }
+  return NULL;
+}
+
+static gint
+chromium (const gchar * exe, const gchar * profile, const gchar * extra,
+    const gchar * url, gchar ** out, gchar ** err)
+{
+  gchar *pd = g_strdup_printf ("--user-data-dir=%s", profile);
+  const gchar *argv[] = { exe, "--headless", "--no-sandbox", "--disable-gpu",
+    "--no-first-run", "--disable-extensions", "--enable-logging=stderr",
+    "--v=0", pd, "--window-size=1000,2600", extra, url, NULL
+  };
+  gint rc = spawn ((gchar **) argv, NULL, out, err);
+
+  g_free (pd);
+  return rc;
+}
+
+GST_START_TEST (test_html)
+{
+  gchar *a = path ("a.json"), *b = path ("b.json"), *h1 = path ("one.html"),
+      *h2 = path ("two.html"), *png = path ("shot.png"), *prof =
+      path ("chromium-profile"), *out = NULL, *err = NULL, *text, *exe,
+      *url, *shot;
+  gsize len = 0;
+  gchar **lines;
+  guint i;
+
+  fail_unless (tool (&out, &err, "html", "-o", h1, a, NULL) == 0, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless (tool (&out, &err, "html", "-o", h2, a, b, NULL) == 0, "%s",
+      err);
+  g_free (out);
+  g_free (err);
+
+  /* Self-contained: no fetch of anything. */
+  for (i = 0; i < 2; i++) {
+    fail_unless (g_file_get_contents (i ? h2 : h1, &text, NULL, NULL));
+    fail_if (strstr (text, "<script src") || strstr (text, "<link")
+        || strstr (text, "<img") || strstr (text, "@import"));
+    fail_if (strstr (text, "https://") != NULL);
+    fail_unless (g_str_has_prefix (text, "<!DOCTYPE html>"));
+    fail_unless (strstr (text, "<svg") && strstr (text, "<polyline"),
+        "no queue-level plot");
+    fail_unless (strstr (text, "Verdict") != NULL);
+    if (i)
+      fail_unless (strstr (text, "Change of total self time") != NULL);
+    g_free (text);
+  }
+
+  exe = find_chromium ();
+  if (!exe) {
+    g_printerr ("\n*** SKIPPED: the HTML report in a browser: no chromium "
+        "in PATH (apt-get install chromium) ***\n\n");
+    goto done;
+  }
+  url = g_strdup_printf ("file://%s", h2);
+  /* Loaded and laid out: the page's own check says every plot has a size
+   * and content; no console error. */
+  fail_unless (chromium (exe, prof, "--dump-dom", url, &out, &err) == 0,
+      "%s", err);
+  fail_unless (strstr (out, "id=\"selfcheck\" data-ok=\"1\"") != NULL,
+      "the page did not check out:\n%.2000s", strstr (out, "selfcheck") ?
+      strstr (out, "selfcheck") : out);
+  lines = g_strsplit (err, "\n", -1);
+  for (i = 0; lines[i]; i++)
+    fail_if (strstr (lines[i], "CONSOLE") && (strstr (lines[i], "rror")
+            || strstr (lines[i], "Uncaught")), "console: %s", lines[i]);
+  g_strfreev (lines);
+  g_free (out);
+  g_free (err);
+
+  /* The screenshot shows the plots: a page of flat colour compresses to a
+   * few kB, plots and tables to far more. */
+  shot = g_strdup_printf ("--screenshot=%s", png);
+  fail_unless (chromium (exe, prof, shot, url, &out, &err) == 0, "%s", err);
+  fail_unless (g_file_get_contents (png, &text, &len, NULL),
+      "no screenshot: %s", err);
+  fail_unless (len > 40000 && memcmp (text, "\x89PNG", 4) == 0,
+      "screenshot of %" G_GSIZE_FORMAT " bytes", len);
+  if (g_getenv ("STAGES_REPORT_SCREENSHOT"))
+    fail_unless (g_file_set_contents (g_getenv ("STAGES_REPORT_SCREENSHOT"),
+            text, len, NULL));
+  g_free (text);
+  g_free (out);
+  g_free (err);
+  g_free (shot);
+  g_free (url);
+  g_free (exe);
+done:
+  g_free (a);
+  g_free (b);
+  g_free (h1);
+  g_free (h2);
+  g_free (png);
+  g_free (prof);
+}
+
+GST_END_TEST;
+
+/* ---- dot ----------------------------------------------------------- */
+
+GST_START_TEST (test_dot)
+{
+  gchar *a = path ("a.json"), *s = path ("a-summary.json"), *d =
+      path ("a.dot"), *svg = path ("a.svg"), *out = NULL, *err = NULL, *text,
+      *dotexe;
+  const gchar *argv[] = { "dot", "-Tsvg", NULL, "-o", NULL, NULL };
+
+  fail_unless (tool (&out, &err, "dot", "-o", d, a, NULL) == 0, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless (g_file_get_contents (d, &text, NULL, NULL));
+  /* The links the tracer recorded, threads as clusters, the queue level,
+   * the slow element in the hottest colour. */
+  fail_unless (strstr (text, "\"slow\" -> \"steady\"")
+      && strstr (text, "\"capsfilter0\" -> \"queue0\"")
+      && strstr (text, "\"queue0\" -> \"videoconvert0\""), "%s", text);
+  fail_unless (strstr (text, "subgraph cluster_") && strstr (text,
+          "thread queue0"), "%s", text);
+  fail_unless (strstr (text, "level mean") != NULL);
+  fail_unless (strstr (text, "\"steady\" [label=\"steady\\nself")
+      && strstr (text, "fillcolor=\"#e15759\""), "%s", text);
+  g_free (text);
+
+  /* A summary has no links: nodes only, and it says so. */
+  fail_unless (tool (&out, &err, "dot", "-o", "-", s, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "links not recorded") && !strstr (out, "->"),
+      "%s", out);
+  g_free (out);
+  g_free (err);
+
+  dotexe = g_find_program_in_path ("dot");
+  if (!dotexe) {
+    g_printerr ("\n*** SKIPPED: rendering the DOT graph: no dot in PATH "
+        "(apt-get install graphviz) ***\n\n");
+  } else {
+    argv[2] = d;
+    argv[4] = svg;
+    fail_unless (spawn ((gchar **) argv, NULL, &out, &err) == 0, "%s", err);
+    fail_unless (g_file_get_contents (svg, &text, NULL, NULL));
+    fail_unless (strstr (text, "<svg") && strstr (text, "slow"));
+    g_free (text);
+    g_free (out);
+    g_free (err);
+    g_free (dotexe);
+  }
+  g_free (a);
+  g_free (s);
+  g_free (d);
+  g_free (svg);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_report_suite (void)
+{
+  Suite *s = suite_create ("stageprof_report");
+  TCase *tc = tcase_create ("report");
+
+  tcase_set_timeout (tc, 120);
+  tcase_add_unchecked_fixture (tc, setup_runs, teardown_runs);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_show_trace);
+  tcase_add_test (tc, test_show_db_and_formats);
+  tcase_add_test (tc, test_truncated_trace);
+  tcase_add_test (tc, test_bad_inputs);
+  tcase_add_test (tc, test_damaged_traces);
+  tcase_add_test (tc, test_tolerant_readers);
+  tcase_add_test (tc, test_diff_slowdown);
+  tcase_add_test (tc, test_diff_other_pipeline);
+  tcase_add_test (tc, test_merge_three);
+  tcase_add_test (tc, test_html);
+  tcase_add_test (tc, test_dot);
+  return s;
+}
+
+GST_CHECK_MAIN (stageprof_report);
