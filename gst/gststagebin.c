@@ -244,10 +244,16 @@ caps_have_cuda (GstCaps * caps)
   return FALSE;
 }
 
+static gboolean is_factory (GstElement * e, const gchar * name);
+static gboolean takes_system_memory (GstElement * e, GstPadDirection dir);
+
 /* The device an op runs on: its factory says so ("stage-device"), or its
- * pads take CUDA memory (cudaupload/cudadownload included: they belong to
- * the GPU stage); NULL when the op takes anything (capsfilter, identity,
- * queue), so it does not split a device group. */
+ * pads take only CUDA memory, or it is a CUDA transfer (cudaupload,
+ * cudadownload: they belong to the GPU stage); NULL when the op takes
+ * anything (capsfilter, identity, queue), so it does not split a device
+ * group. An op whose pads take both CUDA and system memory (stageresize
+ * built with CUDA) is flexible: the memory it will negotiate decides, see
+ * gst_stage_plan_resolve_flexible(). */
 static const gchar *
 op_device (GstElement * e)
 {
@@ -267,9 +273,39 @@ op_device (GstElement * e)
   }
   if (dev)
     return g_intern_string (dev);
+  if (cuda && !is_factory (e, "cudaupload") &&
+      !is_factory (e, "cudadownload") &&
+      takes_system_memory (e, GST_PAD_SINK) &&
+      takes_system_memory (e, GST_PAD_SRC))
+    return GST_STAGE_PLAN_FLEXIBLE;
   if (cuda)
     return g_intern_static_string ("cuda");
   return any ? NULL : g_intern_static_string ("cpu");
+}
+
+/* "cuda" or "cpu" when the peer of @pad offers only CUDA or only system
+ * memory, else NULL (not linked, ANY, or both). */
+static const gchar *
+peer_memory (GstPad * pad)
+{
+  GstCaps *caps = gst_pad_peer_query_caps (pad, NULL);
+  gboolean cuda = TRUE, sys = TRUE;
+  guint i;
+
+  if (caps == NULL || gst_caps_is_any (caps) || gst_caps_is_empty (caps)) {
+    gst_clear_caps (&caps);
+    return NULL;
+  }
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gboolean c = f && !gst_caps_features_is_any (f) &&
+        gst_caps_features_contains (f, "memory:CUDAMemory");
+
+    cuda &= c;
+    sys &= !c;
+  }
+  gst_caps_unref (caps);
+  return cuda ? "cuda" : sys ? "cpu" : NULL;
 }
 
 /* Whether @e's @dir pad takes system memory; FALSE for a CUDA-only pad,
@@ -378,8 +414,10 @@ device_plan_clear (DevicePlan * plan)
   memset (plan, 0, sizeof (*plan));
 }
 
+static guint count_gpus (void);
+
 static gchar *
-device_plan_make (OpsChain * chain, DevicePlan * plan)
+device_plan_make (GstStageBin * self, OpsChain * chain, DevicePlan * plan)
 {
   guint i, n = chain->elements->len;
   const gchar **devices = g_new0 (const gchar *, n);
@@ -391,6 +429,8 @@ device_plan_make (OpsChain * chain, DevicePlan * plan)
   plan->needs_download = g_new0 (gboolean, n);
   for (i = 0; i < n; i++)
     devices[i] = op_device (g_ptr_array_index (chain->elements, i));
+  gst_stage_plan_resolve_flexible (devices, n, peer_memory (self->sinkpad),
+      peer_memory (self->srcpad), count_gpus () > 0);
   plan->n_groups = gst_stage_plan_groups (devices, n, plan->group_of_op,
       plan->group_devices);
 
@@ -722,7 +762,7 @@ build (GstStageBin * self)
     drop_transfer_pairs (&chain);
     if (i == 0) {
       /* the replica count depends on the devices the ops use */
-      groups = device_plan_make (&chain, &plan);
+      groups = device_plan_make (self, &chain, &plan);
       n = choose_replicas (self, desc, &chain, requested, plan.uses_cuda,
           &problem);
       if (n == 0) {
@@ -848,13 +888,18 @@ gst_stage_bin_set_property (GObject * object, guint prop_id,
 {
   GstStageBin *self = GST_STAGE_BIN (object);
 
+  GstState state;
+
   GST_OBJECT_LOCK (self);
   /* The replicas are built from these at READY->PAUSED; a change now would
-   * silently apply only at the next start. */
-  if (GST_STATE (self) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (self, "cannot change '%s' while PAUSED or PLAYING; "
-        "set it in the NULL or READY state", pspec->name);
+   * silently apply only at the next start. Refused visibly, with the
+   * selectors' wording (a g_warning, not only a debug line). */
+  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  if (state > GST_STATE_READY) {
     GST_OBJECT_UNLOCK (self);
+    g_warning ("%s: property '%s' can only be changed in the NULL or READY "
+        "state; the new value is ignored", GST_OBJECT_NAME (self),
+        g_param_spec_get_name (pspec));
     return;
   }
   switch (prop_id) {

@@ -38,6 +38,43 @@ gst_stage_plan_groups (const gchar * const *devices, guint n_ops,
   return n_groups;
 }
 
+static gboolean
+is_flexible (const gchar * dev)
+{
+  return dev != NULL && strcmp (dev, GST_STAGE_PLAN_FLEXIBLE) == 0;
+}
+
+/* The device of the nearest op from @i in steps of @step that has a fixed
+ * one (device-neutral and flexible ops are looked through). */
+static const gchar *
+nearest_device (const gchar ** devices, guint n_ops, gint i, gint step)
+{
+  for (i += step; i >= 0 && i < (gint) n_ops; i += step)
+    if (devices[i] != NULL && !is_flexible (devices[i]))
+      return devices[i];
+  return NULL;
+}
+
+void
+gst_stage_plan_resolve_flexible (const gchar ** devices, guint n_ops,
+    const gchar * entry, const gchar * exit, gboolean have_gpu)
+{
+  guint i;
+
+  for (i = 0; i < n_ops; i++) {
+    const gchar *dev;
+
+    if (!is_flexible (devices[i]))
+      continue;
+    dev = have_gpu ? nearest_device (devices, n_ops, i, -1) : "cpu";
+    if (dev == NULL)
+      dev = nearest_device (devices, n_ops, i, 1);
+    if (dev == NULL)
+      dev = entry ? entry : exit;
+    devices[i] = dev ? dev : "cpu";
+  }
+}
+
 guint
 gst_stage_plan_estimate_replicas (guint requested, guint n_cpus,
     guint n_gpus)

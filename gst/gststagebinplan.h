@@ -43,6 +43,28 @@ G_BEGIN_DECLS
 guint gst_stage_plan_groups (const gchar * const *devices, guint n_ops,
     guint * group_of_op, const gchar ** group_devices);
 
+/* Device of an op that takes both system and CUDA memory (stageresize
+ * built with CUDA): where it runs depends on what it will negotiate. */
+#define GST_STAGE_PLAN_FLEXIBLE "flexible"
+
+/**
+ * gst_stage_plan_resolve_flexible:
+ * @devices: per op, as for gst_stage_plan_groups(), with
+ *   %GST_STAGE_PLAN_FLEXIBLE for ops that run on CPU or CUDA memory alike;
+ *   resolved in place
+ * @entry: device of the memory the chain's input offers ("cuda" when
+ *   upstream offers only CUDA memory, "cpu" when only system memory), or
+ *   NULL when unknown; @exit: the same for what downstream accepts
+ * @have_gpu: whether a GPU is present
+ *
+ * A flexible op runs where its memory comes from: on the device of the
+ * nearest op before it that has one, else of the nearest after it, else of
+ * the chain's input, then output, else on the CPU. Without a GPU it always
+ * runs on the CPU: nothing could give it CUDA memory.
+ */
+void gst_stage_plan_resolve_flexible (const gchar ** devices, guint n_ops,
+    const gchar * entry, const gchar * exit, gboolean have_gpu);
+
 typedef struct
 {
   guint replicas;

@@ -3,32 +3,13 @@
  */
 #include "resize.h"
 
-/* GCC's unroll-and-jam fuses pairs of taps in the vertical pass and then
- * gives up vectorising the fused loop: twice slower. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize ("no-loop-unroll-and-jam")
-#endif
+#include "resize_kernels.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define WBITS STAGE_RESIZE_WEIGHT_BITS
-#define WONE (1 << WBITS)
-/* The intermediate rows keep 6 fractional bits: 255 << 6 plus bicubic
- * overshoot still fits an int16, and the rounding error it adds stays far
- * below one 8-bit step. */
-#define MID_BITS 6
-#define SHIFT1 (WBITS - MID_BITS)
-#define SHIFT2 (WBITS + MID_BITS)
-/* Columns per vertical-pass block: the int32 accumulators stay in L1. */
-#define VBLOCK 512
-/* Bytes after the Q6 row of vertical-first plans that SIMD loads may read
- * (never used in a result). */
-#define MID_SLACK 16
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__)
@@ -36,7 +17,6 @@
 #else
 #define STAGE_CLONES
 #endif
-#define STAGE_INLINE static inline __attribute__((always_inline))
 
 struct StageResizePlan
 {
@@ -45,6 +25,8 @@ struct StageResizePlan
   StageResizeTaps tx, ty;
   /* Filter columns of each source row first (then rows), or rows first. */
   int horizontal_first;
+  /* The kernels selected when the plan was made. */
+  const StageResizeKernels *k;
 };
 
 const char *
@@ -262,437 +244,128 @@ stage_resize_taps_init (StageResizeTaps * taps, int in_size, int out_size,
   return taps_init (taps, in_size, out_size, method, 0);
 }
 
-/* ---- kernels ---------------------------------------------------------- */
+/* ---- kernel tables -------------------------------------------------- */
 
-STAGE_INLINE uint8_t
-clamp_u8 (int32_t v)
-{
-  return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
-}
-
-/* One output row from T source rows of 8-bit samples: Q6 result, rounded
- * once from the exact 32-bit sum (the CUDA kernels do the same). */
-STAGE_INLINE void
-vpass_u8 (const uint8_t * const *rows, const int16_t * w, int T, int n,
-    int16_t * restrict out)
-{
-  int x0, j, k;
-
-  for (x0 = 0; x0 < n; x0 += VBLOCK) {
-    int len = n - x0 < VBLOCK ? n - x0 : VBLOCK;
-    int32_t acc[VBLOCK];
-
-    for (j = 0; j < len; j++)
-      acc[j] = 1 << (SHIFT1 - 1);
-    for (k = 0; k < T; k++) {
-      const uint8_t *restrict r = rows[k] + x0;
-      int32_t wk = w[k];
-      for (j = 0; j < len; j++)
-        acc[j] += wk * r[j];
-    }
-    for (j = 0; j < len; j++)
-      out[x0 + j] = (int16_t) (acc[j] >> SHIFT1);
-  }
-}
-
-/* One output row from T intermediate Q6 rows: rounded, saturated bytes. */
-STAGE_INLINE void
-vpass_s16 (const int16_t * const *rows, const int16_t * w, int T, int n,
-    uint8_t * restrict out)
-{
-  int x0, j, k;
-
-  for (x0 = 0; x0 < n; x0 += VBLOCK) {
-    int len = n - x0 < VBLOCK ? n - x0 : VBLOCK;
-    int32_t acc[VBLOCK];
-
-    for (j = 0; j < len; j++)
-      acc[j] = 1 << (SHIFT2 - 1);
-    for (k = 0; k < T; k++) {
-      const int16_t *restrict r = rows[k] + x0;
-      int32_t wk = w[k];
-      for (j = 0; j < len; j++)
-        acc[j] += wk * r[j];
-    }
-    for (j = 0; j < len; j++)
-      out[x0 + j] = clamp_u8 (acc[j] >> SHIFT2);
-  }
-}
-
-/* Horizontal pass, bytes in, Q6 out; C is a constant after inlining. */
-STAGE_INLINE void
-hpass_u8 (const uint8_t * src, const StageResizeTaps * t, int C,
-    int16_t * restrict out)
-{
-  const int T = t->n_taps;
-  int x, k, c;
-
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * C;
-    const int16_t *w = t->weights + (size_t) x * T;
-    for (c = 0; c < C; c++) {
-      int32_t acc = 1 << (SHIFT1 - 1);
-      for (k = 0; k < T; k++)
-        acc += w[k] * s[k * C + c];
-      out[x * C + c] = (int16_t) (acc >> SHIFT1);
-    }
-  }
-}
-
-/* Horizontal pass, Q6 in, bytes out. */
-STAGE_INLINE void
-hpass_s16 (const int16_t * src, const StageResizeTaps * t, int C,
-    uint8_t * restrict out)
-{
-  const int T = t->n_taps;
-  int x, k, c;
-
-  for (x = 0; x < t->out_size; x++) {
-    const int16_t *s = src + (size_t) t->start[x] * C;
-    const int16_t *w = t->weights + (size_t) x * T;
-    for (c = 0; c < C; c++) {
-      int32_t acc = 1 << (SHIFT2 - 1);
-      for (k = 0; k < T; k++)
-        acc += w[k] * s[k * C + c];
-      out[x * C + c] = clamp_u8 (acc >> SHIFT2);
-    }
-  }
-}
-
-#if defined(__SSE2__)
-/* Horizontal pass on 8-bit source rows (horizontal-first plans, i.e.
- * enlarging): as the Q6 kernels below, with the bytes zero-extended to
- * 16 bits first. Output Q6. Loads never pass the tap window. */
-STAGE_INLINE __m128i
-load_u8x8 (const uint8_t * p)
-{
-  return _mm_unpacklo_epi8 (_mm_loadl_epi64 ((const __m128i *) p),
-      _mm_setzero_si128 ());
-}
-
-STAGE_INLINE __m128i
-load_u8x4 (const uint8_t * p)
-{
-  int32_t v;
-
-  memcpy (&v, p, 4);
-  return _mm_unpacklo_epi8 (_mm_cvtsi32_si128 (v), _mm_setzero_si128 ());
-}
-
-STAGE_INLINE int16_t
-q6 (__m128i sum)
-{
-  return (int16_t) ((_mm_cvtsi128_si32 (sum) + (1 << (SHIFT1 - 1))) >>
-      SHIFT1);
-}
-
-STAGE_INLINE void
-hpass_u8_c1_sse2 (const uint8_t * src, const StageResizeTaps * t,
-    int16_t * restrict out)
-{
-  const int T = t->n_taps;
-  int x, k;
-
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + t->start[x];
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = _mm_setzero_si128 ();
-    for (k = 0; k + 8 <= T; k += 8)
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x8 (s + k),
-              _mm_loadu_si128 ((const __m128i *) (w + k))));
-    if (k < T)
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x4 (s + k),
-              _mm_loadl_epi64 ((const __m128i *) (w + k))));
-    acc = _mm_add_epi32 (acc, _mm_shuffle_epi32 (acc, 0x4e));
-    acc = _mm_add_epi32 (acc, _mm_shuffle_epi32 (acc, 0xb1));
-    out[x] = q6 (acc);
-  }
-}
-
-STAGE_INLINE void
-hpass_u8_c2_sse2 (const uint8_t * src, const StageResizeTaps * t,
-    int16_t * restrict out)
-{
-  const int T = t->n_taps;
-  int x, k;
-
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 2;
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = _mm_setzero_si128 ();
-    for (k = 0; k < T; k += 4) {
-      __m128i v = load_u8x8 (s + k * 2);
-      __m128i wv = _mm_loadl_epi64 ((const __m128i *) (w + k));
-      v = _mm_shufflelo_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
-      v = _mm_shufflehi_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (v,
-              _mm_unpacklo_epi32 (wv, wv)));
-    }
-    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
-    out[x * 2] = q6 (acc);
-    out[x * 2 + 1] = q6 (_mm_srli_si128 (acc, 4));
-  }
-}
-
-STAGE_INLINE void
-hpass_u8_c4_sse2 (const uint8_t * src, const StageResizeTaps * t,
-    int16_t * restrict out)
-{
-  const int T = t->n_taps;
-  const __m128i round = _mm_set1_epi32 (1 << (SHIFT1 - 1));
-  int x, k;
-
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 4;
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = round;
-    for (k = 0; k < T; k += 2) {
-      __m128i v = load_u8x8 (s + k * 4);
-      int32_t wp;
-      memcpy (&wp, w + k, 4);
-      acc = _mm_add_epi32 (acc,
-          _mm_madd_epi16 (_mm_unpacklo_epi16 (v, _mm_srli_si128 (v, 8)),
-              _mm_set1_epi32 (wp)));
-    }
-    acc = _mm_srai_epi32 (acc, SHIFT1);
-    _mm_storel_epi64 ((__m128i *) (out + x * 4), _mm_packs_epi32 (acc, acc));
-  }
-}
+static const StageResizeKernels *const all_kernels[] = {
+  &stage_resize_kernels_scalar,
+#if defined(__x86_64__) || defined(__i386__)
+  &stage_resize_kernels_sse41,
+  &stage_resize_kernels_avx2,
 #endif
+#if defined(__aarch64__)
+  &stage_resize_kernels_neon,
+#endif
+};
 
-STAGE_INLINE void
-hpass_u8_c (const uint8_t * src, const StageResizeTaps * t, int C,
-    int16_t * out)
+#define N_KERNELS ((int) (sizeof (all_kernels) / sizeof (all_kernels[0])))
+
+static int
+kernels_supported (const StageResizeKernels * k)
 {
-  /* Constant channel counts let the compiler unroll the channel loop. */
-  switch (C) {
-    case 1:
-#if defined(__SSE2__)
-      if (t->n_taps % 4 == 0)
-        hpass_u8_c1_sse2 (src, t, out);
-      else
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  __builtin_cpu_init ();
+  if (k == &stage_resize_kernels_sse41)
+    return __builtin_cpu_supports ("sse4.1");
+  if (k == &stage_resize_kernels_avx2)
+    return __builtin_cpu_supports ("avx2");
 #endif
-        hpass_u8 (src, t, 1, out);
-      break;
-    case 2:
-#if defined(__SSE2__)
-      if (t->n_taps % 4 == 0)
-        hpass_u8_c2_sse2 (src, t, out);
-      else
-#endif
-        hpass_u8 (src, t, 2, out);
-      break;
-    case 3:
-      hpass_u8 (src, t, 3, out);
-      break;
-    default:
-#if defined(__SSE2__)
-      if (t->n_taps % 2 == 0)
-        hpass_u8_c4_sse2 (src, t, out);
-      else
-#endif
-        hpass_u8 (src, t, 4, out);
-      break;
-  }
+  /* Scalar runs everywhere; NEON is part of every arm64 CPU. */
+  return 1;
 }
 
-#if defined(__SSE2__)
-/* Sum of the taps of output x, in the four lanes of a vector. */
-STAGE_INLINE __m128i
-dot_taps (const int16_t * s, const int16_t * w, int T)
+static const StageResizeKernels *
+kernels_by_name (const char *name)
 {
-  __m128i acc = _mm_setzero_si128 ();
-  int k;
+  int i;
 
-  for (k = 0; k + 8 <= T; k += 8)
-    acc = _mm_add_epi32 (acc,
-        _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *) (s + k)),
-            _mm_loadu_si128 ((const __m128i *) (w + k))));
-  if (k < T)
-    acc = _mm_add_epi32 (acc,
-        _mm_madd_epi16 (_mm_loadl_epi64 ((const __m128i *) (s + k)),
-            _mm_loadl_epi64 ((const __m128i *) (w + k))));
-  return acc;
+  for (i = 0; i < N_KERNELS; i++)
+    if (strcmp (all_kernels[i]->name, name) == 0)
+      return all_kernels[i];
+  return NULL;
 }
 
-/* Q6 in, bytes out, C = 1, taps a multiple of 4: pmaddwd multiplies and
- * pairs eight taps at once, four outputs are reduced, rounded and
- * saturated together. The hot loop of every planar shrink; SSE2 is part
- * of x86-64, other targets take the plain C loop. Integer sums are exact,
- * so the bytes equal the plain C loop's. */
-STAGE_INLINE void
-hpass_s16_c1_sse2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * restrict out)
+/* The best supported table, or the one STAGES_RESIZE_SIMD names. A name
+ * that is unknown or not supported here falls back to the best, with a
+ * line on stderr: a forced path must never crash on an older CPU. */
+static const StageResizeKernels *
+kernels_auto (void)
 {
-  const int T = t->n_taps;
-  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
-  int x = 0;
+  const char *env = getenv ("STAGES_RESIZE_SIMD");
+  const StageResizeKernels *k;
+  int i;
 
-  for (; x + 4 <= t->out_size; x += 4) {
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i a = dot_taps (src + t->start[x], w, T);
-    __m128i b = dot_taps (src + t->start[x + 1], w + T, T);
-    __m128i c = dot_taps (src + t->start[x + 2], w + 2 * T, T);
-    __m128i d = dot_taps (src + t->start[x + 3], w + 3 * T, T);
-    /* Transpose-and-add: lane i of the result is the sum of vector i. */
-    __m128i ab = _mm_add_epi32 (_mm_unpacklo_epi32 (a, b),
-        _mm_unpackhi_epi32 (a, b));
-    __m128i cd = _mm_add_epi32 (_mm_unpacklo_epi32 (c, d),
-        _mm_unpackhi_epi32 (c, d));
-    __m128i sum = _mm_add_epi32 (_mm_unpacklo_epi64 (ab, cd),
-        _mm_unpackhi_epi64 (ab, cd));
-    __m128i v = _mm_srai_epi32 (_mm_add_epi32 (sum, round), SHIFT2);
-    uint32_t packed;
-
-    v = _mm_packs_epi32 (v, v);
-    v = _mm_packus_epi16 (v, v);
-    packed = (uint32_t) _mm_cvtsi128_si32 (v);
-    memcpy (out + x, &packed, 4);
+  if (env && *env) {
+    k = kernels_by_name (env);
+    if (k && kernels_supported (k))
+      return k;
+    fprintf (stderr, "STAGES_RESIZE_SIMD=%s: %s; using the best path this "
+        "CPU supports\n", env, k ? "not supported by this CPU" :
+        "unknown (scalar, sse41, avx2 or neon)");
   }
-  for (; x < t->out_size; x++) {
-    __m128i a = dot_taps (src + t->start[x], t->weights + (size_t) x * T, T);
-    a = _mm_add_epi32 (a, _mm_shuffle_epi32 (a, 0x4e));
-    a = _mm_add_epi32 (a, _mm_shuffle_epi32 (a, 0xb1));
-    out[x] = clamp_u8 ((_mm_cvtsi128_si32 (a) + (1 << (SHIFT2 - 1))) >>
-        SHIFT2);
-  }
-}
-#endif
-
-#if defined(__SSE2__)
-/* C = 4, taps a multiple of 2: one load holds two pixels; interleaving
- * their halves pairs tap k and k+1 of each channel for pmaddwd, so the four
- * lanes accumulate the four channels. */
-STAGE_INLINE void
-hpass_s16_c4_sse2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * restrict out)
-{
-  const int T = t->n_taps;
-  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
-  int x, k;
-
-  for (x = 0; x < t->out_size; x++) {
-    const int16_t *s = src + (size_t) t->start[x] * 4;
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = round;
-    uint32_t packed;
-    for (k = 0; k < T; k += 2) {
-      __m128i v = _mm_loadu_si128 ((const __m128i *) (s + k * 4));
-      int32_t wp;
-      memcpy (&wp, w + k, 4);
-      acc = _mm_add_epi32 (acc,
-          _mm_madd_epi16 (_mm_unpacklo_epi16 (v, _mm_srli_si128 (v, 8)),
-              _mm_set1_epi32 (wp)));
-    }
-    acc = _mm_srai_epi32 (acc, SHIFT2);
-    acc = _mm_packs_epi32 (acc, acc);
-    packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (acc, acc));
-    memcpy (out + x * 4, &packed, 4);
-  }
+  for (i = N_KERNELS - 1; i > 0; i--)
+    if (kernels_supported (all_kernels[i]))
+      return all_kernels[i];
+  return &stage_resize_kernels_scalar;
 }
 
-/* C = 3, taps a multiple of 2: pixel k+1 is shifted under pixel k and the
- * two interleaved, so lanes 0-2 accumulate the three channels (lane 3 is
- * ignored). The load reads two samples past the tap window: the Q6 row
- * has MID_SLACK bytes of slack for that. */
-STAGE_INLINE void
-hpass_s16_c3_sse2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * restrict out)
-{
-  const int T = t->n_taps;
-  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
-  int x, k;
+static const StageResizeKernels *volatile selected;
+static pthread_once_t auto_once = PTHREAD_ONCE_INIT;
 
-  for (x = 0; x < t->out_size; x++) {
-    const int16_t *s = src + (size_t) t->start[x] * 3;
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = round;
-    uint32_t packed;
-    for (k = 0; k < T; k += 2) {
-      __m128i v = _mm_loadu_si128 ((const __m128i *) (s + k * 3));
-      int32_t wp;
-      memcpy (&wp, w + k, 4);
-      acc = _mm_add_epi32 (acc,
-          _mm_madd_epi16 (_mm_unpacklo_epi16 (v, _mm_srli_si128 (v, 6)),
-              _mm_set1_epi32 (wp)));
-    }
-    acc = _mm_srai_epi32 (acc, SHIFT2);
-    acc = _mm_packs_epi32 (acc, acc);
-    packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (acc, acc));
-    memcpy (out + x * 3, &packed, 3);
-  }
+static void
+select_auto (void)
+{
+  if (!selected)
+    selected = kernels_auto ();
 }
 
-/* C = 2, taps a multiple of 4: one load holds four pixels; reordering each
- * half to (c0 c0 c1 c1) pairs taps for pmaddwd. */
-STAGE_INLINE void
-hpass_s16_c2_sse2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * restrict out)
+static const StageResizeKernels *
+kernels_current (void)
 {
-  const int T = t->n_taps;
-  int x, k;
-
-  for (x = 0; x < t->out_size; x++) {
-    const int16_t *s = src + (size_t) t->start[x] * 2;
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i acc = _mm_setzero_si128 ();
-    for (k = 0; k < T; k += 4) {
-      __m128i v = _mm_loadu_si128 ((const __m128i *) (s + k * 2));
-      __m128i wv = _mm_loadl_epi64 ((const __m128i *) (w + k));
-      v = _mm_shufflelo_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
-      v = _mm_shufflehi_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
-      /* weights (w0 w1 w0 w1 | w2 w3 w2 w3) */
-      wv = _mm_unpacklo_epi32 (wv, wv);
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (v, wv));
-    }
-    /* lanes: c0 taps 0-1, c1 taps 0-1, c0 taps 2-3, c1 taps 2-3 */
-    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
-    out[x * 2] = clamp_u8 ((_mm_cvtsi128_si32 (acc) + (1 << (SHIFT2 - 1)))
-        >> SHIFT2);
-    out[x * 2 + 1] = clamp_u8 ((_mm_cvtsi128_si32 (_mm_srli_si128 (acc, 4))
-            + (1 << (SHIFT2 - 1))) >> SHIFT2);
-  }
+  pthread_once (&auto_once, select_auto);
+  return selected;
 }
-#endif
 
-STAGE_INLINE void
-hpass_s16_c (const int16_t * src, const StageResizeTaps * t, int C,
-    uint8_t * out)
+const char *
+stage_resize_simd_path (void)
 {
-  switch (C) {
-    case 1:
-#if defined(__SSE2__)
-      if (t->n_taps % 4 == 0)
-        hpass_s16_c1_sse2 (src, t, out);
-      else
-#endif
-        hpass_s16 (src, t, 1, out);
-      break;
-    case 2:
-#if defined(__SSE2__)
-      if (t->n_taps % 4 == 0)
-        hpass_s16_c2_sse2 (src, t, out);
-      else
-#endif
-        hpass_s16 (src, t, 2, out);
-      break;
-    case 3:
-#if defined(__SSE2__)
-      if (t->n_taps % 2 == 0)
-        hpass_s16_c3_sse2 (src, t, out);
-      else
-#endif
-        hpass_s16 (src, t, 3, out);
-      break;
-    default:
-#if defined(__SSE2__)
-      if (t->n_taps % 2 == 0)
-        hpass_s16_c4_sse2 (src, t, out);
-      else
-#endif
-        hpass_s16 (src, t, 4, out);
-      break;
+  return kernels_current ()->name;
+}
+
+int
+stage_resize_simd_available (const char *name)
+{
+  const StageResizeKernels *k = name ? kernels_by_name (name) : NULL;
+
+  return k != NULL && kernels_supported (k);
+}
+
+int
+stage_resize_simd_select (const char *name)
+{
+  const StageResizeKernels *k;
+
+  pthread_once (&auto_once, select_auto);
+  if (name == NULL) {
+    selected = kernels_auto ();
+    return 0;
   }
+  k = kernels_by_name (name);
+  if (k == NULL || !kernels_supported (k))
+    return -1;
+  selected = k;
+  return 0;
+}
+
+const char *const *
+stage_resize_simd_paths (void)
+{
+  static const char *names[N_KERNELS + 1];
+  int i;
+
+  for (i = 0; i < N_KERNELS; i++)
+    names[i] = all_kernels[i]->name;
+  names[N_KERNELS] = NULL;
+  return names;
 }
 
 /* ---- row drivers -------------------------------------------------------- */
@@ -722,7 +395,7 @@ run_nearest (const StageResizePlan * p, const uint8_t * src,
 
 /* Rows first: each output row blends T source rows into one row of src_w
  * pixels, then filters that row horizontally. Cheapest when shrinking. */
-STAGE_CLONES static void
+static void
 run_vertical_first (const StageResizePlan * p, const uint8_t * src,
     ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0,
     int y1, void *scratch)
@@ -740,15 +413,16 @@ run_vertical_first (const StageResizePlan * p, const uint8_t * src,
     const uint8_t *s = src + p->ty.start[y] * src_stride;
     for (k = 0; k < T; k++)
       rows[k] = s + k * src_stride;
-    vpass_u8 (rows, p->ty.weights + (size_t) y * T, T, p->src_w * C, mid);
-    hpass_s16_c (mid, &p->tx, C, dst + y * dst_stride);
+    p->k->vpass_u8 (rows, p->ty.weights + (size_t) y * T, T, p->src_w * C,
+        mid);
+    p->k->hpass_s16 (mid, &p->tx, C, dst + y * dst_stride);
   }
 }
 
 /* Columns first: source rows are filtered horizontally once into a ring of
  * T rows, each output row blends the T rows it needs. Cheapest when the
  * height grows. */
-STAGE_CLONES static void
+static void
 run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
     ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0,
     int y1, void *scratch)
@@ -769,12 +443,12 @@ run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
       int r = first + k, slot = r % T;
       int16_t *line = (int16_t *) (ring + row_len * slot);
       if (tag[slot] != r) {
-        hpass_u8_c (src + r * src_stride, &p->tx, C, line);
+        p->k->hpass_u8 (src + r * src_stride, &p->tx, C, line);
         tag[slot] = r;
       }
       rows[k] = line;
     }
-    vpass_s16 (rows, p->ty.weights + (size_t) y * T, T, p->dst_w * C,
+    p->k->vpass_s16 (rows, p->ty.weights + (size_t) y * T, T, p->dst_w * C,
         dst + y * dst_stride);
   }
 }
@@ -806,9 +480,12 @@ stage_resize_plan_new (int src_w, int src_h, int dst_w, int dst_h,
   p->dst_h = dst_h;
   p->channels = channels;
   p->method = method;
+  p->k = kernels_current ();
 
-  /* Estimated work: the horizontal pass is scalar, the vertical pass runs
-   * on contiguous rows and vectorises about eight-wide. */
+  /* Estimated work: the horizontal pass is gathers of taps, the vertical
+   * pass runs on contiguous rows about eight times cheaper per tap. The
+   * order is part of the result's bits, so it depends on the sizes only,
+   * never on the kernels in use. */
   {
     double rows_needed = (double) dst_h * p->ty.n_taps;
     if (rows_needed > src_h)

@@ -127,6 +127,26 @@ int stage_resize_plane (const uint8_t * src, int src_w, int src_h,
 
 const char *stage_resize_method_name (StageResizeMethod method);
 
+/* Kernel paths ("SIMD paths"): "scalar" (portable C, any CPU), "sse41" and
+ * "avx2" on x86, "neon" on arm64. All give the same bytes. By default a
+ * plan uses the fastest path the CPU supports; the environment variable
+ * STAGES_RESIZE_SIMD=<path>, read once, forces one (a path this CPU lacks
+ * falls back to the best one, with a line on stderr). */
+
+/* NULL-terminated list of the paths compiled in, slowest first. */
+const char *const *stage_resize_simd_paths (void);
+
+/* The path plans made now use. */
+const char *stage_resize_simd_path (void);
+
+/* 1 if `path` is compiled in and this CPU runs it, else 0. */
+int stage_resize_simd_available (const char *path);
+
+/* Makes plans created from now on use `path` (NULL: back to the automatic
+ * choice). Returns 0, or -1 (nothing changed) when the path is unknown or
+ * this CPU lacks it. For tests and benchmarks; existing plans keep theirs. */
+int stage_resize_simd_select (const char *path);
+
 #ifdef __cplusplus
 }
 #endif

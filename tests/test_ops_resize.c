@@ -344,6 +344,128 @@ GST_START_TEST (test_integer_contract)
 
 GST_END_TEST;
 
+/* Every SIMD path this machine runs gives the scalar path's bytes: all
+ * methods, 1-4 channels, both pass orders, odd sizes, widths shorter than
+ * one vector block, tap counts past the register-resident kernels, padded
+ * strides, and a hard-edged image whose bicubic overshoot hits both ends of
+ * the clamp. */
+static guint8 *
+run_path (const char *path, const guint8 * src, int sw, int sh, int dw,
+    int dh, int c, StageResizeMethod m)
+{
+  guint8 *out;
+
+  fail_unless_equals_int (stage_resize_simd_select (path), 0);
+  fail_unless_equals_string (stage_resize_simd_path (), path);
+  out = run_ops (src, sw, sh, dw, dh, c, m, 5);
+  return out;
+}
+
+static guint8 *
+make_hard_image (int w, int h, int c, guint32 seed)
+{
+  guint8 *p = g_malloc ((size_t) w * h * c);
+  GRand *r = g_rand_new_with_seed (seed);
+  size_t i;
+
+  for (i = 0; i < (size_t) w * h * c; i++)
+    p[i] = g_rand_boolean (r) ? 255 : 0;
+  g_rand_free (r);
+  return p;
+}
+
+GST_START_TEST (test_simd_paths_identical)
+{
+  static const int cases[][4] = {
+    {1920, 1080, 640, 480}, {1280, 720, 1920, 1080}, {640, 360, 321, 181},
+    {97, 61, 31, 29}, {31, 17, 47, 33}, {15, 9, 7, 20}, {33, 35, 16, 70},
+    {8, 8, 3, 3}, {5, 3, 2, 1}, {1, 1, 40, 33}, {300, 200, 13, 9},
+    {160, 90, 159, 91}, {65, 130, 64, 129}, {2000, 40, 37, 39},
+  };
+  const char *const *paths = stage_resize_simd_paths ();
+  const char *run[8];
+  StageResizeMethod m;
+  guint i, p, n_run = 0;
+  int c, hard;
+
+  for (p = 0; paths[p]; p++) {
+    if (stage_resize_simd_available (paths[p]) &&
+        strcmp (paths[p], "scalar") != 0 && n_run < G_N_ELEMENTS (run))
+      run[n_run++] = paths[p];
+    else
+      GST_INFO ("SIMD path %s: not compared", paths[p]);
+  }
+  for (m = STAGE_RESIZE_NEAREST; m <= STAGE_RESIZE_BICUBIC; m++)
+    for (c = 1; c <= 4; c++)
+      for (i = 0; i < G_N_ELEMENTS (cases); i++)
+        for (hard = 0; hard < 2; hard++) {
+          const int *k = cases[i];
+          size_t n = (size_t) k[2] * k[3] * c, j;
+          guint8 *src, *want;
+
+          /* The hard-edged image on the small cases only: time. */
+          if (hard && k[0] * k[1] > 300000)
+            continue;
+          src = hard ? make_hard_image (k[0], k[1], c, i + c) :
+              make_image (k[0], k[1], c, i * 3 + c);
+          want = run_path ("scalar", src, k[0], k[1], k[2], k[3], c, m);
+          for (p = 0; p < n_run; p++) {
+            guint8 *got = run_path (run[p], src, k[0], k[1], k[2], k[3], c,
+                m);
+            for (j = 0; j < n && want[j] == got[j]; j++);
+            fail_unless (j == n, "%s path, %s %dx%d -> %dx%d, %d channels%s: "
+                "byte %zu is %u, scalar gives %u", run[p],
+                stage_resize_method_name (m), k[0], k[1], k[2], k[3], c,
+                hard ? " (hard edges)" : "", j, j < n ? got[j] : 0,
+                j < n ? want[j] : 0);
+            g_free (got);
+          }
+          g_free (src);
+          g_free (want);
+        }
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  /* A dispatch that never offered a SIMD path would pass vacuously. */
+#if defined(__x86_64__)
+  fail_unless (stage_resize_simd_available ("sse41") ==
+      !!__builtin_cpu_supports ("sse4.1"));
+  fail_unless (stage_resize_simd_available ("avx2") ==
+      !!__builtin_cpu_supports ("avx2"));
+  fail_unless (n_run >= 1 || !__builtin_cpu_supports ("sse4.1"));
+#endif
+}
+
+GST_END_TEST;
+
+/* STAGES_RESIZE_SIMD forces a path; an unknown or unsupported one falls
+ * back to the best path instead of failing. */
+GST_START_TEST (test_simd_env)
+{
+  const char *best;
+
+  fail_unless_equals_int (stage_resize_simd_select ("no-such-path"), -1);
+  g_unsetenv ("STAGES_RESIZE_SIMD");
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  best = stage_resize_simd_path ();
+  fail_unless (stage_resize_simd_available (best));
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports ("avx2"))
+    fail_unless_equals_string (best, "avx2");
+#endif
+
+  g_setenv ("STAGES_RESIZE_SIMD", "scalar", TRUE);
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  fail_unless_equals_string (stage_resize_simd_path (), "scalar");
+
+  g_setenv ("STAGES_RESIZE_SIMD", "no-such-path", TRUE);
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  fail_unless_equals_string (stage_resize_simd_path (), best);
+
+  g_unsetenv ("STAGES_RESIZE_SIMD");
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 ops_resize_suite (void)
 {
@@ -362,6 +484,8 @@ ops_resize_suite (void)
   tcase_add_test (tc, test_slices_identical);
   tcase_add_test (tc, test_bad_arguments);
   tcase_add_test (tc, test_integer_contract);
+  tcase_add_test (tc, test_simd_paths_identical);
+  tcase_add_test (tc, test_simd_env);
   return s;
 }
 

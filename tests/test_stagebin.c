@@ -289,6 +289,32 @@ test_download_init (TestDownload * self)
 {
 }
 
+/* TRUE: the warning is expected, it does not fail the test. */
+static gboolean
+count_warning (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer data)
+{
+  (*(gint *) data)++;
+  return TRUE;
+}
+
+/* Either memory on either pad, like stageresize built with CUDA: a
+ * type of its own, so the fake transfers keep their factory names. */
+static GType test_flex_get_type (void);
+typedef TestOp TestFlex;
+typedef TestOpClass TestFlexClass;
+G_DEFINE_TYPE (TestFlex, test_flex, test_upload_get_type ());
+
+static void
+test_flex_class_init (TestFlexClass * klass)
+{
+}
+
+static void
+test_flex_init (TestFlex * self)
+{
+}
+
 static gboolean have_fake_cuda_transfers;
 
 static void
@@ -304,6 +330,8 @@ register_test_ops (void)
       test_cuda_mem_op_get_type ());
   gst_element_register (NULL, "stageteststateful", GST_RANK_NONE,
       test_stateful_op_get_type ());
+  gst_element_register (NULL, "stagetestflex", GST_RANK_NONE,
+      test_flex_get_type ());
   f = gst_element_factory_find ("cudaupload");
   if (f) {
     gst_object_unref (f);
@@ -632,6 +660,47 @@ GST_START_TEST (test_plan_groups)
     fail_unless_equals_int (gst_stage_plan_groups (ops, 3, groups, devs), 3);
   }
   fail_unless_equals_int (gst_stage_plan_groups (devs, 0, groups, devs), 0);
+}
+
+GST_END_TEST;
+
+/* Ops that take CPU or CUDA memory run where their memory comes from. */
+GST_START_TEST (test_plan_flexible)
+{
+  const gchar *cpu = "cpu", *cuda = "cuda", *flex = GST_STAGE_PLAN_FLEXIBLE;
+
+  {
+    /* no GPU: always the CPU, whatever the neighbours and the caps */
+    const gchar *ops[] = { cuda, flex, NULL };
+    gst_stage_plan_resolve_flexible (ops, 3, "cuda", "cuda", FALSE);
+    fail_unless_equals_string (ops[1], "cpu");
+  }
+  {
+    /* the op before it decides, looking through neutral ops */
+    const gchar *ops[] = { cuda, NULL, flex, cpu };
+    gst_stage_plan_resolve_flexible (ops, 4, NULL, NULL, TRUE);
+    fail_unless_equals_string (ops[2], "cuda");
+  }
+  {
+    /* else the op after it; a resolved flexible op counts as fixed */
+    const gchar *ops[] = { flex, flex, NULL, cuda };
+    gst_stage_plan_resolve_flexible (ops, 4, "cpu", NULL, TRUE);
+    fail_unless_equals_string (ops[0], "cuda");
+    fail_unless_equals_string (ops[1], "cuda");
+  }
+  {
+    /* else the chain's input, then its output, else the CPU */
+    const gchar *a[] = { flex, NULL }, *b[] = { NULL, flex },
+        *c[] = { flex }, *d[] = { flex, cpu };
+    gst_stage_plan_resolve_flexible (a, 2, "cuda", "cpu", TRUE);
+    fail_unless_equals_string (a[0], "cuda");
+    gst_stage_plan_resolve_flexible (b, 2, NULL, "cuda", TRUE);
+    fail_unless_equals_string (b[1], "cuda");
+    gst_stage_plan_resolve_flexible (c, 1, NULL, NULL, TRUE);
+    fail_unless_equals_string (c[0], "cpu");
+    gst_stage_plan_resolve_flexible (d, 2, "cuda", NULL, TRUE);
+    fail_unless_equals_string (d[0], "cpu");
+  }
 }
 
 GST_END_TEST;
@@ -1463,6 +1532,136 @@ GST_START_TEST (test_cuda_transfers)
 
 GST_END_TEST;
 
+static gboolean
+machine_has_gpu (void)
+{
+  return g_file_test ("/proc/driver/nvidia/gpus", G_FILE_TEST_IS_DIR);
+}
+
+static gchar *
+device_groups_of (const gchar * ops, guint replicas, guint * used,
+    guint * n_threads)
+{
+  GstElement *p;
+  GstElement *sb;
+  GPtrArray *names;
+  gchar *pipe, *groups;
+
+  pipe = g_strdup_printf ("videotestsrc num-buffers=5 ! " CAPS_64x48 " ! "
+      "stagebin name=sb replicas=%u ops=\"%s\" ! fakesink", replicas, ops);
+  p = gst_parse_launch (pipe, NULL);
+  fail_unless (p != NULL, "%s", pipe);
+  sb = gst_bin_get_by_name (GST_BIN (p), "sb");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  g_object_get (sb, "device-groups", &groups, "replicas-used", used, NULL);
+  names = full_thread_names (sb);
+  *n_threads = names->len;
+  g_ptr_array_unref (names);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sb);
+  gst_object_unref (p);
+  g_free (pipe);
+  return groups;
+}
+
+/* An op that takes CPU or CUDA memory (stageresize when the plugin is built
+ * with CUDA) is no GPU op on system-memory caps, and never without a GPU:
+ * one device group, one queue and thread per replica, and replicas=0
+ * sizes from the cores. Built without CUDA stageresize is a CPU op anyway;
+ * built with it (meson -Dcuda=enabled, no GPU needed) this is the check. */
+GST_START_TEST (test_flexible_ops_on_cpu)
+{
+  guint used, threads, cores = CLAMP (g_get_num_processors (), 1,
+      GST_STAGE_PLAN_MAX_REPLICAS);
+  gchar *groups;
+
+  groups = device_groups_of ("stageresize name=r width=64 height=48 ! "
+      "videoconvert name=c", 2, &used, &threads);
+  fail_unless_equals_string (groups, "Ops[0]=cpu: r ! c");
+  fail_unless_equals_int (used, 2);
+  fail_unless_equals_int (threads, 2);
+  g_free (groups);
+
+  groups = device_groups_of ("stageresize name=r width=32 height=24 ! "
+      "videoconvert name=c", 0, &used, &threads);
+  fail_unless_equals_string (groups, "Ops[0]=cpu: r ! c");
+  fail_unless_equals_int (used, cores);
+  g_free (groups);
+
+  /* the same with the test op, whatever the build */
+  groups = device_groups_of ("stagetestflex name=f ! videoconvert name=c", 2,
+      &used, &threads);
+  fail_unless_equals_string (groups, "Ops[0]=cpu: f ! c");
+  fail_unless_equals_int (threads, 2);
+  g_free (groups);
+  groups = device_groups_of ("stagetestflex name=f ! videoconvert name=c", 0,
+      &used, &threads);
+  fail_unless_equals_int (used, cores);
+  g_free (groups);
+
+  /* after a GPU op it follows that op's memory, where there is a GPU */
+  groups = device_groups_of ("stagetestcuda name=g ! stagetestflex name=f", 1,
+      &used, &threads);
+  fail_unless_equals_string (groups, machine_has_gpu ()?
+      "Ops[0]=cuda: g ! f" : "Ops[0]=cuda: g; Ops[1]=cpu: f");
+  g_free (groups);
+}
+
+GST_END_TEST;
+
+/* replicas, like every property the replicas are built from, is locked
+ * while PAUSED or PLAYING: a change is refused with a warning the user
+ * sees (as the selectors do), and the value stays. */
+GST_START_TEST (test_locked_property_warns)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc is-live=true ! "
+      CAPS_64x48 " ! stagebin name=sb replicas=2 ops=videoflip ! fakesink",
+      NULL);
+  GstElement *sb = gst_bin_get_by_name (GST_BIN (p), "sb");
+  gint hits = 0;
+  GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+      G_LOG_LEVEL_WARNING, g_regex_new ("sb: property 'replicas' can only be "
+          "changed in the NULL or READY state", 0, 0, NULL), count_warning,
+      &hits, NULL);
+  guint replicas;
+  gchar *ops;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  g_object_set (sb, "replicas", 3, NULL);
+  fail_unless_equals_int (hits, 1);
+  g_object_get (sb, "replicas", &replicas, NULL);
+  fail_unless_equals_int (replicas, 2);
+  gst_check_remove_log_filter (filter);
+
+  hits = 0;
+  filter = gst_check_add_log_filter (NULL, G_LOG_LEVEL_WARNING,
+      g_regex_new ("sb: property 'ops' can only be changed", 0, 0, NULL),
+      count_warning, &hits, NULL);
+  g_object_set (sb, "ops", "videobalance", NULL);
+  fail_unless_equals_int (hits, 1);
+  g_object_get (sb, "ops", &ops, NULL);
+  fail_unless_equals_string (ops, "videoflip");
+  g_free (ops);
+  gst_check_remove_log_filter (filter);
+
+  /* back in READY the change is taken */
+  gst_element_set_state (p, GST_STATE_READY);
+  g_object_set (sb, "replicas", 3, NULL);
+  g_object_get (sb, "replicas", &replicas, NULL);
+  fail_unless_equals_int (replicas, 3);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sb);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_device_groups_output)
 {
   gchar *src = ball_src (11);
@@ -1498,8 +1697,18 @@ GST_START_TEST (test_estimates)
   fail_unless_equals_int (n, MIN (g_get_num_processors (), 256));
   fail_unless_equals_int (k, 8);        /* 64x48 frames */
   fail_unless_equals_int (q, 4);
-  /* refused while PAUSED/PLAYING: the value in use would not change */
-  g_object_set (sb, "replicas", 7, NULL);
+  /* refused while PAUSED/PLAYING, with a warning (see
+   * test_locked_property_warns): the value in use would not change */
+  {
+    gint hits = 0;
+    GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
+        G_LOG_LEVEL_WARNING, g_regex_new ("'replicas' can only be changed",
+            0, 0, NULL), count_warning, &hits, NULL);
+
+    g_object_set (sb, "replicas", 7, NULL);
+    fail_unless_equals_int (hits, 1);
+    gst_check_remove_log_filter (filter);
+  }
   g_object_get (sb, "replicas", &n, NULL);
   fail_unless_equals_int (n, 0);
   gst_element_set_state (p, GST_STATE_NULL);
@@ -2149,6 +2358,9 @@ stagebin_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_plan_groups);
+  tcase_add_test (tc, test_plan_flexible);
+  tcase_add_test (tc, test_flexible_ops_on_cpu);
+  tcase_add_test (tc, test_locked_property_warns);
   tcase_add_test (tc, test_plan_estimate);
   tcase_add_test (tc, test_identical_output);
   tcase_add_test (tc, test_identical_output_other_ops);

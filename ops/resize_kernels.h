@@ -1,0 +1,72 @@
+/* gst-stages: the row kernels of ops/resize.c, one table per instruction
+ * set. Internal to ops/: resize.c picks a table at run time (CPU features,
+ * or STAGES_RESIZE_SIMD) and its row drivers call through it.
+ *
+ * Every table computes exactly the integer contract of resize.h, so all
+ * give the same bytes: the sums are exact in int32 whatever the order of
+ * the additions, and the only rounding steps (the two shifts) are the same.
+ */
+#ifndef STAGES_OPS_RESIZE_KERNELS_H
+#define STAGES_OPS_RESIZE_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resize.h"
+
+#define WBITS STAGE_RESIZE_WEIGHT_BITS
+#define WONE (1 << WBITS)
+/* The intermediate rows keep 6 fractional bits: 255 << 6 plus bicubic
+ * overshoot still fits an int16, and the rounding error it adds stays far
+ * below one 8-bit step. */
+#define MID_BITS 6
+#define SHIFT1 (WBITS - MID_BITS)
+#define SHIFT2 (WBITS + MID_BITS)
+/* Bytes after the Q6 row of vertical-first plans that SIMD loads may read
+ * (never used in a result). */
+#define MID_SLACK 16
+
+#define STAGE_INLINE static inline __attribute__((always_inline))
+#define STAGE_HIDDEN __attribute__((visibility ("hidden")))
+
+typedef struct
+{
+  const char *name;
+  /* Vertical pass: n samples of output from T rows. */
+  void (*vpass_u8) (const uint8_t * const *rows, const int16_t * w, int T,
+      int n, int16_t * out);
+  void (*vpass_s16) (const int16_t * const *rows, const int16_t * w, int T,
+      int n, uint8_t * out);
+  /* Horizontal pass over one row of C-channel pixels. */
+  void (*hpass_u8) (const uint8_t * src, const StageResizeTaps * t, int C,
+      int16_t * out);
+  void (*hpass_s16) (const int16_t * src, const StageResizeTaps * t, int C,
+      uint8_t * out);
+} StageResizeKernels;
+
+STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_sse41;
+STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_avx2;
+#endif
+#if defined(__aarch64__)
+STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_neon;
+#endif
+
+/* The scalar kernels, for the SIMD tables' leftovers. */
+STAGE_HIDDEN void stage_resize_vpass_u8_scalar (const uint8_t * const *rows,
+    const int16_t * w, int T, int n, int16_t * out);
+STAGE_HIDDEN void stage_resize_vpass_s16_scalar (const int16_t * const *rows,
+    const int16_t * w, int T, int n, uint8_t * out);
+STAGE_HIDDEN void stage_resize_hpass_u8_scalar (const uint8_t * src,
+    const StageResizeTaps * t, int C, int16_t * out);
+STAGE_HIDDEN void stage_resize_hpass_s16_scalar (const int16_t * src,
+    const StageResizeTaps * t, int C, uint8_t * out);
+
+STAGE_INLINE uint8_t
+stage_clamp_u8 (int32_t v)
+{
+  return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
+}
+
+#endif /* STAGES_OPS_RESIZE_KERNELS_H */

@@ -1,0 +1,151 @@
+/* gst-stages: the portable row kernels of ops/resize.c (plain C, any CPU).
+ * The reference for the SIMD tables, which must give the same bytes.
+ */
+#include "resize_kernels.h"
+
+/* GCC's unroll-and-jam fuses pairs of taps in the vertical pass and then
+ * gives up vectorising the fused loop: twice slower. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize ("no-loop-unroll-and-jam")
+#endif
+
+/* Columns per vertical-pass block: the int32 accumulators stay in L1. */
+#define VBLOCK 512
+
+/* One output row from T source rows of 8-bit samples: Q6 result, rounded
+ * once from the exact 32-bit sum (the CUDA kernels do the same). */
+void
+stage_resize_vpass_u8_scalar (const uint8_t * const *rows, const int16_t * w,
+    int T, int n, int16_t * restrict out)
+{
+  int x0, j, k;
+
+  for (x0 = 0; x0 < n; x0 += VBLOCK) {
+    int len = n - x0 < VBLOCK ? n - x0 : VBLOCK;
+    int32_t acc[VBLOCK];
+
+    for (j = 0; j < len; j++)
+      acc[j] = 1 << (SHIFT1 - 1);
+    for (k = 0; k < T; k++) {
+      const uint8_t *restrict r = rows[k] + x0;
+      int32_t wk = w[k];
+      for (j = 0; j < len; j++)
+        acc[j] += wk * r[j];
+    }
+    for (j = 0; j < len; j++)
+      out[x0 + j] = (int16_t) (acc[j] >> SHIFT1);
+  }
+}
+
+/* One output row from T intermediate Q6 rows: rounded, saturated bytes. */
+void
+stage_resize_vpass_s16_scalar (const int16_t * const *rows, const int16_t * w,
+    int T, int n, uint8_t * restrict out)
+{
+  int x0, j, k;
+
+  for (x0 = 0; x0 < n; x0 += VBLOCK) {
+    int len = n - x0 < VBLOCK ? n - x0 : VBLOCK;
+    int32_t acc[VBLOCK];
+
+    for (j = 0; j < len; j++)
+      acc[j] = 1 << (SHIFT2 - 1);
+    for (k = 0; k < T; k++) {
+      const int16_t *restrict r = rows[k] + x0;
+      int32_t wk = w[k];
+      for (j = 0; j < len; j++)
+        acc[j] += wk * r[j];
+    }
+    for (j = 0; j < len; j++)
+      out[x0 + j] = stage_clamp_u8 (acc[j] >> SHIFT2);
+  }
+}
+
+/* Horizontal pass, bytes in, Q6 out; C is a constant after inlining. */
+STAGE_INLINE void
+hpass_u8 (const uint8_t * src, const StageResizeTaps * t, int C,
+    int16_t * restrict out)
+{
+  const int T = t->n_taps;
+  int x, k, c;
+
+  for (x = 0; x < t->out_size; x++) {
+    const uint8_t *s = src + (size_t) t->start[x] * C;
+    const int16_t *w = t->weights + (size_t) x * T;
+    for (c = 0; c < C; c++) {
+      int32_t acc = 1 << (SHIFT1 - 1);
+      for (k = 0; k < T; k++)
+        acc += w[k] * s[k * C + c];
+      out[x * C + c] = (int16_t) (acc >> SHIFT1);
+    }
+  }
+}
+
+/* Horizontal pass, Q6 in, bytes out. */
+STAGE_INLINE void
+hpass_s16 (const int16_t * src, const StageResizeTaps * t, int C,
+    uint8_t * restrict out)
+{
+  const int T = t->n_taps;
+  int x, k, c;
+
+  for (x = 0; x < t->out_size; x++) {
+    const int16_t *s = src + (size_t) t->start[x] * C;
+    const int16_t *w = t->weights + (size_t) x * T;
+    for (c = 0; c < C; c++) {
+      int32_t acc = 1 << (SHIFT2 - 1);
+      for (k = 0; k < T; k++)
+        acc += w[k] * s[k * C + c];
+      out[x * C + c] = stage_clamp_u8 (acc >> SHIFT2);
+    }
+  }
+}
+
+/* Constant channel counts let the compiler unroll the channel loop. */
+void
+stage_resize_hpass_u8_scalar (const uint8_t * src, const StageResizeTaps * t,
+    int C, int16_t * out)
+{
+  switch (C) {
+    case 1:
+      hpass_u8 (src, t, 1, out);
+      break;
+    case 2:
+      hpass_u8 (src, t, 2, out);
+      break;
+    case 3:
+      hpass_u8 (src, t, 3, out);
+      break;
+    default:
+      hpass_u8 (src, t, 4, out);
+      break;
+  }
+}
+
+void
+stage_resize_hpass_s16_scalar (const int16_t * src, const StageResizeTaps * t,
+    int C, uint8_t * out)
+{
+  switch (C) {
+    case 1:
+      hpass_s16 (src, t, 1, out);
+      break;
+    case 2:
+      hpass_s16 (src, t, 2, out);
+      break;
+    case 3:
+      hpass_s16 (src, t, 3, out);
+      break;
+    default:
+      hpass_s16 (src, t, 4, out);
+      break;
+  }
+}
+
+const StageResizeKernels stage_resize_kernels_scalar = {
+  "scalar",
+  stage_resize_vpass_u8_scalar,
+  stage_resize_vpass_s16_scalar,
+  stage_resize_hpass_u8_scalar,
+  stage_resize_hpass_s16_scalar,
+};

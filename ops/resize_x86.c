@@ -1,0 +1,650 @@
+/* gst-stages: the x86 row kernels of ops/resize.c, SSE4.1 and AVX2.
+ *
+ * Compiled for any x86-64 (the functions carry their own target
+ * attributes, no -m flags), chosen at run time by resize.c from the CPU's
+ * features. They give the bytes of the scalar kernels: pmaddwd sums exact
+ * int32 products of the same int16 weights and samples, and the rounding
+ * shifts are those of the contract in resize.h; packs never saturate a Q6
+ * value (they fit int16) and packus clamps to 0..255 as the scalar code.
+ */
+#include "resize_kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+
+#include <immintrin.h>
+#include <string.h>
+
+#define SSE41 __attribute__((target ("sse4.1")))
+#define AVX2 __attribute__((target ("avx2")))
+#define SSE41_INLINE static inline __attribute__((always_inline, \
+      target ("sse4.1")))
+#define AVX2_INLINE static inline __attribute__((always_inline, \
+      target ("avx2")))
+
+/* ---- SSE4.1 helpers ---------------------------------------------------- */
+
+SSE41_INLINE __m128i
+load_u8x8 (const uint8_t * p)
+{
+  return _mm_cvtepu8_epi16 (_mm_loadl_epi64 ((const __m128i *) p));
+}
+
+SSE41_INLINE __m128i
+load_u8x4 (const uint8_t * p)
+{
+  int32_t v;
+
+  memcpy (&v, p, 4);
+  return _mm_cvtepu8_epi16 (_mm_cvtsi32_si128 (v));
+}
+
+SSE41_INLINE __m128i
+load_s16x8 (const int16_t * p)
+{
+  return _mm_loadu_si128 ((const __m128i *) p);
+}
+
+/* Weights k and k+1 in every 32-bit lane, for pmaddwd on row pairs. */
+SSE41_INLINE int32_t
+weight_pair (const int16_t * w, int k, int T)
+{
+  uint32_t lo = (uint16_t) w[k], hi = k + 1 < T ? (uint16_t) w[k + 1] : 0;
+
+  return (int32_t) (lo | hi << 16);
+}
+
+/* ---- vertical passes ----------------------------------------------------
+ * Sixteen columns at a time; taps two by two: the samples of rows k and
+ * k+1 are interleaved so that pmaddwd computes r_k * w_k + r_k+1 * w_k+1
+ * per column. The accumulators stay in registers through all taps. A
+ * width that is not a multiple of the block recomputes an overlapping last
+ * block (same bytes again). */
+
+/* Row pointers and weight pairs of up to MAX_FAST_TAPS taps, made once per
+ * output row; an odd last tap pairs with itself at weight 0 (exact, and no
+ * branch in the column loop). */
+#define MAX_FAST_TAPS 16
+
+#define VPASS_SETUP(IN_T, SET1)                                               \
+  const IN_T *rp[MAX_FAST_TAPS + 1];                                          \
+  int32_t wp[MAX_FAST_TAPS / 2];                                              \
+  const int np = (T + 1) / 2;                                                 \
+  int x, k;                                                                   \
+                                                                              \
+  if (T > MAX_FAST_TAPS || n < BLOCK) {                                       \
+    FALLBACK (rows, w, T, n, out);                                            \
+    return;                                                                   \
+  }                                                                           \
+  for (k = 0; k < T; k++)                                                     \
+    rp[k] = rows[k];                                                          \
+  rp[T] = rows[T - 1];                                                        \
+  for (k = 0; k < np; k++)                                                    \
+    wp[k] = weight_pair (w, 2 * k, T);
+
+#define VPASS_SSE41(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                   \
+SSE41 static void                                                             \
+NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
+    OUT_T * out)                                                              \
+{                                                                             \
+  const __m128i round = _mm_set1_epi32 (ROUND);                               \
+  VPASS_SETUP (IN_T, _mm_set1_epi32);                                         \
+  for (x = 0; x < n; x += BLOCK) {                                            \
+    __m128i a0 = round, a1 = round, a2 = round, a3 = round;                   \
+    if (x > n - BLOCK)                                                        \
+      x = n - BLOCK;                                                          \
+    for (k = 0; k < np; k++) {                                                \
+      const __m128i wk = _mm_set1_epi32 (wp[k]);                              \
+      const IN_T *p0 = rp[2 * k] + x, *p1 = rp[2 * k + 1] + x;                \
+      __m128i r0 = LOAD (p0), r0b = LOAD (p0 + 8);                            \
+      __m128i r1 = LOAD (p1), r1b = LOAD (p1 + 8);                            \
+      a0 = _mm_add_epi32 (a0, _mm_madd_epi16 (_mm_unpacklo_epi16 (r0, r1),    \
+              wk));                                                           \
+      a1 = _mm_add_epi32 (a1, _mm_madd_epi16 (_mm_unpackhi_epi16 (r0, r1),    \
+              wk));                                                           \
+      a2 = _mm_add_epi32 (a2, _mm_madd_epi16 (_mm_unpacklo_epi16 (r0b, r1b),  \
+              wk));                                                           \
+      a3 = _mm_add_epi32 (a3, _mm_madd_epi16 (_mm_unpackhi_epi16 (r0b, r1b),  \
+              wk));                                                           \
+    }                                                                         \
+    FINISH;                                                                   \
+  }                                                                           \
+}
+
+#define BLOCK 16
+#define FALLBACK stage_resize_vpass_u8_scalar
+
+VPASS_SSE41 (vpass_u8_sse41, uint8_t, load_u8x8, int16_t, 1 << (SHIFT1 - 1),
+    _mm_storeu_si128 ((__m128i *) (out + x),
+        _mm_packs_epi32 (_mm_srai_epi32 (a0, SHIFT1),
+            _mm_srai_epi32 (a1, SHIFT1)));
+    _mm_storeu_si128 ((__m128i *) (out + x + 8),
+        _mm_packs_epi32 (_mm_srai_epi32 (a2, SHIFT1),
+            _mm_srai_epi32 (a3, SHIFT1))))
+
+#undef FALLBACK
+#define FALLBACK stage_resize_vpass_s16_scalar
+VPASS_SSE41 (vpass_s16_sse41, int16_t, load_s16x8, uint8_t,
+    1 << (SHIFT2 - 1),
+    _mm_storeu_si128 ((__m128i *) (out + x),
+        _mm_packus_epi16 (_mm_packs_epi32 (_mm_srai_epi32 (a0, SHIFT2),
+                _mm_srai_epi32 (a1, SHIFT2)),
+            _mm_packs_epi32 (_mm_srai_epi32 (a2, SHIFT2),
+                _mm_srai_epi32 (a3, SHIFT2)))))
+
+/* ---- horizontal passes, bytes in, Q6 out (enlarging) ------------------ */
+
+SSE41_INLINE int16_t
+q6 (__m128i sum)
+{
+  return (int16_t) ((_mm_cvtsi128_si32 (sum) + (1 << (SHIFT1 - 1))) >>
+      SHIFT1);
+}
+
+/* C = 1, taps a multiple of 4. */
+SSE41_INLINE void
+hpass_u8_c1_sse41 (const uint8_t * src, const StageResizeTaps * t,
+    int16_t * out)
+{
+  const int T = t->n_taps;
+  int x, k;
+
+  for (x = 0; x < t->out_size; x++) {
+    const uint8_t *s = src + t->start[x];
+    const int16_t *w = t->weights + (size_t) x * T;
+    __m128i acc = _mm_setzero_si128 ();
+    for (k = 0; k + 8 <= T; k += 8)
+      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x8 (s + k),
+              _mm_loadu_si128 ((const __m128i *) (w + k))));
+    if (k < T)
+      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x4 (s + k),
+              _mm_loadl_epi64 ((const __m128i *) (w + k))));
+    acc = _mm_add_epi32 (acc, _mm_shuffle_epi32 (acc, 0x4e));
+    acc = _mm_add_epi32 (acc, _mm_shuffle_epi32 (acc, 0xb1));
+    out[x] = q6 (acc);
+  }
+}
+
+/* C = 2, taps a multiple of 4: reorder each pixel pair to (c0 c0 c1 c1). */
+SSE41_INLINE void
+hpass_u8_c2_sse41 (const uint8_t * src, const StageResizeTaps * t,
+    int16_t * out)
+{
+  const int T = t->n_taps;
+  int x, k;
+
+  for (x = 0; x < t->out_size; x++) {
+    const uint8_t *s = src + (size_t) t->start[x] * 2;
+    const int16_t *w = t->weights + (size_t) x * T;
+    __m128i acc = _mm_setzero_si128 ();
+    for (k = 0; k < T; k += 4) {
+      __m128i v = load_u8x8 (s + k * 2);
+      __m128i wv = _mm_loadl_epi64 ((const __m128i *) (w + k));
+      v = _mm_shufflelo_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
+      v = _mm_shufflehi_epi16 (v, _MM_SHUFFLE (3, 1, 2, 0));
+      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (v,
+              _mm_unpacklo_epi32 (wv, wv)));
+    }
+    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
+    out[x * 2] = q6 (acc);
+    out[x * 2 + 1] = q6 (_mm_srli_si128 (acc, 4));
+  }
+}
+
+/* C = 4, taps a multiple of 2: one load holds two pixels; interleaving
+ * their halves pairs tap k and k+1 of each channel for pmaddwd. */
+SSE41_INLINE void
+hpass_u8_c4_sse41 (const uint8_t * src, const StageResizeTaps * t,
+    int16_t * out)
+{
+  const int T = t->n_taps;
+  const __m128i round = _mm_set1_epi32 (1 << (SHIFT1 - 1));
+  int x, k;
+
+  for (x = 0; x < t->out_size; x++) {
+    const uint8_t *s = src + (size_t) t->start[x] * 4;
+    const int16_t *w = t->weights + (size_t) x * T;
+    __m128i acc = round;
+    for (k = 0; k < T; k += 2) {
+      __m128i v = load_u8x8 (s + k * 4);
+      int32_t wp;
+      memcpy (&wp, w + k, 4);
+      acc = _mm_add_epi32 (acc,
+          _mm_madd_epi16 (_mm_unpacklo_epi16 (v, _mm_srli_si128 (v, 8)),
+              _mm_set1_epi32 (wp)));
+    }
+    acc = _mm_srai_epi32 (acc, SHIFT1);
+    _mm_storel_epi64 ((__m128i *) (out + x * 4), _mm_packs_epi32 (acc, acc));
+  }
+}
+
+SSE41 static void
+hpass_u8_sse41 (const uint8_t * src, const StageResizeTaps * t, int C,
+    int16_t * out)
+{
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
+    hpass_u8_c1_sse41 (src, t, out);
+  else if (C == 2 && T % 4 == 0)
+    hpass_u8_c2_sse41 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_u8_c4_sse41 (src, t, out);
+  else
+    stage_resize_hpass_u8_scalar (src, t, C, out);
+}
+
+/* ---- horizontal passes, Q6 in, bytes out (shrinking) ------------------ */
+
+/* Sum of the taps of one output, in the four lanes of a vector. */
+SSE41_INLINE __m128i
+dot_taps (const int16_t * s, const int16_t * w, int T)
+{
+  __m128i acc = _mm_setzero_si128 ();
+  int k;
+
+  for (k = 0; k + 8 <= T; k += 8)
+    acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_s16x8 (s + k),
+            load_s16x8 (w + k)));
+  if (k < T)
+    acc = _mm_add_epi32 (acc,
+        _mm_madd_epi16 (_mm_loadl_epi64 ((const __m128i *) (s + k)),
+            _mm_loadl_epi64 ((const __m128i *) (w + k))));
+  return acc;
+}
+
+SSE41_INLINE uint8_t
+u8_of (int32_t sum)
+{
+  return stage_clamp_u8 ((sum + (1 << (SHIFT2 - 1))) >> SHIFT2);
+}
+
+/* C = 1, taps a multiple of 4: four outputs are reduced, rounded and
+ * saturated together. */
+SSE41_INLINE void
+hpass_s16_c1_sse41 (const int16_t * src, const StageResizeTaps * t,
+    uint8_t * out, int x)
+{
+  const int T = t->n_taps;
+  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
+
+  for (; x + 4 <= t->out_size; x += 4) {
+    const int16_t *w = t->weights + (size_t) x * T;
+    __m128i a = dot_taps (src + t->start[x], w, T);
+    __m128i b = dot_taps (src + t->start[x + 1], w + T, T);
+    __m128i c = dot_taps (src + t->start[x + 2], w + 2 * T, T);
+    __m128i d = dot_taps (src + t->start[x + 3], w + 3 * T, T);
+    __m128i v = _mm_hadd_epi32 (_mm_hadd_epi32 (a, b), _mm_hadd_epi32 (c,
+            d));
+    uint32_t packed;
+
+    v = _mm_srai_epi32 (_mm_add_epi32 (v, round), SHIFT2);
+    v = _mm_packs_epi32 (v, v);
+    packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
+    memcpy (out + x, &packed, 4);
+  }
+  for (; x < t->out_size; x++) {
+    __m128i a = dot_taps (src + t->start[x], t->weights + (size_t) x * T, T);
+    a = _mm_hadd_epi32 (a, a);
+    a = _mm_hadd_epi32 (a, a);
+    out[x] = u8_of (_mm_cvtsi128_si32 (a));
+  }
+}
+
+/* C = 2, taps a multiple of 4: one load holds four pixels; a byte shuffle
+ * makes (c0 c0 c1 c1) pairs of taps for pmaddwd. */
+SSE41_INLINE __m128i
+dot_c2 (const int16_t * s, const int16_t * w, int T)
+{
+  const __m128i order = _mm_setr_epi8 (0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13,
+      10, 11, 14, 15);
+  __m128i acc = _mm_setzero_si128 ();
+  int k;
+
+  for (k = 0; k < T; k += 4) {
+    __m128i v = _mm_shuffle_epi8 (load_s16x8 (s + k * 2), order);
+    __m128i wv = _mm_loadl_epi64 ((const __m128i *) (w + k));
+    acc = _mm_add_epi32 (acc, _mm_madd_epi16 (v, _mm_unpacklo_epi32 (wv,
+                wv)));
+  }
+  /* lanes: c0 taps 0-1, c1 taps 0-1, c0 taps 2-3, c1 taps 2-3 */
+  return _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
+}
+
+SSE41_INLINE void
+hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
+    uint8_t * out, int x)
+{
+  const int T = t->n_taps;
+  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
+
+  for (; x + 2 <= t->out_size; x += 2) {
+    const int16_t *w = t->weights + (size_t) x * T;
+    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2, w, T);
+    __m128i b = dot_c2 (src + (size_t) t->start[x + 1] * 2, w + T, T);
+    __m128i v = _mm_unpacklo_epi64 (a, b);
+    uint32_t packed;
+
+    v = _mm_srai_epi32 (_mm_add_epi32 (v, round), SHIFT2);
+    v = _mm_packs_epi32 (v, v);
+    packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
+    memcpy (out + x * 2, &packed, 4);
+  }
+  for (; x < t->out_size; x++) {
+    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2,
+        t->weights + (size_t) x * T, T);
+    out[x * 2] = u8_of (_mm_cvtsi128_si32 (a));
+    out[x * 2 + 1] = u8_of (_mm_cvtsi128_si32 (_mm_srli_si128 (a, 4)));
+  }
+}
+
+/* C = 4 (shift 8 bytes) or C = 3 (shift 6 bytes), taps a multiple of 2:
+ * pixel k+1 is shifted under pixel k and the two interleaved, so lanes
+ * 0..C-1 accumulate the channels. With C = 3 the load reads two samples
+ * past the tap window: the Q6 row has MID_SLACK bytes of slack for that. */
+#define HPASS_S16_C34(NAME, C)                                                \
+SSE41_INLINE void                                                             \
+NAME (const int16_t * src, const StageResizeTaps * t, uint8_t * out)          \
+{                                                                             \
+  const int T = t->n_taps;                                                    \
+  const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));                   \
+  int x, k;                                                                   \
+                                                                              \
+  for (x = 0; x < t->out_size; x++) {                                         \
+    const int16_t *s = src + (size_t) t->start[x] * C;                        \
+    const int16_t *w = t->weights + (size_t) x * T;                           \
+    __m128i acc = round;                                                      \
+    uint32_t packed;                                                          \
+    for (k = 0; k < T; k += 2) {                                              \
+      __m128i v = load_s16x8 (s + k * C);                                     \
+      int32_t wp;                                                             \
+      memcpy (&wp, w + k, 4);                                                 \
+      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (_mm_unpacklo_epi16 (v,        \
+                  _mm_srli_si128 (v, 2 * C)), _mm_set1_epi32 (wp)));          \
+    }                                                                         \
+    acc = _mm_srai_epi32 (acc, SHIFT2);                                       \
+    acc = _mm_packs_epi32 (acc, acc);                                         \
+    packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (acc, acc));      \
+    memcpy (out + x * C, &packed, C);                                         \
+  }                                                                           \
+}
+
+HPASS_S16_C34 (hpass_s16_c3_sse41, 3)
+HPASS_S16_C34 (hpass_s16_c4_sse41, 4)
+
+SSE41 static void
+hpass_s16_sse41 (const int16_t * src, const StageResizeTaps * t, int C,
+    uint8_t * out)
+{
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
+    hpass_s16_c1_sse41 (src, t, out, 0);
+  else if (C == 2 && T % 4 == 0)
+    hpass_s16_c2_sse41 (src, t, out, 0);
+  else if (C == 3 && T % 2 == 0)
+    hpass_s16_c3_sse41 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_s16_c4_sse41 (src, t, out);
+  else
+    stage_resize_hpass_s16_scalar (src, t, C, out);
+}
+
+const StageResizeKernels stage_resize_kernels_sse41 = {
+  "sse41",
+  vpass_u8_sse41,
+  vpass_s16_sse41,
+  hpass_u8_sse41,
+  hpass_s16_sse41,
+};
+
+/* ---- AVX2 ----------------------------------------------------------------
+ * The vertical passes take 32 columns at a time. The in-lane unpacks of
+ * AVX2 put columns 0-3 and 8-11 in one accumulator, 4-7 and 12-15 in the
+ * other; packs undoes exactly that, so the results come out in order. */
+
+AVX2_INLINE __m256i
+load_u8x16 (const uint8_t * p)
+{
+  return _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) p));
+}
+
+AVX2_INLINE __m256i
+load_s16x16 (const int16_t * p)
+{
+  return _mm256_loadu_si256 ((const __m256i *) p);
+}
+
+#define VPASS_AVX2(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                    \
+AVX2 static void                                                              \
+NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
+    OUT_T * out)                                                              \
+{                                                                             \
+  const __m256i round = _mm256_set1_epi32 (ROUND);                            \
+  VPASS_SETUP (IN_T, _mm256_set1_epi32);                                      \
+  for (x = 0; x < n; x += BLOCK) {                                            \
+    __m256i a0 = round, a1 = round, a2 = round, a3 = round;                   \
+    if (x > n - BLOCK)                                                        \
+      x = n - BLOCK;                                                          \
+    for (k = 0; k < np; k++) {                                                \
+      const __m256i wk = _mm256_set1_epi32 (wp[k]);                           \
+      const IN_T *p0 = rp[2 * k] + x, *p1 = rp[2 * k + 1] + x;                \
+      __m256i r0 = LOAD (p0), r0b = LOAD (p0 + 16);                           \
+      __m256i r1 = LOAD (p1), r1b = LOAD (p1 + 16);                           \
+      a0 = _mm256_add_epi32 (a0,                                              \
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (r0, r1), wk));            \
+      a1 = _mm256_add_epi32 (a1,                                              \
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (r0, r1), wk));            \
+      a2 = _mm256_add_epi32 (a2,                                              \
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (r0b, r1b), wk));          \
+      a3 = _mm256_add_epi32 (a3,                                              \
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (r0b, r1b), wk));          \
+    }                                                                         \
+    FINISH;                                                                   \
+  }                                                                           \
+}
+
+#undef BLOCK
+#undef FALLBACK
+#define BLOCK 32
+#define FALLBACK vpass_u8_sse41
+VPASS_AVX2 (vpass_u8_avx2, uint8_t, load_u8x16, int16_t, 1 << (SHIFT1 - 1),
+    _mm256_storeu_si256 ((__m256i *) (out + x),
+        _mm256_packs_epi32 (_mm256_srai_epi32 (a0, SHIFT1),
+            _mm256_srai_epi32 (a1, SHIFT1)));
+    _mm256_storeu_si256 ((__m256i *) (out + x + 16),
+        _mm256_packs_epi32 (_mm256_srai_epi32 (a2, SHIFT1),
+            _mm256_srai_epi32 (a3, SHIFT1))))
+
+#undef FALLBACK
+#define FALLBACK vpass_s16_sse41
+/* packus mixes the lanes of its two inputs (0-7 16-23 | 8-15 24-31); the
+ * 64-bit permute puts them back in order. */
+VPASS_AVX2 (vpass_s16_avx2, int16_t, load_s16x16, uint8_t,
+    1 << (SHIFT2 - 1),
+    _mm256_storeu_si256 ((__m256i *) (out + x),
+        _mm256_permute4x64_epi64 (_mm256_packus_epi16 (_mm256_packs_epi32
+                (_mm256_srai_epi32 (a0, SHIFT2), _mm256_srai_epi32 (a1,
+                        SHIFT2)), _mm256_packs_epi32 (_mm256_srai_epi32 (a2,
+                        SHIFT2), _mm256_srai_epi32 (a3, SHIFT2))),
+            _MM_SHUFFLE (3, 1, 2, 0))))
+
+AVX2_INLINE __m256i
+load2x128 (const void *lo, const void *hi)
+{
+  return _mm256_inserti128_si256 (_mm256_castsi128_si256 (_mm_loadu_si128
+          ((const __m128i *) lo)), _mm_loadu_si128 ((const __m128i *) hi), 1);
+}
+
+/* Q6 in, bytes out, C = 1, taps a multiple of 8: outputs x and x+1 share a
+ * register; eight outputs are reduced with three hadds, one permute. */
+AVX2_INLINE __m256i
+dot2_taps8 (const int16_t * src, const StageResizeTaps * t, int x)
+{
+  const int T = t->n_taps;
+  const int16_t *s0 = src + t->start[x], *s1 = src + t->start[x + 1];
+  const int16_t *w = t->weights + (size_t) x * T;
+  __m256i acc = _mm256_setzero_si256 ();
+  int k;
+
+  if (T == 8)
+    return _mm256_madd_epi16 (load2x128 (s0, s1),
+        _mm256_loadu_si256 ((const __m256i *) w));
+  for (k = 0; k < T; k += 8)
+    acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (load2x128 (s0 + k,
+                s1 + k), load2x128 (w + k, w + T + k)));
+  return acc;
+}
+
+/* Taps = 4: four outputs per register, their weights one load. */
+AVX2_INLINE __m256i
+dot4_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
+{
+  const int32_t *st = t->start + x;
+  __m128i lo = _mm_loadl_epi64 ((const __m128i *) (src + st[0]));
+  __m128i hi = _mm_loadl_epi64 ((const __m128i *) (src + st[2]));
+
+  lo = _mm_castpd_si128 (_mm_loadh_pd (_mm_castsi128_pd (lo),
+          (const double *) (src + st[1])));
+  hi = _mm_castpd_si128 (_mm_loadh_pd (_mm_castsi128_pd (hi),
+          (const double *) (src + st[3])));
+  return _mm256_madd_epi16 (_mm256_inserti128_si256 (_mm256_castsi128_si256
+          (lo), hi, 1), _mm256_loadu_si256 ((const __m256i *) (t->weights +
+              (size_t) x * 4)));
+}
+
+AVX2_INLINE void
+store8_u8 (uint8_t * out, __m256i v)
+{
+  const __m256i round = _mm256_set1_epi32 (1 << (SHIFT2 - 1));
+  __m128i p;
+
+  v = _mm256_srai_epi32 (_mm256_add_epi32 (v, round), SHIFT2);
+  p = _mm_packs_epi32 (_mm256_castsi256_si128 (v),
+      _mm256_extracti128_si256 (v, 1));
+  _mm_storel_epi64 ((__m128i *) out, _mm_packus_epi16 (p, p));
+}
+
+AVX2 static void
+hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
+    uint8_t * out)
+{
+  const int T = t->n_taps;
+  int x = 0;
+
+  if (T % 8 == 0) {
+    /* hadd leaves (x0 x2 x4 x6 | x1 x3 x5 x7). */
+    const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+    for (; x + 8 <= t->out_size; x += 8) {
+      __m256i ab = _mm256_hadd_epi32 (dot2_taps8 (src, t, x),
+          dot2_taps8 (src, t, x + 2));
+      __m256i cd = _mm256_hadd_epi32 (dot2_taps8 (src, t, x + 4),
+          dot2_taps8 (src, t, x + 6));
+      store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32 (ab,
+                  cd), order));
+    }
+  } else if (T == 4) {
+    /* hadd leaves (x0 x1 x4 x5 | x2 x3 x6 x7). */
+    const __m256i order = _mm256_setr_epi32 (0, 1, 4, 5, 2, 3, 6, 7);
+    for (; x + 8 <= t->out_size; x += 8)
+      store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32
+              (dot4_taps4 (src, t, x), dot4_taps4 (src, t, x + 4)), order));
+  }
+  hpass_s16_c1_sse41 (src, t, out, x);
+}
+
+AVX2 static void
+hpass_s16_avx2 (const int16_t * src, const StageResizeTaps * t, int C,
+    uint8_t * out)
+{
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
+    hpass_s16_c1_avx2 (src, t, out);
+  else if (C == 2 && T % 4 == 0)
+    hpass_s16_c2_sse41 (src, t, out, 0);
+  else if (C == 3 && T % 2 == 0)
+    hpass_s16_c3_sse41 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_s16_c4_sse41 (src, t, out);
+  else
+    stage_resize_hpass_s16_scalar (src, t, C, out);
+}
+
+/* Bytes in, Q6 out, C = 4, two taps (enlarging up to 2x): four outputs per
+ * iteration. A byte shuffle interleaves the two pixels of each output by
+ * channel, so pmaddwd's pairs are (tap 0, tap 1) of one channel. */
+AVX2_INLINE __m256i
+c4_t2_pair (const uint8_t * src, const int32_t * st, __m256i wv)
+{
+  const __m256i order = _mm256_setr_epi8 (0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9,
+      13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11,
+      15);
+  __m128i v = _mm_loadl_epi64 ((const __m128i *) (src + (size_t) st[0] * 4));
+  __m256i p;
+
+  v = _mm_castpd_si128 (_mm_loadh_pd (_mm_castsi128_pd (v),
+          (const double *) (src + (size_t) st[1] * 4)));
+  /* (x: c0 pairs ... | x+1: c0 pairs ...) after the shuffle and widening. */
+  p = _mm256_cvtepu8_epi16 (_mm_shuffle_epi8 (v,
+          _mm256_castsi256_si128 (order)));
+  return _mm256_srai_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p, wv),
+          _mm256_set1_epi32 (1 << (SHIFT1 - 1))), SHIFT1);
+}
+
+AVX2 static void
+hpass_u8_c4_t2_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    int16_t * out)
+{
+  const __m256i first = _mm256_setr_epi32 (0, 0, 0, 0, 1, 1, 1, 1);
+  const __m256i second = _mm256_setr_epi32 (2, 2, 2, 2, 3, 3, 3, 3);
+  int x;
+
+  for (x = 0; x + 4 <= t->out_size; x += 4) {
+    /* Weights of the four outputs: one (w0, w1) pair each. */
+    __m256i w = _mm256_castsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            (t->weights + (size_t) x * 2)));
+    __m256i a = c4_t2_pair (src, t->start + x,
+        _mm256_permutevar8x32_epi32 (w, first));
+    __m256i b = c4_t2_pair (src, t->start + x + 2,
+        _mm256_permutevar8x32_epi32 (w, second));
+    /* packs leaves (x, x+2 | x+1, x+3). */
+    _mm256_storeu_si256 ((__m256i *) (out + x * 4),
+        _mm256_permute4x64_epi64 (_mm256_packs_epi32 (a, b),
+            _MM_SHUFFLE (3, 1, 2, 0)));
+  }
+  if (x < t->out_size) {
+    StageResizeTaps rest = *t;
+    rest.out_size = t->out_size - x;
+    rest.start = t->start + x;
+    rest.weights = t->weights + (size_t) x * 2;
+    hpass_u8_c4_sse41 (src, &rest, out + x * 4);
+  }
+}
+
+AVX2 static void
+hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t, int C,
+    int16_t * out)
+{
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
+    hpass_u8_c1_sse41 (src, t, out);
+  else if (C == 2 && T % 4 == 0)
+    hpass_u8_c2_sse41 (src, t, out);
+  else if (C == 4 && T == 2)
+    hpass_u8_c4_t2_avx2 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_u8_c4_sse41 (src, t, out);
+  else
+    stage_resize_hpass_u8_scalar (src, t, C, out);
+}
+
+const StageResizeKernels stage_resize_kernels_avx2 = {
+  "avx2",
+  vpass_u8_avx2,
+  vpass_s16_avx2,
+  hpass_u8_avx2,
+  hpass_s16_avx2,
+};
+
+#endif /* x86 */
