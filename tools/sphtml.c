@@ -126,30 +126,34 @@ static void
 plot_threads (GString * o, const SpProfile * p)
 {
   static const gchar *const names[] = { "busy", "wait on input",
-    "wait on output", "other"
+    "wait on output", "blocked", "wait for a CPU", "other"
   };
   static const gchar *const colors[] = { "#e15759", "#76b7b2", "#edc948",
-    "#dddddd"
+    "#b07aa1", "#9c755f", "#dddddd"
   };
   guint n = MIN (p->threads->len, MAX_ROWS), i, k;
   gdouble span = W - LEFT - 20;
 
   svg_open (o, 50 + n * ROW, "Thread shares");
-  for (k = 0; k < 4; k++) {
-    rect (o, LEFT + k * 150, 6, 12, 12, colors[k], NULL);
-    text (o, LEFT + k * 150 + 16, 17, "start", names[k]);
+  for (k = 0; k < 6; k++) {
+    rect (o, 10 + k * 145, 6, 12, 12, colors[k], NULL);
+    text (o, 10 + k * 145 + 16, 17, "start", names[k]);
   }
   for (i = 0; i < n; i++) {
     const SpThreadRow *t = p->threads->pdata[i];
-    gdouble v[4], x = LEFT, y = 30 + i * ROW;
+    gdouble v[6], x = LEFT, y = 30 + i * ROW;
     v[0] = isnan (t->busy_pct) ? 0 : t->busy_pct;
     v[1] = isnan (t->wait_input_pct) ? 0 : t->wait_input_pct;
     v[2] = isnan (t->wait_output_pct) ? 0 : t->wait_output_pct;
-    v[3] = MAX (0, 100 - v[0] - v[1] - v[2]);
+    v[3] = isnan (t->blocked_pct) ? 0 : t->blocked_pct;
+    v[4] = isnan (t->cpu_wait_pct) ? 0 : t->cpu_wait_pct;
+    v[5] = MAX (0, 100 - v[0] - v[1] - v[2] - v[3] - v[4]);
     text (o, LEFT - 6, y + 13, "end", t->name);
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 6; k++) {
       gchar *tip = g_strdup_printf ("%s: %s %.1f%%", t->name, names[k], v[k]);
       gdouble w = span * MIN (v[k], 100) / 100;
+      if (x + w > LEFT + span)
+        w = MAX (LEFT + span - x, 0);
       rect (o, x, y, w, ROW - 4, colors[k], tip);
       x += w;
       g_free (tip);

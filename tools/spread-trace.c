@@ -88,6 +88,7 @@ typedef struct
   GHashTable *pend;             /* pid -> gint64* last end */
   gint64 max_ts;
   guint64 n_slices, n_out_of_order;
+  gboolean runs_numbered;       /* some process is "NAME (run N)" */
   SpProfile *p;
 } Acc;
 
@@ -440,13 +441,36 @@ on_meta (Acc * a, const SpEvent * ev)
 
 /* ---- rows ----------------------------------------------------------- */
 
+/* A tracer that numbers the runs of a pipeline names a later run's
+ * process "NAME (run N)": the pipeline is NAME, the run N. */
 static gchar *
-pipe_name (Acc * a, gint64 pid)
+pipe_name_run (Acc * a, gint64 pid, gchar ** run)
 {
   const gchar *n = g_hash_table_lookup (a->pnames, GINT_TO_POINTER (pid));
+  const gchar *r;
 
-  return n ? g_strdup (n) : g_strdup_printf ("pid %" G_GINT64_FORMAT, pid);
+  if (run)
+    *run = a->runs_numbered ? g_strdup ("1") : NULL;
+  if (!n)
+    return g_strdup_printf ("pid %" G_GINT64_FORMAT, pid);
+  r = g_strrstr (n, " (run ");
+  if (r && g_str_has_suffix (r, ")") && r > n) {
+    gchar *num = g_strndup (r + 6, strlen (r + 6) - 1);
+    if (*num && strspn (num, "0123456789") == strlen (num)) {
+      if (run) {
+        g_free (*run);
+        *run = num;
+      } else {
+        g_free (num);
+      }
+      return g_strndup (n, r - n);
+    }
+    g_free (num);
+  }
+  return g_strdup (n);
 }
+
+
 
 static gchar *
 thread_name (Acc * a, gint64 pid, gint64 tid)
@@ -465,6 +489,18 @@ build_rows (Acc * a)
   gpointer k, v;
   gint64 first = G_MAXINT64, last = 0;
 
+  g_hash_table_iter_init (&it, a->pnames);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    gchar *run = NULL, *name;
+    a->runs_numbered = FALSE;
+    name = pipe_name_run (a, GPOINTER_TO_INT (k), &run);
+    if (run)
+      a->runs_numbered = TRUE;
+    g_free (run);
+    g_free (name);
+    if (a->runs_numbered)
+      break;
+  }
   g_hash_table_iter_init (&it, a->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ThreadAcc *t = v;
@@ -482,11 +518,12 @@ build_rows (Acc * a)
     last = MAX (last, t->last);
     r = g_new0 (SpThreadRow, 1);
     r->name = thread_name (a, t->pid, t->tid);
-    r->pipeline = pipe_name (a, t->pid);
+    r->pipeline = pipe_name_run (a, t->pid, &r->run);
     r->wall_s = wall / 1e9;
     r->busy_pct = 100.0 * t->busy / wall;
     r->wait_input_pct = 100.0 * t->wait_in / wall;
     r->wait_output_pct = 100.0 * t->wait_out / wall;
+    r->blocked_pct = r->cpu_wait_pct = NAN;
     g_ptr_array_add (a->p->threads, r);
   }
   g_hash_table_iter_init (&it, a->threads);
@@ -500,7 +537,7 @@ build_rows (Acc * a)
     gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
     r->name = g_strdup (e->name);
     r->thread = thread_name (a, e->th->pid, e->th->tid);
-    r->pipeline = pipe_name (a, e->th->pid);
+    r->pipeline = pipe_name_run (a, e->th->pid, &r->run);
     r->count = e->stats.count;
     r->mean_ms = e->stats.mean;
     r->std_ms = stage_stats_std (&e->stats);
@@ -527,7 +564,7 @@ build_rows (Acc * a)
     span = (gdouble) (q->last_ts - q->first);
     r = g_new0 (SpQueueRow, 1);
     r->name = g_strdup (q->name);
-    r->pipeline = pipe_name (a, q->pid);
+    r->pipeline = pipe_name_run (a, q->pid, &r->run);
     /* Counter events are not one per buffer: no item count. */
     r->items = r->qps = NAN;
     r->mean_level = span > 0 ? q->li / span : q->level;

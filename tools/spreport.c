@@ -210,12 +210,18 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   gchar *all = sp_profile_pipelines (p);
   guint i;
 
-  if (sel->run && p->kind == SP_SOURCE_TRACE) {
-    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
-        "%s: a trace has no runs; --run applies to a db or a summary JSON",
-        p->path);
-    g_free (all);
-    return FALSE;
+  if (sel->run && p->kind != SP_SOURCE_DB) {
+    gboolean any = FALSE;
+    for (i = 0; i < p->elements->len && !any; i++)
+      any = ((SpElemRow *) p->elements->pdata[i])->run != NULL;
+    if (!any) {
+      g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+          "%s: this file does not tell runs apart; --run applies to a "
+          "database, or to the outputs of a stageprof that numbers the "
+          "runs of a pipeline", p->path);
+      g_free (all);
+      return FALSE;
+    }
   }
   FILTER (p->elements, SpElemRow);
   FILTER (p->queues, SpQueueRow);

@@ -59,6 +59,7 @@ typedef struct
 {
   gchar *name, *pipeline, *run;
   gdouble wall_s, busy_pct, wait_input_pct, wait_output_pct;
+  gdouble blocked_pct, cpu_wait_pct;    /* newer tracers; NAN if absent */
 } SpThreadRow;
 
 typedef struct

@@ -19,6 +19,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spdiff.h"
 #include "spdot.h"
@@ -26,6 +27,7 @@
 #include "spreport.h"
 #include "spreport-merge.h"
 #include "spshow.h"
+#include "sptracereader.h"
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -48,6 +50,27 @@ static const gchar *commands_help =
     "num-buffers=100 ! videoconvert ! fakesink\n"
     "  stageprof-report show run.json --top 5\n";
 
+/* Long reads (a trace of gigabytes) show how far they got, on a terminal
+ * only; the line is cleared by the next message or at exit. */
+static gboolean progress_shown;
+
+static void
+progress (const gchar * path, guint64 done, guint64 total)
+{
+  g_printerr ("\rstageprof-report: reading %s: %" G_GUINT64_FORMAT " MB"
+      " of %" G_GUINT64_FORMAT " MB (%.0f%%)   ", path, done >> 20,
+      total >> 20, total ? 100.0 * done / total : 0);
+  progress_shown = TRUE;
+}
+
+static void
+progress_clear (void)
+{
+  if (progress_shown)
+    g_printerr ("\r\033[K");
+  progress_shown = FALSE;
+}
+
 static void
 print_notes (const SpProfile * p)
 {
@@ -63,6 +86,7 @@ load (const gchar * path, const SpSelect * sel)
   GError *err = NULL;
   SpProfile *p = sp_profile_load (path, sel, &err);
 
+  progress_clear ();
   if (!p) {
     g_printerr ("stageprof-report: %s\n", err->message);
     g_clear_error (&err);
@@ -348,11 +372,13 @@ cmd_merge (gint argc, gchar ** argv)
     }
   if (!sp_report_merge ((const gchar * const *) argv + 1,
           (const gchar * const *) labels, out, notes, &err)) {
+    progress_clear ();
     g_printerr ("stageprof-report: %s\n", err->message);
     ret = err->domain == SP_REPORT_ERROR
         && err->code == SP_REPORT_ERROR_IO ? EXIT_FAILED : EXIT_USAGE;
     g_clear_error (&err);
   } else {
+    progress_clear ();
     ret = EXIT_OK;
   }
   for (i = 0; i < notes->len; i++)
@@ -443,6 +469,8 @@ main (int argc, char **argv)
 
   setlocale (LC_ALL, "");
   g_set_prgname ("stageprof-report");
+  if (isatty (STDERR_FILENO))
+    sp_trace_reader_set_progress (progress);
   if (argc < 2 || !strcmp (argv[1], "--help") || !strcmp (argv[1], "-h")
       || !strcmp (argv[1], "help")) {
     (argc < 2 ? g_printerr : g_print) ("Usage: stageprof-report COMMAND "
