@@ -50,6 +50,7 @@ typedef struct
   const gchar *name;
   StageStats stats;
   gint64 total;
+  gint64 events;                /* handling events: busy, not samples */
 } ElemAcc;
 
 typedef struct
@@ -146,6 +147,21 @@ thread_acc (Acc * a, gint64 pid, gint64 tid)
   return t;
 }
 
+static ElemAcc *
+elem_acc (ThreadAcc * t, const gchar * name)
+{
+  ElemAcc *e = g_hash_table_lookup (t->elems, name);
+
+  if (!e) {
+    e = g_new0 (ElemAcc, 1);
+    e->th = t;
+    e->name = name;
+    stage_stats_init (&e->stats);
+    g_hash_table_insert (t->elems, (gpointer) name, e);
+  }
+  return e;
+}
+
 static void
 finish (Acc * a, ThreadAcc * t, const Open * o)
 {
@@ -159,21 +175,19 @@ finish (Acc * a, ThreadAcc * t, const Open * o)
     case SL_WAIT_OUT:
       t->wait_out += o->end - o->start;
       return;
-    case SL_EVENT:
+    case SL_EVENT:{
+      /* "NAME event": NAME's time, not one of its per-buffer samples. */
+      gchar *n = g_strndup (o->name, strlen (o->name) - 6);
       t->busy += self;
+      elem_acc (t, g_intern_string (n))->events += self;
+      g_free (n);
       return;
+    }
     default:
       break;
   }
   t->busy += self;
-  e = g_hash_table_lookup (t->elems, o->name);
-  if (!e) {
-    e = g_new0 (ElemAcc, 1);
-    e->th = t;
-    e->name = o->name;
-    stage_stats_init (&e->stats);
-    g_hash_table_insert (t->elems, (gpointer) o->name, e);
-  }
+  e = elem_acc (t, o->name);
   stage_stats_add (&e->stats, self / 1e6);
   e->total += self;
 }
@@ -482,6 +496,28 @@ thread_name (Acc * a, gint64 pid, gint64 tid)
   return n ? g_strdup (n) : g_strdup_printf ("tid %" G_GINT64_FORMAT, tid);
 }
 
+static SpElemRow *
+elem_row (Acc * a, const ElemAcc * e)
+{
+  SpElemRow *r = g_new0 (SpElemRow, 1);
+  gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
+
+  r->name = g_strdup (e->name);
+  r->thread = thread_name (a, e->th->pid, e->th->tid);
+  r->pipeline = pipe_name_run (a, e->th->pid, &r->run);
+  r->count = e->stats.count;
+  r->mean_ms = e->stats.mean;
+  r->std_ms = stage_stats_std (&e->stats);
+  r->min_ms = e->stats.min;
+  r->max_ms = e->stats.max;
+  r->median_ms = stage_stats_median (&e->stats);
+  r->p90_ms = stage_stats_p90 (&e->stats);
+  r->p99_ms = stage_stats_p99 (&e->stats);
+  r->total_s = e->total / 1e9;
+  r->busy_pct = 100.0 * e->total / wall;
+  return r;
+}
+
 static void
 build_rows (Acc * a)
 {
@@ -529,27 +565,11 @@ build_rows (Acc * a)
   g_hash_table_iter_init (&it, a->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     GHashTableIter eit;
-    gpointer ek, evp;
+    gpointer ek, ev;
     g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
-    while (g_hash_table_iter_next (&eit, &ek, &evp)) {
-    ElemAcc *e = evp;
-    SpElemRow *r = g_new0 (SpElemRow, 1);
-    gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
-    r->name = g_strdup (e->name);
-    r->thread = thread_name (a, e->th->pid, e->th->tid);
-    r->pipeline = pipe_name_run (a, e->th->pid, &r->run);
-    r->count = e->stats.count;
-    r->mean_ms = e->stats.mean;
-    r->std_ms = stage_stats_std (&e->stats);
-    r->min_ms = e->stats.min;
-    r->max_ms = e->stats.max;
-    r->median_ms = stage_stats_median (&e->stats);
-    r->p90_ms = stage_stats_p90 (&e->stats);
-    r->p99_ms = stage_stats_p99 (&e->stats);
-    r->total_s = e->total / 1e9;
-    r->busy_pct = 100.0 * e->total / wall;
-    g_ptr_array_add (a->p->elements, r);
-    }
+    while (g_hash_table_iter_next (&eit, &ek, &ev))
+      if (((ElemAcc *) ev)->stats.count > 0)    /* events only: no row */
+        g_ptr_array_add (a->p->elements, elem_row (a, ev));
   }
   g_hash_table_iter_init (&it, a->queues);
   while (g_hash_table_iter_next (&it, &k, &v)) {
@@ -580,6 +600,58 @@ build_rows (Acc * a)
   }
   if (last > first)
     a->p->wall_s = (last - first) / 1e9;
+}
+
+/* The busiest thread among those that lived through most of the run, and
+ * what costs most on it, counting the events each element handled (a
+ * decoder opening on its caps is busy time of its thread too). */
+static gchar *
+trace_verdict (Acc * a)
+{
+  GHashTableIter it, eit;
+  gpointer k, v, ek, ev;
+  ThreadAcc *best = NULL;
+  ElemAcc *top = NULL;
+  gint64 longest = 0;
+  gdouble busy;
+  gchar *tname, *res;
+
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    longest = MAX (longest, ((ThreadAcc *) v)->last - ((ThreadAcc *) v)->first);
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    ThreadAcc *t = v;
+    gint64 wall = t->last - t->first;
+    if (wall <= 0 || wall < longest / 2)
+      continue;
+    if (!best || (gdouble) t->busy / wall >
+        (gdouble) best->busy / (best->last - best->first))
+      best = t;
+  }
+  if (!best)
+    return g_strdup ("no thread recorded");
+  g_hash_table_iter_init (&eit, best->elems);
+  while (g_hash_table_iter_next (&eit, &ek, &ev)) {
+    ElemAcc *e = ev;
+    if (!top || e->total + e->events > top->total + top->events)
+      top = e;
+  }
+  busy = 100.0 * best->busy / (best->last - best->first);
+  tname = thread_name (a, best->pid, best->tid);
+  if (busy < 50)
+    res = g_strdup_printf ("no thread is busy most of the time (busiest: %s "
+        "at %.0f%%): the pipeline waits on something outside it (a clock, "
+        "a live source, I/O)", tname, busy);
+  else if (!top)
+    res = g_strdup_printf ("thread %s busy %.0f%%", tname, busy);
+  else
+    res = g_strdup_printf ("bound by %s on thread %s busy %.0f%% (%s: %.0f%% "
+        "of the thread%s)", top->name, tname, busy, top->name,
+        100.0 * (top->total + top->events) / (best->last - best->first),
+        top->events > top->total ? ", most of it handling events" : "");
+  g_free (tname);
+  return res;
 }
 
 static void
@@ -671,7 +743,7 @@ sp_read_trace (const gchar * path, GError ** error)
     sp_profile_note (a.p, "%" G_GUINT64_FORMAT " slices were written after "
         "slices they enclose (longer than 100 ms): their self time includes "
         "their children's", a.n_out_of_order);
-  a.p->verdict = sp_profile_guess_verdict (a.p);
+  a.p->verdict = trace_verdict (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);

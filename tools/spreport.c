@@ -287,6 +287,8 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
     sp_profile_free (p);
     p = NULL;
   }
+  if (p && !p->verdict)
+    p->verdict = sp_profile_guess_verdict (p);
   if (!p)
     g_propagate_error (error, err);
   return p;
