@@ -287,6 +287,11 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
     sp_profile_free (p);
     p = NULL;
   }
+  /* A trace's verdict covers all its pipelines: redo it for the one kept. */
+  if (p && p->kind == SP_SOURCE_TRACE && sel->pipeline) {
+    g_free (p->verdict);
+    p->verdict = NULL;
+  }
   if (p && !p->verdict)
     p->verdict = sp_profile_guess_verdict (p);
   if (!p)
