@@ -264,8 +264,9 @@ cmd_diff (gint argc, gchar ** argv)
       "and thread: A and B side by side with the change\nin mean, P90 and "
       "total. A change is marked SLOWER or faster only when it is beyond\n"
       "the run-to-run noise judged from the element's own spread: its median "
-      "moved by\nmore than half its P90 - median spread, 3 standard errors, "
-      "5 % and 10 us per buffer. A and B may be of "
+      "moved by\nmore than half its spread (the smaller of P90 - median and "
+      "median - min),\n3 standard errors, 5 % and 10 us per buffer. A and B "
+      "may be of "
       "different kinds (a summary\nagainst a trace) and the same file "
       "(a database: --run-a 1 --run-b 2).");
   g_option_context_set_description (ctx, "Example (a CI gate):\n"
