@@ -402,6 +402,10 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
     g_string_append (o, "</p>\n");
   }
   section (o, "Self time per element");
+  if (p->elements->len > MAX_ROWS)
+    g_string_append_printf (o, "<p class=\"legend\">The %d elements with "
+        "the most self time of %u; the table below has them all.</p>\n",
+        MAX_ROWS, p->elements->len);
   plot_self_time (o, p);
   section (o, "Threads: where their time went");
   plot_threads (o, p);
