@@ -1146,6 +1146,65 @@ GST_START_TEST (test_dot)
 
 GST_END_TEST;
 
+/* ---- what the tracer records for the tool --------------------------- */
+
+static GstTracer *
+find_prof (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  fail_unless (found != NULL, "stageprof is not among the active tracers");
+  return found;
+}
+
+/* A trace opened while the pipeline already plays still gets the
+ * wall-clock start and the links made before it existed. */
+GST_START_TEST (test_trace_set_late)
+{
+  gchar *trace = path ("late.json"), *text, *out = NULL, *err = NULL;
+  GstElement *p = gst_parse_launch ("videotestsrc "
+      "! video/x-raw,width=160,height=120,framerate=100/1 ! queue name=lq "
+      "! fakesink name=late_sink sync=true", NULL);
+  GstTracer *prof = find_prof ();
+  gint64 now = g_get_real_time ();
+  const gchar *w;
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), "late");
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (p, NULL, NULL, 30 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (prof, "trace", trace, NULL);
+  g_usleep (300 * 1000);
+  g_object_set (prof, "trace", NULL, NULL);     /* flushes it */
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  gst_object_unref (prof);
+
+  fail_unless (g_file_get_contents (trace, &text, NULL, NULL));
+  fail_unless (strstr (text, "\"src\":\"lq\",\"src_pad\":\"src\","
+          "\"sink\":\"late_sink\"") != NULL, "%.3000s", text);
+  w = strstr (text, "\"wall_clock_us\":");
+  fail_unless (w != NULL, "no stageprof_start");
+  /* Within a minute of when this test set the trace. */
+  fail_unless (ABS (g_ascii_strtoll (w + 16, NULL, 10) - now) <
+      60 * G_USEC_PER_SEC, "%.80s", w);
+  g_free (text);
+  fail_unless (tool (&out, &err, "show", trace, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, "late_sink") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+  g_free (trace);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_report_suite (void)
 {
@@ -1166,7 +1225,17 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_merge_three);
   tcase_add_test (tc, test_html);
   tcase_add_test (tc, test_dot);
+  tcase_add_test (tc, test_trace_set_late);
   return s;
 }
 
-GST_CHECK_MAIN (stageprof_report);
+int
+main (int argc, char **argv)
+{
+  /* In this process too, for test_trace_set_late (the gst-launch runs set
+   * their own). */
+  g_setenv ("GST_TRACERS", "stageprof(summary=none)", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (stageprof_report_suite (), "stageprof_report",
+      __FILE__);
+}
