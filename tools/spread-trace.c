@@ -26,7 +26,7 @@
 #define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
 #define COUNTER_PENDING_MAX 65536
 
-typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT } SlKind;
+typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT, SL_OTHER } SlKind;
 
 typedef struct
 {
@@ -175,6 +175,8 @@ finish (Acc * a, ThreadAcc * t, const Open * o)
     case SL_WAIT_OUT:
       t->wait_out += o->end - o->start;
       return;
+    case SL_OTHER:
+      return;
     case SL_EVENT:{
       /* "NAME event": NAME's time, not one of its per-buffer samples. */
       gchar *n = g_strndup (o->name, strlen (o->name) - 6);
@@ -219,6 +221,8 @@ on_slice (Acc * a, const SpEvent * ev)
   o.name = g_intern_string (ev->name);
   if (ev->cat && strcmp (ev->cat, "wait") == 0)
     o.kind = strstr (ev->name, "Input") ? SL_WAIT_IN : SL_WAIT_OUT;
+  else if (ev->cat && strcmp (ev->cat, "gpu") != 0)
+    o.kind = SL_OTHER;          /* a category of a newer tracer: not work */
   else if (g_str_has_suffix (ev->name, " event"))
     o.kind = SL_EVENT;
   else
