@@ -1009,7 +1009,7 @@ chromium (const gchar * exe, const gchar * profile, const gchar * extra,
   gchar *pd = g_strdup_printf ("--user-data-dir=%s", profile);
   const gchar *argv[] = { exe, "--headless", "--no-sandbox", "--disable-gpu",
     "--no-first-run", "--disable-extensions", "--enable-logging=stderr",
-    "--v=0", pd, "--window-size=1000,2600", extra, url, NULL
+    "--v=0", pd, "--window-size=1200,2600", extra, url, NULL
   };
   gint rc = spawn ((gchar **) argv, NULL, out, err);
 
