@@ -96,7 +96,8 @@ typedef struct
 static inline gint64
 to_ns (gdouble us)
 {
-  return (gint64) llround (us * 1000.0);
+  /* Clamped far inside gint64: sums and differences of two stay valid. */
+  return sp_to_int64 (CLAMP (round (us * 1000.0), -1e18, 1e18));
 }
 
 static gchar *
@@ -427,8 +428,8 @@ on_meta (Acc * a, const SpEvent * ev)
     const SpEventArg *t = sp_event_arg (ev, "ts_us");
     if (w && w->is_num && !a->p->have_clock) {
       a->p->have_clock = TRUE;
-      a->p->wall_clock_us = (gint64) w->num - (t && t->is_num ?
-          (gint64) t->num : 0);
+      a->p->wall_clock_us = sp_to_int64 (CLAMP (w->num - (t && t->is_num ?
+                  t->num : 0), -4e18, 4e18));
     }
   } else if (strcmp (ev->name, "stageprof_link") == 0) {
     const SpEventArg *pl = sp_event_arg (ev, "pipeline"),

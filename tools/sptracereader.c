@@ -473,7 +473,7 @@ id_value (Cur * c, SpTraceReader * r, gint64 * v)
   }
   if ((s = number (c, &d)) != P_OK)
     return s;
-  *v = (gint64) d;
+  *v = sp_to_int64 (d);
   return P_OK;
 }
 
@@ -682,6 +682,18 @@ sp_trace_reader_next (SpTraceReader * r, SpEvent ** out, GError ** error)
     }
     return fail (r, error, "malformed event");
   }
+}
+
+gint64
+sp_to_int64 (gdouble v)
+{
+  if (!(v == v))
+    return 0;
+  if (v >= 9.2e18)
+    return G_GINT64_CONSTANT (9200000000000000000);
+  if (v <= -9.2e18)
+    return -G_GINT64_CONSTANT (9200000000000000000);
+  return (gint64) v;
 }
 
 const SpEventArg *
