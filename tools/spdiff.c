@@ -16,11 +16,20 @@ pct (gdouble a, gdouble b)
   return 100.0 * (b - a) / a;
 }
 
-/* The change of the typical buffer: medians where the input has them (one
- * stalled buffer on a loaded machine moves a mean and a standard deviation
- * a lot, a median not at all), else means. The spread is P90 - median
- * (about 1.3 standard deviations for a normal distribution), else the
- * standard deviation. */
+/* An element's own spread around its typical buffer: the smaller of
+ * P90 - median and median - min. On a loaded machine per-buffer times have
+ * a long right tail (buffers whose thread was preempted) that says nothing
+ * about how precisely the median is known; the near side does. */
+static gdouble
+core_spread (const SpElemRow * r)
+{
+  gdouble up = r->p90_ms - r->median_ms, down = r->median_ms - r->min_ms;
+
+  if (isnan (down) || down < 0)
+    return MAX (up, 0);
+  return MAX (MIN (up, down), 0);
+}
+
 SpChange
 sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
 {
@@ -36,10 +45,9 @@ sp_diff_judge (const SpElemRow * a, const SpElemRow * b)
   if (fabs (rel) < SP_DIFF_MIN_PCT || fabs (d) < SP_DIFF_MIN_MS)
     return SP_CHANGE_NOISE;
   if (med) {
-    spread = MAX (MAX (a->p90_ms - a->median_ms, b->p90_ms - b->median_ms),
-        0);
+    spread = MAX (core_spread (a), core_spread (b));
     /* Standard error of a median: 1.2533 sigma / sqrt (n), with sigma
-     * from P90 - median = 1.2816 sigma. */
+     * from the spread as if it were P90 - median = 1.2816 sigma. */
     se = 1.2533 * spread / 1.2816 * sqrt (1.0 / a->count + 1.0 / b->count);
   } else if (!isnan (a->std_ms) && !isnan (b->std_ms) && a->count >= 2
       && b->count >= 2) {

@@ -33,11 +33,13 @@ void sp_diff_free (SpDiff * d);
 /* Whether the typical per-buffer time changed beyond the noise, judged
  * from the element's own spread in the two runs. The change of the median
  * (of the mean where an input has no median) must exceed 3 standard errors
- * of the difference and half the spread (the larger P90 - median of the
- * two runs; without medians, the larger standard deviation), and also 5 %
- * and 10 us per buffer (the tracer's own jitter). Medians, because one
- * stalled buffer on a loaded machine moves a mean a lot and a median not at
- * all. Without any spread (one sample), a change of 20 % or more counts. */
+ * of the difference and half the spread, and also 5 % and 10 us per buffer
+ * (the tracer's own jitter). The spread is the larger of the two runs' core
+ * spreads, min (P90 - median, median - min): a loaded machine gives per-
+ * buffer times a long tail of preempted buffers, which moves a mean and a
+ * standard deviation a lot and a median not at all. Without medians, the
+ * larger standard deviation; without any spread (one sample), a change of
+ * 20 % or more counts. */
 #define SP_DIFF_MIN_PCT 5.0
 #define SP_DIFF_MIN_MS 0.010
 SpChange sp_diff_judge (const SpElemRow * a, const SpElemRow * b);

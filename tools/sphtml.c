@@ -126,30 +126,34 @@ static void
 plot_threads (GString * o, const SpProfile * p)
 {
   static const gchar *const names[] = { "busy", "wait on input",
-    "wait on output", "other"
+    "wait on output", "blocked", "wait for a CPU", "other"
   };
   static const gchar *const colors[] = { "#e15759", "#76b7b2", "#edc948",
-    "#dddddd"
+    "#b07aa1", "#9c755f", "#dddddd"
   };
   guint n = MIN (p->threads->len, MAX_ROWS), i, k;
   gdouble span = W - LEFT - 20;
 
   svg_open (o, 50 + n * ROW, "Thread shares");
-  for (k = 0; k < 4; k++) {
-    rect (o, LEFT + k * 150, 6, 12, 12, colors[k], NULL);
-    text (o, LEFT + k * 150 + 16, 17, "start", names[k]);
+  for (k = 0; k < 6; k++) {
+    rect (o, 10 + k * 145, 6, 12, 12, colors[k], NULL);
+    text (o, 10 + k * 145 + 16, 17, "start", names[k]);
   }
   for (i = 0; i < n; i++) {
     const SpThreadRow *t = p->threads->pdata[i];
-    gdouble v[4], x = LEFT, y = 30 + i * ROW;
+    gdouble v[6], x = LEFT, y = 30 + i * ROW;
     v[0] = isnan (t->busy_pct) ? 0 : t->busy_pct;
     v[1] = isnan (t->wait_input_pct) ? 0 : t->wait_input_pct;
     v[2] = isnan (t->wait_output_pct) ? 0 : t->wait_output_pct;
-    v[3] = MAX (0, 100 - v[0] - v[1] - v[2]);
+    v[3] = isnan (t->blocked_pct) ? 0 : t->blocked_pct;
+    v[4] = isnan (t->cpu_wait_pct) ? 0 : t->cpu_wait_pct;
+    v[5] = MAX (0, 100 - v[0] - v[1] - v[2] - v[3] - v[4]);
     text (o, LEFT - 6, y + 13, "end", t->name);
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 6; k++) {
       gchar *tip = g_strdup_printf ("%s: %s %.1f%%", t->name, names[k], v[k]);
       gdouble w = span * MIN (v[k], 100) / 100;
+      if (x + w > LEFT + span)
+        w = MAX (LEFT + span - x, 0);
       rect (o, x, y, w, ROW - 4, colors[k], tip);
       x += w;
       g_free (tip);
@@ -398,6 +402,10 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
     g_string_append (o, "</p>\n");
   }
   section (o, "Self time per element");
+  if (p->elements->len > MAX_ROWS)
+    g_string_append_printf (o, "<p class=\"legend\">The %d elements with "
+        "the most self time of %u; the table below has them all.</p>\n",
+        MAX_ROWS, p->elements->len);
   plot_self_time (o, p);
   section (o, "Threads: where their time went");
   plot_threads (o, p);
@@ -430,11 +438,11 @@ sp_html_render (const SpProfile * a, const SpProfile * b)
 
   g_string_append (o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
       "<meta charset=\"utf-8\"><title>stageprof report</title>\n<style>\n"
-      "body{font:14px sans-serif;margin:20px;color:#222;max-width:1000px}\n"
+      "body{font:14px sans-serif;margin:20px;color:#222;max-width:1160px}\n"
       "h1{font-size:20px;border-bottom:2px solid #4e79a7}"
       "h2{font-size:16px;margin-top:24px}\n"
-      "table{border-collapse:collapse;font:12px monospace;margin:6px 0}\n"
-      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;"
+      "table{border-collapse:collapse;font:11px monospace;margin:6px 0}\n"
+      "td,th{border:1px solid #ccc;padding:1px 4px;text-align:right;"
       "white-space:nowrap}\n"
       ".l{text-align:left}th{background:#eef}\n"
       ".verdict{font-weight:bold;background:#fff6d5;padding:6px}\n"

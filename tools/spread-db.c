@@ -197,6 +197,8 @@ read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
       t->busy_pct = dcol (&r, "busy_pct");
       t->wait_input_pct = dcol (&r, "wait_input_pct");
       t->wait_output_pct = dcol (&r, "wait_output_pct");
+      t->blocked_pct = dcol (&r, "blocked_pct");
+      t->cpu_wait_pct = dcol (&r, "cpu_wait_pct");
       g_ptr_array_add (p->threads, t);
     }
     sqlite3_finalize (r.st);

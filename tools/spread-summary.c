@@ -140,6 +140,8 @@ sp_read_summary_json (const gchar * path, GError ** error)
     t->busy_pct = num (r, "busy_pct");
     t->wait_input_pct = num (r, "wait_input_pct");
     t->wait_output_pct = num (r, "wait_output_pct");
+    t->blocked_pct = num (r, "blocked_pct");
+    t->cpu_wait_pct = num (r, "cpu_wait_pct");
     g_ptr_array_add (p->threads, t);
   }
   a = rows (o, "sinks");

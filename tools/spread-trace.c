@@ -26,7 +26,7 @@
 #define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
 #define COUNTER_PENDING_MAX 65536
 
-typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT } SlKind;
+typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT, SL_OTHER } SlKind;
 
 typedef struct
 {
@@ -50,6 +50,7 @@ typedef struct
   const gchar *name;
   StageStats stats;
   gint64 total;
+  gint64 events;                /* handling events: busy, not samples */
 } ElemAcc;
 
 typedef struct
@@ -88,13 +89,15 @@ typedef struct
   GHashTable *pend;             /* pid -> gint64* last end */
   gint64 max_ts;
   guint64 n_slices, n_out_of_order;
+  gboolean runs_numbered;       /* some process is "NAME (run N)" */
   SpProfile *p;
 } Acc;
 
 static inline gint64
 to_ns (gdouble us)
 {
-  return (gint64) llround (us * 1000.0);
+  /* Clamped far inside gint64: sums and differences of two stay valid. */
+  return sp_to_int64 (CLAMP (round (us * 1000.0), -1e18, 1e18));
 }
 
 static gchar *
@@ -145,6 +148,21 @@ thread_acc (Acc * a, gint64 pid, gint64 tid)
   return t;
 }
 
+static ElemAcc *
+elem_acc (ThreadAcc * t, const gchar * name)
+{
+  ElemAcc *e = g_hash_table_lookup (t->elems, name);
+
+  if (!e) {
+    e = g_new0 (ElemAcc, 1);
+    e->th = t;
+    e->name = name;
+    stage_stats_init (&e->stats);
+    g_hash_table_insert (t->elems, (gpointer) name, e);
+  }
+  return e;
+}
+
 static void
 finish (Acc * a, ThreadAcc * t, const Open * o)
 {
@@ -158,21 +176,21 @@ finish (Acc * a, ThreadAcc * t, const Open * o)
     case SL_WAIT_OUT:
       t->wait_out += o->end - o->start;
       return;
-    case SL_EVENT:
-      t->busy += self;
+    case SL_OTHER:
       return;
+    case SL_EVENT:{
+      /* "NAME event": NAME's time, not one of its per-buffer samples. */
+      gchar *n = g_strndup (o->name, strlen (o->name) - 6);
+      t->busy += self;
+      elem_acc (t, g_intern_string (n))->events += self;
+      g_free (n);
+      return;
+    }
     default:
       break;
   }
   t->busy += self;
-  e = g_hash_table_lookup (t->elems, o->name);
-  if (!e) {
-    e = g_new0 (ElemAcc, 1);
-    e->th = t;
-    e->name = o->name;
-    stage_stats_init (&e->stats);
-    g_hash_table_insert (t->elems, (gpointer) o->name, e);
-  }
+  e = elem_acc (t, o->name);
   stage_stats_add (&e->stats, self / 1e6);
   e->total += self;
 }
@@ -204,6 +222,8 @@ on_slice (Acc * a, const SpEvent * ev)
   o.name = g_intern_string (ev->name);
   if (ev->cat && strcmp (ev->cat, "wait") == 0)
     o.kind = strstr (ev->name, "Input") ? SL_WAIT_IN : SL_WAIT_OUT;
+  else if (ev->cat && strcmp (ev->cat, "gpu") != 0)
+    o.kind = SL_OTHER;          /* a category of a newer tracer: not work */
   else if (g_str_has_suffix (ev->name, " event"))
     o.kind = SL_EVENT;
   else
@@ -408,8 +428,8 @@ on_meta (Acc * a, const SpEvent * ev)
     const SpEventArg *t = sp_event_arg (ev, "ts_us");
     if (w && w->is_num && !a->p->have_clock) {
       a->p->have_clock = TRUE;
-      a->p->wall_clock_us = (gint64) w->num - (t && t->is_num ?
-          (gint64) t->num : 0);
+      a->p->wall_clock_us = sp_to_int64 (CLAMP (w->num - (t && t->is_num ?
+                  t->num : 0), -4e18, 4e18));
     }
   } else if (strcmp (ev->name, "stageprof_link") == 0) {
     const SpEventArg *pl = sp_event_arg (ev, "pipeline"),
@@ -440,13 +460,36 @@ on_meta (Acc * a, const SpEvent * ev)
 
 /* ---- rows ----------------------------------------------------------- */
 
+/* A tracer that numbers the runs of a pipeline names a later run's
+ * process "NAME (run N)": the pipeline is NAME, the run N. */
 static gchar *
-pipe_name (Acc * a, gint64 pid)
+pipe_name_run (Acc * a, gint64 pid, gchar ** run)
 {
   const gchar *n = g_hash_table_lookup (a->pnames, GINT_TO_POINTER (pid));
+  const gchar *r;
 
-  return n ? g_strdup (n) : g_strdup_printf ("pid %" G_GINT64_FORMAT, pid);
+  if (run)
+    *run = a->runs_numbered ? g_strdup ("1") : NULL;
+  if (!n)
+    return g_strdup_printf ("pid %" G_GINT64_FORMAT, pid);
+  r = g_strrstr (n, " (run ");
+  if (r && g_str_has_suffix (r, ")") && r > n) {
+    gchar *num = g_strndup (r + 6, strlen (r + 6) - 1);
+    if (*num && strspn (num, "0123456789") == strlen (num)) {
+      if (run) {
+        g_free (*run);
+        *run = num;
+      } else {
+        g_free (num);
+      }
+      return g_strndup (n, r - n);
+    }
+    g_free (num);
+  }
+  return g_strdup (n);
 }
+
+
 
 static gchar *
 thread_name (Acc * a, gint64 pid, gint64 tid)
@@ -458,6 +501,28 @@ thread_name (Acc * a, gint64 pid, gint64 tid)
   return n ? g_strdup (n) : g_strdup_printf ("tid %" G_GINT64_FORMAT, tid);
 }
 
+static SpElemRow *
+elem_row (Acc * a, const ElemAcc * e)
+{
+  SpElemRow *r = g_new0 (SpElemRow, 1);
+  gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
+
+  r->name = g_strdup (e->name);
+  r->thread = thread_name (a, e->th->pid, e->th->tid);
+  r->pipeline = pipe_name_run (a, e->th->pid, &r->run);
+  r->count = e->stats.count;
+  r->mean_ms = e->stats.mean;
+  r->std_ms = stage_stats_std (&e->stats);
+  r->min_ms = e->stats.min;
+  r->max_ms = e->stats.max;
+  r->median_ms = stage_stats_median (&e->stats);
+  r->p90_ms = stage_stats_p90 (&e->stats);
+  r->p99_ms = stage_stats_p99 (&e->stats);
+  r->total_s = e->total / 1e9;
+  r->busy_pct = 100.0 * e->total / wall;
+  return r;
+}
+
 static void
 build_rows (Acc * a)
 {
@@ -465,6 +530,18 @@ build_rows (Acc * a)
   gpointer k, v;
   gint64 first = G_MAXINT64, last = 0;
 
+  g_hash_table_iter_init (&it, a->pnames);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    gchar *run = NULL, *name;
+    a->runs_numbered = FALSE;
+    name = pipe_name_run (a, GPOINTER_TO_INT (k), &run);
+    if (run)
+      a->runs_numbered = TRUE;
+    g_free (run);
+    g_free (name);
+    if (a->runs_numbered)
+      break;
+  }
   g_hash_table_iter_init (&it, a->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ThreadAcc *t = v;
@@ -482,37 +559,22 @@ build_rows (Acc * a)
     last = MAX (last, t->last);
     r = g_new0 (SpThreadRow, 1);
     r->name = thread_name (a, t->pid, t->tid);
-    r->pipeline = pipe_name (a, t->pid);
+    r->pipeline = pipe_name_run (a, t->pid, &r->run);
     r->wall_s = wall / 1e9;
     r->busy_pct = 100.0 * t->busy / wall;
     r->wait_input_pct = 100.0 * t->wait_in / wall;
     r->wait_output_pct = 100.0 * t->wait_out / wall;
+    r->blocked_pct = r->cpu_wait_pct = NAN;
     g_ptr_array_add (a->p->threads, r);
   }
   g_hash_table_iter_init (&it, a->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     GHashTableIter eit;
-    gpointer ek, evp;
+    gpointer ek, ev;
     g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
-    while (g_hash_table_iter_next (&eit, &ek, &evp)) {
-    ElemAcc *e = evp;
-    SpElemRow *r = g_new0 (SpElemRow, 1);
-    gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
-    r->name = g_strdup (e->name);
-    r->thread = thread_name (a, e->th->pid, e->th->tid);
-    r->pipeline = pipe_name (a, e->th->pid);
-    r->count = e->stats.count;
-    r->mean_ms = e->stats.mean;
-    r->std_ms = stage_stats_std (&e->stats);
-    r->min_ms = e->stats.min;
-    r->max_ms = e->stats.max;
-    r->median_ms = stage_stats_median (&e->stats);
-    r->p90_ms = stage_stats_p90 (&e->stats);
-    r->p99_ms = stage_stats_p99 (&e->stats);
-    r->total_s = e->total / 1e9;
-    r->busy_pct = 100.0 * e->total / wall;
-    g_ptr_array_add (a->p->elements, r);
-    }
+    while (g_hash_table_iter_next (&eit, &ek, &ev))
+      if (((ElemAcc *) ev)->stats.count > 0)    /* events only: no row */
+        g_ptr_array_add (a->p->elements, elem_row (a, ev));
   }
   g_hash_table_iter_init (&it, a->queues);
   while (g_hash_table_iter_next (&it, &k, &v)) {
@@ -527,7 +589,7 @@ build_rows (Acc * a)
     span = (gdouble) (q->last_ts - q->first);
     r = g_new0 (SpQueueRow, 1);
     r->name = g_strdup (q->name);
-    r->pipeline = pipe_name (a, q->pid);
+    r->pipeline = pipe_name_run (a, q->pid, &r->run);
     /* Counter events are not one per buffer: no item count. */
     r->items = r->qps = NAN;
     r->mean_level = span > 0 ? q->li / span : q->level;
@@ -543,6 +605,58 @@ build_rows (Acc * a)
   }
   if (last > first)
     a->p->wall_s = (last - first) / 1e9;
+}
+
+/* The busiest thread among those that lived through most of the run, and
+ * what costs most on it, counting the events each element handled (a
+ * decoder opening on its caps is busy time of its thread too). */
+static gchar *
+trace_verdict (Acc * a)
+{
+  GHashTableIter it, eit;
+  gpointer k, v, ek, ev;
+  ThreadAcc *best = NULL;
+  ElemAcc *top = NULL;
+  gint64 longest = 0;
+  gdouble busy;
+  gchar *tname, *res;
+
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    longest = MAX (longest, ((ThreadAcc *) v)->last - ((ThreadAcc *) v)->first);
+  g_hash_table_iter_init (&it, a->threads);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    ThreadAcc *t = v;
+    gint64 wall = t->last - t->first;
+    if (wall <= 0 || wall < longest / 2)
+      continue;
+    if (!best || (gdouble) t->busy / wall >
+        (gdouble) best->busy / (best->last - best->first))
+      best = t;
+  }
+  if (!best)
+    return g_strdup ("no thread recorded");
+  g_hash_table_iter_init (&eit, best->elems);
+  while (g_hash_table_iter_next (&eit, &ek, &ev)) {
+    ElemAcc *e = ev;
+    if (!top || e->total + e->events > top->total + top->events)
+      top = e;
+  }
+  busy = 100.0 * best->busy / (best->last - best->first);
+  tname = thread_name (a, best->pid, best->tid);
+  if (busy < 50)
+    res = g_strdup_printf ("no thread is busy most of the time (busiest: %s "
+        "at %.0f%%): the pipeline waits on something outside it (a clock, "
+        "a live source, I/O)", tname, busy);
+  else if (!top)
+    res = g_strdup_printf ("thread %s busy %.0f%%", tname, busy);
+  else
+    res = g_strdup_printf ("bound by %s on thread %s busy %.0f%% (%s: %.0f%% "
+        "of the thread%s)", top->name, tname, busy, top->name,
+        100.0 * (top->total + top->events) / (best->last - best->first),
+        top->events > top->total ? ", most of it handling events" : "");
+  g_free (tname);
+  return res;
 }
 
 static void
@@ -634,7 +748,7 @@ sp_read_trace (const gchar * path, GError ** error)
     sp_profile_note (a.p, "%" G_GUINT64_FORMAT " slices were written after "
         "slices they enclose (longer than 100 ms): their self time includes "
         "their children's", a.n_out_of_order);
-  a.p->verdict = sp_profile_guess_verdict (a.p);
+  a.p->verdict = trace_verdict (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);

@@ -42,8 +42,9 @@ scan_clock (const gchar * path, Input * in, GError ** error)
       const SpEventArg *t = sp_event_arg (ev, "ts_us");
       if (w && w->is_num) {
         in->have_clock = TRUE;
-        in->origin_us = (gint64) w->num - (t && t->is_num ? (gint64) t->num
-            : 0);
+        /* Clamped so that differences of two origins stay in range. */
+        in->origin_us = sp_to_int64 (CLAMP (w->num - (t && t->is_num ?
+                    t->num : 0), -4e18, 4e18));
       }
     }
     if (ev->ph == 'M' && strcmp (ev->name, "process_name") == 0)

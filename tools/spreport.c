@@ -210,12 +210,18 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   gchar *all = sp_profile_pipelines (p);
   guint i;
 
-  if (sel->run && p->kind == SP_SOURCE_TRACE) {
-    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
-        "%s: a trace has no runs; --run applies to a db or a summary JSON",
-        p->path);
-    g_free (all);
-    return FALSE;
+  if (sel->run && p->kind != SP_SOURCE_DB) {
+    gboolean any = FALSE;
+    for (i = 0; i < p->elements->len && !any; i++)
+      any = ((SpElemRow *) p->elements->pdata[i])->run != NULL;
+    if (!any) {
+      g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+          "%s: this file does not tell runs apart; --run applies to a "
+          "database, or to the outputs of a stageprof that numbers the "
+          "runs of a pipeline", p->path);
+      g_free (all);
+      return FALSE;
+    }
   }
   FILTER (p->elements, SpElemRow);
   FILTER (p->queues, SpQueueRow);
@@ -281,6 +287,13 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
     sp_profile_free (p);
     p = NULL;
   }
+  /* A trace's verdict covers all its pipelines: redo it for the one kept. */
+  if (p && p->kind == SP_SOURCE_TRACE && sel->pipeline) {
+    g_free (p->verdict);
+    p->verdict = NULL;
+  }
+  if (p && !p->verdict)
+    p->verdict = sp_profile_guess_verdict (p);
   if (!p)
     g_propagate_error (error, err);
   return p;

@@ -59,6 +59,7 @@ typedef struct
 {
   gchar *name, *pipeline, *run;
   gdouble wall_s, busy_pct, wait_input_pct, wait_output_pct;
+  gdouble blocked_pct, cpu_wait_pct;    /* newer tracers; NAN if absent */
 } SpThreadRow;
 
 typedef struct
@@ -109,8 +110,9 @@ SpProfile *sp_read_summary_json (const gchar * path, GError ** error);
 SpProfile *sp_read_db (const gchar * path, const gchar * run, GError ** error);
 SpProfile *sp_read_trace (const gchar * path, GError ** error);
 
-/* The same verdict rule for any input that has thread and element rows
- * (used where the input has none: a trace). */
+/* A verdict from the thread and element rows, for an input that has none
+ * (an older or partial summary): the busiest thread that lived through most
+ * of the run and its costliest element. */
 gchar *sp_profile_guess_verdict (const SpProfile * p);
 
 /* Sorting and small helpers shared by the renderers. */

@@ -276,21 +276,45 @@ queues_table (const SpProfile * p, SpFormat f, GString * out)
   sp_table_render (t, f, out);
 }
 
+static gboolean
+has_share (const SpProfile * p, gsize off)
+{
+  guint i;
+
+  for (i = 0; i < p->threads->len; i++)
+    if (!isnan (*(gdouble *) ((gchar *) p->threads->pdata[i] + off)))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 threads_table (const SpProfile * p, SpFormat f, GString * out)
 {
-  static const gchar *const hdr[] = { "Thread", "%Busy", "%Wait input",
-    "%Wait output", NULL
+  /* Blocked and waiting-for-a-CPU shares come from newer tracers only. */
+  gboolean blocked = has_share (p, G_STRUCT_OFFSET (SpThreadRow,
+          blocked_pct));
+  gboolean cpu = has_share (p, G_STRUCT_OFFSET (SpThreadRow, cpu_wait_pct));
+  const gchar *hdr[7] = { "Thread", "%Busy", "%Wait input", "%Wait output",
+    NULL, NULL, NULL
   };
-  SpTable *t = sp_table_new (1, hdr);
-  guint i;
+  SpTable *t;
+  guint i, n = 4;
 
+  if (blocked)
+    hdr[n++] = "%Blocked";
+  if (cpu)
+    hdr[n++] = "%Wait CPU";
+  t = sp_table_new (1, hdr);
   for (i = 0; i < p->threads->len; i++) {
     const SpThreadRow *r = p->threads->pdata[i];
     sp_table_add (t, g_strdup (r->name));
     sp_table_add (t, sp_fmt (r->busy_pct, 1));
     sp_table_add (t, sp_fmt (r->wait_input_pct, 1));
     sp_table_add (t, sp_fmt (r->wait_output_pct, 1));
+    if (blocked)
+      sp_table_add (t, sp_fmt (r->blocked_pct, 1));
+    if (cpu)
+      sp_table_add (t, sp_fmt (r->cpu_wait_pct, 1));
   }
   sp_table_render (t, f, out);
 }
@@ -401,6 +425,8 @@ render_json (const SpProfile * p, guint top, GString * o)
     NUMF (busy_pct);
     NUMF (wait_input_pct);
     NUMF (wait_output_pct);
+    NUMF (blocked_pct);
+    NUMF (cpu_wait_pct);
     g_string_append_c (o, '}');
   }
   g_string_append (o, "],\n\"sinks\":[");

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,16 @@ struct _SpTraceReader
   GString *argstr[SP_EVENT_MAX_ARGS];
   GString *tmp;
   SpEvent ev;
-  const gchar *bad_why;
+  guint64 size, next_progress;
 };
+
+static SpTraceProgress progress_func;
+
+void
+sp_trace_reader_set_progress (SpTraceProgress func)
+{
+  progress_func = func;
+}
 
 SpTraceReader *
 sp_trace_reader_open (const gchar * path, GError ** error)
@@ -49,6 +58,12 @@ sp_trace_reader_open (const gchar * path, GError ** error)
   r = g_new0 (SpTraceReader, 1);
   r->path = g_strdup (path);
   r->f = f;
+  {
+    struct stat st;
+    if (fstat (fileno (f), &st) == 0)
+      r->size = st.st_size;
+  }
+  r->next_progress = 64 << 20;
   r->cap = BLOCK;
   r->buf = g_malloc (r->cap + 1);
   r->name = g_string_new (NULL);
@@ -124,6 +139,10 @@ refill (SpTraceReader * r)
   }
   r->len += n;
   r->buf[r->len] = 0;
+  if (progress_func && r->base + r->len >= r->next_progress) {
+    progress_func (r->path, r->base + r->len, r->size);
+    r->next_progress += 64 << 20;
+  }
   return TRUE;
 }
 
@@ -454,7 +473,7 @@ id_value (Cur * c, SpTraceReader * r, gint64 * v)
   }
   if ((s = number (c, &d)) != P_OK)
     return s;
-  *v = (gint64) d;
+  *v = sp_to_int64 (d);
   return P_OK;
 }
 
@@ -663,6 +682,18 @@ sp_trace_reader_next (SpTraceReader * r, SpEvent ** out, GError ** error)
     }
     return fail (r, error, "malformed event");
   }
+}
+
+gint64
+sp_to_int64 (gdouble v)
+{
+  if (!(v == v))
+    return 0;
+  if (v >= 9.2e18)
+    return G_GINT64_CONSTANT (9200000000000000000);
+  if (v <= -9.2e18)
+    return -G_GINT64_CONSTANT (9200000000000000000);
+  return (gint64) v;
 }
 
 const SpEventArg *

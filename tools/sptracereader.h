@@ -55,6 +55,16 @@ guint64 sp_trace_reader_events (SpTraceReader * r);
 guint64 sp_trace_reader_offset (SpTraceReader * r);
 void sp_trace_reader_free (SpTraceReader * r);
 
+/* Called as a large trace is read (about every 64 MB), for a progress
+ * line on a terminal; NULL (the default) for none. */
+typedef void (*SpTraceProgress) (const gchar * path, guint64 done,
+    guint64 total);
+void sp_trace_reader_set_progress (SpTraceProgress func);
+
+/* A JSON number as an integer, clamped to what an integer holds (a
+ * damaged file may have any number where an id or a time belongs). */
+gint64 sp_to_int64 (gdouble v);
+
 const SpEventArg *sp_event_arg (const SpEvent * ev, const gchar * key);
 
 G_END_DECLS

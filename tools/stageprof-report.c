@@ -19,6 +19,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spdiff.h"
 #include "spdot.h"
@@ -26,6 +27,7 @@
 #include "spreport.h"
 #include "spreport-merge.h"
 #include "spshow.h"
+#include "sptracereader.h"
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -48,6 +50,27 @@ static const gchar *commands_help =
     "num-buffers=100 ! videoconvert ! fakesink\n"
     "  stageprof-report show run.json --top 5\n";
 
+/* Long reads (a trace of gigabytes) show how far they got, on a terminal
+ * only; the line is cleared by the next message or at exit. */
+static gboolean progress_shown;
+
+static void
+progress (const gchar * path, guint64 done, guint64 total)
+{
+  g_printerr ("\rstageprof-report: reading %s: %" G_GUINT64_FORMAT " MB"
+      " of %" G_GUINT64_FORMAT " MB (%.0f%%)   ", path, done >> 20,
+      total >> 20, total ? 100.0 * done / total : 0);
+  progress_shown = TRUE;
+}
+
+static void
+progress_clear (void)
+{
+  if (progress_shown)
+    g_printerr ("\r\033[K");
+  progress_shown = FALSE;
+}
+
 static void
 print_notes (const SpProfile * p)
 {
@@ -63,6 +86,7 @@ load (const gchar * path, const SpSelect * sel)
   GError *err = NULL;
   SpProfile *p = sp_profile_load (path, sel, &err);
 
+  progress_clear ();
   if (!p) {
     g_printerr ("stageprof-report: %s\n", err->message);
     g_clear_error (&err);
@@ -240,8 +264,9 @@ cmd_diff (gint argc, gchar ** argv)
       "and thread: A and B side by side with the change\nin mean, P90 and "
       "total. A change is marked SLOWER or faster only when it is beyond\n"
       "the run-to-run noise judged from the element's own spread: its median "
-      "moved by\nmore than half its P90 - median spread, 3 standard errors, "
-      "5 % and 10 us per buffer. A and B may be of "
+      "moved by\nmore than half its spread (the smaller of P90 - median and "
+      "median - min),\n3 standard errors, 5 % and 10 us per buffer. A and B "
+      "may be of "
       "different kinds (a summary\nagainst a trace) and the same file "
       "(a database: --run-a 1 --run-b 2).");
   g_option_context_set_description (ctx, "Example (a CI gate):\n"
@@ -348,11 +373,13 @@ cmd_merge (gint argc, gchar ** argv)
     }
   if (!sp_report_merge ((const gchar * const *) argv + 1,
           (const gchar * const *) labels, out, notes, &err)) {
+    progress_clear ();
     g_printerr ("stageprof-report: %s\n", err->message);
     ret = err->domain == SP_REPORT_ERROR
         && err->code == SP_REPORT_ERROR_IO ? EXIT_FAILED : EXIT_USAGE;
     g_clear_error (&err);
   } else {
+    progress_clear ();
     ret = EXIT_OK;
   }
   for (i = 0; i < notes->len; i++)
@@ -443,6 +470,8 @@ main (int argc, char **argv)
 
   setlocale (LC_ALL, "");
   g_set_prgname ("stageprof-report");
+  if (isatty (STDERR_FILENO))
+    sp_trace_reader_set_progress (progress);
   if (argc < 2 || !strcmp (argv[1], "--help") || !strcmp (argv[1], "-h")
       || !strcmp (argv[1], "help")) {
     (argc < 2 ? g_printerr : g_print) ("Usage: stageprof-report COMMAND "

@@ -17,7 +17,8 @@
  * Applications find the tracer with gst_tracing_get_active_tracers() and use
  * its properties and the `write-trace`, `get-summary` and `reset` actions.
  * The accounting lives in sprecord.c, the renderings in spsummary.c, the
- * trace writer in sptrace.c: this file is the GStreamer plumbing.
+ * trace writer in sptrace.c, the trace's wall-clock start and element links
+ * in spmeta.c: this file is the GStreamer plumbing.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -184,8 +185,9 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
   sp_record_event_post (((GstStageProf *) self)->rec, ts, pad);
 }
 
-/* Registered for their keys only (see gst_stage_prof_constructed). */
-/* Also the cold hooks where spmeta learns the trace clock and the links. */
+/* element-new and pad-link-post are registered for their keys (see
+ * gst_stage_prof_constructed) and, firing only while pipelines are built,
+ * are where spmeta learns the trace clock and the links. */
 static void
 stage_prof_meta_clock (GstStageProf * self, GstClockTime ts)
 {
