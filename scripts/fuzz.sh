@@ -69,11 +69,13 @@ for t in "${targets[@]}"; do
   # leaks on some refused inputs (nested unterminated arrays, "a=<<<3"),
   # which is GStreamer's, not ours. The ops parsers are checked for leaks.
   if [ "$t" = tracer_params ]; then lsan=detect_leaks=0; else lsan=detect_leaks=1; fi
-  ASAN_OPTIONS="${base_asan:+$base_asan:}$lsan" "$out/fuzz_$t" -max_total_time="$time_s" \
-    -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
-    -jobs="$jobs" -workers="$jobs" \
-    -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" \
-    "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  # in build-fuzz/: with -jobs, libFuzzer writes fuzz-N.log where it runs
+  par=()
+  [ "$jobs" -gt 1 ] && par=(-jobs="$jobs" -workers="$jobs")
+  (cd "$out" && ASAN_OPTIONS="${base_asan:+$base_asan:}$lsan" "./fuzz_$t" \
+    -max_total_time="$time_s" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    -print_final_stats=1 ${par[@]+"${par[@]}"} -artifact_prefix="artifacts/$t/" \
+    "corpus/$t" "../tests/fuzz/corpus/$t") >"$log" 2>&1 || rc=$?
   runs=$( (grep -h -o 'stat::number_of_executed_units: *[0-9]*' "$log" \
     "$out"/fuzz-*.log 2>/dev/null || true) | awk '{s += $2} END {print s + 0}')
   finds=$(find "$out/artifacts/$t" -type f | wc -l)

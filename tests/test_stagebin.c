@@ -9,6 +9,9 @@
 #endif
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
@@ -2349,6 +2352,77 @@ GST_START_TEST (test_downstream_eos)
 
 GST_END_TEST;
 
+/* ---------------------------------------------------------------------- */
+/* Lifecycle (issue 9)                                                     */
+
+static guint
+count_threads (void)
+{
+  GDir *d = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+
+  if (d == NULL)
+    return 0;
+  while (g_dir_read_name (d))
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+static gsize
+heap_in_use (void)
+{
+#if defined(__GLIBC__) && defined(__GLIBC_MINOR__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  return mallinfo2 ().uordblks;
+#else
+  return 0;
+#endif
+}
+
+/* 1,000 PLAYING -> NULL cycles of one pipeline of our elements (stagebin
+ * with two replicas, a selector, a resize): the replicas' threads and
+ * queues are built and torn down every time; thread count and heap must
+ * come back to where they were. */
+GST_START_TEST (test_state_cycles)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc ! " CAPS_64x48 " ! "
+      "stagebin replicas=2 work-packet-size=2 ops=\"stageresize width=32 "
+      "height=24\" ! stagestride stride=2 ! fakesink sync=false", NULL);
+  guint i, threads0 = 0, threads;
+  gsize heap0 = 0, heap;
+
+  fail_unless (p != NULL);
+  for (i = 0; i < 1000; i++) {
+    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless (gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND) ==
+        GST_STATE_CHANGE_SUCCESS, "cycle %u: no PLAYING", i);
+    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    if (i == 49) {
+      /* after warm-up: caches, task pool threads, the first allocations */
+      threads0 = count_threads ();
+      heap0 = heap_in_use ();
+    }
+  }
+  /* GstTaskPool threads linger a moment after their task ends */
+  for (i = 0; i < 50 && count_threads () > threads0; i++)
+    g_usleep (20 * 1000);
+  threads = count_threads ();
+  heap = heap_in_use ();
+  GST_INFO ("threads %u -> %u, heap %" G_GSIZE_FORMAT " -> %" G_GSIZE_FORMAT,
+      threads0, threads, heap0, heap);
+  fail_unless (threads <= threads0, "threads %u -> %u over 950 cycles",
+      threads0, threads);
+  /* 950 cycles: a leak of even 1 KB per cycle would be ~1 MB */
+  fail_unless (heap <= heap0 + 256 * 1024, "heap %" G_GSIZE_FORMAT " -> %"
+      G_GSIZE_FORMAT " over 950 cycles", heap0, heap);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 stagebin_suite (void)
 {
@@ -2386,6 +2460,7 @@ stagebin_suite (void)
   tcase_add_test (tc, test_flush_racing_eos);
   tcase_add_test (tc, test_no_leaks);
   tcase_add_test (tc, test_downstream_eos);
+  tcase_add_test (tc, test_state_cycles);
   return s;
 }
 

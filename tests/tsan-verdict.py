@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Sorts the ThreadSanitizer reports of `scripts/test.sh --sanitize=thread`.
+
+GLib and GStreamer are not built with TSan: their atomics, bit locks and
+internal queues are invisible, so TSan reports races and lock cycles
+entirely inside them. A report that has no frame in our sources (gst/,
+tracer/, ops/) is such a report: counted, listed, not a failure. A report
+with a frame in our sources fails the suite it came from (tests/tsan.supp
+holds the few GLib/GStreamer internals that reach our frames).
+
+Usage: tsan-verdict.py REPORT_DIR SOURCE_ROOT
+Prints one line per suite and ends with "N passed, N failed"."""
+import collections
+import glob
+import os
+import re
+import sys
+
+report_dir, root = sys.argv[1], os.path.realpath(sys.argv[2])
+ours_re = re.compile(r"\s#\d+ \S+ (\S+?):\d+")
+suites = collections.OrderedDict()
+for path in sorted(glob.glob(os.path.join(report_dir, "*"))):
+    suite = os.path.basename(path).split(".")[0]
+    text = open(path, errors="replace").read()
+    s = suites.setdefault(suite, {"ours": [], "internal": 0})
+    for rep in text.split("==================\nWARNING: ThreadSanitizer:")[1:]:
+        kind = rep.split("\n", 1)[0].split("(")[0].strip()
+        files = set()
+        for m in ours_re.finditer(rep):
+            f = os.path.realpath(m.group(1))
+            if f.startswith(root) and "/tests/" not in f:
+                files.add(os.path.relpath(f, root))
+        if any(f.split("/")[0] in ("gst", "tracer", "ops") for f in files):
+            top = next((m.group(0).strip() for m in ours_re.finditer(rep)
+                        if "/gst/" in m.group(1) or "/tracer/" in m.group(1)
+                        or "/ops/" in m.group(1)), "")
+            s["ours"].append(f"{kind}: {top}")
+        else:
+            s["internal"] += 1
+passed = failed = 0
+for suite, s in suites.items():
+    if s["ours"]:
+        failed += 1
+        print(f"TSan {suite}: FAIL, {len(s['ours'])} report(s) in our code, "
+              f"{s['internal']} inside GLib/GStreamer")
+        for line, n in collections.Counter(s["ours"]).most_common(10):
+            print(f"    {n} x {line}")
+    else:
+        passed += 1
+        print(f"TSan {suite}: ok, {s['internal']} report(s) inside GLib/GStreamer only")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
