@@ -17,7 +17,14 @@
  * Applications find the tracer with gst_tracing_get_active_tracers() and use
  * its properties and the `write-trace`, `get-summary` and `reset` actions.
  * The accounting lives in sprecord.c, the renderings in spsummary.c, the
- * trace writer in sptrace.c: this file is the GStreamer plumbing.
+ * trace writer in sptrace.c, the status line in spprogress.c: this file is
+ * the GStreamer plumbing.
+ *
+ * Replacing outputs at runtime. Hooks run inside an spguard section
+ * (spguard.h): a replaced trace is detached, then closed and freed once
+ * every streaming thread that might hold it has left its hook. The db and
+ * the trace are otherwise touched under their own mutexes (db_lock,
+ * trace_lock), never under the object lock.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,8 +33,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "gststageprof.h"
+#include "spfile.h"
+#include "spguard.h"
+#include "spprogress.h"
 #include "sprecord.h"
 #include "spsummary.h"
 #include "sptrace.h"
@@ -44,6 +56,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_prof_debug);
 #define DEFAULT_PROP_INTERVAL 0.0
 #define DEFAULT_PROP_DB NULL
 #define DEFAULT_PROP_FILTER NULL
+#define DEFAULT_PROP_PROGRESS FALSE
+
+/* The status line on a terminal is redrawn this often. */
+#define PROGRESS_TTY_PERIOD 1.0
 
 enum
 {
@@ -54,6 +70,7 @@ enum
   PROP_INTERVAL,
   PROP_DB,
   PROP_FILTER,
+  PROP_PROGRESS,
 };
 
 enum
@@ -79,22 +96,33 @@ struct _GstStageProf
   gdouble interval;
   gchar *db_path;
   gchar *filter;
+  gboolean progress;
 
-  /* Outputs. Replaced traces stay alive until finalize: a streaming thread
-   * may still be recording into one. */
+  /* Outputs. `trace` is written under trace_lock (which also serialises
+   * its cold-path users), read by hooks through the recorder. */
+  GMutex trace_lock;
   SpTrace *trace;
-  GPtrArray *old_traces;
+  GMutex db_lock;
 #ifdef HAVE_SPDB
   SpDb *db;
 #endif
   GMutex out_lock;              /* serialises summary writing */
   gboolean final_done;
 
-  /* The interval snapshot thread. */
+  /* Top-level pipelines between NULL_TO_READY and READY_TO_NULL (not
+   * reffed): periodic snapshots are taken per pipeline. */
+  GMutex pipes_lock;
+  GPtrArray *pipes;
+
+  /* The ticker thread: interval snapshots and the status line. */
   GThread *ticker;
   GMutex tick_lock;
   GCond tick_cond;
   gboolean tick_stop;
+  GMutex tick_ctl_lock;         /* serialises restarts */
+  SpProgress *progress_state;   /* ticker only */
+  gboolean progress_tty;
+  gint progress_on_screen;      /* atomic: a tty line awaits its newline */
 };
 
 #define gst_stage_prof_parent_class parent_class
@@ -115,71 +143,91 @@ static void stage_prof_final_output (GstStageProf * self);
 static void
 do_push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
+  sp_guard_enter ();
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  sp_guard_leave ();
 }
 
 static void
 do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
+  sp_guard_enter ();
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  sp_guard_leave ();
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_push_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
+  sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
+  sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_chain_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     guint64 offset, guint size)
 {
+  sp_guard_enter ();
   sp_record_pull_pre (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_pull_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstEvent * event)
 {
+  sp_guard_enter ();
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     sp_record_flush_stop (((GstStageProf *) self)->rec, ts, pad);
   sp_record_event_pre (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
     gboolean res)
 {
+  sp_guard_enter ();
   sp_record_event_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 /* Registered for their keys only (see gst_stage_prof_constructed). */
@@ -195,19 +243,39 @@ do_pad_link_post (GObject * self, GstClockTime ts, GstPad * srcpad,
 }
 
 static void
-do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
+do_object_destroyed (GObject * object, GstClockTime ts, GstObject * obj)
 {
-  if (GST_IS_ELEMENT (object))
-    sp_record_element_destroyed (((GstStageProf *) self)->rec, object);
-  else if (GST_IS_PAD (object))
-    sp_record_pad_destroyed (((GstStageProf *) self)->rec, object);
+  GstStageProf *self = (GstStageProf *) object;
+
+  sp_guard_enter ();
+  if (GST_IS_ELEMENT (obj))
+    sp_record_element_destroyed (self->rec, obj);
+  else if (GST_IS_PAD (obj))
+    sp_record_pad_destroyed (self->rec, obj);
+  sp_guard_leave ();
+  if (GST_IS_PIPELINE (obj)) {
+    g_mutex_lock (&self->pipes_lock);
+    g_ptr_array_remove_fast (self->pipes, obj);
+    g_mutex_unlock (&self->pipes_lock);
+  }
+}
+
+/* A status line on the terminal is finished before other text goes out. */
+static void
+end_progress_line (GstStageProf * self)
+{
+  if (g_atomic_int_compare_and_exchange (&self->progress_on_screen, 1, 0)) {
+    fputc ('\n', stderr);
+    fflush (stderr);
+  }
 }
 
 static void
-write_text (const gchar * where, const gchar * text)
+write_text (GstStageProf * self, const gchar * where, const gchar * text)
 {
   FILE *f = strcmp (where, "stderr") == 0 ? stderr : stdout;
 
+  end_progress_line (self);
   fputs (text, f);
   fflush (f);
 }
@@ -223,9 +291,55 @@ dup_setting (GstStageProf * self, gchar ** field)
   return v;
 }
 
+/* Queues `s` for the database, if there is one. */
+static void
+stage_prof_db_add (GstStageProf * self, GstStructure * s)
+{
+#ifdef HAVE_SPDB
+  g_mutex_lock (&self->db_lock);
+  if (self->db)
+    sp_db_add_snapshot (self->db, s);
+  g_mutex_unlock (&self->db_lock);
+#endif
+}
+
+/* `pipeline`'s summary, its rows and itself named by the pipeline. */
+static GstStructure *
+stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
+    gboolean final)
+{
+  GstStructure *s = sp_recorder_summary (self->rec, pipeline, final);
+
+  if (!gst_structure_has_field (s, "pipeline")) {
+    gchar *name = sp_recorder_pipeline_name (self->rec, pipeline);
+    gst_structure_set (s, "pipeline", G_TYPE_STRING, name, NULL);
+    g_free (name);
+  }
+  return s;
+}
+
+static void
+stage_prof_write_summary_file (GstStageProf * self, const GstStructure * s,
+    const gchar * where)
+{
+  gchar *text = sp_summary_render (s, sp_summary_format_for_path (where),
+      NULL);
+  GError *err = NULL;
+
+  if (!sp_file_replace_contents (where, text, strlen (text), "summary file",
+          &err)) {
+    GST_ERROR_OBJECT (self, "%s", err->message);
+    g_warning ("stageprof: %s", err->message);
+    g_clear_error (&err);
+  }
+  g_free (text);
+}
+
 /* Writes `pipeline`'s summary (NULL: all pipelines; SP_RECORDER_PENDING:
  * those not summarized yet) where the `summary` setting says. Streams get
- * the tables of that pipeline; a file always gets the whole process. */
+ * the tables of that pipeline; a file always gets the whole process. With
+ * `to_db`, `pipeline` is one pipeline whose run just ended: its final
+ * snapshot goes to the database. */
 static void
 stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     const gchar * title, gboolean to_db)
@@ -237,27 +351,21 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   if (!sp_recorder_has_data (self->rec, pipeline))
     goto done;
   /* Final for what it covers: a pipeline that stopped, or the process. */
-  s = sp_recorder_summary (self->rec, pipeline, TRUE);
-#ifdef HAVE_SPDB
-  if (self->db && to_db)
-    sp_db_add_snapshot (self->db, s);
-#endif
+  s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
+      sp_recorder_summary (self->rec, pipeline, TRUE);
+  if (to_db)
+    stage_prof_db_add (self, s);
   if (where == NULL || strcmp (where, "none") == 0) {
     /* nothing to print */
   } else if (strcmp (where, "stdout") == 0 || strcmp (where, "stderr") == 0) {
     gchar *text = sp_summary_to_text (s, title);
-    write_text (where, text);
+    write_text (self, where, text);
     g_free (text);
   } else {
     GstStructure *all = pipeline ? sp_recorder_summary (self->rec, NULL,
         TRUE) : gst_structure_copy (s);
-    GError *err = NULL;
 
-    if (!sp_summary_write_file (all, where, &err)) {
-      GST_ERROR_OBJECT (self, "%s", err->message);
-      g_warning ("stageprof: %s", err->message);
-      g_clear_error (&err);
-    }
+    stage_prof_write_summary_file (self, all, where);
     gst_structure_free (all);
   }
   gst_structure_free (s);
@@ -275,30 +383,64 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   gboolean top = GST_IS_PIPELINE (element)
       && GST_OBJECT_PARENT (element) == NULL;
 
+  sp_guard_enter ();
   sp_record_state_changed (self->rec, ts, element, transition);
+  sp_guard_leave ();
   if (!top)
     return;
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
     sp_recorder_mark_summarized (self->rec, element, FALSE);
+    g_mutex_lock (&self->pipes_lock);
+    if (!g_ptr_array_find (self->pipes, element, NULL))
+      g_ptr_array_add (self->pipes, element);
+    g_mutex_unlock (&self->pipes_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    /* Out of the ticker's list first: no periodic snapshot after the
+     * final one. */
+    g_mutex_lock (&self->pipes_lock);
+    g_ptr_array_remove_fast (self->pipes, element);
+    g_mutex_unlock (&self->pipes_lock);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
-    GST_OBJECT_LOCK (self);
+    g_mutex_lock (&self->trace_lock);
     if (self->trace)
       sp_trace_flush (self->trace);
-    GST_OBJECT_UNLOCK (self);
+    g_mutex_unlock (&self->trace_lock);
   }
 }
 
 /* ------------------------------------------------------------------ */
 /* Settings */
 
+/* Detaches the live trace and frees it once no hook can be inside it.
+ * trace_lock held. */
+static void
+stage_prof_close_trace_locked (GstStageProf * self)
+{
+  SpTrace *old = self->trace;
+
+  if (!old)
+    return;
+  sp_recorder_set_trace (self->rec, NULL);
+  GST_OBJECT_LOCK (self);
+  self->trace = NULL;
+  g_free (self->trace_path);
+  self->trace_path = NULL;
+  GST_OBJECT_UNLOCK (self);
+  sp_guard_synchronize ();
+  sp_trace_free (old);
+}
+
+/* The old trace is closed (strict JSON) before the new one is opened, so
+ * setting the same path again never puts two writers on one file. */
 static void
 stage_prof_set_trace (GstStageProf * self, const gchar * path)
 {
-  SpTrace *t = NULL, *old;
+  SpTrace *t = NULL;
   GError *err = NULL;
 
+  g_mutex_lock (&self->trace_lock);
+  stage_prof_close_trace_locked (self);
   if (path && *path) {
     t = sp_trace_new (path, &err);
     if (!t) {
@@ -307,17 +449,14 @@ stage_prof_set_trace (GstStageProf * self, const gchar * path)
       g_clear_error (&err);
     }
   }
-  GST_OBJECT_LOCK (self);
-  old = self->trace;
-  self->trace = t;
-  g_free (self->trace_path);
-  self->trace_path = t ? g_strdup (path) : NULL;
-  if (old)
-    g_ptr_array_add (self->old_traces, old);
-  GST_OBJECT_UNLOCK (self);
-  sp_recorder_set_trace (self->rec, t);
-  if (old)
-    sp_trace_flush (old);
+  if (t) {
+    GST_OBJECT_LOCK (self);
+    self->trace = t;
+    self->trace_path = g_strdup (path);
+    GST_OBJECT_UNLOCK (self);
+    sp_recorder_set_trace (self->rec, t);
+  }
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
@@ -335,9 +474,13 @@ stage_prof_set_db (GstStageProf * self, const gchar * path)
       g_clear_error (&err);
     }
   }
-  GST_OBJECT_LOCK (self);
+  /* Every user of self->db holds db_lock: once swapped, nobody can be
+   * queuing into the old one, and closing it is safe. */
+  g_mutex_lock (&self->db_lock);
   old = self->db;
   self->db = db;
+  g_mutex_unlock (&self->db_lock);
+  GST_OBJECT_LOCK (self);
   g_free (self->db_path);
   self->db_path = db ? g_strdup (path) : NULL;
   GST_OBJECT_UNLOCK (self);
@@ -373,33 +516,135 @@ stage_prof_set_filter (GstStageProf * self, const gchar * pattern)
     g_regex_unref (re);
 }
 
+/* A value of summary= that is no keyword, has no directory separator and
+ * no extension is most likely a mistyped keyword (summary=stdot). */
+static gboolean
+summary_looks_mistyped (const gchar * v)
+{
+  const gchar *base;
+
+  if (strcmp (v, "stdout") == 0 || strcmp (v, "stderr") == 0
+      || strcmp (v, "none") == 0)
+    return FALSE;
+  if (strchr (v, '/') || strchr (v, G_DIR_SEPARATOR))
+    return FALSE;
+  base = strrchr (v, '.');
+  return base == NULL || base == v || base[1] == '\0';
+}
+
+/* ---- the ticker: interval snapshots and the status line ---------------- */
+
+/* One snapshot per live pipeline: to the debug log and the database. */
+static void
+stage_prof_snapshot (GstStageProf * self)
+{
+  guint i;
+
+  g_mutex_lock (&self->pipes_lock);
+  for (i = 0; i < self->pipes->len; i++) {
+    gpointer pipe = g_ptr_array_index (self->pipes, i);
+    GstStructure *s;
+
+    if (!sp_recorder_has_data (self->rec, pipe))
+      continue;
+    s = stage_prof_pipeline_summary (self, pipe, FALSE);
+    if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
+      gchar *text = sp_summary_to_text (s, "(interval)");
+      GST_INFO_OBJECT (self, "snapshot:\n%s", text);
+      g_free (text);
+    }
+    stage_prof_db_add (self, s);
+    gst_structure_free (s);
+  }
+  g_mutex_unlock (&self->pipes_lock);
+}
+
+static void
+stage_prof_progress (GstStageProf * self)
+{
+  GstStructure *s;
+  gchar *line;
+
+  if (!sp_recorder_has_data (self->rec, NULL))
+    return;
+  s = sp_recorder_summary (self->rec, NULL, FALSE);
+  line = sp_progress_line (self->progress_state, s, g_get_monotonic_time ());
+  gst_structure_free (s);
+  if (self->progress_tty) {
+    struct winsize ws;
+    /* Longer than the terminal, it would wrap and \r would redraw only
+     * its last row. */
+    if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+        && strlen (line) >= ws.ws_col)
+      line[ws.ws_col - 1] = '\0';
+    fprintf (stderr, "\r%s\033[K", line);
+    g_atomic_int_set (&self->progress_on_screen, 1);
+  } else {
+    fprintf (stderr, "%s\n", line);
+  }
+  fflush (stderr);
+  g_free (line);
+}
+
+typedef struct
+{
+  gdouble snap;                 /* seconds between snapshots, 0: none */
+  gdouble prog;                 /* seconds between status lines, 0: none */
+} TickPlan;
+
+static TickPlan
+stage_prof_tick_plan (GstStageProf * self)
+{
+  TickPlan p = { 0, 0 };
+  gboolean progress;
+
+  GST_OBJECT_LOCK (self);
+  p.snap = self->interval;
+  progress = self->progress || (self->interval > 0
+      && g_strcmp0 (self->summary, "stderr") == 0);
+  GST_OBJECT_UNLOCK (self);
+  if (progress)
+    p.prog = self->progress_tty ? PROGRESS_TTY_PERIOD :
+        p.snap > 0 ? p.snap : PROGRESS_TTY_PERIOD;
+  return p;
+}
+
 static gpointer
 ticker_func (gpointer data)
 {
   GstStageProf *self = data;
-  gint64 period;
+  TickPlan plan = stage_prof_tick_plan (self);
+  gint64 now = g_get_monotonic_time ();
+  gint64 next_snap = now + (gint64) (plan.snap * G_TIME_SPAN_SECOND);
+  gint64 next_prog = now + (gint64) (plan.prog * G_TIME_SPAN_SECOND);
 
   g_mutex_lock (&self->tick_lock);
   while (!self->tick_stop) {
-    GST_OBJECT_LOCK (self);
-    period = (gint64) (self->interval * G_TIME_SPAN_SECOND);
-    GST_OBJECT_UNLOCK (self);
-    if (period <= 0)
+    gint64 due = G_MAXINT64;
+
+    if (plan.snap > 0)
+      due = next_snap;
+    if (plan.prog > 0)
+      due = MIN (due, next_prog);
+    if (due == G_MAXINT64)
       break;
-    if (g_cond_wait_until (&self->tick_cond, &self->tick_lock,
-            g_get_monotonic_time () + period) || self->tick_stop)
+    if (g_cond_wait_until (&self->tick_cond, &self->tick_lock, due)
+        || self->tick_stop)
       continue;
     g_mutex_unlock (&self->tick_lock);
-    if (sp_recorder_has_data (self->rec, NULL)) {
-      GstStructure *s = sp_recorder_summary (self->rec, NULL, FALSE);
-      gchar *text = sp_summary_to_text (s, "(interval)");
-      GST_INFO_OBJECT (self, "snapshot:\n%s", text);
-      g_free (text);
-#ifdef HAVE_SPDB
-      if (self->db)
-        sp_db_add_snapshot (self->db, s);
-#endif
-      gst_structure_free (s);
+    now = g_get_monotonic_time ();
+    if (plan.snap > 0 && now >= next_snap) {
+      stage_prof_snapshot (self);
+      /* A slow snapshot skips ticks rather than bunching them. */
+      do
+        next_snap += (gint64) (plan.snap * G_TIME_SPAN_SECOND);
+      while (next_snap <= now);
+    }
+    if (plan.prog > 0 && now >= next_prog) {
+      stage_prof_progress (self);
+      do
+        next_prog += (gint64) (plan.prog * G_TIME_SPAN_SECOND);
+      while (next_prog <= now);
     }
     g_mutex_lock (&self->tick_lock);
   }
@@ -420,19 +665,37 @@ stage_prof_stop_ticker (GstStageProf * self)
   g_mutex_unlock (&self->tick_lock);
   if (t)
     g_thread_join (t);
+  end_progress_line (self);
+}
+
+/* (Re)starts the ticker for the current settings; no thread at all when
+ * neither snapshots nor the status line are on. */
+static void
+stage_prof_restart_ticker (GstStageProf * self)
+{
+  TickPlan plan;
+
+  g_mutex_lock (&self->tick_ctl_lock);
+  stage_prof_stop_ticker (self);
+  plan = stage_prof_tick_plan (self);
+  if (!self->final_done && (plan.snap > 0 || plan.prog > 0)) {
+    g_mutex_lock (&self->tick_lock);
+    self->tick_stop = FALSE;
+    if (!self->progress_state)
+      self->progress_state = sp_progress_new ();
+    self->ticker = g_thread_new ("stageprof-ticker", ticker_func, self);
+    g_mutex_unlock (&self->tick_lock);
+  }
+  g_mutex_unlock (&self->tick_ctl_lock);
 }
 
 static void
 stage_prof_set_interval (GstStageProf * self, gdouble seconds)
 {
-  stage_prof_stop_ticker (self);
   GST_OBJECT_LOCK (self);
   self->interval = seconds;
   GST_OBJECT_UNLOCK (self);
-  if (seconds > 0) {
-    self->tick_stop = FALSE;
-    self->ticker = g_thread_new ("stageprof-interval", ticker_func, self);
-  }
+  stage_prof_restart_ticker (self);
 }
 
 /* ------------------------------------------------------------------ */
@@ -482,6 +745,16 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
     g_object_set (self, "db", value, NULL);
   } else if (strcmp (key, "filter") == 0) {
     g_object_set (self, "filter", value, NULL);
+  } else if (strcmp (key, "progress") == 0) {
+    if (g_ascii_strcasecmp (value, "true") == 0 || strcmp (value, "1") == 0
+        || g_ascii_strcasecmp (value, "yes") == 0)
+      g_object_set (self, "progress", TRUE, NULL);
+    else if (g_ascii_strcasecmp (value, "false") == 0
+        || strcmp (value, "0") == 0 || g_ascii_strcasecmp (value, "no") == 0)
+      g_object_set (self, "progress", FALSE, NULL);
+    else
+      g_warning ("stageprof: progress='%s' is not true or false; the status "
+          "line stays off", value);
   } else if (strcmp (key, "skip-first") == 0) {
     if (parse_uint (value, &u))
       g_object_set (self, "skip-first", u, NULL);
@@ -496,7 +769,7 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
           "between 0 and 1000000; periodic snapshots stay off", value);
   } else {
     g_warning ("stageprof: unknown parameter '%s' ignored (known: trace, "
-        "summary, skip-first, interval, db, filter)", key);
+        "summary, skip-first, interval, db, filter, progress)", key);
   }
 }
 
@@ -553,23 +826,22 @@ stage_prof_parse_params (GstStageProf * self, const gchar * params)
 static gboolean
 stage_prof_write_trace (GstStageProf * self, const gchar * path)
 {
-  SpTrace *t;
   GError *err = NULL;
-  gboolean ok;
+  gboolean ok = TRUE;
 
-  GST_OBJECT_LOCK (self);
-  t = self->trace;
-  GST_OBJECT_UNLOCK (self);
-  if (!t) {
+  /* trace_lock: the trace cannot be replaced (freed) under the copy. */
+  g_mutex_lock (&self->trace_lock);
+  if (!self->trace) {
+    g_mutex_unlock (&self->trace_lock);
     g_warning ("stageprof: write-trace: no trace is being recorded; set the "
         "'trace' parameter or property first");
     return FALSE;
   }
-  if (!path) {
-    sp_trace_flush (t);
-    return TRUE;
-  }
-  ok = sp_trace_write_copy (t, path, &err);
+  if (!path)
+    sp_trace_flush (self->trace);
+  else
+    ok = sp_trace_write_copy (self->trace, path, &err);
+  g_mutex_unlock (&self->trace_lock);
   if (!ok) {
     GST_ERROR_OBJECT (self, "write-trace: %s", err->message);
     g_warning ("stageprof: write-trace: %s", err->message);
@@ -605,12 +877,26 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SUMMARY:{
       const gchar *v = g_value_get_string (value);
+      if (v && summary_looks_mistyped (v)) {
+        g_warning ("stageprof: summary='%s' is not stdout, stderr or none, "
+            "and has no extension or directory: a mistyped keyword? Keeping "
+            "summary=%s (write ./%s.txt or similar for a file)", v,
+            self->summary, v);
+        break;
+      }
       GST_OBJECT_LOCK (self);
       g_free (self->summary);
       self->summary = g_strdup (v && *v ? v : "none");
       GST_OBJECT_UNLOCK (self);
+      stage_prof_restart_ticker (self);
       break;
     }
+    case PROP_PROGRESS:
+      GST_OBJECT_LOCK (self);
+      self->progress = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      stage_prof_restart_ticker (self);
+      break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
       self->skip_first = g_value_get_uint (value);
@@ -658,6 +944,9 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_FILTER:
       g_value_set_string (value, self->filter);
       break;
+    case PROP_PROGRESS:
+      g_value_set_boolean (value, self->progress);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -689,6 +978,7 @@ gst_stage_prof_constructed (GObject * object)
     return;
   }
 
+  sp_guard_init ();
   g_object_get (object, "params", &params, NULL);
   stage_prof_parse_params (self, params);
   g_free (params);
@@ -747,6 +1037,9 @@ stage_prof_final_output (GstStageProf * self)
   gchar *where;
   gboolean stream;
   guint i;
+#ifdef HAVE_SPDB
+  SpDb *db;
+#endif
 
   g_mutex_lock (&self->out_lock);
   if (self->final_done) {
@@ -756,7 +1049,22 @@ stage_prof_final_output (GstStageProf * self)
   self->final_done = TRUE;
   g_mutex_unlock (&self->out_lock);
 
+  g_mutex_lock (&self->tick_ctl_lock);
   stage_prof_stop_ticker (self);
+  g_mutex_unlock (&self->tick_ctl_lock);
+  /* The database gets the final snapshot of each pipeline still running
+   * (those that stopped got theirs then): one per pipeline run. */
+  g_mutex_lock (&self->pipes_lock);
+  for (i = 0; i < self->pipes->len; i++) {
+    gpointer pipe = g_ptr_array_index (self->pipes, i);
+    if (sp_recorder_has_data (self->rec, pipe)) {
+      GstStructure *s = stage_prof_pipeline_summary (self, pipe, TRUE);
+      stage_prof_db_add (self, s);
+      gst_structure_free (s);
+    }
+  }
+  g_ptr_array_set_size (self->pipes, 0);
+  g_mutex_unlock (&self->pipes_lock);
   where = dup_setting (self, &self->summary);
   stream = where && (strcmp (where, "stdout") == 0
       || strcmp (where, "stderr") == 0);
@@ -765,29 +1073,19 @@ stage_prof_final_output (GstStageProf * self)
   } else if (where && strcmp (where, "none") != 0) {
     stage_prof_write_summary (self, NULL, NULL, FALSE);
   }
-#ifdef HAVE_SPDB
-  if (self->db && sp_recorder_has_data (self->rec, NULL)) {
-    GstStructure *s = sp_recorder_summary (self->rec, NULL, TRUE);
-    sp_db_add_snapshot (self->db, s);
-    gst_structure_free (s);
-  }
-  if (self->db) {
-    sp_db_close (self->db);
-    self->db = NULL;
-  }
-#endif
   g_free (where);
+#ifdef HAVE_SPDB
+  g_mutex_lock (&self->db_lock);
+  db = self->db;
+  self->db = NULL;
+  g_mutex_unlock (&self->db_lock);
+  sp_db_close (db);
+#endif
   /* The hooks may still fire from threads of a pipeline that was never
-   * stopped: detach before closing so nobody records into a freed trace. */
-  sp_recorder_set_trace (self->rec, NULL);
-  GST_OBJECT_LOCK (self);
-  if (self->trace)
-    g_ptr_array_add (self->old_traces, self->trace);
-  self->trace = NULL;
-  GST_OBJECT_UNLOCK (self);
-  for (i = 0; i < self->old_traces->len; i++)
-    sp_trace_free (g_ptr_array_index (self->old_traces, i));
-  g_ptr_array_set_size (self->old_traces, 0);
+   * stopped: detached, and freed once none of them can be inside it. */
+  g_mutex_lock (&self->trace_lock);
+  stage_prof_close_trace_locked (self);
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
@@ -800,13 +1098,18 @@ gst_stage_prof_finalize (GObject * object)
     live_prof = NULL;
   }
   sp_recorder_free (self->rec);
-  g_ptr_array_free (self->old_traces, TRUE);
+  sp_progress_free (self->progress_state);
+  g_ptr_array_free (self->pipes, TRUE);
   g_free (self->trace_path);
   g_free (self->summary);
   g_free (self->db_path);
   g_free (self->filter);
   g_mutex_clear (&self->out_lock);
+  g_mutex_clear (&self->trace_lock);
+  g_mutex_clear (&self->db_lock);
+  g_mutex_clear (&self->pipes_lock);
   g_mutex_clear (&self->tick_lock);
+  g_mutex_clear (&self->tick_ctl_lock);
   g_cond_clear (&self->tick_cond);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -845,8 +1148,15 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots written to the debug log "
-          "(GST_DEBUG=stageprof:5) and to the database; 0: off",
+          "(GST_DEBUG=stageprof:5) and to the database (with summary=stderr "
+          "also a status line on stderr); 0: off",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
+  g_object_class_install_property (gobject_class, PROP_PROGRESS,
+      g_param_spec_boolean ("progress", "Live status line",
+          "Print a status line on stderr (frames/s at each sink, the busiest "
+          "element, queue fill, elapsed time): redrawn every second on a "
+          "terminal, one line per interval otherwise",
+          DEFAULT_PROP_PROGRESS, flags));
   g_object_class_install_property (gobject_class, PROP_DB,
       g_param_spec_string ("db", "SQLite database",
           "Store the final and periodic statistics in this SQLite database; "
@@ -895,8 +1205,14 @@ gst_stage_prof_init (GstStageProf * self)
   self->summary = g_strdup (DEFAULT_PROP_SUMMARY);
   self->skip_first = DEFAULT_PROP_SKIP_FIRST;
   self->interval = DEFAULT_PROP_INTERVAL;
-  self->old_traces = g_ptr_array_new ();
+  self->progress = DEFAULT_PROP_PROGRESS;
+  self->progress_tty = isatty (STDERR_FILENO);
+  self->pipes = g_ptr_array_new ();
   g_mutex_init (&self->out_lock);
+  g_mutex_init (&self->trace_lock);
+  g_mutex_init (&self->db_lock);
+  g_mutex_init (&self->pipes_lock);
   g_mutex_init (&self->tick_lock);
+  g_mutex_init (&self->tick_ctl_lock);
   g_cond_init (&self->tick_cond);
 }
