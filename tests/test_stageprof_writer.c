@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -592,6 +593,83 @@ GST_START_TEST (test_trace_kill9)
 
 GST_END_TEST;
 
+/* Child of test_trace_disk_full: a file-size limit (write(2) then fails
+ * with EFBIG, as a full disk fails with ENOSPC), then far more than fits.
+ * Reports "written lost" on `fd`. */
+static void
+full_child (const gchar * path, int fd)
+{
+  struct rlimit rl = { 50000, 50000 };
+  const gchar *n = g_intern_string ("e");
+  SpTrace *t;
+  gchar *msg;
+  guint i;
+
+  /* The warnings are the point here, not failures. */
+  g_log_set_always_fatal (G_LOG_FATAL_MASK);
+  g_log_set_handler (NULL, G_LOG_LEVEL_WARNING, g_log_default_handler, NULL);
+  signal (SIGXFSZ, SIG_IGN);
+  if (setrlimit (RLIMIT_FSIZE, &rl) != 0)
+    _exit (2);
+  t = sp_trace_new (path, NULL);
+  if (!t)
+    _exit (3);
+  for (i = 0; i < 20000; i++) {
+    sp_trace_slice (t, 1, 1, n, i * 1000, 500, SP_SLICE_ELEMENT);
+    if (i % 500 == 0)
+      sp_trace_flush (t);
+  }
+  sp_trace_flush (t);
+  msg = g_strdup_printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+      sp_trace_get_events_written (t), sp_trace_get_lost (t));
+  if (write (fd, msg, strlen (msg)) < 0)
+    _exit (4);
+  sp_trace_free (t);
+  _exit (0);
+}
+
+/* Whole events or nothing: the file ends at a line boundary, "]" makes it
+ * parse, and every event is either in it or counted as lost. */
+GST_START_TEST (test_trace_disk_full)
+{
+  gchar *path = tmp_path ("full.json"), buf[64] = { 0 }, *text;
+  int fds[2], status;
+  guint64 written = 0, lost = 0;
+  gsize len;
+  pid_t pid;
+  JsonParser *p;
+  JsonArray *a;
+
+  fail_unless (pipe (fds) == 0);
+  pid = fork ();
+  fail_unless (pid >= 0);
+  if (pid == 0) {
+    close (fds[0]);
+    full_child (path, fds[1]);
+  }
+  close (fds[1]);
+  fail_unless (read (fds[0], buf, sizeof (buf) - 1) > 0);
+  close (fds[0]);
+  fail_unless (waitpid (pid, &status, 0) == pid);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0, "status %d",
+      status);
+  fail_unless (sscanf (buf, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+          &written, &lost) == 2);
+  fail_unless_equals_uint64 (written + lost, 20000);
+  fail_unless (lost > 10000, "%s", buf);
+
+  fail_unless (g_file_get_contents (path, &text, &len, NULL));
+  fail_unless (len <= 50000 && len > 40000, "%" G_GSIZE_FORMAT, len);
+  fail_unless (text[len - 1] == '\n', "cut mid-line");
+  g_free (text);
+  a = parse_trace (path, TRUE, &p);
+  fail_unless_equals_int (json_array_get_length (a), written);
+  g_object_unref (p);
+  rm_tmp (path);
+}
+
+GST_END_TEST;
+
 /* Far more events than the chunk budget holds: memory stays within the
  * budget, and every event is either written or counted as dropped (with a
  * warning at free). */
@@ -971,6 +1049,7 @@ stageprof_writer_suite (void)
   tcase_add_test (tc, test_trace_unwritable);
   tcase_add_test (tc, test_trace_kill9);
   tcase_add_test (tc, test_trace_bounded);
+  tcase_add_test (tc, test_trace_disk_full);
   tc = tcase_create ("null");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_null_tracer);
