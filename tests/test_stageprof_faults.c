@@ -217,7 +217,7 @@ GST_START_TEST (test_db_toggle_under_interval)
   gchar *path = g_build_filename (fastdir, "toggle.db", NULL);
   GstElement *p;
   sqlite3 *db;
-  guint i, n = 1500;
+  guint i, n = 3000;
 
   g_object_set (t, "interval", 0.001, NULL);
   p = start_live ("toggle");
