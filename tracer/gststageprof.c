@@ -318,21 +318,21 @@ stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
   return s;
 }
 
+/* The file is replaced whole (spsummary writes it with
+ * g_file_set_contents: a temporary file renamed over it); a symbolic link
+ * at the path is refused (docs/tracer.md, "Output files"). */
 static void
 stage_prof_write_summary_file (GstStageProf * self, const GstStructure * s,
     const gchar * where)
 {
-  gchar *text = sp_summary_render (s, sp_summary_format_for_path (where),
-      NULL);
   GError *err = NULL;
 
-  if (!sp_file_replace_contents (where, text, strlen (text), "summary file",
-          &err)) {
+  if (!sp_file_check_not_symlink (where, "summary file", &err)
+      || !sp_summary_write_file (s, where, &err)) {
     GST_ERROR_OBJECT (self, "%s", err->message);
     g_warning ("stageprof: %s", err->message);
     g_clear_error (&err);
   }
-  g_free (text);
 }
 
 /* Writes `pipeline`'s summary (NULL: all pipelines; SP_RECORDER_PENDING:
@@ -683,7 +683,7 @@ stage_prof_restart_ticker (GstStageProf * self)
     self->tick_stop = FALSE;
     if (!self->progress_state)
       self->progress_state = sp_progress_new ();
-    self->ticker = g_thread_new ("stageprof-ticker", ticker_func, self);
+    self->ticker = g_thread_new ("stageprof-tick", ticker_func, self);
     g_mutex_unlock (&self->tick_lock);
   }
   g_mutex_unlock (&self->tick_ctl_lock);
