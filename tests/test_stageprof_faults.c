@@ -220,10 +220,10 @@ assert_db_consistent (const gchar * path)
   fail_unless_equals_string ((const gchar *) sqlite3_column_text (st, 0),
       "ok");
   sqlite3_finalize (st);
-  /* Whole snapshots only: every snapshot has its thread rows. */
+  /* Whole snapshots only: none without its rows. */
   fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM snapshots s"
-          " WHERE NOT EXISTS (SELECT 1 FROM threads t"
-          " WHERE t.snapshot_id = s.snapshot_id)"), 0);
+          " WHERE NOT EXISTS (SELECT 1 FROM elements e"
+          " WHERE e.snapshot_id = s.snapshot_id)"), 0);
   sqlite3_close (db);
 }
 #endif

@@ -534,6 +534,14 @@ summary_looks_mistyped (const gchar * v)
 
 /* ---- the ticker: interval snapshots and the status line ---------------- */
 
+static guint
+summary_rows (const GstStructure * s, const gchar * table)
+{
+  const GValue *v = gst_structure_get_value (s, table);
+
+  return v && GST_VALUE_HOLDS_ARRAY (v) ? gst_value_array_get_size (v) : 0;
+}
+
 /* One snapshot per live pipeline: to the debug log and the database. */
 static void
 stage_prof_snapshot (GstStageProf * self)
@@ -548,6 +556,11 @@ stage_prof_snapshot (GstStageProf * self)
     if (!sp_recorder_has_data (self->rec, pipe))
       continue;
     s = stage_prof_pipeline_summary (self, pipe, FALSE);
+    /* A run that has just started has nothing measured yet. */
+    if (summary_rows (s, "elements") == 0) {
+      gst_structure_free (s);
+      continue;
+    }
     if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
       gchar *text = sp_summary_to_text (s, "(interval)");
       GST_INFO_OBJECT (self, "snapshot:\n%s", text);
