@@ -17,8 +17,9 @@
  * Applications find the tracer with gst_tracing_get_active_tracers() and use
  * its properties and the `write-trace`, `get-summary` and `reset` actions.
  * The accounting lives in sprecord.c, the renderings in spsummary.c, the
- * trace writer in sptrace.c, the status line in spprogress.c: this file is
- * the GStreamer plumbing.
+ * trace writer in sptrace.c, the periodic work (snapshots, the status line
+ * of spprogress.c) in gststageprof-ticker.c: this file is the GStreamer
+ * plumbing.
  *
  * Replacing outputs at runtime. Hooks run inside an spguard section
  * (spguard.h): a replaced trace is detached, then closed and freed once
@@ -34,20 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 
-#include "gststageprof.h"
+#include "gststageprof-priv.h"
 #include "spfile.h"
 #include "spguard.h"
-#include "spprogress.h"
-#include "sprecord.h"
 #include "spsummary.h"
-#include "sptrace.h"
-#ifdef HAVE_SPDB
-#include "spdb.h"
-#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_stage_prof_debug);
+GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define GST_CAT_DEFAULT gst_stage_prof_debug
 
 #define DEFAULT_PROP_TRACE NULL
@@ -57,9 +51,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_prof_debug);
 #define DEFAULT_PROP_DB NULL
 #define DEFAULT_PROP_FILTER NULL
 #define DEFAULT_PROP_PROGRESS FALSE
-
-/* The status line on a terminal is redrawn this often. */
-#define PROGRESS_TTY_PERIOD 1.0
 
 enum
 {
@@ -83,47 +74,6 @@ enum
 
 static guint signals[LAST_SIGNAL];
 
-struct _GstStageProf
-{
-  GstTracer parent;
-
-  SpRecorder *rec;
-
-  /* Settings, under the object lock. */
-  gchar *trace_path;
-  gchar *summary;
-  guint skip_first;
-  gdouble interval;
-  gchar *db_path;
-  gchar *filter;
-  gboolean progress;
-
-  /* Outputs. `trace` is written under trace_lock (which also serialises
-   * its cold-path users), read by hooks through the recorder. */
-  GMutex trace_lock;
-  SpTrace *trace;
-  GMutex db_lock;
-#ifdef HAVE_SPDB
-  SpDb *db;
-#endif
-  GMutex out_lock;              /* serialises summary writing */
-  gboolean final_done;
-
-  /* Top-level pipelines between NULL_TO_READY and READY_TO_NULL (not
-   * reffed): periodic snapshots are taken per pipeline. */
-  GMutex pipes_lock;
-  GPtrArray *pipes;
-
-  /* The ticker thread: interval snapshots and the status line. */
-  GThread *ticker;
-  GMutex tick_lock;
-  GCond tick_cond;
-  gboolean tick_stop;
-  GMutex tick_ctl_lock;         /* serialises restarts */
-  SpProgress *progress_state;   /* ticker only */
-  gboolean progress_tty;
-  gint progress_on_screen;      /* atomic: a tty line awaits its newline */
-};
 
 #define gst_stage_prof_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstStageProf, gst_stage_prof, GST_TYPE_TRACER,
@@ -260,22 +210,12 @@ do_object_destroyed (GObject * object, GstClockTime ts, GstObject * obj)
   }
 }
 
-/* A status line on the terminal is finished before other text goes out. */
-static void
-end_progress_line (GstStageProf * self)
-{
-  if (g_atomic_int_compare_and_exchange (&self->progress_on_screen, 1, 0)) {
-    fputc ('\n', stderr);
-    fflush (stderr);
-  }
-}
-
 static void
 write_text (GstStageProf * self, const gchar * where, const gchar * text)
 {
   FILE *f = strcmp (where, "stderr") == 0 ? stderr : stdout;
 
-  end_progress_line (self);
+  stage_prof_end_progress_line (self);
   fputs (text, f);
   fflush (f);
 }
@@ -292,7 +232,7 @@ dup_setting (GstStageProf * self, gchar ** field)
 }
 
 /* Queues `s` for the database, if there is one. */
-static void
+void
 stage_prof_db_add (GstStageProf * self, GstStructure * s)
 {
 #ifdef HAVE_SPDB
@@ -304,7 +244,7 @@ stage_prof_db_add (GstStageProf * self, GstStructure * s)
 }
 
 /* `pipeline`'s summary, its rows and itself named by the pipeline. */
-static GstStructure *
+GstStructure *
 stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
     gboolean final)
 {
@@ -532,183 +472,13 @@ summary_looks_mistyped (const gchar * v)
   return base == NULL || base == v || base[1] == '\0';
 }
 
-/* ---- the ticker: interval snapshots and the status line ---------------- */
-
-static guint
-summary_rows (const GstStructure * s, const gchar * table)
-{
-  const GValue *v = gst_structure_get_value (s, table);
-
-  return v && GST_VALUE_HOLDS_ARRAY (v) ? gst_value_array_get_size (v) : 0;
-}
-
-/* One snapshot per live pipeline: to the debug log and the database. */
-static void
-stage_prof_snapshot (GstStageProf * self)
-{
-  guint i;
-
-  g_mutex_lock (&self->pipes_lock);
-  for (i = 0; i < self->pipes->len; i++) {
-    gpointer pipe = g_ptr_array_index (self->pipes, i);
-    GstStructure *s;
-
-    if (!sp_recorder_has_data (self->rec, pipe))
-      continue;
-    s = stage_prof_pipeline_summary (self, pipe, FALSE);
-    /* A run that has just started has nothing measured yet. */
-    if (summary_rows (s, "elements") == 0) {
-      gst_structure_free (s);
-      continue;
-    }
-    if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
-      gchar *text = sp_summary_to_text (s, "(interval)");
-      GST_INFO_OBJECT (self, "snapshot:\n%s", text);
-      g_free (text);
-    }
-    stage_prof_db_add (self, s);
-    gst_structure_free (s);
-  }
-  g_mutex_unlock (&self->pipes_lock);
-}
-
-static void
-stage_prof_progress (GstStageProf * self)
-{
-  GstStructure *s;
-  gchar *line;
-
-  if (!sp_recorder_has_data (self->rec, NULL))
-    return;
-  s = sp_recorder_summary (self->rec, NULL, FALSE);
-  line = sp_progress_line (self->progress_state, s, g_get_monotonic_time ());
-  gst_structure_free (s);
-  if (self->progress_tty) {
-    struct winsize ws;
-    /* Longer than the terminal, it would wrap and \r would redraw only
-     * its last row. */
-    if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
-        && strlen (line) >= ws.ws_col)
-      line[ws.ws_col - 1] = '\0';
-    fprintf (stderr, "\r%s\033[K", line);
-    g_atomic_int_set (&self->progress_on_screen, 1);
-  } else {
-    fprintf (stderr, "%s\n", line);
-  }
-  fflush (stderr);
-  g_free (line);
-}
-
-typedef struct
-{
-  gdouble snap;                 /* seconds between snapshots, 0: none */
-  gdouble prog;                 /* seconds between status lines, 0: none */
-} TickPlan;
-
-static TickPlan
-stage_prof_tick_plan (GstStageProf * self)
-{
-  TickPlan p = { 0, 0 };
-  gboolean progress;
-
-  GST_OBJECT_LOCK (self);
-  p.snap = self->interval;
-  progress = self->progress || (self->interval > 0
-      && g_strcmp0 (self->summary, "stderr") == 0);
-  GST_OBJECT_UNLOCK (self);
-  if (progress)
-    p.prog = self->progress_tty ? PROGRESS_TTY_PERIOD :
-        p.snap > 0 ? p.snap : PROGRESS_TTY_PERIOD;
-  return p;
-}
-
-static gpointer
-ticker_func (gpointer data)
-{
-  GstStageProf *self = data;
-  TickPlan plan = stage_prof_tick_plan (self);
-  gint64 now = g_get_monotonic_time ();
-  gint64 next_snap = now + (gint64) (plan.snap * G_TIME_SPAN_SECOND);
-  gint64 next_prog = now + (gint64) (plan.prog * G_TIME_SPAN_SECOND);
-
-  g_mutex_lock (&self->tick_lock);
-  while (!self->tick_stop) {
-    gint64 due = G_MAXINT64;
-
-    if (plan.snap > 0)
-      due = next_snap;
-    if (plan.prog > 0)
-      due = MIN (due, next_prog);
-    if (due == G_MAXINT64)
-      break;
-    if (g_cond_wait_until (&self->tick_cond, &self->tick_lock, due)
-        || self->tick_stop)
-      continue;
-    g_mutex_unlock (&self->tick_lock);
-    now = g_get_monotonic_time ();
-    if (plan.snap > 0 && now >= next_snap) {
-      stage_prof_snapshot (self);
-      /* A slow snapshot skips ticks rather than bunching them. */
-      do
-        next_snap += (gint64) (plan.snap * G_TIME_SPAN_SECOND);
-      while (next_snap <= now);
-    }
-    if (plan.prog > 0 && now >= next_prog) {
-      stage_prof_progress (self);
-      do
-        next_prog += (gint64) (plan.prog * G_TIME_SPAN_SECOND);
-      while (next_prog <= now);
-    }
-    g_mutex_lock (&self->tick_lock);
-  }
-  g_mutex_unlock (&self->tick_lock);
-  return NULL;
-}
-
-static void
-stage_prof_stop_ticker (GstStageProf * self)
-{
-  GThread *t;
-
-  g_mutex_lock (&self->tick_lock);
-  self->tick_stop = TRUE;
-  g_cond_broadcast (&self->tick_cond);
-  t = self->ticker;
-  self->ticker = NULL;
-  g_mutex_unlock (&self->tick_lock);
-  if (t)
-    g_thread_join (t);
-  end_progress_line (self);
-}
-
-/* (Re)starts the ticker for the current settings; no thread at all when
- * neither snapshots nor the status line are on. */
-static void
-stage_prof_restart_ticker (GstStageProf * self)
-{
-  TickPlan plan;
-
-  g_mutex_lock (&self->tick_ctl_lock);
-  stage_prof_stop_ticker (self);
-  plan = stage_prof_tick_plan (self);
-  if (!self->final_done && (plan.snap > 0 || plan.prog > 0)) {
-    g_mutex_lock (&self->tick_lock);
-    self->tick_stop = FALSE;
-    if (!self->progress_state)
-      self->progress_state = sp_progress_new ();
-    self->ticker = g_thread_new ("stageprof-tick", ticker_func, self);
-    g_mutex_unlock (&self->tick_lock);
-  }
-  g_mutex_unlock (&self->tick_ctl_lock);
-}
-
 static void
 stage_prof_set_interval (GstStageProf * self, gdouble seconds)
 {
   GST_OBJECT_LOCK (self);
   self->interval = seconds;
   GST_OBJECT_UNLOCK (self);
-  stage_prof_restart_ticker (self);
+  stage_prof_ticker_restart (self);
 }
 
 /* ------------------------------------------------------------------ */
@@ -901,14 +671,14 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
       g_free (self->summary);
       self->summary = g_strdup (v && *v ? v : "none");
       GST_OBJECT_UNLOCK (self);
-      stage_prof_restart_ticker (self);
+      stage_prof_ticker_restart (self);
       break;
     }
     case PROP_PROGRESS:
       GST_OBJECT_LOCK (self);
       self->progress = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
-      stage_prof_restart_ticker (self);
+      stage_prof_ticker_restart (self);
       break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
@@ -1063,7 +833,7 @@ stage_prof_final_output (GstStageProf * self)
   g_mutex_unlock (&self->out_lock);
 
   g_mutex_lock (&self->tick_ctl_lock);
-  stage_prof_stop_ticker (self);
+  stage_prof_ticker_stop (self);
   g_mutex_unlock (&self->tick_ctl_lock);
   /* The database gets the final snapshot of each pipeline still running
    * (those that stopped got theirs then): one per pipeline run. */
