@@ -317,49 +317,6 @@ GST_END_TEST;
 
 /* ---- issue 9: write-trace onto the live trace ------------------------ */
 
-GST_START_TEST (test_write_trace_own_path)
-{
-  GstTracer *t = find_prof ();
-  gchar *live = tmp_file ("live.json");
-  gchar *alias = g_strdup_printf ("%s/./live.json", tmpdir);
-  gchar *copy = tmp_file ("copy.json");
-  GstElement *p;
-  gboolean ok = TRUE;
-  JsonParser *jp;
-  JsonArray *arr;
-  guint n_copy;
-
-  g_object_set (t, "trace", live, NULL);
-  p = start_live ("ownpath");
-  g_usleep (100000);
-  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace", live, &ok));
-  fail_if (ok, "write-trace onto the live trace was accepted");
-  ok = TRUE;
-  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace", alias, &ok));
-  fail_if (ok);
-  /* The live trace is intact and goes on. */
-  g_signal_emit_by_name (t, "write-trace", copy, &ok);
-  fail_unless (ok);
-  arr = load_trace (copy, FALSE, &jp);
-  n_copy = json_array_get_length (arr);
-  fail_unless (n_copy > 10);
-  g_object_unref (jp);
-  g_usleep (50000);
-  stop (p);
-  g_object_set (t, "trace", NULL, NULL);
-  arr = load_trace (live, FALSE, &jp);
-  fail_unless (json_array_get_length (arr) >= n_copy);
-  g_object_unref (jp);
-  gst_object_unref (t);
-  g_free (live);
-  g_free (alias);
-  g_free (copy);
-}
-
-GST_END_TEST;
-
-/* ---- issue 9: output paths: links and existing files ----------------- */
-
 static void
 make_link (const gchar * target, const gchar * link)
 {
@@ -378,6 +335,59 @@ assert_untouched (const gchar * target, const gchar * link)
   g_free (text);
   fail_unless (g_lstat (link, &st) == 0 && S_ISLNK (st.st_mode));
 }
+
+
+GST_START_TEST (test_write_trace_own_path)
+{
+  GstTracer *t = find_prof ();
+  gchar *live = tmp_file ("live.json");
+  gchar *alias = g_strdup_printf ("%s/./live.json", tmpdir);
+  gchar *copy = tmp_file ("copy.json");
+  gchar *target = tmp_file ("wt-target.txt"), *link = tmp_file ("wt-link");
+  GstElement *p;
+  gboolean ok = TRUE;
+  JsonParser *jp;
+  JsonArray *arr;
+  guint n_copy;
+
+  g_object_set (t, "trace", live, NULL);
+  p = start_live ("ownpath");
+  g_usleep (100000);
+  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace", live, &ok));
+  fail_if (ok, "write-trace onto the live trace was accepted");
+  ok = TRUE;
+  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace", alias, &ok));
+  fail_if (ok);
+  /* Nor through a symbolic link. */
+  make_link (target, link);
+  ok = TRUE;
+  ASSERT_WARNING (g_signal_emit_by_name (t, "write-trace", link, &ok));
+  fail_if (ok);
+  assert_untouched (target, link);
+  /* The live trace is intact and goes on. */
+  g_signal_emit_by_name (t, "write-trace", copy, &ok);
+  fail_unless (ok);
+  arr = load_trace (copy, FALSE, &jp);
+  n_copy = json_array_get_length (arr);
+  fail_unless (n_copy > 10);
+  g_object_unref (jp);
+  g_usleep (50000);
+  stop (p);
+  g_object_set (t, "trace", NULL, NULL);
+  arr = load_trace (live, FALSE, &jp);
+  fail_unless (json_array_get_length (arr) >= n_copy);
+  g_object_unref (jp);
+  gst_object_unref (t);
+  g_free (live);
+  g_free (alias);
+  g_free (copy);
+  g_free (target);
+  g_free (link);
+}
+
+GST_END_TEST;
+
+/* ---- issue 9: output paths: links and existing files ----------------- */
 
 GST_START_TEST (test_output_symlinks)
 {

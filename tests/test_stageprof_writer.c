@@ -972,6 +972,75 @@ GST_START_TEST (test_db_drain)
 
 GST_END_TEST;
 
+/* A database written by the first schema (no pipeline/run columns) is
+ * upgraded in place, its rows kept; new snapshots carry pipeline and run,
+ * from the rows or from the snapshot, and a queue's own span. */
+GST_START_TEST (test_db_upgrade)
+{
+  gchar *path = tmp_path ("v1.db");
+  sqlite3 *w;
+  SpDb *db;
+  GstStructure *s;
+  GError *err = NULL;
+
+  fail_unless_equals_int (sqlite3_open (path, &w), SQLITE_OK);
+  fail_unless_equals_int (sqlite3_exec (w,
+          "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, started_at TEXT NOT"
+          " NULL, pid INTEGER NOT NULL, argv TEXT);"
+          "CREATE TABLE snapshots (snapshot_id INTEGER PRIMARY KEY, run_id"
+          " INTEGER NOT NULL, taken_at TEXT NOT NULL, wall_s REAL, final"
+          " INTEGER NOT NULL, verdict TEXT);"
+          "CREATE TABLE elements (snapshot_id INTEGER NOT NULL, name TEXT,"
+          " thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL, min_ms REAL,"
+          " max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
+          " total_s REAL, busy_pct REAL);"
+          "CREATE TABLE queues (snapshot_id INTEGER NOT NULL, name TEXT, items"
+          " INTEGER, qps REAL, mean_level REAL, max_level INTEGER, mean_bytes"
+          " REAL, max_bytes INTEGER, empty_pct REAL, full_pct REAL,"
+          " ave_put_ms REAL, ave_get_ms REAL);"
+          "CREATE TABLE threads (snapshot_id INTEGER NOT NULL, name TEXT,"
+          " busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL);"
+          "CREATE TABLE sinks (snapshot_id INTEGER NOT NULL, name TEXT, frames"
+          " INTEGER, fps REAL);"
+          "INSERT INTO runs VALUES (1, '2020-01-01T00:00:00Z', 1, 'old');"
+          "INSERT INTO snapshots VALUES (1, 1, '2020-01-01T00:00:01Z', 1.0, 1,"
+          " 'old');"
+          "INSERT INTO elements (snapshot_id, name) VALUES (1, 'old0');"
+          "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (w);
+
+  db = sp_db_open (path, &err);
+  fail_unless (db != NULL, "%s", err ? err->message : "");
+  s = make_summary (1.0, TRUE, 1.0);
+  /* The snapshot's pipeline and run; rows have none of their own. */
+  gst_structure_set (s, "pipeline", G_TYPE_STRING, "p0", "run", G_TYPE_UINT,
+      2, NULL);
+  sp_db_add_snapshot (db, s);
+  gst_structure_free (s);
+  sp_db_close (db);
+
+  w = open_ro (path);
+  fail_unless_equals_int (query_int (w, "PRAGMA user_version"),
+      SP_DB_SCHEMA_VERSION);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM elements"
+          " WHERE name = 'old0' AND pipeline IS NULL"), 1);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM snapshots"
+          " WHERE pipeline = 'p0' AND run = 2"), 1);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM elements"
+          " WHERE pipeline = 'p0' AND run = 2"), 2);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM threads"
+          " WHERE pipeline = 'p0' AND run = 2"), 2);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM sinks"
+          " WHERE pipeline = 'p0' AND run = 2"), 1);
+  /* 100 items at 25/s: a span of 4 s. */
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM queues"
+          " WHERE pipeline = 'p0' AND ABS(span_s - 4.0) < 1e-9"), 1);
+  sqlite3_close (w);
+  rm_tmp (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_db_bad_path)
 {
   GError *err = NULL;
@@ -1059,6 +1128,7 @@ stageprof_writer_suite (void)
   tcase_add_test (tc, test_db_roundtrip);
   tcase_add_test (tc, test_db_drain);
   tcase_add_test (tc, test_db_bad_path);
+  tcase_add_test (tc, test_db_upgrade);
 #endif
   return s;
 }
