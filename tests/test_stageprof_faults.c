@@ -98,6 +98,19 @@ n_own_threads (void)
   return k;
 }
 
+/* A new thread names itself once it runs: give it a moment. */
+static guint
+own_threads_settled (guint want)
+{
+  guint i, n = n_own_threads ();
+
+  for (i = 0; i < 200 && n != want; i++) {
+    g_usleep (10000);
+    n = n_own_threads ();
+  }
+  return n;
+}
+
 /* "name name ..." of this process's threads, for messages. */
 static gchar *
 thread_names (void)
@@ -534,7 +547,7 @@ set_db (GstTracer * t, const gchar * path)
 static void
 check_threads (guint th0, guint own0)
 {
-  fail_unless_equals_int (n_own_threads (), own0);
+  fail_unless_equals_int (own_threads_settled (own0), own0);
   fail_unless (n_threads () <= th0 + 10, "threads %u -> %u (%s)", th0,
       n_threads (), thread_names ());
 }
@@ -576,7 +589,7 @@ GST_START_TEST (test_lifecycle)
   for (i = 0; i < 50; i++)
     cycle (p);
   th0 = n_threads ();
-  own0 = n_own_threads ();
+  own0 = own_threads_settled (3);
   fail_unless_equals_int (own0, 3);     /* trace, db, ticker */
   fd0 = n_fds ();
 
@@ -1041,6 +1054,29 @@ GST_START_TEST (test_progress_lines)
 
 GST_END_TEST;
 
+/* Off (the default), the status line costs no thread; on, one ticker. */
+GST_START_TEST (test_progress_thread)
+{
+  GstTracer *t = find_prof ();
+  gboolean on = TRUE;
+
+  g_object_get (t, "progress", &on, NULL);
+  fail_if (on, "progress is on by default");
+  fail_unless_equals_int (own_threads_settled (0), 0);
+  g_object_set (t, "progress", TRUE, NULL);
+  fail_unless_equals_int (own_threads_settled (1), 1);
+  g_object_set (t, "progress", FALSE, NULL);
+  fail_unless_equals_int (own_threads_settled (0), 0);
+  /* interval= with summary=stderr: snapshots and the line, one thread. */
+  g_object_set (t, "summary", "stderr", "interval", 100.0, NULL);
+  fail_unless_equals_int (own_threads_settled (1), 1);
+  g_object_set (t, "summary", "none", "interval", 0.0, NULL);
+  fail_unless_equals_int (own_threads_settled (0), 0);
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
 /* On a terminal: one line redrawn in place ("\r...\033[K") every second,
  * and the tables start on a line of their own. */
 GST_START_TEST (test_progress_tty)
@@ -1114,6 +1150,7 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_launch_sigint);
   tcase_add_test (tc, test_launch_trace_disk_full);
   tcase_add_test (tc, test_launch_db_disk_full);
+  tcase_add_test (tc, test_progress_thread);
   tcase_add_test (tc, test_progress_lines);
   tcase_add_test (tc, test_progress_tty);
   return s;
