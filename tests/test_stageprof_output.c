@@ -207,7 +207,7 @@ GST_START_TEST (test_trace)
       fail_unless_equals_string (json_object_get_string_member
           (json_object_get_object_member (o, "args"), "element"), "tr_q");
       waits++;
-    } else if (strcmp (ph, "C") == 0 && strcmp (name, "tr_q") == 0) {
+    } else if (strcmp (ph, "C") == 0 && strcmp (name, "tr_q buffers") == 0) {
       JsonObject *args = json_object_get_object_member (o, "args");
       fail_unless (json_object_get_int_member (args, "buffers") <= 2);
       counters++;
@@ -417,7 +417,8 @@ GST_START_TEST (test_flush_resets_level)
     JsonObject *o = json_array_get_object_element (a, i);
     gint64 level;
     if (g_strcmp0 (json_object_get_string_member (o, "ph"), "C") != 0
-        || g_strcmp0 (json_object_get_string_member (o, "name"), "fl_q")
+        || g_strcmp0 (json_object_get_string_member (o, "name"),
+            "fl_q buffers")
         || json_object_get_int_member (o, "pid") != pid)
       continue;
     level = json_object_get_int_member (json_object_get_object_member (o,

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,10 +17,36 @@
 #include "spdb.h"
 #endif
 
+/* Every test's files live in one folder per run of the suite, which main()
+ * removes after the suite whatever the tests did (a failed check leaves
+ * its test before its own cleanup). */
+static gchar *suite_tmp;
+
+static void
+rm_rf (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *n;
+
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *f = g_build_filename (path, n, NULL);
+    if (g_file_test (f, G_FILE_TEST_IS_DIR)
+        && !g_file_test (f, G_FILE_TEST_IS_SYMLINK))
+      rm_rf (f);
+    else
+      g_unlink (f);
+    g_free (f);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (path);
+}
+
 static gchar *
 tmp_path (const gchar * base)
 {
-  gchar *dir = g_dir_make_tmp ("sptrace-XXXXXX", NULL);
+  gchar *tmpl = g_build_filename (suite_tmp, "t-XXXXXX", NULL);
+  gchar *dir = g_mkdtemp (tmpl);
   gchar *p;
 
   fail_unless (dir != NULL);
@@ -106,7 +133,7 @@ GST_START_TEST (test_trace_format)
   g_free (text);
 
   a = parse_trace (path, FALSE, &p);
-  fail_unless_equals_int (json_array_get_length (a), 7);
+  fail_unless_equals_int (json_array_get_length (a), 8);
   /* Metadata first (queued before the drain), then slices by ts. */
   o = json_array_get_object_element (a, 0);
   fail_unless_equals_string (json_object_get_string_member (o, "ph"), "M");
@@ -148,14 +175,23 @@ GST_START_TEST (test_trace_format)
   fail_unless_equals_string (json_object_get_string_member (o, "cat"), "gpu");
   fail_unless_equals_float (json_object_get_double_member (o, "dur"), 1000.0);
 
+  /* One counter track per quantity: buffers and bytes apart. */
   o = json_array_get_object_element (a, 6);
   fail_unless_equals_string (json_object_get_string_member (o, "ph"), "C");
   fail_unless_equals_string (json_object_get_string_member (o, "name"),
-      "queue0");
+      "queue0 buffers");
   fail_if (json_object_has_member (o, "tid"));
   args = json_object_get_object_member (o, "args");
   fail_unless_equals_int (json_object_get_int_member (args, "buffers"), 3);
+  fail_unless_equals_int (json_object_get_size (args), 1);
+  o = json_array_get_object_element (a, 7);
+  fail_unless_equals_string (json_object_get_string_member (o, "ph"), "C");
+  fail_unless_equals_string (json_object_get_string_member (o, "name"),
+      "queue0 bytes");
+  fail_unless_equals_float (json_object_get_double_member (o, "ts"), 1270.0);
+  args = json_object_get_object_member (o, "args");
   fail_unless_equals_int (json_object_get_int_member (args, "bytes"), -4096);
+  fail_unless_equals_int (json_object_get_size (args), 1);
   g_object_unref (p);
   rm_tmp (path);
 }
@@ -192,7 +228,7 @@ GST_START_TEST (test_trace_escaping)
   sp_trace_free (t);
 
   a = parse_trace (path, FALSE, &p);
-  fail_unless_equals_int (json_array_get_length (a), 2 * n + 3);
+  fail_unless_equals_int (json_array_get_length (a), 2 * n + 4);
   for (i = 0; i < json_array_get_length (a); i++) {
     JsonObject *o = json_array_get_object_element (a, i);
     const gchar *ph = json_object_get_string_member (o, "ph");
@@ -212,6 +248,15 @@ GST_START_TEST (test_trace_escaping)
       idx = 3;
     } else {
       got = json_object_get_string_member (o, "name");
+      if (g_str_equal (ph, "C")) {
+        /* "<queue> buffers" and "<queue> bytes" */
+        fail_unless (g_str_has_suffix (got, " buffers")
+            || g_str_has_suffix (got, " bytes"), "%s", got);
+        got = g_strndup (got, strrchr (got, ' ') - got);
+        fail_unless_equals_string (got, names[1]);
+        g_free ((gchar *) got);
+        continue;
+      }
       for (k = 0; k < (gint) n; k++)
         if (g_str_equal (got, k == 5 ? expect_bad : names[k]))
           idx = k;
@@ -295,13 +340,13 @@ GST_START_TEST (test_trace_threads)
     g_thread_join (th[i]);
   /* The workers are gone; now a drain must still find their events. */
   sp_trace_flush (t);
-  fail_unless_equals_uint64 (sp_trace_get_events_written (t),
-      expected + expected / 2);
+  /* A counter record is two events: one track per quantity. */
+  fail_unless_equals_uint64 (sp_trace_get_events_written (t), 2 * expected);
   fail_unless_equals_uint64 (sp_trace_get_dropped (t), 0);
   sp_trace_free (t);
 
   a = parse_trace (path, FALSE, &p);
-  fail_unless_equals_int (json_array_get_length (a), expected + expected / 2);
+  fail_unless_equals_int (json_array_get_length (a), 2 * expected);
   for (i = 0; i < json_array_get_length (a); i++) {
     JsonObject *o = json_array_get_object_element (a, i);
     gint64 tid;
@@ -542,6 +587,83 @@ GST_START_TEST (test_trace_kill9)
   }
   fail_unless_equals_int (before, 5000);
   GST_INFO ("%u events readable after kill -9", json_array_get_length (a));
+  g_object_unref (p);
+  rm_tmp (path);
+}
+
+GST_END_TEST;
+
+/* Child of test_trace_disk_full: a file-size limit (write(2) then fails
+ * with EFBIG, as a full disk fails with ENOSPC), then far more than fits.
+ * Reports "written lost" on `fd`. */
+static void
+full_child (const gchar * path, int fd)
+{
+  struct rlimit rl = { 50000, 50000 };
+  const gchar *n = g_intern_string ("e");
+  SpTrace *t;
+  gchar *msg;
+  guint i;
+
+  /* The warnings are the point here, not failures. */
+  g_log_set_always_fatal (G_LOG_FATAL_MASK);
+  g_log_set_handler (NULL, G_LOG_LEVEL_WARNING, g_log_default_handler, NULL);
+  signal (SIGXFSZ, SIG_IGN);
+  if (setrlimit (RLIMIT_FSIZE, &rl) != 0)
+    _exit (2);
+  t = sp_trace_new (path, NULL);
+  if (!t)
+    _exit (3);
+  for (i = 0; i < 20000; i++) {
+    sp_trace_slice (t, 1, 1, n, i * 1000, 500, SP_SLICE_ELEMENT);
+    if (i % 500 == 0)
+      sp_trace_flush (t);
+  }
+  sp_trace_flush (t);
+  msg = g_strdup_printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+      sp_trace_get_events_written (t), sp_trace_get_lost (t));
+  if (write (fd, msg, strlen (msg)) < 0)
+    _exit (4);
+  sp_trace_free (t);
+  _exit (0);
+}
+
+/* Whole events or nothing: the file ends at a line boundary, "]" makes it
+ * parse, and every event is either in it or counted as lost. */
+GST_START_TEST (test_trace_disk_full)
+{
+  gchar *path = tmp_path ("full.json"), buf[64] = { 0 }, *text;
+  int fds[2], status;
+  guint64 written = 0, lost = 0;
+  gsize len;
+  pid_t pid;
+  JsonParser *p;
+  JsonArray *a;
+
+  fail_unless (pipe (fds) == 0);
+  pid = fork ();
+  fail_unless (pid >= 0);
+  if (pid == 0) {
+    close (fds[0]);
+    full_child (path, fds[1]);
+  }
+  close (fds[1]);
+  fail_unless (read (fds[0], buf, sizeof (buf) - 1) > 0);
+  close (fds[0]);
+  fail_unless (waitpid (pid, &status, 0) == pid);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0, "status %d",
+      status);
+  fail_unless (sscanf (buf, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+          &written, &lost) == 2);
+  fail_unless_equals_uint64 (written + lost, 20000);
+  fail_unless (lost > 10000, "%s", buf);
+
+  fail_unless (g_file_get_contents (path, &text, &len, NULL));
+  fail_unless (len <= 50000 && len > 40000, "%" G_GSIZE_FORMAT, len);
+  fail_unless (text[len - 1] == '\n', "cut mid-line");
+  g_free (text);
+  a = parse_trace (path, TRUE, &p);
+  fail_unless_equals_int (json_array_get_length (a), written);
   g_object_unref (p);
   rm_tmp (path);
 }
@@ -850,6 +972,75 @@ GST_START_TEST (test_db_drain)
 
 GST_END_TEST;
 
+/* A database written by the first schema (no pipeline/run columns) is
+ * upgraded in place, its rows kept; new snapshots carry pipeline and run,
+ * from the rows or from the snapshot, and a queue's own span. */
+GST_START_TEST (test_db_upgrade)
+{
+  gchar *path = tmp_path ("v1.db");
+  sqlite3 *w;
+  SpDb *db;
+  GstStructure *s;
+  GError *err = NULL;
+
+  fail_unless_equals_int (sqlite3_open (path, &w), SQLITE_OK);
+  fail_unless_equals_int (sqlite3_exec (w,
+          "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, started_at TEXT NOT"
+          " NULL, pid INTEGER NOT NULL, argv TEXT);"
+          "CREATE TABLE snapshots (snapshot_id INTEGER PRIMARY KEY, run_id"
+          " INTEGER NOT NULL, taken_at TEXT NOT NULL, wall_s REAL, final"
+          " INTEGER NOT NULL, verdict TEXT);"
+          "CREATE TABLE elements (snapshot_id INTEGER NOT NULL, name TEXT,"
+          " thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL, min_ms REAL,"
+          " max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
+          " total_s REAL, busy_pct REAL);"
+          "CREATE TABLE queues (snapshot_id INTEGER NOT NULL, name TEXT, items"
+          " INTEGER, qps REAL, mean_level REAL, max_level INTEGER, mean_bytes"
+          " REAL, max_bytes INTEGER, empty_pct REAL, full_pct REAL,"
+          " ave_put_ms REAL, ave_get_ms REAL);"
+          "CREATE TABLE threads (snapshot_id INTEGER NOT NULL, name TEXT,"
+          " busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL);"
+          "CREATE TABLE sinks (snapshot_id INTEGER NOT NULL, name TEXT, frames"
+          " INTEGER, fps REAL);"
+          "INSERT INTO runs VALUES (1, '2020-01-01T00:00:00Z', 1, 'old');"
+          "INSERT INTO snapshots VALUES (1, 1, '2020-01-01T00:00:01Z', 1.0, 1,"
+          " 'old');"
+          "INSERT INTO elements (snapshot_id, name) VALUES (1, 'old0');"
+          "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (w);
+
+  db = sp_db_open (path, &err);
+  fail_unless (db != NULL, "%s", err ? err->message : "");
+  s = make_summary (1.0, TRUE, 1.0);
+  /* The snapshot's pipeline and run; rows have none of their own. */
+  gst_structure_set (s, "pipeline", G_TYPE_STRING, "p0", "run", G_TYPE_UINT,
+      2, NULL);
+  sp_db_add_snapshot (db, s);
+  gst_structure_free (s);
+  sp_db_close (db);
+
+  w = open_ro (path);
+  fail_unless_equals_int (query_int (w, "PRAGMA user_version"),
+      SP_DB_SCHEMA_VERSION);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM elements"
+          " WHERE name = 'old0' AND pipeline IS NULL"), 1);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM snapshots"
+          " WHERE pipeline = 'p0' AND run = 2"), 1);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM elements"
+          " WHERE pipeline = 'p0' AND run = 2"), 2);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM threads"
+          " WHERE pipeline = 'p0' AND run = 2"), 2);
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM sinks"
+          " WHERE pipeline = 'p0' AND run = 2"), 1);
+  /* 100 items at 25/s: a span of 4 s. */
+  fail_unless_equals_int (query_int (w, "SELECT COUNT(*) FROM queues"
+          " WHERE pipeline = 'p0' AND ABS(span_s - 4.0) < 1e-9"), 1);
+  sqlite3_close (w);
+  rm_tmp (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_db_bad_path)
 {
   GError *err = NULL;
@@ -927,6 +1118,7 @@ stageprof_writer_suite (void)
   tcase_add_test (tc, test_trace_unwritable);
   tcase_add_test (tc, test_trace_kill9);
   tcase_add_test (tc, test_trace_bounded);
+  tcase_add_test (tc, test_trace_disk_full);
   tc = tcase_create ("null");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_null_tracer);
@@ -936,6 +1128,7 @@ stageprof_writer_suite (void)
   tcase_add_test (tc, test_db_roundtrip);
   tcase_add_test (tc, test_db_drain);
   tcase_add_test (tc, test_db_bad_path);
+  tcase_add_test (tc, test_db_upgrade);
 #endif
   return s;
 }
@@ -944,10 +1137,16 @@ int
 main (int argc, char **argv)
 {
   Suite *s;
+  int ret;
 
   /* Tracers are chosen at init. */
   g_setenv ("GST_TRACERS", "stagenull", TRUE);
   gst_check_init (&argc, &argv);
+  suite_tmp = g_dir_make_tmp ("stageprof_writer-XXXXXX", NULL);
+  g_assert (suite_tmp != NULL);
   s = stageprof_writer_suite ();
-  return gst_check_run_suite (s, "stageprof_writer", __FILE__);
+  ret = gst_check_run_suite (s, "stageprof_writer", __FILE__);
+  rm_rf (suite_tmp);
+  g_free (suite_tmp);
+  return ret;
 }

@@ -18,7 +18,15 @@
  * its properties and the `write-trace`, `get-summary` and `reset` actions.
  * The accounting lives in sprecord.c, the renderings in spsummary.c, the
  * trace writer in sptrace.c, the trace's wall-clock start and element links
- * in spmeta.c: this file is the GStreamer plumbing.
+ * in spmeta.c, the periodic work (snapshots, the status line
+ * of spprogress.c) in gststageprof-ticker.c: this file is the GStreamer
+ * plumbing.
+ *
+ * Replacing outputs at runtime. Hooks run inside an spguard section
+ * (spguard.h): a replaced trace is detached, then closed and freed once
+ * every streaming thread that might hold it has left its hook. The db and
+ * the trace are otherwise touched under their own mutexes (db_lock,
+ * trace_lock), never under the object lock.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,17 +35,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "gststageprof.h"
+#include "gststageprof-priv.h"
+#include "spfile.h"
+#include "spguard.h"
 #include "spmeta.h"
-#include "sprecord.h"
 #include "spsummary.h"
-#include "sptrace.h"
-#ifdef HAVE_SPDB
-#include "spdb.h"
-#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_stage_prof_debug);
+GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define GST_CAT_DEFAULT gst_stage_prof_debug
 
 #define DEFAULT_PROP_TRACE NULL
@@ -46,6 +52,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_prof_debug);
 #define DEFAULT_PROP_INTERVAL 0.0
 #define DEFAULT_PROP_DB NULL
 #define DEFAULT_PROP_FILTER NULL
+#define DEFAULT_PROP_PROGRESS FALSE
 
 enum
 {
@@ -56,6 +63,7 @@ enum
   PROP_INTERVAL,
   PROP_DB,
   PROP_FILTER,
+  PROP_PROGRESS,
 };
 
 enum
@@ -68,37 +76,6 @@ enum
 
 static guint signals[LAST_SIGNAL];
 
-struct _GstStageProf
-{
-  GstTracer parent;
-
-  SpRecorder *rec;
-  SpMeta *meta;                 /* wall-clock start and links for the trace */
-
-  /* Settings, under the object lock. */
-  gchar *trace_path;
-  gchar *summary;
-  guint skip_first;
-  gdouble interval;
-  gchar *db_path;
-  gchar *filter;
-
-  /* Outputs. Replaced traces stay alive until finalize: a streaming thread
-   * may still be recording into one. */
-  SpTrace *trace;
-  GPtrArray *old_traces;
-#ifdef HAVE_SPDB
-  SpDb *db;
-#endif
-  GMutex out_lock;              /* serialises summary writing */
-  gboolean final_done;
-
-  /* The interval snapshot thread. */
-  GThread *ticker;
-  GMutex tick_lock;
-  GCond tick_cond;
-  gboolean tick_stop;
-};
 
 #define gst_stage_prof_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstStageProf, gst_stage_prof, GST_TYPE_TRACER,
@@ -118,82 +95,103 @@ static void stage_prof_final_output (GstStageProf * self);
 static void
 do_push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
+  sp_guard_enter ();
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  sp_guard_leave ();
 }
 
 static void
 do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
+  sp_guard_enter ();
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  sp_guard_leave ();
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_push_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
+  sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
+  sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  sp_guard_leave ();
 }
 
 static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_chain_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     guint64 offset, guint size)
 {
+  sp_guard_enter ();
   sp_record_pull_pre (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
 {
+  sp_guard_enter ();
   sp_record_pull_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstEvent * event)
 {
+  sp_guard_enter ();
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     sp_record_flush_stop (((GstStageProf *) self)->rec, ts, pad);
   sp_record_event_pre (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 static void
 do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
     gboolean res)
 {
+  sp_guard_enter ();
   sp_record_event_post (((GstStageProf *) self)->rec, ts, pad);
+  sp_guard_leave ();
 }
 
 /* element-new and pad-link-post are registered for their keys (see
  * gst_stage_prof_constructed) and, firing only while pipelines are built,
- * are where spmeta learns the trace clock and the links. */
+ * are where spmeta learns the trace clock and the links. trace_lock keeps
+ * the trace from being replaced under them. */
 static void
 stage_prof_meta_clock (GstStageProf * self, GstClockTime ts)
 {
-  GST_OBJECT_LOCK (self);
+  g_mutex_lock (&self->trace_lock);
   sp_meta_clock (self->meta, self->trace, ts);
-  GST_OBJECT_UNLOCK (self);
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
@@ -211,27 +209,37 @@ do_pad_link_post (GObject * object, GstClockTime ts, GstPad * srcpad,
   stage_prof_meta_clock (self, ts);
   if (res != GST_PAD_LINK_OK)
     return;
-  GST_OBJECT_LOCK (self);
+  g_mutex_lock (&self->trace_lock);
   sp_meta_pad_linked (self->meta, self->trace, srcpad, sinkpad);
-  GST_OBJECT_UNLOCK (self);
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
-do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
+do_object_destroyed (GObject * object, GstClockTime ts, GstObject * obj)
 {
-  if (GST_IS_ELEMENT (object))
-    sp_meta_object_destroyed (((GstStageProf *) self)->meta, object);
-  if (GST_IS_ELEMENT (object))
-    sp_record_element_destroyed (((GstStageProf *) self)->rec, object);
-  else if (GST_IS_PAD (object))
-    sp_record_pad_destroyed (((GstStageProf *) self)->rec, object);
+  GstStageProf *self = (GstStageProf *) object;
+
+  if (GST_IS_ELEMENT (obj))
+    sp_meta_object_destroyed (self->meta, obj);
+  sp_guard_enter ();
+  if (GST_IS_ELEMENT (obj))
+    sp_record_element_destroyed (self->rec, obj);
+  else if (GST_IS_PAD (obj))
+    sp_record_pad_destroyed (self->rec, obj);
+  sp_guard_leave ();
+  if (GST_IS_PIPELINE (obj)) {
+    g_mutex_lock (&self->pipes_lock);
+    g_ptr_array_remove_fast (self->pipes, obj);
+    g_mutex_unlock (&self->pipes_lock);
+  }
 }
 
 static void
-write_text (const gchar * where, const gchar * text)
+write_text (GstStageProf * self, const gchar * where, const gchar * text)
 {
   FILE *f = strcmp (where, "stderr") == 0 ? stderr : stdout;
 
+  stage_prof_end_progress_line (self);
   fputs (text, f);
   fflush (f);
 }
@@ -247,9 +255,55 @@ dup_setting (GstStageProf * self, gchar ** field)
   return v;
 }
 
+/* Queues `s` for the database, if there is one. */
+void
+stage_prof_db_add (GstStageProf * self, GstStructure * s)
+{
+#ifdef HAVE_SPDB
+  g_mutex_lock (&self->db_lock);
+  if (self->db)
+    sp_db_add_snapshot (self->db, s);
+  g_mutex_unlock (&self->db_lock);
+#endif
+}
+
+/* `pipeline`'s summary, its rows and itself named by the pipeline. */
+GstStructure *
+stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
+    gboolean final)
+{
+  GstStructure *s = sp_recorder_summary (self->rec, pipeline, final);
+
+  if (!gst_structure_has_field (s, "pipeline")) {
+    gchar *name = sp_recorder_pipeline_name (self->rec, pipeline);
+    gst_structure_set (s, "pipeline", G_TYPE_STRING, name, NULL);
+    g_free (name);
+  }
+  return s;
+}
+
+/* The file is replaced whole (spsummary writes it with
+ * g_file_set_contents: a temporary file renamed over it); a symbolic link
+ * at the path is refused (docs/tracer.md, "Output files"). */
+static void
+stage_prof_write_summary_file (GstStageProf * self, const GstStructure * s,
+    const gchar * where)
+{
+  GError *err = NULL;
+
+  if (!sp_file_check_not_symlink (where, "summary file", &err)
+      || !sp_summary_write_file (s, where, &err)) {
+    GST_ERROR_OBJECT (self, "%s", err->message);
+    g_warning ("stageprof: %s", err->message);
+    g_clear_error (&err);
+  }
+}
+
 /* Writes `pipeline`'s summary (NULL: all pipelines; SP_RECORDER_PENDING:
  * those not summarized yet) where the `summary` setting says. Streams get
- * the tables of that pipeline; a file always gets the whole process. */
+ * the tables of that pipeline; a file always gets the whole process. With
+ * `to_db`, `pipeline` is one pipeline whose run just ended: its final
+ * snapshot goes to the database. */
 static void
 stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     const gchar * title, gboolean to_db)
@@ -261,27 +315,21 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   if (!sp_recorder_has_data (self->rec, pipeline))
     goto done;
   /* Final for what it covers: a pipeline that stopped, or the process. */
-  s = sp_recorder_summary (self->rec, pipeline, TRUE);
-#ifdef HAVE_SPDB
-  if (self->db && to_db)
-    sp_db_add_snapshot (self->db, s);
-#endif
+  s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
+      sp_recorder_summary (self->rec, pipeline, TRUE);
+  if (to_db)
+    stage_prof_db_add (self, s);
   if (where == NULL || strcmp (where, "none") == 0) {
     /* nothing to print */
   } else if (strcmp (where, "stdout") == 0 || strcmp (where, "stderr") == 0) {
     gchar *text = sp_summary_to_text (s, title);
-    write_text (where, text);
+    write_text (self, where, text);
     g_free (text);
   } else {
     GstStructure *all = pipeline ? sp_recorder_summary (self->rec, NULL,
         TRUE) : gst_structure_copy (s);
-    GError *err = NULL;
 
-    if (!sp_summary_write_file (all, where, &err)) {
-      GST_ERROR_OBJECT (self, "%s", err->message);
-      g_warning ("stageprof: %s", err->message);
-      g_clear_error (&err);
-    }
+    stage_prof_write_summary_file (self, all, where);
     gst_structure_free (all);
   }
   gst_structure_free (s);
@@ -299,34 +347,68 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   gboolean top = GST_IS_PIPELINE (element)
       && GST_OBJECT_PARENT (element) == NULL;
 
+  sp_guard_enter ();
   sp_record_state_changed (self->rec, ts, element, transition);
+  sp_guard_leave ();
   if (!top)
     return;
   stage_prof_meta_clock (self, ts);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    GST_OBJECT_LOCK (self);
+    g_mutex_lock (&self->trace_lock);
     sp_meta_pipeline_started (self->meta, self->trace, element);
-    GST_OBJECT_UNLOCK (self);
+    g_mutex_unlock (&self->trace_lock);
     sp_recorder_mark_summarized (self->rec, element, FALSE);
+    g_mutex_lock (&self->pipes_lock);
+    if (!g_ptr_array_find (self->pipes, element, NULL))
+      g_ptr_array_add (self->pipes, element);
+    g_mutex_unlock (&self->pipes_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    /* Out of the ticker's list first: no periodic snapshot after the
+     * final one. */
+    g_mutex_lock (&self->pipes_lock);
+    g_ptr_array_remove_fast (self->pipes, element);
+    g_mutex_unlock (&self->pipes_lock);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
-    GST_OBJECT_LOCK (self);
+    g_mutex_lock (&self->trace_lock);
     if (self->trace)
       sp_trace_flush (self->trace);
-    GST_OBJECT_UNLOCK (self);
+    g_mutex_unlock (&self->trace_lock);
   }
 }
 
 /* ------------------------------------------------------------------ */
 /* Settings */
 
+/* Detaches the live trace and frees it once no hook can be inside it.
+ * trace_lock held. */
+static void
+stage_prof_close_trace_locked (GstStageProf * self)
+{
+  SpTrace *old = self->trace;
+
+  if (!old)
+    return;
+  sp_recorder_set_trace (self->rec, NULL);
+  GST_OBJECT_LOCK (self);
+  self->trace = NULL;
+  g_free (self->trace_path);
+  self->trace_path = NULL;
+  GST_OBJECT_UNLOCK (self);
+  sp_guard_synchronize ();
+  sp_trace_free (old);
+}
+
+/* The old trace is closed (strict JSON) before the new one is opened, so
+ * setting the same path again never puts two writers on one file. */
 static void
 stage_prof_set_trace (GstStageProf * self, const gchar * path)
 {
-  SpTrace *t = NULL, *old;
+  SpTrace *t = NULL;
   GError *err = NULL;
 
+  g_mutex_lock (&self->trace_lock);
+  stage_prof_close_trace_locked (self);
   if (path && *path) {
     t = sp_trace_new (path, &err);
     if (!t) {
@@ -335,19 +417,15 @@ stage_prof_set_trace (GstStageProf * self, const gchar * path)
       g_clear_error (&err);
     }
   }
-  GST_OBJECT_LOCK (self);
-  old = self->trace;
-  self->trace = t;
-  g_free (self->trace_path);
-  self->trace_path = t ? g_strdup (path) : NULL;
-  if (old)
-    g_ptr_array_add (self->old_traces, old);
-  GST_OBJECT_UNLOCK (self);
-  sp_recorder_set_trace (self->rec, t);
-  if (t)
+  if (t) {
+    GST_OBJECT_LOCK (self);
+    self->trace = t;
+    self->trace_path = g_strdup (path);
+    GST_OBJECT_UNLOCK (self);
+    sp_recorder_set_trace (self->rec, t);
     sp_meta_trace_set (self->meta, t);
-  if (old)
-    sp_trace_flush (old);
+  }
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
@@ -365,9 +443,13 @@ stage_prof_set_db (GstStageProf * self, const gchar * path)
       g_clear_error (&err);
     }
   }
-  GST_OBJECT_LOCK (self);
+  /* Every user of self->db holds db_lock: once swapped, nobody can be
+   * queuing into the old one, and closing it is safe. */
+  g_mutex_lock (&self->db_lock);
   old = self->db;
   self->db = db;
+  g_mutex_unlock (&self->db_lock);
+  GST_OBJECT_LOCK (self);
   g_free (self->db_path);
   self->db_path = db ? g_strdup (path) : NULL;
   GST_OBJECT_UNLOCK (self);
@@ -403,66 +485,29 @@ stage_prof_set_filter (GstStageProf * self, const gchar * pattern)
     g_regex_unref (re);
 }
 
-static gpointer
-ticker_func (gpointer data)
+/* A value of summary= that is no keyword, has no directory separator and
+ * no extension is most likely a mistyped keyword (summary=stdot). */
+static gboolean
+summary_looks_mistyped (const gchar * v)
 {
-  GstStageProf *self = data;
-  gint64 period;
+  const gchar *base;
 
-  g_mutex_lock (&self->tick_lock);
-  while (!self->tick_stop) {
-    GST_OBJECT_LOCK (self);
-    period = (gint64) (self->interval * G_TIME_SPAN_SECOND);
-    GST_OBJECT_UNLOCK (self);
-    if (period <= 0)
-      break;
-    if (g_cond_wait_until (&self->tick_cond, &self->tick_lock,
-            g_get_monotonic_time () + period) || self->tick_stop)
-      continue;
-    g_mutex_unlock (&self->tick_lock);
-    if (sp_recorder_has_data (self->rec, NULL)) {
-      GstStructure *s = sp_recorder_summary (self->rec, NULL, FALSE);
-      gchar *text = sp_summary_to_text (s, "(interval)");
-      GST_INFO_OBJECT (self, "snapshot:\n%s", text);
-      g_free (text);
-#ifdef HAVE_SPDB
-      if (self->db)
-        sp_db_add_snapshot (self->db, s);
-#endif
-      gst_structure_free (s);
-    }
-    g_mutex_lock (&self->tick_lock);
-  }
-  g_mutex_unlock (&self->tick_lock);
-  return NULL;
-}
-
-static void
-stage_prof_stop_ticker (GstStageProf * self)
-{
-  GThread *t;
-
-  g_mutex_lock (&self->tick_lock);
-  self->tick_stop = TRUE;
-  g_cond_broadcast (&self->tick_cond);
-  t = self->ticker;
-  self->ticker = NULL;
-  g_mutex_unlock (&self->tick_lock);
-  if (t)
-    g_thread_join (t);
+  if (strcmp (v, "stdout") == 0 || strcmp (v, "stderr") == 0
+      || strcmp (v, "none") == 0)
+    return FALSE;
+  if (strchr (v, '/') || strchr (v, G_DIR_SEPARATOR))
+    return FALSE;
+  base = strrchr (v, '.');
+  return base == NULL || base == v || base[1] == '\0';
 }
 
 static void
 stage_prof_set_interval (GstStageProf * self, gdouble seconds)
 {
-  stage_prof_stop_ticker (self);
   GST_OBJECT_LOCK (self);
   self->interval = seconds;
   GST_OBJECT_UNLOCK (self);
-  if (seconds > 0) {
-    self->tick_stop = FALSE;
-    self->ticker = g_thread_new ("stageprof-interval", ticker_func, self);
-  }
+  stage_prof_ticker_restart (self);
 }
 
 /* ------------------------------------------------------------------ */
@@ -512,6 +557,16 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
     g_object_set (self, "db", value, NULL);
   } else if (strcmp (key, "filter") == 0) {
     g_object_set (self, "filter", value, NULL);
+  } else if (strcmp (key, "progress") == 0) {
+    if (g_ascii_strcasecmp (value, "true") == 0 || strcmp (value, "1") == 0
+        || g_ascii_strcasecmp (value, "yes") == 0)
+      g_object_set (self, "progress", TRUE, NULL);
+    else if (g_ascii_strcasecmp (value, "false") == 0
+        || strcmp (value, "0") == 0 || g_ascii_strcasecmp (value, "no") == 0)
+      g_object_set (self, "progress", FALSE, NULL);
+    else
+      g_warning ("stageprof: progress='%s' is not true or false; the status "
+          "line stays off", value);
   } else if (strcmp (key, "skip-first") == 0) {
     if (parse_uint (value, &u))
       g_object_set (self, "skip-first", u, NULL);
@@ -526,7 +581,7 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
           "between 0 and 1000000; periodic snapshots stay off", value);
   } else {
     g_warning ("stageprof: unknown parameter '%s' ignored (known: trace, "
-        "summary, skip-first, interval, db, filter)", key);
+        "summary, skip-first, interval, db, filter, progress)", key);
   }
 }
 
@@ -583,23 +638,22 @@ stage_prof_parse_params (GstStageProf * self, const gchar * params)
 static gboolean
 stage_prof_write_trace (GstStageProf * self, const gchar * path)
 {
-  SpTrace *t;
   GError *err = NULL;
-  gboolean ok;
+  gboolean ok = TRUE;
 
-  GST_OBJECT_LOCK (self);
-  t = self->trace;
-  GST_OBJECT_UNLOCK (self);
-  if (!t) {
+  /* trace_lock: the trace cannot be replaced (freed) under the copy. */
+  g_mutex_lock (&self->trace_lock);
+  if (!self->trace) {
+    g_mutex_unlock (&self->trace_lock);
     g_warning ("stageprof: write-trace: no trace is being recorded; set the "
         "'trace' parameter or property first");
     return FALSE;
   }
-  if (!path) {
-    sp_trace_flush (t);
-    return TRUE;
-  }
-  ok = sp_trace_write_copy (t, path, &err);
+  if (!path)
+    sp_trace_flush (self->trace);
+  else
+    ok = sp_trace_write_copy (self->trace, path, &err);
+  g_mutex_unlock (&self->trace_lock);
   if (!ok) {
     GST_ERROR_OBJECT (self, "write-trace: %s", err->message);
     g_warning ("stageprof: write-trace: %s", err->message);
@@ -635,12 +689,26 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SUMMARY:{
       const gchar *v = g_value_get_string (value);
+      if (v && summary_looks_mistyped (v)) {
+        g_warning ("stageprof: summary='%s' is not stdout, stderr or none, "
+            "and has no extension or directory: a mistyped keyword? Keeping "
+            "summary=%s (write ./%s.txt or similar for a file)", v,
+            self->summary, v);
+        break;
+      }
       GST_OBJECT_LOCK (self);
       g_free (self->summary);
       self->summary = g_strdup (v && *v ? v : "none");
       GST_OBJECT_UNLOCK (self);
+      stage_prof_ticker_restart (self);
       break;
     }
+    case PROP_PROGRESS:
+      GST_OBJECT_LOCK (self);
+      self->progress = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      stage_prof_ticker_restart (self);
+      break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
       self->skip_first = g_value_get_uint (value);
@@ -688,6 +756,9 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_FILTER:
       g_value_set_string (value, self->filter);
       break;
+    case PROP_PROGRESS:
+      g_value_set_boolean (value, self->progress);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -719,6 +790,7 @@ gst_stage_prof_constructed (GObject * object)
     return;
   }
 
+  sp_guard_init ();
   g_object_get (object, "params", &params, NULL);
   stage_prof_parse_params (self, params);
   g_free (params);
@@ -777,6 +849,9 @@ stage_prof_final_output (GstStageProf * self)
   gchar *where;
   gboolean stream;
   guint i;
+#ifdef HAVE_SPDB
+  SpDb *db;
+#endif
 
   g_mutex_lock (&self->out_lock);
   if (self->final_done) {
@@ -786,7 +861,22 @@ stage_prof_final_output (GstStageProf * self)
   self->final_done = TRUE;
   g_mutex_unlock (&self->out_lock);
 
-  stage_prof_stop_ticker (self);
+  g_mutex_lock (&self->tick_ctl_lock);
+  stage_prof_ticker_stop (self);
+  g_mutex_unlock (&self->tick_ctl_lock);
+  /* The database gets the final snapshot of each pipeline still running
+   * (those that stopped got theirs then): one per pipeline run. */
+  g_mutex_lock (&self->pipes_lock);
+  for (i = 0; i < self->pipes->len; i++) {
+    gpointer pipe = g_ptr_array_index (self->pipes, i);
+    if (sp_recorder_has_data (self->rec, pipe)) {
+      GstStructure *s = stage_prof_pipeline_summary (self, pipe, TRUE);
+      stage_prof_db_add (self, s);
+      gst_structure_free (s);
+    }
+  }
+  g_ptr_array_set_size (self->pipes, 0);
+  g_mutex_unlock (&self->pipes_lock);
   where = dup_setting (self, &self->summary);
   stream = where && (strcmp (where, "stdout") == 0
       || strcmp (where, "stderr") == 0);
@@ -795,29 +885,19 @@ stage_prof_final_output (GstStageProf * self)
   } else if (where && strcmp (where, "none") != 0) {
     stage_prof_write_summary (self, NULL, NULL, FALSE);
   }
-#ifdef HAVE_SPDB
-  if (self->db && sp_recorder_has_data (self->rec, NULL)) {
-    GstStructure *s = sp_recorder_summary (self->rec, NULL, TRUE);
-    sp_db_add_snapshot (self->db, s);
-    gst_structure_free (s);
-  }
-  if (self->db) {
-    sp_db_close (self->db);
-    self->db = NULL;
-  }
-#endif
   g_free (where);
+#ifdef HAVE_SPDB
+  g_mutex_lock (&self->db_lock);
+  db = self->db;
+  self->db = NULL;
+  g_mutex_unlock (&self->db_lock);
+  sp_db_close (db);
+#endif
   /* The hooks may still fire from threads of a pipeline that was never
-   * stopped: detach before closing so nobody records into a freed trace. */
-  sp_recorder_set_trace (self->rec, NULL);
-  GST_OBJECT_LOCK (self);
-  if (self->trace)
-    g_ptr_array_add (self->old_traces, self->trace);
-  self->trace = NULL;
-  GST_OBJECT_UNLOCK (self);
-  for (i = 0; i < self->old_traces->len; i++)
-    sp_trace_free (g_ptr_array_index (self->old_traces, i));
-  g_ptr_array_set_size (self->old_traces, 0);
+   * stopped: detached, and freed once none of them can be inside it. */
+  g_mutex_lock (&self->trace_lock);
+  stage_prof_close_trace_locked (self);
+  g_mutex_unlock (&self->trace_lock);
 }
 
 static void
@@ -831,13 +911,18 @@ gst_stage_prof_finalize (GObject * object)
   }
   sp_recorder_free (self->rec);
   sp_meta_free (self->meta);
-  g_ptr_array_free (self->old_traces, TRUE);
+  sp_progress_free (self->progress_state);
+  g_ptr_array_free (self->pipes, TRUE);
   g_free (self->trace_path);
   g_free (self->summary);
   g_free (self->db_path);
   g_free (self->filter);
   g_mutex_clear (&self->out_lock);
+  g_mutex_clear (&self->trace_lock);
+  g_mutex_clear (&self->db_lock);
+  g_mutex_clear (&self->pipes_lock);
   g_mutex_clear (&self->tick_lock);
+  g_mutex_clear (&self->tick_ctl_lock);
   g_cond_clear (&self->tick_cond);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -876,8 +961,15 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots written to the debug log "
-          "(GST_DEBUG=stageprof:5) and to the database; 0: off",
+          "(GST_DEBUG=stageprof:5) and to the database (with summary=stderr "
+          "also a status line on stderr); 0: off",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
+  g_object_class_install_property (gobject_class, PROP_PROGRESS,
+      g_param_spec_boolean ("progress", "Live status line",
+          "Print a status line on stderr (frames/s at each sink, the busiest "
+          "element, queue fill, elapsed time): redrawn every second on a "
+          "terminal, one line per interval otherwise",
+          DEFAULT_PROP_PROGRESS, flags));
   g_object_class_install_property (gobject_class, PROP_DB,
       g_param_spec_string ("db", "SQLite database",
           "Store the final and periodic statistics in this SQLite database; "
@@ -927,8 +1019,14 @@ gst_stage_prof_init (GstStageProf * self)
   self->summary = g_strdup (DEFAULT_PROP_SUMMARY);
   self->skip_first = DEFAULT_PROP_SKIP_FIRST;
   self->interval = DEFAULT_PROP_INTERVAL;
-  self->old_traces = g_ptr_array_new ();
+  self->progress = DEFAULT_PROP_PROGRESS;
+  self->progress_tty = isatty (STDERR_FILENO);
+  self->pipes = g_ptr_array_new ();
   g_mutex_init (&self->out_lock);
+  g_mutex_init (&self->trace_lock);
+  g_mutex_init (&self->db_lock);
+  g_mutex_init (&self->pipes_lock);
   g_mutex_init (&self->tick_lock);
+  g_mutex_init (&self->tick_ctl_lock);
   g_cond_init (&self->tick_cond);
 }

@@ -5,12 +5,18 @@
  * lacks are stored as NULL and fields the schema does not know are ignored
  * (the summary may grow without breaking older databases). The schema text
  * is in docs/tracer-db.md; keep the two in step.
+ *
+ * Every table has the `pipeline` and `run` of its rows. A snapshot that
+ * cannot be written (disk full, a file-size limit) is rolled back whole:
+ * the database stays consistent, and the count of lost snapshots is in the
+ * warning at close. A symbolic link at the path is refused.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "spdb.h"
+#include "spfile.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -38,8 +44,9 @@ typedef struct
   guint n_cols;
 } SpTable;
 
+/* Rows without their own `run` take the snapshot's. */
 static const SpCol element_cols[] = {
-  {"name", SP_COL_TEXT}, {"thread", SP_COL_TEXT}, {"count", SP_COL_INT},
+  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"thread", SP_COL_TEXT}, {"count", SP_COL_INT},
   {"mean_ms", SP_COL_REAL}, {"std_ms", SP_COL_REAL}, {"min_ms", SP_COL_REAL},
   {"max_ms", SP_COL_REAL}, {"median_ms", SP_COL_REAL},
   {"p90_ms", SP_COL_REAL}, {"p99_ms", SP_COL_REAL},
@@ -47,20 +54,21 @@ static const SpCol element_cols[] = {
 };
 
 static const SpCol queue_cols[] = {
-  {"name", SP_COL_TEXT}, {"items", SP_COL_INT}, {"qps", SP_COL_REAL},
+  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"items", SP_COL_INT}, {"qps", SP_COL_REAL},
   {"mean_level", SP_COL_REAL}, {"max_level", SP_COL_INT},
   {"mean_bytes", SP_COL_REAL}, {"max_bytes", SP_COL_INT},
   {"empty_pct", SP_COL_REAL}, {"full_pct", SP_COL_REAL},
   {"ave_put_ms", SP_COL_REAL}, {"ave_get_ms", SP_COL_REAL},
+  {"span_s", SP_COL_REAL},
 };
 
 static const SpCol thread_cols[] = {
-  {"name", SP_COL_TEXT}, {"busy_pct", SP_COL_REAL},
+  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"busy_pct", SP_COL_REAL},
   {"wait_input_pct", SP_COL_REAL}, {"wait_output_pct", SP_COL_REAL},
 };
 
 static const SpCol sink_cols[] = {
-  {"name", SP_COL_TEXT}, {"frames", SP_COL_INT}, {"fps", SP_COL_REAL},
+  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"frames", SP_COL_INT}, {"fps", SP_COL_REAL},
 };
 
 #define SP_TABLE(t, f, c) { t, f, c, G_N_ELEMENTS (c) }
@@ -79,23 +87,25 @@ static const gchar sp_schema[] =
     " snapshot_id INTEGER PRIMARY KEY,"
     " run_id INTEGER NOT NULL REFERENCES runs(run_id),"
     " taken_at TEXT NOT NULL, wall_s REAL, final INTEGER NOT NULL,"
-    " verdict TEXT);"
+    " verdict TEXT, pipeline TEXT, run INTEGER);"
     "CREATE TABLE IF NOT EXISTS elements ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " name TEXT, thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL,"
+    " pipeline TEXT, run INTEGER, name TEXT, thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL,"
     " min_ms REAL, max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
     " total_s REAL, busy_pct REAL);"
     "CREATE TABLE IF NOT EXISTS queues ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " pipeline TEXT, run INTEGER,"
     " name TEXT, items INTEGER, qps REAL, mean_level REAL, max_level INTEGER,"
     " mean_bytes REAL, max_bytes INTEGER, empty_pct REAL, full_pct REAL,"
-    " ave_put_ms REAL, ave_get_ms REAL);"
+    " ave_put_ms REAL, ave_get_ms REAL, span_s REAL);"
     "CREATE TABLE IF NOT EXISTS threads ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
+    " pipeline TEXT, run INTEGER,"
     " name TEXT, busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL);"
     "CREATE TABLE IF NOT EXISTS sinks ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " name TEXT, frames INTEGER, fps REAL);"
+    " pipeline TEXT, run INTEGER, name TEXT, frames INTEGER, fps REAL);"
     "CREATE INDEX IF NOT EXISTS elements_snapshot ON elements(snapshot_id);"
     "CREATE INDEX IF NOT EXISTS queues_snapshot ON queues(snapshot_id);"
     "CREATE INDEX IF NOT EXISTS threads_snapshot ON threads(snapshot_id);"
@@ -112,7 +122,21 @@ struct _SpDb
   GAsyncQueue *queue;           /* GstStructure *, or &sp_db_stop */
   GThread *writer;
   gint dropped;                 /* atomic */
+  gint failed;                  /* atomic: snapshots rolled back */
   gboolean warned;              /* writer thread only */
+};
+
+/* Columns added since schema version 1: ALTERed into older files. */
+static const struct
+{
+  const gchar *table, *column, *type;
+} sp_added_cols[] = {
+  {"snapshots", "pipeline", "TEXT"}, {"snapshots", "run", "INTEGER"},
+  {"elements", "pipeline", "TEXT"}, {"elements", "run", "INTEGER"},
+  {"queues", "pipeline", "TEXT"}, {"queues", "run", "INTEGER"},
+  {"queues", "span_s", "REAL"},
+  {"threads", "pipeline", "TEXT"}, {"threads", "run", "INTEGER"},
+  {"sinks", "pipeline", "TEXT"}, {"sinks", "run", "INTEGER"},
 };
 
 /* Pushed by sp_db_close(): everything queued before it is written. */
@@ -197,7 +221,8 @@ sp_db_prepare (SpDb * db, GError ** error)
   guint i, j;
 
   if (sqlite3_prepare_v2 (db->db, "INSERT INTO snapshots (run_id, taken_at,"
-          " wall_s, final, verdict) VALUES (?, ?, ?, ?, ?)", -1,
+          " wall_s, final, verdict, pipeline, run) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          -1,
           &db->snap_stmt, NULL) != SQLITE_OK) {
     sp_db_set_error (error, db, "preparing statements");
     return FALSE;
@@ -269,6 +294,23 @@ sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
     g_value_unset (&tmp);
 }
 
+/* A queue's own time span (its percentages are of it, not of the
+ * snapshot's wall_s): items / qps, when the row does not carry it. */
+static void
+sp_db_bind_span (sqlite3_stmt * st, gint idx, const GstStructure * row)
+{
+  gdouble span, qps;
+  guint64 items;
+
+  if (gst_structure_get_double (row, "span_s", &span))
+    sqlite3_bind_double (st, idx, span);
+  else if (gst_structure_get_double (row, "qps", &qps) && qps > 0
+      && gst_structure_get_uint64 (row, "items", &items))
+    sqlite3_bind_double (st, idx, items / qps);
+  else
+    sqlite3_bind_null (st, idx);
+}
+
 static gboolean
 sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
     const GstStructure * summary)
@@ -298,8 +340,16 @@ sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
     sqlite3_reset (st);
     sqlite3_clear_bindings (st);
     sqlite3_bind_int64 (st, 1, snap_id);
-    for (j = 0; j < t->n_cols; j++)
-      sp_db_bind (st, j + 2, row, &t->cols[j]);
+    for (j = 0; j < t->n_cols; j++) {
+      const gchar *cn = t->cols[j].name;
+      if (strcmp (cn, "span_s") == 0)
+        sp_db_bind_span (st, j + 2, row);
+      else if (!gst_structure_has_field (row, cn)
+          && (strcmp (cn, "run") == 0 || strcmp (cn, "pipeline") == 0))
+        sp_db_bind (st, j + 2, summary, &t->cols[j]);
+      else
+        sp_db_bind (st, j + 2, row, &t->cols[j]);
+    }
     if (sqlite3_step (st) != SQLITE_DONE) {
       sp_db_warn (db, t->table);
       return FALSE;
@@ -334,6 +384,12 @@ sp_db_insert_snapshot (SpDb * db, const GstStructure * s)
   if (gst_structure_get_string (s, "verdict"))
     sqlite3_bind_text (st, 5, gst_structure_get_string (s, "verdict"), -1,
         SQLITE_TRANSIENT);
+  {
+    static const SpCol pcol = { "pipeline", SP_COL_TEXT };
+    static const SpCol rcol = { "run", SP_COL_INT };
+    sp_db_bind (st, 6, s, &pcol);
+    sp_db_bind (st, 7, s, &rcol);
+  }
   ok = sqlite3_step (st) == SQLITE_DONE;
   if (!ok)
     sp_db_warn (db, "snapshots");
@@ -341,9 +397,16 @@ sp_db_insert_snapshot (SpDb * db, const GstStructure * s)
   for (i = 0; ok && i < G_N_ELEMENTS (sp_tables); i++)
     ok = sp_db_insert_rows (db, i, snap_id, s);
 
-  if (sqlite3_exec (db->db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL,
-          NULL) != SQLITE_OK)
+  if (ok && sqlite3_exec (db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     sp_db_warn (db, "COMMIT");
+    ok = FALSE;
+  }
+  /* All or nothing: a failed snapshot leaves no row behind. */
+  if (!ok) {
+    if (!sqlite3_get_autocommit (db->db))
+      sqlite3_exec (db->db, "ROLLBACK", NULL, NULL, NULL);
+    g_atomic_int_inc (&db->failed);
+  }
   g_free (now);
 }
 
@@ -377,6 +440,48 @@ sp_db_free (SpDb * db)
   g_free (db);
 }
 
+static gboolean
+sp_db_has_column (SpDb * db, const gchar * table, const gchar * column)
+{
+  gchar *sql = g_strdup_printf ("PRAGMA table_info(%s)", table);
+  sqlite3_stmt *st = NULL;
+  gboolean found = FALSE;
+
+  if (sqlite3_prepare_v2 (db->db, sql, -1, &st, NULL) == SQLITE_OK)
+    while (!found && sqlite3_step (st) == SQLITE_ROW)
+      found = g_strcmp0 ((const gchar *) sqlite3_column_text (st, 1),
+          column) == 0;
+  sqlite3_finalize (st);
+  g_free (sql);
+  return found;
+}
+
+/* A database written by an older stageprof gets the new columns (NULL in
+ * its old rows); nothing is removed. */
+static gboolean
+sp_db_upgrade (SpDb * db, GError ** error)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sp_added_cols); i++) {
+    gchar *sql;
+    gint rc;
+
+    if (sp_db_has_column (db, sp_added_cols[i].table, sp_added_cols[i].column))
+      continue;
+    sql = g_strdup_printf ("ALTER TABLE %s ADD COLUMN %s %s",
+        sp_added_cols[i].table, sp_added_cols[i].column,
+        sp_added_cols[i].type);
+    rc = sqlite3_exec (db->db, sql, NULL, NULL, NULL);
+    g_free (sql);
+    if (rc != SQLITE_OK) {
+      sp_db_set_error (error, db, "upgrading the schema");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 SpDb *
 sp_db_open (const gchar * path, GError ** error)
 {
@@ -385,10 +490,16 @@ sp_db_open (const gchar * path, GError ** error)
 
   g_return_val_if_fail (path != NULL, NULL);
 
+  if (!sp_file_check_not_symlink (path, "database", error))
+    return NULL;
   db = g_new0 (SpDb, 1);
   db->path = g_strdup (path);
   if (sqlite3_open_v2 (path, &db->db,
-          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+#ifdef SQLITE_OPEN_NOFOLLOW
+          | SQLITE_OPEN_NOFOLLOW
+#endif
+          , NULL) != SQLITE_OK) {
     sp_db_set_error (error, db, "opening");
     sp_db_free (db);
     return NULL;
@@ -398,6 +509,10 @@ sp_db_open (const gchar * path, GError ** error)
   if (sqlite3_exec (db->db, sp_schema, NULL, NULL, &msg) != SQLITE_OK) {
     sqlite3_free (msg);
     sp_db_set_error (error, db, "creating the schema");
+    sp_db_free (db);
+    return NULL;
+  }
+  if (!sp_db_upgrade (db, error)) {
     sp_db_free (db);
     return NULL;
   }
@@ -445,6 +560,12 @@ sp_db_get_dropped (SpDb * db)
   return (guint) g_atomic_int_get (&db->dropped);
 }
 
+guint
+sp_db_get_failed (SpDb * db)
+{
+  return (guint) g_atomic_int_get (&db->failed);
+}
+
 void
 sp_db_close (SpDb * db)
 {
@@ -458,5 +579,9 @@ sp_db_close (SpDb * db)
   if (dropped)
     g_warning ("stageprof: %u snapshots were not written to \"%s\" "
         "(the database fell behind)", dropped, db->path);
+  if (sp_db_get_failed (db))
+    g_warning ("stageprof: %u snapshots could not be written to \"%s\" "
+        "(%s) and were rolled back; the database holds whole snapshots "
+        "only", sp_db_get_failed (db), db->path, sqlite3_errmsg (db->db));
   sp_db_free (db);
 }

@@ -26,7 +26,11 @@ gint64 sp_db_get_run_id (SpDb *db);
  * stalled disk); sp_db_close() warns when non-zero. */
 guint  sp_db_get_dropped (SpDb *db);
 
-#define SP_DB_SCHEMA_VERSION 1
+/* Snapshots that failed to insert (disk full...) and were rolled back
+ * whole; sp_db_close() warns when non-zero. */
+guint  sp_db_get_failed (SpDb *db);
+
+#define SP_DB_SCHEMA_VERSION 2
 #define SP_DB_MAX_PENDING 1024
 
 G_END_DECLS

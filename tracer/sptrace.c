@@ -24,9 +24,15 @@
  * sp_drain_thread() for the exact guarantee: slices shorter than 100 ms).
  *
  * Crash safety. The writer formats whole lines into its own buffer and hands
- * them to an unbuffered FILE, so the file always ends at a line boundary
- * after each write; lines after the first event start with ",", so a file
- * cut by kill -9 becomes strict JSON by appending "]".
+ * them to write(2), so the file always ends at a line boundary after each
+ * write; lines after the first event start with ",", so a file cut by
+ * kill -9 becomes strict JSON by appending "]". A write cut short (disk
+ * full, file-size limit) is cut back to its last whole line and writing
+ * stops there: the file stays "append ] and it parses", and the events not
+ * written are counted (sp_trace_get_lost(), and the warning at close).
+ *
+ * Output path. A symbolic link is refused (never followed into
+ * truncation); an existing file is truncated. See docs/tracer.md.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,9 +40,14 @@
 
 #include "sptrace.h"
 
+#include "spfile.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SP_CHUNK_RECORDS 1024
 #define SP_TRACE_MAX_BYTES (64 * 1024 * 1024)
@@ -97,7 +108,7 @@ struct _SpTrace
 {
   guint64 id;
   gchar *path;
-  FILE *f;
+  int fd;
   GThread *writer;
 
   /* Registry of thread buffers, metadata, the flush handshake. Taken by
@@ -131,8 +142,10 @@ struct _SpTrace
   gchar ids[SP_IDS_BYTES];
   GPtrArray *snap;
   gboolean write_failed;
+  int write_errno;
   guint64 events;               /* atomic */
   guint64 bytes;                /* atomic */
+  guint64 lost;                 /* atomic: lines formatted, not written */
 };
 
 static guint64 sp_next_trace_id = 1;
@@ -551,19 +564,27 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   const SpName *name = sp_escaped_name (t, r->name);
   /* Fixed text plus up to 6 numbers of 21 characters, plus the name twice,
    * plus what the fixed-size copies write past their end. */
-  gchar *p = sp_reserve (t, 256 + 2 * name->len + SP_IDS_BYTES), *start = p;
+  gchar *p = sp_reserve (t, 384 + 2 * name->len + SP_IDS_BYTES), *start = p;
 
   p = sp_put_sep (t, p);
   if (r->kind == SP_REC_COUNTER) {
+    /* One track per quantity: viewers draw the args of one counter event
+     * stacked on one scale, where bytes (1e6) flatten buffers (1-25). */
     p = SP_PUT_LIT (p, "{\"name\":\"");
     p = sp_put_name (p, name);
-    p = SP_PUT_LIT (p, "\",\"ph\":\"C\",\"ts\":");
+    p = SP_PUT_LIT (p, " buffers\",\"ph\":\"C\",\"ts\":");
     p = sp_put_us (p, r->ts);
     p = SP_PUT_LIT (p, ",\"pid\":");
     p = sp_put_u64 (p, r->pid);
     p = SP_PUT_LIT (p, ",\"args\":{\"buffers\":");
     p = sp_put_i64 (p, (gint64) r->a);
-    p = SP_PUT_LIT (p, ",\"bytes\":");
+    p = SP_PUT_LIT (p, "}}\n,{\"name\":\"");
+    p = sp_put_name (p, name);
+    p = SP_PUT_LIT (p, " bytes\",\"ph\":\"C\",\"ts\":");
+    p = sp_put_us (p, r->ts);
+    p = SP_PUT_LIT (p, ",\"pid\":");
+    p = sp_put_u64 (p, r->pid);
+    p = SP_PUT_LIT (p, ",\"args\":{\"bytes\":");
     p = sp_put_i64 (p, (gint64) r->b);
     p = SP_PUT_LIT (p, "}}\n");
     t->olen += p - start;
@@ -605,23 +626,66 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   t->olen += p - start;
 }
 
-/* Whole lines only, straight to the (unbuffered) FILE: the file ends at a
- * line boundary after every write. */
+static guint64
+sp_count_lines (const gchar * p, gsize len)
+{
+  guint64 n = 0;
+  const gchar *end = p + len;
+
+  while (p < end && (p = memchr (p, '\n', end - p)) != NULL) {
+    n++;
+    p++;
+  }
+  return n;
+}
+
+/* Whole lines or nothing: a write cut short (ENOSPC, EFBIG under a
+ * file-size limit, EIO) is cut back to its last whole line, and writing
+ * stops; every line not written is counted as lost. */
 static void
 sp_write_out (SpTrace * t)
 {
-  gsize len = t->olen;
+  gsize len = t->olen, off = 0, keep;
 
+  t->olen = 0;
   if (len == 0)
     return;
-  if (!t->write_failed && fwrite (t->obuf, 1, len, t->f) != len) {
-    t->write_failed = TRUE;
-    g_warning ("stageprof: writing trace file \"%s\" failed: %s; the trace "
-        "is incomplete from here on", t->path, g_strerror (errno));
+  if (t->write_failed) {
+    __atomic_fetch_add (&t->lost, sp_count_lines (t->obuf, len),
+        __ATOMIC_RELAXED);
+    return;
   }
-  if (!t->write_failed)
+  while (off < len) {
+    gssize n = write (t->fd, t->obuf + off, len - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      t->write_errno = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    off += n;
+  }
+  if (off == len) {
     __atomic_fetch_add (&t->bytes, len, __ATOMIC_RELAXED);
-  t->olen = 0;
+    return;
+  }
+  /* Cut back to the last whole line written. */
+  for (keep = off; keep > 0 && t->obuf[keep - 1] != '\n'; keep--);
+  if (keep < off) {
+    guint64 at = __atomic_load_n (&t->bytes, __ATOMIC_RELAXED) + keep;
+    if (ftruncate (t->fd, (off_t) at) != 0 || lseek (t->fd, (off_t) at,
+            SEEK_SET) < 0)
+      g_warning ("stageprof: cannot cut trace file \"%s\" back to a whole "
+          "line: %s", t->path, g_strerror (errno));
+  }
+  __atomic_fetch_add (&t->bytes, keep, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&t->lost, sp_count_lines (t->obuf + keep, len - keep),
+      __ATOMIC_RELAXED);
+  t->write_failed = TRUE;
+  g_warning ("stageprof: writing trace file \"%s\" failed: %s; the trace "
+      "ends at its last whole event (append \"]\" to read it) and the "
+      "events from here on are lost (counted when the trace closes)",
+      t->path, g_strerror (t->write_errno));
 }
 
 /* ---- writer thread ------------------------------------------------------- */
@@ -678,6 +742,7 @@ sp_drain_thread (SpTrace * t, SpThreadBuf * tb, gboolean all)
   GArray *batch;
   SpRecord *r;
   guint i, old_len, cut;
+  guint64 n_ev;
 
   if (!tb->pending)
     tb->pending = g_array_new (FALSE, FALSE, sizeof (SpRecord));
@@ -715,10 +780,12 @@ sp_drain_thread (SpTrace * t, SpThreadBuf * tb, gboolean all)
     guint64 w = tb->max_end > SP_HOLD_NS ? tb->max_end - SP_HOLD_NS : 0;
     for (cut = 0; cut < batch->len && r[cut].ts < w; cut++);
   }
-  for (i = 0; i < cut; i++)
+  for (i = 0, n_ev = 0; i < cut; i++) {
     sp_format_record (t, &r[i]);
+    n_ev += r[i].kind == SP_REC_COUNTER ? 2 : 1;   /* buffers, bytes */
+  }
   g_array_remove_range (batch, 0, cut);
-  __atomic_fetch_add (&t->events, cut, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&t->events, n_ev, __ATOMIC_RELAXED);
 }
 
 static void
@@ -763,7 +830,6 @@ sp_drain (SpTrace * t, gboolean all)
     }
   }
   sp_write_out (t);
-  fflush (t->f);
 }
 
 static gpointer
@@ -804,25 +870,21 @@ SpTrace *
 sp_trace_new (const gchar * path, GError ** error)
 {
   SpTrace *t;
-  FILE *f;
+  int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  f = fopen (path, "wb");
-  if (!f) {
-    int err = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Cannot open trace file \"%s\" for writing: %s", path,
-        g_strerror (err));
+  /* Read-write: write-trace copies from this descriptor, whatever happens
+   * to the path meanwhile. */
+  fd = sp_file_open_nofollow (path, O_RDWR | O_CREAT | O_TRUNC, "trace file",
+      error);
+  if (fd < 0)
     return NULL;
-  }
-  /* We write whole lines from our own buffer; stdio must not split them. */
-  setvbuf (f, NULL, _IONBF, 0);
 
   t = g_new0 (SpTrace, 1);
   t->id = __atomic_fetch_add (&sp_next_trace_id, 1, __ATOMIC_RELAXED);
   t->path = g_strdup (path);
-  t->f = f;
+  t->fd = fd;
   g_mutex_init (&t->lock);
   g_cond_init (&t->wake);
   g_cond_init (&t->flushed);
@@ -839,6 +901,14 @@ sp_trace_new (const gchar * path, GError ** error)
 
   sp_append_raw (t, "[\n", 2);
   sp_write_out (t);
+  if (t->write_failed) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (t->write_errno),
+        "Cannot write trace file \"%s\": %s", path,
+        g_strerror (t->write_errno));
+    t->writer = NULL;
+    sp_trace_free (t);
+    return NULL;
+  }
 
   t->writer = g_thread_new ("sptrace-writer", sp_writer_thread, t);
   return t;
@@ -913,52 +983,53 @@ sp_trace_flush (SpTrace * t)
   g_mutex_unlock (&t->lock);
 }
 
+/* The copy goes to a temporary file beside `path`, renamed over it when
+ * complete: never a half-written copy, never through a symlink, and never
+ * onto the live trace itself (which it would truncate while reading). */
 gboolean
 sp_trace_write_copy (SpTrace * t, const gchar * path, GError ** error)
 {
-  FILE *in, *out;
-  guint64 left;
+  struct stat live, dst;
+  guint64 left, pos = 0;
   gchar buf[65536];
+  SpFileReplace *out;
   int err = 0;
+
+  if (fstat (t->fd, &live) == 0 && stat (path, &dst) == 0
+      && live.st_dev == dst.st_dev && live.st_ino == dst.st_ino) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+        "\"%s\" is the trace being recorded; write the copy to another "
+        "path", path);
+    return FALSE;
+  }
+  out = sp_file_replace_begin (path, "trace copy", error);
+  if (!out)
+    return FALSE;
 
   sp_trace_flush (t);
   /* Everything up to `bytes` is whole lines, whatever the writer does next. */
   left = __atomic_load_n (&t->bytes, __ATOMIC_RELAXED);
-
-  in = fopen (t->path, "rb");
-  if (!in) {
-    err = errno;
+  while (left > 0 && !err) {
+    gssize got = pread (t->fd, buf, MIN (left, sizeof (buf)), (off_t) pos);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      err = got < 0 ? errno : EIO;
+      break;
+    }
+    if (!sp_file_replace_write (out, buf, got))
+      break;
+    left -= got;
+    pos += got;
+  }
+  if (err) {
+    sp_file_replace_abort (out);
     g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
         "Cannot read back trace file \"%s\": %s", t->path, g_strerror (err));
     return FALSE;
   }
-  out = fopen (path, "wb");
-  if (!out) {
-    err = errno;
-    fclose (in);
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Cannot open trace copy \"%s\" for writing: %s", path,
-        g_strerror (err));
-    return FALSE;
-  }
-  while (left > 0 && !err) {
-    gsize want = MIN (left, sizeof (buf));
-    gsize got = fread (buf, 1, want, in);
-    if (got == 0 || fwrite (buf, 1, got, out) != got)
-      err = errno ? errno : EIO;
-    left -= got;
-  }
-  if (!err && fputs ("]\n", out) == EOF)
-    err = errno ? errno : EIO;
-  fclose (in);
-  if (fclose (out) != 0 && !err)
-    err = errno;
-  if (err) {
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Writing trace copy \"%s\" failed: %s", path, g_strerror (err));
-    return FALSE;
-  }
-  return TRUE;
+  sp_file_replace_write (out, "]\n", 2);
+  return sp_file_replace_commit (out, error);
 }
 
 guint64
@@ -979,7 +1050,16 @@ sp_trace_get_dropped (SpTrace * t)
 guint64
 sp_trace_get_events_written (SpTrace * t)
 {
-  return __atomic_load_n (&t->events, __ATOMIC_RELAXED);
+  guint64 e = __atomic_load_n (&t->events, __ATOMIC_RELAXED);
+  guint64 l = __atomic_load_n (&t->lost, __ATOMIC_RELAXED);
+
+  return e > l ? e - l : 0;
+}
+
+guint64
+sp_trace_get_lost (SpTrace * t)
+{
+  return __atomic_load_n (&t->lost, __ATOMIC_RELAXED);
 }
 
 guint64
@@ -1016,15 +1096,27 @@ sp_trace_free (SpTrace * t)
   if (t == NULL)
     return;
 
-  g_mutex_lock (&t->lock);
-  t->stop = TRUE;
-  g_cond_signal (&t->wake);
-  g_mutex_unlock (&t->lock);
-  g_thread_join (t->writer);
+  if (t->writer) {
+    g_mutex_lock (&t->lock);
+    t->stop = TRUE;
+    g_cond_signal (&t->wake);
+    g_mutex_unlock (&t->lock);
+    g_thread_join (t->writer);
 
-  sp_append_raw (t, "]\n", 2);
-  sp_write_out (t);
-  fclose (t->f);
+    /* "]" alone first: if only one byte fits, the file is still whole. */
+    sp_append_raw (t, "]", 1);
+    sp_write_out (t);
+    if (!t->write_failed) {
+      sp_append_raw (t, "\n", 1);
+      sp_write_out (t);
+    }
+    if (t->write_failed)
+      g_warning ("stageprof: trace file \"%s\" is incomplete: %"
+          G_GUINT64_FORMAT " events were lost (%s); it holds whole events "
+          "only: append \"]\" if it lacks one to read it", t->path, t->lost,
+          g_strerror (t->write_errno));
+  }
+  close (t->fd);
 
   dropped = sp_trace_get_dropped (t);
   if (dropped > 0)

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 typedef enum { SP_SLICE_ELEMENT, SP_SLICE_WAIT_INPUT, SP_SLICE_WAIT_OUTPUT, SP_SLICE_GPU } SpSliceKind;
 typedef struct _SpTrace SpTrace;
 
-SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates path (error names the path if it cannot), starts the writer thread */
+SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates path, refuses a symlink (error names the path if it cannot), starts the writer thread */
 /* Hot path, any streaming thread: no lock shared between streaming threads, no I/O, no formatting.
  * `name` must stay valid until sp_trace_free (callers pass g_intern_string()ed names). */
 void sp_trace_slice (SpTrace *t, guint pid, guint64 tid, const gchar *name, guint64 ts_ns, guint64 dur_ns, SpSliceKind kind);
@@ -25,7 +25,7 @@ void sp_trace_counter (SpTrace *t, guint pid, const gchar *name, guint64 ts_ns, 
 void sp_trace_process_name (SpTrace *t, guint pid, const gchar *name);
 void sp_trace_thread_name (SpTrace *t, guint pid, guint64 tid, const gchar *name);
 void     sp_trace_flush (SpTrace *t);            /* returns when every event recorded before the call is written and fflush()ed */
-gboolean sp_trace_write_copy (SpTrace *t, const gchar *path, GError **error); /* flush, then write a strict-JSON copy of all so far to path */
+gboolean sp_trace_write_copy (SpTrace *t, const gchar *path, GError **error); /* flush, then write a strict-JSON copy of all so far to path (temp + rename; refuses the live trace's own file and symlinks) */
 void     sp_trace_free (SpTrace *t);             /* drain, close the array: the file is strict JSON */
 
 /* Additions beyond the fixed interface. */
@@ -35,6 +35,9 @@ void     sp_trace_free (SpTrace *t);             /* drain, close the array: the 
 guint64  sp_trace_get_dropped (SpTrace *t);
 /* Events and bytes written to the file so far (after the last drain). */
 guint64  sp_trace_get_events_written (SpTrace *t);
+/* Events formatted but not written because a write failed (disk full, a
+ * file-size limit): the file ends at the last whole event before them. */
+guint64  sp_trace_get_lost (SpTrace *t);
 guint64  sp_trace_get_bytes_written (SpTrace *t);
 /* Chunk budget (default SP_TRACE_MAX_BYTES, 64 MiB); call before recording.
  * Each recording thread always gets one chunk, even past the budget. */

@@ -1,0 +1,75 @@
+/* stageprof's tracer object, shared by gststageprof.c (hooks, settings,
+ * actions, final output) and gststageprof-ticker.c (interval snapshots and
+ * the live status line). Not installed. */
+#ifndef __GST_STAGE_PROF_PRIV_H__
+#define __GST_STAGE_PROF_PRIV_H__
+
+#include "gststageprof.h"
+#include "spmeta.h"
+#include "spprogress.h"
+#include "sprecord.h"
+#include "sptrace.h"
+#ifdef HAVE_SPDB
+#include "spdb.h"
+#endif
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_stage_prof_debug);
+
+struct _GstStageProf
+{
+  GstTracer parent;
+
+  SpRecorder *rec;
+  SpMeta *meta;                 /* wall-clock start and links for the trace */
+
+  /* Settings, under the object lock. */
+  gchar *trace_path;
+  gchar *summary;
+  guint skip_first;
+  gdouble interval;
+  gchar *db_path;
+  gchar *filter;
+  gboolean progress;
+
+  /* Outputs. `trace` is written under trace_lock (which also serialises
+   * its cold-path users), read by hooks through the recorder. */
+  GMutex trace_lock;
+  SpTrace *trace;
+  GMutex db_lock;
+#ifdef HAVE_SPDB
+  SpDb *db;
+#endif
+  GMutex out_lock;              /* serialises summary writing */
+  gboolean final_done;
+
+  /* Top-level pipelines between NULL_TO_READY and READY_TO_NULL (not
+   * reffed): periodic snapshots are taken per pipeline. */
+  GMutex pipes_lock;
+  GPtrArray *pipes;
+
+  /* The ticker thread: interval snapshots and the status line. */
+  GThread *ticker;
+  GMutex tick_lock;
+  GCond tick_cond;
+  gboolean tick_stop;
+  GMutex tick_ctl_lock;         /* serialises restarts */
+  SpProgress *progress_state;   /* ticker only */
+  gboolean progress_tty;
+  gint progress_on_screen;      /* atomic: a tty line awaits its newline */
+};
+
+/* gststageprof.c */
+GstStructure *stage_prof_pipeline_summary (GstStageProf * self,
+    gpointer pipeline, gboolean final);
+void stage_prof_db_add (GstStageProf * self, GstStructure * s);
+
+/* gststageprof-ticker.c */
+void stage_prof_ticker_restart (GstStageProf * self);
+void stage_prof_ticker_stop (GstStageProf * self);
+void stage_prof_end_progress_line (GstStageProf * self);
+
+G_END_DECLS
+
+#endif /* __GST_STAGE_PROF_PRIV_H__ */

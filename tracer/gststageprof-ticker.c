@@ -1,0 +1,201 @@
+/* stageprof's ticker: one thread, started only when `interval` or the
+ * status line is on, that takes a snapshot of each live pipeline every
+ * `interval` (debug log, database) and prints the status line
+ * (spprogress.c) every second on a terminal, every `interval` otherwise.
+ * See docs/tracer.md, "Live status line".
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "gststageprof-priv.h"
+#include "spsummary.h"
+
+#define GST_CAT_DEFAULT gst_stage_prof_debug
+
+/* The status line on a terminal is redrawn this often. */
+#define PROGRESS_TTY_PERIOD 1.0
+
+/* A status line on the terminal is finished before other text goes out. */
+void
+stage_prof_end_progress_line (GstStageProf * self)
+{
+  if (g_atomic_int_compare_and_exchange (&self->progress_on_screen, 1, 0)) {
+    fputc ('\n', stderr);
+    fflush (stderr);
+  }
+}
+
+static guint
+summary_rows (const GstStructure * s, const gchar * table)
+{
+  const GValue *v = gst_structure_get_value (s, table);
+
+  return v && GST_VALUE_HOLDS_ARRAY (v) ? gst_value_array_get_size (v) : 0;
+}
+
+/* One snapshot per live pipeline: to the debug log and the database. */
+static void
+stage_prof_snapshot (GstStageProf * self)
+{
+  guint i;
+
+  g_mutex_lock (&self->pipes_lock);
+  for (i = 0; i < self->pipes->len; i++) {
+    gpointer pipe = g_ptr_array_index (self->pipes, i);
+    GstStructure *s;
+
+    if (!sp_recorder_has_data (self->rec, pipe))
+      continue;
+    s = stage_prof_pipeline_summary (self, pipe, FALSE);
+    /* A run that has just started has nothing measured yet. */
+    if (summary_rows (s, "elements") == 0) {
+      gst_structure_free (s);
+      continue;
+    }
+    if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
+      gchar *text = sp_summary_to_text (s, "(interval)");
+      GST_INFO_OBJECT (self, "snapshot:\n%s", text);
+      g_free (text);
+    }
+    stage_prof_db_add (self, s);
+    gst_structure_free (s);
+  }
+  g_mutex_unlock (&self->pipes_lock);
+}
+
+static void
+stage_prof_progress (GstStageProf * self)
+{
+  GstStructure *s;
+  gchar *line;
+
+  if (!sp_recorder_has_data (self->rec, NULL))
+    return;
+  s = sp_recorder_summary (self->rec, NULL, FALSE);
+  line = sp_progress_line (self->progress_state, s, g_get_monotonic_time ());
+  gst_structure_free (s);
+  if (self->progress_tty) {
+    struct winsize ws;
+    /* Longer than the terminal, it would wrap and \r would redraw only
+     * its last row. */
+    if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+        && strlen (line) >= ws.ws_col)
+      line[ws.ws_col - 1] = '\0';
+    fprintf (stderr, "\r%s\033[K", line);
+    g_atomic_int_set (&self->progress_on_screen, 1);
+  } else {
+    fprintf (stderr, "%s\n", line);
+  }
+  fflush (stderr);
+  g_free (line);
+}
+
+typedef struct
+{
+  gdouble snap;                 /* seconds between snapshots, 0: none */
+  gdouble prog;                 /* seconds between status lines, 0: none */
+} TickPlan;
+
+static TickPlan
+stage_prof_tick_plan (GstStageProf * self)
+{
+  TickPlan p = { 0, 0 };
+  gboolean progress;
+
+  GST_OBJECT_LOCK (self);
+  p.snap = self->interval;
+  progress = self->progress || (self->interval > 0
+      && g_strcmp0 (self->summary, "stderr") == 0);
+  GST_OBJECT_UNLOCK (self);
+  if (progress)
+    p.prog = self->progress_tty ? PROGRESS_TTY_PERIOD :
+        p.snap > 0 ? p.snap : PROGRESS_TTY_PERIOD;
+  return p;
+}
+
+static gpointer
+ticker_func (gpointer data)
+{
+  GstStageProf *self = data;
+  TickPlan plan = stage_prof_tick_plan (self);
+  gint64 now = g_get_monotonic_time ();
+  gint64 next_snap = now + (gint64) (plan.snap * G_TIME_SPAN_SECOND);
+  gint64 next_prog = now + (gint64) (plan.prog * G_TIME_SPAN_SECOND);
+
+  g_mutex_lock (&self->tick_lock);
+  while (!self->tick_stop) {
+    gint64 due = G_MAXINT64;
+
+    if (plan.snap > 0)
+      due = next_snap;
+    if (plan.prog > 0)
+      due = MIN (due, next_prog);
+    if (due == G_MAXINT64)
+      break;
+    if (g_cond_wait_until (&self->tick_cond, &self->tick_lock, due)
+        || self->tick_stop)
+      continue;
+    g_mutex_unlock (&self->tick_lock);
+    now = g_get_monotonic_time ();
+    if (plan.snap > 0 && now >= next_snap) {
+      stage_prof_snapshot (self);
+      /* A slow snapshot skips ticks rather than bunching them. */
+      do
+        next_snap += (gint64) (plan.snap * G_TIME_SPAN_SECOND);
+      while (next_snap <= now);
+    }
+    if (plan.prog > 0 && now >= next_prog) {
+      stage_prof_progress (self);
+      do
+        next_prog += (gint64) (plan.prog * G_TIME_SPAN_SECOND);
+      while (next_prog <= now);
+    }
+    g_mutex_lock (&self->tick_lock);
+  }
+  g_mutex_unlock (&self->tick_lock);
+  return NULL;
+}
+
+void
+stage_prof_ticker_stop (GstStageProf * self)
+{
+  GThread *t;
+
+  g_mutex_lock (&self->tick_lock);
+  self->tick_stop = TRUE;
+  g_cond_broadcast (&self->tick_cond);
+  t = self->ticker;
+  self->ticker = NULL;
+  g_mutex_unlock (&self->tick_lock);
+  if (t)
+    g_thread_join (t);
+  stage_prof_end_progress_line (self);
+}
+
+/* (Re)starts the ticker for the current settings; no thread at all when
+ * neither snapshots nor the status line are on. */
+void
+stage_prof_ticker_restart (GstStageProf * self)
+{
+  TickPlan plan;
+
+  g_mutex_lock (&self->tick_ctl_lock);
+  stage_prof_ticker_stop (self);
+  plan = stage_prof_tick_plan (self);
+  if (!self->final_done && (plan.snap > 0 || plan.prog > 0)) {
+    g_mutex_lock (&self->tick_lock);
+    self->tick_stop = FALSE;
+    if (!self->progress_state)
+      self->progress_state = sp_progress_new ();
+    self->ticker = g_thread_new ("stageprof-tick", ticker_func, self);
+    g_mutex_unlock (&self->tick_lock);
+  }
+  g_mutex_unlock (&self->tick_ctl_lock);
+}
+

@@ -1,0 +1,185 @@
+/* spfile: see spfile.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "spfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct _SpFileReplace
+{
+  gchar *path, *tmp, *what;
+  int fd;
+  int err;                      /* first errno, 0: fine */
+  gboolean direct;              /* not a regular file: written in place */
+};
+
+static gboolean
+sp_file_is_symlink (const gchar * path)
+{
+  struct stat st;
+
+  return lstat (path, &st) == 0 && S_ISLNK (st.st_mode);
+}
+
+static void
+sp_file_symlink_error (GError ** error, const gchar * path, const gchar * what)
+{
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP,
+      "Refusing to write %s \"%s\": it is a symbolic link (stageprof does "
+      "not follow links for its outputs; give the target's path)", what,
+      path);
+}
+
+gboolean
+sp_file_check_not_symlink (const gchar * path, const gchar * what,
+    GError ** error)
+{
+  if (!sp_file_is_symlink (path))
+    return TRUE;
+  sp_file_symlink_error (error, path, what);
+  return FALSE;
+}
+
+int
+sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
+    GError ** error)
+{
+  int fd, err;
+
+  do
+    fd = open (path, flags | O_NOFOLLOW | O_CLOEXEC, 0666);
+  while (fd < 0 && errno == EINTR);
+  if (fd >= 0)
+    return fd;
+  err = errno;
+  if (err == ELOOP && sp_file_is_symlink (path))
+    sp_file_symlink_error (error, path, what);
+  else
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Cannot open %s \"%s\" for writing: %s", what, path, g_strerror (err));
+  return -1;
+}
+
+SpFileReplace *
+sp_file_replace_begin (const gchar * path, const gchar * what, GError ** error)
+{
+  SpFileReplace *f;
+  struct stat st;
+  int fd;
+
+  if (!sp_file_check_not_symlink (path, what, error))
+    return NULL;
+  f = g_new0 (SpFileReplace, 1);
+  f->path = g_strdup (path);
+  f->what = g_strdup (what);
+  /* A FIFO or a device (/dev/null) cannot be replaced: write it in place. */
+  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
+    f->direct = TRUE;
+    fd = sp_file_open_nofollow (path, O_WRONLY | O_TRUNC, what, error);
+  } else {
+    gchar *base = g_path_get_basename (path), *dir = g_path_get_dirname (path);
+    gchar *tmpl = g_strdup_printf (".%s.XXXXXX", base);
+
+    f->tmp = g_build_filename (dir, tmpl, NULL);
+    fd = g_mkstemp_full (f->tmp, O_RDWR | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      int err = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+          "Cannot write %s \"%s\": cannot create a file in \"%s\": %s", what,
+          path, dir, g_strerror (err));
+    } else {
+      /* mkstemp makes it 0600; give it what open(2) would have. */
+      mode_t um = umask (0);
+      umask (um);
+      fchmod (fd, 0666 & ~um);
+    }
+    g_free (tmpl);
+    g_free (base);
+    g_free (dir);
+  }
+  if (fd < 0) {
+    g_free (f->path);
+    g_free (f->tmp);
+    g_free (f->what);
+    g_free (f);
+    return NULL;
+  }
+  f->fd = fd;
+  return f;
+}
+
+gboolean
+sp_file_replace_write (SpFileReplace * f, const void *data, gsize len)
+{
+  const gchar *p = data;
+
+  while (len > 0 && f->err == 0) {
+    gssize n = write (f->fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      f->err = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    p += n;
+    len -= n;
+  }
+  return f->err == 0;
+}
+
+static void
+sp_file_replace_free (SpFileReplace * f)
+{
+  g_free (f->path);
+  g_free (f->tmp);
+  g_free (f->what);
+  g_free (f);
+}
+
+void
+sp_file_replace_abort (SpFileReplace * f)
+{
+  close (f->fd);
+  if (f->tmp)
+    g_unlink (f->tmp);
+  sp_file_replace_free (f);
+}
+
+gboolean
+sp_file_replace_commit (SpFileReplace * f, GError ** error)
+{
+  if (close (f->fd) != 0 && f->err == 0)
+    f->err = errno;
+  if (f->err == 0 && f->tmp && g_rename (f->tmp, f->path) != 0)
+    f->err = errno;
+  if (f->err != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (f->err),
+        "Writing %s \"%s\" failed: %s%s", f->what, f->path,
+        g_strerror (f->err), f->tmp ? " (the file was left as it was)" : "");
+    if (f->tmp)
+      g_unlink (f->tmp);
+    sp_file_replace_free (f);
+    return FALSE;
+  }
+  sp_file_replace_free (f);
+  return TRUE;
+}
+
+gboolean
+sp_file_replace_contents (const gchar * path, const gchar * data, gsize len,
+    const gchar * what, GError ** error)
+{
+  SpFileReplace *f = sp_file_replace_begin (path, what, error);
+
+  if (!f)
+    return FALSE;
+  sp_file_replace_write (f, data, len);
+  return sp_file_replace_commit (f, error);
+}

@@ -1,0 +1,41 @@
+/* spfile: how stageprof opens its output files.
+ *
+ * One policy for trace=, summary=, db= and write-trace (docs/tracer.md,
+ * "Output files"): a symbolic link at the path is refused with an error
+ * naming it, never followed into truncation; files written whole (the
+ * summary, a write-trace copy) go to a temporary file beside the path and
+ * are renamed over it when complete, so a reader sees the old file or the
+ * new one, never a mix.
+ */
+#ifndef __SP_FILE_H__
+#define __SP_FILE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* FALSE (with an error naming `what` and `path`) if `path` is a symlink. */
+gboolean sp_file_check_not_symlink (const gchar * path, const gchar * what,
+    GError ** error);
+/* open(2) with O_NOFOLLOW | O_CLOEXEC; -1 and an error naming the path. */
+int sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
+    GError ** error);
+
+typedef struct _SpFileReplace SpFileReplace;
+SpFileReplace *sp_file_replace_begin (const gchar * path, const gchar * what,
+    GError ** error);
+/* FALSE once a write failed (the error comes from commit). */
+gboolean sp_file_replace_write (SpFileReplace * f, const void * data,
+    gsize len);
+/* Renames into place; on any earlier failure removes the temporary file
+ * and leaves `path` as it was. Frees `f`. */
+gboolean sp_file_replace_commit (SpFileReplace * f, GError ** error);
+void sp_file_replace_abort (SpFileReplace * f);
+
+/* The whole of `data` to `path` (begin, write, commit). */
+gboolean sp_file_replace_contents (const gchar * path, const gchar * data,
+    gsize len, const gchar * what, GError ** error);
+
+G_END_DECLS
+
+#endif /* __SP_FILE_H__ */
