@@ -61,13 +61,24 @@ rows = []
 
 def timed(args):
     t = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    r = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"failed ({r.returncode}): {' '.join(args)[:300]}\n{r.stderr[-2000:]}")
     return time.perf_counter() - t
 
 
 def frames_of(path):
     data = open(path, "rb").read()
     return [hashlib.md5(data[i:i + FRAME]).hexdigest() for i in range(0, len(data), FRAME)]
+
+
+def select_expr(ix):
+    """eq(n,a)+eq(n,b)+... as a balanced tree: ffmpeg's evaluator refuses
+    a flat sum of a few hundred terms (too deep)."""
+    if len(ix) == 1:
+        return f"eq(n\\,{ix[0]})"
+    m = len(ix) // 2
+    return f"({select_expr(ix[:m])}+{select_expr(ix[m:])})"
 
 
 def gst(desc):
@@ -108,7 +119,7 @@ for g in gops:
                            f"filesink location={ours_path}"))
         t_gather = timed(gst(f"filesrc location={clip} ! qtdemux ! h264parse ! avdec_h264 ! "
                              f"stagegather indices={lst} ! filesink location={ref_path}"))
-        expr = "+".join(f"eq(n\\,{i})" for i in idx)
+        expr = select_expr(idx)
         t_ff = timed(["ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", f"select='{expr}'",
                       "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", ff_path])
         t = time.perf_counter()
