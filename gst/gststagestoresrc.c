@@ -472,6 +472,34 @@ gst_stage_store_src_create (GstPushSrc * src, GstBuffer ** outbuf)
   return create_packet (self, outbuf);
 }
 
+gdouble
+gst_stage_store_src_mean_run (GstStageStoreSrc * self)
+{
+  guint64 t = stage_select_next (self->select, 0);
+  gsize runs = 0, packets = 0, start = 0, end = 0;
+  gboolean active = FALSE;
+
+  /* the plan of create_decoded(), without the decoder: a run continues
+   * while the next target's interval starts within what it has fed */
+  for (; t != STAGE_SELECT_NONE && t < self->n;
+      t = stage_select_next (self->select, t + 1)) {
+    gsize s = start_of (self, t), q = self->pos_of[t];
+
+    if (!active || s > end || s < start) {
+      if (active)
+        packets += end - start;
+      runs++;
+      start = s;
+      end = s;
+      active = TRUE;
+    }
+    end = MAX (end, q + 1);
+  }
+  if (active)
+    packets += end - start;
+  return runs ? (gdouble) packets / runs : 0.0;
+}
+
 gboolean
 gst_stage_store_src_output (GstStageStoreSrc * self, GstBuffer ** buf)
 {
