@@ -214,6 +214,32 @@ make_decoder (GstStageSrc * self, const StageStreamInfo * info,
   return dec;
 }
 
+/* Frame threading makes a decoder hold a packet per thread before its
+ * first frame comes out: for short decode intervals that is extra frames
+ * decoded in every interval. A sparse read uses one thread (libav's output
+ * does not depend on the thread count: still bit-identical), a dense one
+ * the decoder's default. Only for our default decoder. */
+#define SHORT_RUN 48.0
+
+static void
+tune_threads (GstStageSrc * self)
+{
+  gdouble run;
+  gboolean own;
+
+  GST_OBJECT_LOCK (self);
+  own = is_unset (self->decoder_desc);
+  GST_OBJECT_UNLOCK (self);
+  if (!own || !g_object_class_find_property (G_OBJECT_GET_CLASS
+          (self->decoder), "max-threads"))
+    return;
+  run = gst_stage_store_src_mean_run (self->reader);
+  GST_DEBUG_OBJECT (self, "mean decode interval %.1f packets: %s", run,
+      run < SHORT_RUN ? "one decoder thread" : "default threads");
+  if (run < SHORT_RUN)
+    g_object_set (self->decoder, "max-threads", 1, NULL);
+}
+
 /* The selectors' caps rule: a regular selection divides the framerate, an
  * irregular one makes it variable (0/1). */
 static void
@@ -354,6 +380,7 @@ plug (GstStageSrc * self)
     self->decoder = make_decoder (self, info, &err);
     if (self->decoder == NULL)
       goto error;
+    tune_threads (self);
     gst_bin_add (GST_BIN (self), self->decoder);
     if (!gst_element_link (GST_ELEMENT (self->reader), self->decoder)) {
       g_set_error (&err, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,

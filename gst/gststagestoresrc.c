@@ -47,6 +47,7 @@ struct _GstStageStoreSrc
   gsize *pos_of;                /* frame index -> decode position */
   gsize *raps;                  /* decode positions of RAPs */
   gsize n_raps;
+  gboolean *open_rap;           /* per RAP: H.264 with leading pictures */
   StageSelect *select;
   gboolean decode;
   GstCaps *caps;
@@ -79,11 +80,34 @@ gst_stage_store_src_close (GstStageStoreSrc * self)
   g_clear_pointer (&self->frames, g_free);
   g_clear_pointer (&self->pos_of, g_free);
   g_clear_pointer (&self->raps, g_free);
+  g_clear_pointer (&self->open_rap, g_free);
   g_clear_pointer (&self->info, stage_stream_info_free);
   g_clear_pointer (&self->store, stage_store_close);
   g_clear_pointer (&self->select, stage_select_free);
   gst_clear_caps (&self->caps);
   self->n = self->n_raps = 0;
+}
+
+/* H.264 RAPs of open GOPs: recovery-point I pictures with leading pictures
+ * (decoded after them, displayed before). libav drops such an I picture
+ * from its output when decoding starts at it with one thread (with frame
+ * threads it does not), so decoding starts one RAP earlier for them and
+ * reaches them in stream, as a full decode does. */
+static void
+mark_open_raps (GstStageStoreSrc * self)
+{
+  gsize r, i;
+
+  self->open_rap = g_new0 (gboolean, self->n_raps + 1);
+  if (g_strcmp0 (self->info->codec, "h264") != 0)
+    return;
+  for (r = 0; r < self->n_raps; r++) {
+    gsize end = r + 1 < self->n_raps ? self->raps[r + 1] : self->n;
+    gint64 key = self->frames[self->raps[r]].index;
+
+    for (i = self->raps[r] + 1; i < end && !self->open_rap[r]; i++)
+      self->open_rap[r] = self->frames[i].index < key;
+  }
 }
 
 gboolean
@@ -124,6 +148,7 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     if (self->frames[i].keyframe)
       self->raps[self->n_raps++] = i;
   }
+  mark_open_raps (self);
   if (self->info->caps && *self->info->caps)
     self->caps = gst_caps_from_string (self->info->caps);
   if (self->caps == NULL && self->info->kind == STAGE_STORE_KIND_VIDEO) {
@@ -247,8 +272,11 @@ start_of (GstStageStoreSrc * self, guint64 target)
   while (lo > 0) {
     gsize r = self->raps[lo - 1];
 
-    if ((guint64) self->frames[r].index <= target)
+    if ((guint64) self->frames[r].index <= target) {
+      if (self->open_rap[lo - 1])
+        return lo >= 2 ? self->raps[lo - 2] : 0;
       return r;
+    }
     lo--;
   }
   return 0;
@@ -442,6 +470,34 @@ gst_stage_store_src_create (GstPushSrc * src, GstBuffer ** outbuf)
   if (self->decode && self->info->kind == STAGE_STORE_KIND_VIDEO)
     return create_decoded (self, outbuf);
   return create_packet (self, outbuf);
+}
+
+gdouble
+gst_stage_store_src_mean_run (GstStageStoreSrc * self)
+{
+  guint64 t = stage_select_next (self->select, 0);
+  gsize runs = 0, packets = 0, start = 0, end = 0;
+  gboolean active = FALSE;
+
+  /* the plan of create_decoded(), without the decoder: a run continues
+   * while the next target's interval starts within what it has fed */
+  for (; t != STAGE_SELECT_NONE && t < self->n;
+      t = stage_select_next (self->select, t + 1)) {
+    gsize s = start_of (self, t), q = self->pos_of[t];
+
+    if (!active || s > end || s < start) {
+      if (active)
+        packets += end - start;
+      runs++;
+      start = s;
+      end = s;
+      active = TRUE;
+    }
+    end = MAX (end, q + 1);
+  }
+  if (active)
+    packets += end - start;
+  return runs ? (gdouble) packets / runs : 0.0;
 }
 
 gboolean

@@ -36,6 +36,10 @@ gboolean gst_stage_store_src_output (GstStageStoreSrc * self,
 gboolean gst_stage_store_src_is_internal (GstStageStoreSrc * self,
     GstEvent * event);
 
+/* After open, for decoded video: the mean number of packets per decode
+ * interval the selection needs (long runs: a dense read). */
+gdouble gst_stage_store_src_mean_run (GstStageStoreSrc * self);
+
 guint64 gst_stage_store_src_get_out (GstStageStoreSrc * self);
 
 G_END_DECLS
