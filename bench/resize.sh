@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
-# Net time per frame of stageresize against videoscale and ffmpeg's swscale,
-# same method (bilinear), same 1080p I420 input, to 640x480, single-threaded,
-# measured side by side in one run; then stageresize's n-threads scaling.
+# stageresize against ffmpeg's swscale, libyuv and videoscale.
 #
 #   bench/resize.sh [FRAMES] [ROUNDS]       (defaults 120 frames, 7 rounds)
 #   BUILD=/path/to/builddir bench/resize.sh (default: build/)
+#   CALLGRIND=1 bench/resize.sh             (also instruction counts)
+#   PIPELINES=0 bench/resize.sh             (the in-process part only)
 #
-# Last, a quality check: PSNR of a shrunk zone plate against ffmpeg's
-# accurate Lanczos, for stageresize and videoscale.
+# Part 1, in process (bench/resize-bench.c, built here against ops/ with
+# ops' flags): ops/resize.c, libyuv (I420Scale / NV12Scale / ARGBScale) and
+# swscale (sws_scale) on the same frames, one call per frame, single-
+# threaded, for the three cases of issue 13 - 1080p -> 640x480 I420,
+# 4K -> 1080p NV12, 720p -> 1080p RGBA - with bilinear (libyuv
+# kFilterBilinear, SWS_BILINEAR) and area (kFilterBox, SWS_AREA), each
+# with the PSNR of its result against a double-precision Lanczos-3
+# reference; then stageresize's kernels with each SIMD path
+# (STAGES_RESIZE_SIMD), and n-threads=2 for 4K -> 1080p. CPU time per
+# frame, best of ROUNDS interleaved runs of IN_FRAMES frames x IN_REPS.
+# With CALLGRIND=1 valgrind counts the instructions of the same calls:
+# deterministic, immune to load, but blind to vector width.
+#
+# Part 2, whole pipelines: net time per frame of stageresize against
+# videoscale and the ffmpeg command line, same 1080p I420 input, to
+# 640x480, then n-threads scaling and a zone-plate PSNR.
 #
 # "Net" = CPU time (user + sys) of the pipeline minus that of the same
 # pipeline without the scaler, divided by the frame count; each figure is
 # the best of ROUNDS interleaved runs, because the machine may be shared.
-# The input is made once in /tmp from /work/shared/media (a real clip,
-# upscaled to 1080p) when present, else from videotestsrc pattern=snow.
+# Inputs are made once in /tmp from /work/shared/media (a real clip,
+# scaled with Lanczos) when present, else synthetic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +40,112 @@ WORK=${TMPDIR:-/tmp}/stageresize-bench
 IN=$WORK/in_${W}x${H}_i420_${N}.yuv
 mkdir -p "$WORK"
 
+# ---- part 1: in process ---------------------------------------------------
+IN_FRAMES=${IN_FRAMES:-4}
+IN_REPS=${IN_REPS:-5}
+RB=$WORK/resize-bench
+CC=${CC:-cc}
+for f in resize resize_scalar resize_x86 resize_neon; do
+  $CC -O3 -g -c "ops/$f.c" -o "$WORK/$f.o"
+done
+# shellcheck disable=SC2046
+$CC -O2 -g -Wall -Wextra -Iops bench/resize-bench.c "$WORK"/resize*.o \
+  -o "$RB" -lyuv $(pkg-config --cflags --libs libswscale libavutil) -lm -lpthread
+
+clip=$(ls /work/shared/media/*.mp4 2>/dev/null | head -1 || true)
+# case -> input size and ffmpeg pixel format
+declare -A CSIZE=([i420]=1920x1080 [nv12]=3840x2160 [rgba]=1280x720)
+declare -A CFMT=([i420]=yuv420p [nv12]=nv12 [rgba]=rgba)
+declare -A CDESC=([i420]="1080p -> 640x480 I420" [nv12]="4K -> 1080p NV12"
+  [rgba]="720p -> 1080p RGBA")
+input_of() { # case -> raw input file, or "" (synthetic)
+  local c=$1 f="$WORK/in_$1_${CSIZE[$1]}_$IN_FRAMES.raw"
+  if [ -n "$clip" ] && [ ! -s "$f" ]; then
+    ffmpeg -v error -y -i "$clip" -frames:v "$IN_FRAMES" \
+      -vf "scale=${CSIZE[$c]/x/:}:flags=lanczos,format=${CFMT[$c]}" \
+      -f rawvideo "$f" || rm -f "$f"
+  fi
+  [ -s "$f" ] && echo "$f" || echo ""
+}
+
+declare -A ms psnr
+run_rb() { # key cpu|wall case method lib threads [env...]: best ms, PSNR
+  local key=$1 kind=$2 c=$3 m=$4 lib=$5 t=$6 out v
+  shift 6
+  # The reference is slow: quality once, in the first round.
+  [ "$r" -gt 1 ] && set -- "$@" RESIZE_BENCH_NO_PSNR=1
+  out=$(env "$@" "$RB" "$c" "$m" "$lib" "$IN_FRAMES" "$IN_REPS" "$t" \
+    "$(input_of "$c")")
+  # fields: lib case method cpu_ms wall_ms psnr
+  v=$(awk -v k="$kind" '{ print (k == "wall" ? $5 : $4) }' <<<"$out")
+  if [ -z "${ms[$key]:-}" ] || awk -v a="$v" -v b="${ms[$key]}" 'BEGIN { exit !(a < b) }'; then
+    ms[$key]=$v
+  fi
+  [ "$r" -gt 1 ] || psnr[$key]=$(awk '{ print $6 }' <<<"$out")
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo "part 1: in process, $IN_FRAMES frames x $IN_REPS passes, best of $ROUNDS rounds"
+[ -n "$clip" ] && echo "input: $clip, scaled with Lanczos" || echo "input: synthetic"
+SIMDS=$("$RB" --simd-paths | tr '\n' ' ')
+for r in $(seq "$ROUNDS"); do
+  for c in i420 nv12 rgba; do
+    for m in bilinear area; do
+      for lib in stage libyuv swscale; do
+        run_rb "$c/$m/$lib" cpu $c $m $lib 1
+      done
+    done
+  done
+  for p in $SIMDS; do
+    run_rb "i420/bilinear/simd-$p" cpu i420 bilinear stage 1 \
+      STAGES_RESIZE_SIMD=$p RESIZE_BENCH_NO_PSNR=1
+  done
+  for m in bilinear area; do
+    run_rb "nv12/$m/t1" wall nv12 $m stage 1 RESIZE_BENCH_NO_PSNR=1
+    run_rb "nv12/$m/t2" wall nv12 $m stage 2 RESIZE_BENCH_NO_PSNR=1
+  done
+done
+
+for c in i420 nv12 rgba; do
+  for m in bilinear area; do
+    s=${ms[$c/$m/stage]} y=${ms[$c/$m/libyuv]} w=${ms[$c/$m/swscale]}
+    printf "%-24s %-8s  stage %7.3f ms %5.1f dB | libyuv %7.3f ms %5.1f dB | swscale %7.3f ms %5.1f dB | swscale/stage %sx (goal 1.3) libyuv/stage %sx (goal 1.2)\n" \
+      "${CDESC[$c]}" "$m" "$s" "${psnr[$c/$m/stage]}" "$y" "${psnr[$c/$m/libyuv]}" \
+      "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "$(ratio "$y" "$s")"
+  done
+done
+echo "stageresize kernels by SIMD path, 1080p -> 640x480 I420 bilinear:"
+for p in $SIMDS; do
+  printf "  STAGES_RESIZE_SIMD=%-7s %7.3f ms/frame  %sx scalar\n" "$p" \
+    "${ms[i420/bilinear/simd-$p]}" "$(ratio "${ms[i420/bilinear/simd-scalar]}" "${ms[i420/bilinear/simd-$p]}")"
+done
+echo "n-threads=2, 4K -> 1080p NV12 (wall time; goal 1.8x on 2 free cores):"
+for m in bilinear area; do
+  printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx\n" "$m" \
+    "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}" "$(ratio "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}")"
+done
+
+if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+  echo "instructions per frame (callgrind, one pass over 2 frames):"
+  for c in i420 nv12 rgba; do
+    for m in bilinear area; do
+      line="  $(printf '%-24s %-8s' "${CDESC[$c]}" "$m")"
+      for lib in stage libyuv swscale; do
+        valgrind --tool=callgrind --toggle-collect=bench_pass \
+          --callgrind-out-file="$WORK/cg.out" env RESIZE_BENCH_NO_PSNR=1 \
+          "$RB" $c $m $lib 2 1 1 "$(input_of $c)" >/dev/null 2>"$WORK/cg.log"
+        ir=$(awk '/^(summary|totals):/ { ir = $2 } END { printf "%.1f", ir / 2e6 }' "$WORK/cg.out")
+        eval "ir_$lib=$ir"
+        line="$line $lib ${ir}M"
+      done
+      # shellcheck disable=SC2154
+      echo "$line  swscale/stage $(ratio "$ir_swscale" "$ir_stage")x libyuv/stage $(ratio "$ir_libyuv" "$ir_stage")x"
+    done
+  done
+fi
+[ "${PIPELINES:-1}" = 0 ] && exit 0
+
+# ---- part 2: whole pipelines ----------------------------------------------
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export GST_PLUGIN_PATH_1_0=$BUILD/gst
 export GST_REGISTRY_1_0=$WORK/registry.bin
@@ -51,6 +171,8 @@ if [ ! -s "$IN" ]; then
 fi
 N=$(( $(stat -c %s "$IN") / FRAME ))
 
+echo
+echo "part 2: whole pipelines"
 SRC="filesrc location=$IN blocksize=$FRAME ! rawvideoparse format=i420 width=$W height=$H framerate=30/1"
 OUTCAPS="video/x-raw,width=$OW,height=$OH"
 

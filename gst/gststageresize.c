@@ -18,7 +18,8 @@
  * keeping the display aspect ratio like videoscale. preserve-aspect derives
  * the dimension left unset (-1); only-shrink never enlarges (Scanner's `min`).
  * Equal input and output sizes pass buffers through untouched. Interlaced
- * input is refused.
+ * frames (interlace-mode interleaved, and the frames flagged interlaced of
+ * mixed) are resized field by field, so the fields never blend.
  *
  * ## Example launch line
  * |[
@@ -56,12 +57,13 @@ enum
 #define FORMATS "{ I420, YV12, Y41B, Y42B, Y444, A420, NV12, NV21, NV16, " \
     "NV61, NV24, GRAY8, RGB, BGR, v308, IYU2, RGBA, BGRA, ARGB, ABGR, RGBx, " \
     "BGRx, xRGB, xBGR, AYUV }"
-/* Sizes up to the kernels' limit; interlaced fields would be blended
- * together by a frame resampler, so only progressive video is accepted. */
+/* Sizes up to the kernels' limit. Interlaced frames (both fields in one
+ * buffer) are resized field by field, as videoscale does; CUDA memory is
+ * progressive only. */
 #define CAPS_STR "video/x-raw, format = (string) " FORMATS ", " \
     "width = (int) [ 1, 32768 ], height = (int) [ 1, 32768 ], " \
     "framerate = (fraction) [ 0, max ], " \
-    "interlace-mode = (string) progressive"
+    "interlace-mode = (string) { progressive, interleaved, mixed }"
 
 #ifdef HAVE_CUDA
 /* Built with CUDA, both pads also take CUDA memory: frames stay on the GPU
@@ -85,8 +87,10 @@ struct _GstStageResize
   /* Set under the object lock. */
   guint n_threads;
 
-  /* Streaming thread only. */
+  /* Streaming thread only. plans: whole frames; field_plans: the top and
+   * bottom fields of interlaced frames (interleaved lines). */
   StageResizePlan *plans[GST_VIDEO_MAX_PLANES];
+  StageResizePlan *field_plans[2][GST_VIDEO_MAX_PLANES];
   guint n_planes;
   StageResizeMethod plan_method;
   GstVideoInfo in_info, out_info;
@@ -114,6 +118,7 @@ struct _Slice
 {
   GstStageResize *self;
   GstVideoFrame *in, *out;
+  gboolean fields;
   guint index, count;
   gpointer scratch;
 };
@@ -133,7 +138,10 @@ free_plans (GstStageResize * self)
 
   for (i = 0; i < GST_VIDEO_MAX_PLANES; i++) {
     stage_resize_plan_free (self->plans[i]);
+    stage_resize_plan_free (self->field_plans[0][i]);
+    stage_resize_plan_free (self->field_plans[1][i]);
     self->plans[i] = NULL;
+    self->field_plans[0][i] = self->field_plans[1][i] = NULL;
   }
   self->n_planes = 0;
   self->scratch_size = 0;
@@ -169,25 +177,40 @@ build_plans (GstStageResize * self, StageResizeMethod method)
   guint p;
 
   free_plans (self);
+  GST_DEBUG_OBJECT (self, "kernels: %s", stage_resize_simd_path ());
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in); p++) {
-    gint comp, ch = plane_channels (in, p, &comp);
+    gint comp, ch = plane_channels (in, p, &comp), f;
+    gint iw = GST_VIDEO_INFO_COMP_WIDTH (in, comp);
+    gint ih = GST_VIDEO_INFO_COMP_HEIGHT (in, comp);
+    gint ow = GST_VIDEO_INFO_COMP_WIDTH (out, comp);
+    gint oh = GST_VIDEO_INFO_COMP_HEIGHT (out, comp);
 
-    self->plans[p] = stage_resize_plan_new (GST_VIDEO_INFO_COMP_WIDTH (in,
-            comp), GST_VIDEO_INFO_COMP_HEIGHT (in, comp),
-        GST_VIDEO_INFO_COMP_WIDTH (out, comp), GST_VIDEO_INFO_COMP_HEIGHT (out,
-            comp), ch, method);
-    if (!self->plans[p]) {
-      free_plans (self);
-      return FALSE;
-    }
+    self->plans[p] = stage_resize_plan_new (iw, ih, ow, oh, ch, method);
+    if (!self->plans[p])
+      goto failed;
     self->scratch_size = MAX (self->scratch_size,
         stage_resize_plan_scratch_size (self->plans[p]));
+    if (!GST_VIDEO_INFO_IS_INTERLACED (in))
+      continue;
+    /* The top field has the even lines, the bottom one the odd lines. */
+    for (f = 0; f < 2; f++) {
+      self->field_plans[f][p] = stage_resize_plan_new (iw, (ih + 1 - f) / 2,
+          ow, (oh + 1 - f) / 2, ch, method);
+      if (!self->field_plans[f][p])
+        goto failed;
+      self->scratch_size = MAX (self->scratch_size,
+          stage_resize_plan_scratch_size (self->field_plans[f][p]));
+    }
   }
   self->n_planes = GST_VIDEO_INFO_N_PLANES (in);
   self->plan_method = method;
   /* Scratch sizes changed: reallocate per-slice buffers on next frame. */
   free_slices (self);
   return TRUE;
+
+failed:
+  free_plans (self);
+  return FALSE;
 }
 
 #ifdef HAVE_CUDA
@@ -341,16 +364,25 @@ run_slice (Slice * s)
   guint p;
 
   for (p = 0; p < self->n_planes; p++) {
-    gint h, y, y0, y1, stride = GST_VIDEO_FRAME_PLANE_STRIDE (s->out, p);
+    gint h, y, y0, y1, f, stride = GST_VIDEO_FRAME_PLANE_STRIDE (s->out, p);
+    gint in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (s->in, p);
     gsize rb = plane_row_bytes (&self->out_info, p, &h);
     guint8 *out = GST_VIDEO_FRAME_PLANE_DATA (s->out, p);
+    const guint8 *in = GST_VIDEO_FRAME_PLANE_DATA (s->in, p);
 
     y0 = (gint) ((gint64) h * s->index / s->count);
     y1 = (gint) ((gint64) h * (s->index + 1) / s->count);
-    stage_resize_plan_run (self->plans[p],
-        GST_VIDEO_FRAME_PLANE_DATA (s->in, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (s->in, p), out, stride, y0, y1,
-        s->scratch);
+    if (!s->fields) {
+      stage_resize_plan_run (self->plans[p], in, in_stride, out, stride, y0,
+          y1, s->scratch);
+    } else {
+      /* Each field is a plane of every other line: the output rows
+       * [y0, y1) hold field rows [(y0 + 1 - f) / 2, (y1 + 1 - f) / 2). */
+      for (f = 0; f < 2; f++)
+        stage_resize_plan_run (self->field_plans[f][p], in + f * in_stride,
+            2 * in_stride, out + f * stride, 2 * stride, (y0 + 1 - f) / 2,
+            (y1 + 1 - f) / 2, s->scratch);
+    }
     for (y = y0; y < y1; y++) {
       gsize tail = y == h - 1 ? self->last_tail[p] : self->tail[p];
 
@@ -539,6 +571,9 @@ gst_stage_resize_transform_frame (GstVideoFilter * filter,
     s->self = self;
     s->in = in_frame;
     s->out = out_frame;
+    /* Interleaved frames always, mixed ones when flagged. */
+    s->fields = GST_VIDEO_FRAME_IS_INTERLACED (in_frame) &&
+        self->field_plans[0][0] != NULL;
     s->index = i;
     s->count = n;
   }

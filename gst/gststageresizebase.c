@@ -365,66 +365,200 @@ property_target (GstStageResizeBase * self, GstStructure * outs, gint w,
   }
 }
 
-/* videoscale's rule for whatever the properties left open: keep the DAR,
- * preferring to keep the input size and adapt the PAR. */
-static void
-fixate_free_dimensions (GstStructure * outs, gint from_w, gint from_h,
-    gint from_par_n, gint from_par_d)
+/* Fixes @field of a copy of @outs to the value nearest @want, returns it. */
+static gint
+nearest_int (GstStructure * outs, const gchar * field, gint want)
 {
-  gint w = 0, h = 0, par_n, par_d, rn, rd;
-  const GValue *par = gst_structure_get_value (outs, "pixel-aspect-ratio");
-  gboolean par_fixed = !par || gst_value_is_fixed (par);
+  GstStructure *tmp = gst_structure_copy (outs);
+  gint v = 0;
 
+  gst_structure_fixate_field_nearest_int (tmp, field, want);
+  gst_structure_get_int (tmp, field, &v);
+  gst_structure_free (tmp);
+  return v;
+}
+
+/* The PAR nearest @n/@d that @outs allows (an absent PAR allows any). */
+static void
+nearest_par (GstStructure * outs, gint n, gint d, gint * rn, gint * rd)
+{
+  GstStructure *tmp = gst_structure_copy (outs);
+
+  if (!gst_structure_has_field (tmp, "pixel-aspect-ratio"))
+    gst_structure_set (tmp, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d,
+        NULL);
+  gst_structure_fixate_field_nearest_fraction (tmp, "pixel-aspect-ratio", n,
+      d);
+  if (!gst_structure_get_fraction (tmp, "pixel-aspect-ratio", rn, rd)) {
+    *rn = n;
+    *rd = d;
+  }
+  gst_structure_free (tmp);
+}
+
+/* Sets the chosen output PAR; an absent PAR stays absent when square. */
+static void
+set_par (GstStructure * outs, gint n, gint d)
+{
+  if (gst_structure_has_field (outs, "pixel-aspect-ratio") || n != d)
+    gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d,
+        NULL);
+}
+
+/* One dimension fixed (@fixed of the @fixed_field), PAR open: keep the
+ * other input dimension and adapt the PAR to keep the DAR; if downstream
+ * refuses that PAR, take the nearest one it allows and size the other
+ * dimension for it. @dar_n/@dar_d: input DAR. */
+static void
+fixate_other_dimension (GstStructure * outs, gboolean height_fixed,
+    gint fixed, gint from_other, gint dar_n, gint dar_d)
+{
+  const gchar *other = height_fixed ? "width" : "height";
+  gint set = nearest_int (outs, other, from_other), pn, pd, sn, sd, n, d;
+
+  /* DAR = w / h * PAR, so PAR = DAR * h / w */
+  if (height_fixed ? !gst_util_fraction_multiply (dar_n, dar_d, fixed, set,
+          &pn, &pd) : !gst_util_fraction_multiply (dar_n, dar_d, set, fixed,
+          &pn, &pd))
+    return;
+  nearest_par (outs, pn, pd, &sn, &sd);
+  if (sn == pn && sd == pd) {
+    gst_structure_set (outs, other, G_TYPE_INT, set, NULL);
+    set_par (outs, sn, sd);
+    return;
+  }
+  if (!gst_util_fraction_multiply (dar_n, dar_d, sd, sn, &n, &d))
+    return;
+  gst_structure_fixate_field_nearest_int (outs, other, height_fixed ?
+      (gint) gst_util_uint64_scale_int_round (fixed, n, d) :
+      (gint) gst_util_uint64_scale_int_round (fixed, d, n));
+  set_par (outs, sn, sd);
+}
+
+/* Neither dimension fixed, PAR fixed at @par_n/@par_d: keep the input
+ * height if the width for the DAR is allowed, else the input width if the
+ * height for the DAR is, else the nearest height and width (DAR lost). */
+static void
+fixate_both_par_fixed (GstStructure * outs, gint from_w, gint from_h,
+    gint dar_n, gint dar_d, gint par_n, gint par_d)
+{
+  gint n, d, set_w, set_h, w, h, first_w, first_h;
+
+  /* width / height = DAR / PAR */
+  if (!gst_util_fraction_multiply (dar_n, dar_d, par_d, par_n, &n, &d))
+    return;
+  set_h = nearest_int (outs, "height", from_h);
+  w = (gint) gst_util_uint64_scale_int_round (set_h, n, d);
+  set_w = nearest_int (outs, "width", w);
+  if (set_w == w)
+    goto done;
+  first_w = set_w;
+  first_h = set_h;
+
+  set_w = nearest_int (outs, "width", from_w);
+  h = (gint) gst_util_uint64_scale_int_round (set_w, d, n);
+  set_h = nearest_int (outs, "height", h);
+  if (set_h == h)
+    goto done;
+  set_w = first_w;
+  set_h = first_h;
+
+done:
+  gst_structure_set (outs, "width", G_TYPE_INT, set_w, "height", G_TYPE_INT,
+      set_h, NULL);
+}
+
+/* Neither dimension nor PAR fixed: keep the input size and adapt the PAR;
+ * else, with the nearest PAR allowed, adapt the width, else the height,
+ * else take the nearest of everything (DAR lost). */
+static void
+fixate_all_free (GstStructure * outs, gint from_w, gint from_h, gint dar_n,
+    gint dar_d)
+{
+  gint set_w = nearest_int (outs, "width", from_w);
+  gint set_h = nearest_int (outs, "height", from_h);
+  gint pn, pd, sn, sd, n, d, w, h, got;
+
+  if (!gst_util_fraction_multiply (dar_n, dar_d, set_h, set_w, &pn, &pd))
+    return;
+  nearest_par (outs, pn, pd, &sn, &sd);
+  if (sn != pn || sd != pd) {
+    if (!gst_util_fraction_multiply (dar_n, dar_d, sd, sn, &n, &d))
+      return;
+    w = (gint) gst_util_uint64_scale_int_round (set_h, n, d);
+    h = (gint) gst_util_uint64_scale_int_round (set_w, d, n);
+    if ((got = nearest_int (outs, "width", w)) == w)
+      set_w = got;
+    else if ((got = nearest_int (outs, "height", h)) == h)
+      set_h = got;
+  }
+  gst_structure_set (outs, "width", G_TYPE_INT, set_w, "height", G_TYPE_INT,
+      set_h, NULL);
+  set_par (outs, sn, sd);
+}
+
+/* videoscale's rules for whatever the properties left open: keep the
+ * display aspect ratio (DAR), preferring to keep the input height, then its
+ * width, adapting the PAR where downstream leaves it open. An absent output
+ * PAR is open when fixating the output, 1/1 when fixating the input. */
+static void
+fixate_free_dimensions (GstStructure * outs, GstPadDirection direction,
+    gint from_w, gint from_h, gint from_par_n, gint from_par_d)
+{
+  gint w = 0, h = 0, par_n = 1, par_d = 1, dar_n, dar_d;
+  const GValue *par = gst_structure_get_value (outs, "pixel-aspect-ratio");
+  gboolean par_fixed;
+
+  if (!par && direction == GST_PAD_SRC)
+    gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
+        NULL);
+  par = gst_structure_get_value (outs, "pixel-aspect-ratio");
+  par_fixed = par && gst_value_is_fixed (par);
+  if (par_fixed) {
+    par_n = gst_value_get_fraction_numerator (par);
+    par_d = gst_value_get_fraction_denominator (par);
+  }
   gst_structure_get_int (outs, "width", &w);
   gst_structure_get_int (outs, "height", &h);
 
-  if (!w && !h && par_fixed) {
-    /* PAR imposed: keep the height, the width follows from the DAR. */
-    gst_structure_fixate_field_nearest_int (outs, "height", from_h);
-    gst_structure_get_int (outs, "height", &h);
-  } else if (!w && !h) {
-    gst_structure_fixate_field_nearest_int (outs, "width", from_w);
-    gst_structure_fixate_field_nearest_int (outs, "height", from_h);
-    gst_structure_get_int (outs, "width", &w);
-    gst_structure_get_int (outs, "height", &h);
-  }
-
   if (w && h) {
-    if (!par_fixed) {
-      /* Choose the PAR that keeps the DAR with this size. */
-      picture_ratio (from_w, from_h, from_par_n, from_par_d, w, h, &rn, &rd);
-      gst_structure_fixate_field_nearest_fraction (outs,
-          "pixel-aspect-ratio", rn, rd);
+    gint n, d;
+
+    if (!par_fixed && gst_video_calculate_display_ratio ((guint *) & n,
+            (guint *) & d, from_w, from_h, from_par_n, from_par_d, w, h)) {
+      if (par)
+        gst_structure_fixate_field_nearest_fraction (outs,
+            "pixel-aspect-ratio", n, d);
+      else if (n != d)
+        gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, n,
+            d, NULL);
     }
     return;
   }
-
-  if (!par_fixed) {
-    /* One dimension fixed, PAR open: keep the other input dimension if
-     * possible and pick the PAR that keeps the DAR. */
-    if (h) {
-      gst_structure_fixate_field_nearest_int (outs, "width", from_w);
-      gst_structure_get_int (outs, "width", &w);
-    } else {
-      gst_structure_fixate_field_nearest_int (outs, "height", from_h);
-      gst_structure_get_int (outs, "height", &h);
-    }
-    picture_ratio (from_w, from_h, from_par_n, from_par_d, w, h, &rn, &rd);
-    gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
-        rn, rd);
+  if (!gst_util_fraction_multiply (from_w, from_h, from_par_n, from_par_d,
+          &dar_n, &dar_d))
     return;
-  }
 
-  /* One dimension fixed, PAR fixed: derive the other one from the DAR. */
-  get_par (outs, &par_n, &par_d);
-  picture_ratio (from_w, from_h, from_par_n, from_par_d, par_n, par_d, &rn,
-      &rd);
-  if (h)
-    gst_structure_fixate_field_nearest_int (outs, "width",
-        MAX (1, (gint) gst_util_uint64_scale_int_round (h, rn, rd)));
-  else
-    gst_structure_fixate_field_nearest_int (outs, "height",
-        MAX (1, (gint) gst_util_uint64_scale_int_round (w, rd, rn)));
+  if ((h || w) && par_fixed) {
+    /* The other dimension follows from the DAR and the PAR. */
+    gint n, d;
+
+    if (!gst_util_fraction_multiply (dar_n, dar_d, par_d, par_n, &n, &d))
+      return;
+    if (h)
+      gst_structure_fixate_field_nearest_int (outs, "width",
+          (gint) gst_util_uint64_scale_int_round (h, n, d));
+    else
+      gst_structure_fixate_field_nearest_int (outs, "height",
+          (gint) gst_util_uint64_scale_int_round (w, d, n));
+  } else if (h || w) {
+    fixate_other_dimension (outs, h != 0, h ? h : w, h ? from_w : from_h,
+        dar_n, dar_d);
+  } else if (par_fixed) {
+    fixate_both_par_fixed (outs, from_w, from_h, dar_n, dar_d, par_n, par_d);
+  } else {
+    fixate_all_free (outs, from_w, from_h, dar_n, dar_d);
+  }
 }
 
 static GstCaps *
@@ -435,16 +569,31 @@ gst_stage_resize_base_fixate_caps (GstBaseTransform * trans,
   GstStructure *ins, *outs;
   gint from_w = 0, from_h = 0, par_n, par_d, tw = 0, th = 0;
 
-  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
   ins = gst_caps_get_structure (caps, 0);
-  outs = gst_caps_get_structure (othercaps, 0);
   gst_structure_get_int (ins, "width", &from_w);
   gst_structure_get_int (ins, "height", &from_h);
   get_par (ins, &par_n, &par_d);
 
+  /* The properties describe the output, so they only apply when the
+   * output is what is being fixed. */
+  if (direction == GST_PAD_SINK && from_w > 0 && from_h > 0)
+    property_target (self, NULL, from_w, from_h, par_n, par_d, &tw, &th);
+  if (!tw && !th) {
+    /* As videoscale: the input caps themselves when downstream takes them
+     * (no resize), else the first structure downstream prefers. */
+    GstCaps *same = gst_caps_intersect (othercaps, caps);
+
+    if (!gst_caps_is_empty (same)) {
+      gst_caps_unref (othercaps);
+      othercaps = same;
+    } else {
+      gst_caps_unref (same);
+    }
+  }
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  outs = gst_caps_get_structure (othercaps, 0);
+
   if (from_w > 0 && from_h > 0) {
-    /* The properties describe the output, so they only apply when the
-     * output is what is being fixed. */
     if (direction == GST_PAD_SINK) {
       property_target (self, outs, from_w, from_h, par_n, par_d, &tw, &th);
       if (tw)
@@ -452,7 +601,7 @@ gst_stage_resize_base_fixate_caps (GstBaseTransform * trans,
       if (th)
         gst_structure_fixate_field_nearest_int (outs, "height", th);
     }
-    fixate_free_dimensions (outs, from_w, from_h, par_n, par_d);
+    fixate_free_dimensions (outs, direction, from_w, from_h, par_n, par_d);
   }
   othercaps = gst_caps_fixate (othercaps);
   GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, othercaps);
@@ -698,10 +847,17 @@ gst_stage_resize_base_set_info (GstVideoFilter * filter, GstCaps * incaps,
         ("stageresize does not convert formats; add videoconvert."));
     return FALSE;
   }
-  if (GST_VIDEO_INFO_IS_INTERLACED (in_info)) {
+  /* The pad templates say which interlace modes an element takes; fields
+   * need at least one line each. */
+  if (GST_VIDEO_INFO_IS_INTERLACED (in_info) &&
+      (GST_VIDEO_INFO_HEIGHT (in_info) < 4 ||
+          GST_VIDEO_INFO_HEIGHT (out_info) < 4)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Interlaced video is not supported."),
-        ("Deinterlace first (e.g. with deinterlace)."));
+        ("Interlaced video of %dx%d to %dx%d: each field needs at least two "
+            "lines.", GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+            GST_VIDEO_INFO_HEIGHT (out_info)),
+        ("Deinterlace first, or resize to 4 lines or more."));
     return FALSE;
   }
   if (!check_size (self, in_info, out_info))
@@ -750,9 +906,10 @@ gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PRESERVE_ASPECT,
       g_param_spec_boolean ("preserve-aspect", "Preserve aspect",
-          "Keep the picture's aspect ratio by choosing the size: derive the "
-          "dimension left at 0 from the input, or fit inside width x height "
-          "when both are set", DEFAULT_PROP_PRESERVE_ASPECT,
+          "Keep the picture's display aspect ratio (with the input's pixel "
+          "aspect ratio where downstream allows it) by choosing the size: "
+          "derive the dimension left at -1 from the other one, or fit inside "
+          "width x height when both are set", DEFAULT_PROP_PRESERVE_ASPECT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ONLY_SHRINK,

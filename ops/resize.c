@@ -27,6 +27,8 @@ struct StageResizePlan
   int horizontal_first;
   /* The kernels selected when the plan was made. */
   const StageResizeKernels *k;
+  /* The taps are an exact 2:1 box on both axes (see is_box2). */
+  int box2;
 };
 
 const char *
@@ -393,6 +395,42 @@ run_nearest (const StageResizePlan * p, const uint8_t * src,
   }
 }
 
+/* Whether the taps of an axis are an exact 2:1 box: output o has weight
+ * 1/2 (8192) on inputs 2o and 2o+1 and zero elsewhere. Then both orders
+ * of the contract in resize.h give (a + b + c + d + 2) >> 2 for the 2x2
+ * pixels: the first pass is exact (8192 * (a + b) >> 8 = 32 * (a + b),
+ * the rounding term drops), the second is (2^18 * sum + 2^19) >> 20. A
+ * kernel computing that directly gives the same bytes, much faster. */
+static int
+is_box2 (const StageResizeTaps * t)
+{
+  int o, k;
+
+  if (t->in_size != 2 * t->out_size)
+    return 0;
+  for (o = 0; o < t->out_size; o++)
+    for (k = 0; k < t->n_taps; k++) {
+      int i = t->start[o] + k;
+      int16_t w = t->weights[(size_t) o * t->n_taps + k];
+      if (w != ((i == 2 * o || i == 2 * o + 1) ? WONE / 2 : 0))
+        return 0;
+    }
+  return 1;
+}
+
+static void
+run_box2 (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0, int y1)
+{
+  int y;
+
+  for (y = y0; y < y1; y++) {
+    const uint8_t *r0 = src + 2 * y * src_stride;
+    p->k->box2_row (r0, r0 + src_stride, p->channels, p->dst_w,
+        dst + y * dst_stride);
+  }
+}
+
 /* Rows first: each output row blends T source rows into one row of src_w
  * pixels, then filters that row horizontally. Cheapest when shrinking. */
 static void
@@ -496,6 +534,8 @@ stage_resize_plan_new (int src_w, int src_h, int dst_w, int dst_h,
         (double) dst_h * src_w * p->ty.n_taps / 8.0;
   }
   p->horizontal_first = h_first < v_first;
+  p->box2 = method != STAGE_RESIZE_NEAREST && is_box2 (&p->tx) &&
+      is_box2 (&p->ty);
   return p;
 }
 
@@ -551,6 +591,8 @@ stage_resize_plan_run (const StageResizePlan * p, const uint8_t * src,
     return;
   if (p->method == STAGE_RESIZE_NEAREST)
     run_nearest (p, src, src_stride, dst, dst_stride, y0, y1);
+  else if (p->box2)
+    run_box2 (p, src, src_stride, dst, dst_stride, y0, y1);
   else if (p->horizontal_first)
     run_horizontal_first (p, src, src_stride, dst, dst_stride, y0, y1,
         scratch);

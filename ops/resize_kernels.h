@@ -42,6 +42,11 @@ typedef struct
       int16_t * out);
   void (*hpass_s16) (const int16_t * src, const StageResizeTaps * t, int C,
       uint8_t * out);
+  /* Exact 2:1 box (area at half size on both axes): out has n pixels of C
+   * channels, each (a + b + c + d + 2) >> 2 of the 2x2 pixels below it in
+   * rows r0 and r1. */
+  void (*box2_row) (const uint8_t * r0, const uint8_t * r1, int C, int n,
+      uint8_t * out);
 } StageResizeKernels;
 
 STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_scalar;
@@ -62,6 +67,8 @@ STAGE_HIDDEN void stage_resize_hpass_u8_scalar (const uint8_t * src,
     const StageResizeTaps * t, int C, int16_t * out);
 STAGE_HIDDEN void stage_resize_hpass_s16_scalar (const int16_t * src,
     const StageResizeTaps * t, int C, uint8_t * out);
+STAGE_HIDDEN void stage_resize_box2_row_scalar (const uint8_t * r0,
+    const uint8_t * r1, int C, int n, uint8_t * out);
 
 STAGE_INLINE uint8_t
 stage_clamp_u8 (int32_t v)

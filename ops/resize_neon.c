@@ -132,12 +132,35 @@ hpass_u8_neon (const uint8_t * src, const StageResizeTaps * t, int C,
   }
 }
 
+/* Exact 2:1 box, C = 1: pairwise widening adds (vpaddl), then a rounding
+ * narrowing shift by 2 ((s + 2) >> 2, at most 255). */
+static void
+box2_row_neon (const uint8_t * r0, const uint8_t * r1, int C, int n,
+    uint8_t * out)
+{
+  int x;
+
+  if (C != 1 || n < 8) {
+    stage_resize_box2_row_scalar (r0, r1, C, n, out);
+    return;
+  }
+  for (x = 0; x < n; x += 8) {
+    uint16x8_t s;
+    if (x > n - 8)
+      x = n - 8;
+    s = vaddq_u16 (vpaddlq_u8 (vld1q_u8 (r0 + 2 * x)),
+        vpaddlq_u8 (vld1q_u8 (r1 + 2 * x)));
+    vst1_u8 (out + x, vrshrn_n_u16 (s, 2));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_neon = {
   "neon",
   vpass_u8_neon,
   vpass_s16_neon,
   hpass_u8_neon,
   hpass_s16_neon,
+  box2_row_neon,
 };
 
 #else

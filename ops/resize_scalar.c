@@ -142,10 +142,25 @@ stage_resize_hpass_s16_scalar (const int16_t * src, const StageResizeTaps * t,
   }
 }
 
+void
+stage_resize_box2_row_scalar (const uint8_t * r0, const uint8_t * r1, int C,
+    int n, uint8_t * out)
+{
+  int x, c;
+
+  for (x = 0; x < n; x++)
+    for (c = 0; c < C; c++) {
+      const int i = 2 * x * C + c;
+      out[x * C + c] = (uint8_t) ((r0[i] + r0[i + C] + r1[i] + r1[i + C] +
+              2) >> 2);
+    }
+}
+
 const StageResizeKernels stage_resize_kernels_scalar = {
   "scalar",
   stage_resize_vpass_u8_scalar,
   stage_resize_vpass_s16_scalar,
   stage_resize_hpass_u8_scalar,
   stage_resize_hpass_s16_scalar,
+  stage_resize_box2_row_scalar,
 };

@@ -389,12 +389,63 @@ hpass_s16_sse41 (const int16_t * src, const StageResizeTaps * t, int C,
     stage_resize_hpass_s16_scalar (src, t, C, out);
 }
 
+/* ---- exact 2:1 box ------------------------------------------------------
+ * pmaddubsw with ones adds horizontal neighbours into 16 bits (a + b at
+ * most 510); a shuffle first brings the two pixels' samples of a channel
+ * side by side when C > 1. (sum + 2) >> 2 never exceeds 255. */
+
+SSE41_INLINE __m128i
+box2_order_sse41 (int C)
+{
+  return C == 2 ? _mm_setr_epi8 (0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12,
+      14, 13, 15) : _mm_setr_epi8 (0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10,
+      14, 11, 15);
+}
+
+SSE41 static void
+box2_row_sse41 (const uint8_t * r0, const uint8_t * r1, int C, int n,
+    uint8_t * out)
+{
+  const __m128i ones = _mm_set1_epi8 (1), two = _mm_set1_epi16 (2);
+  const __m128i order = box2_order_sse41 (C);
+  const int len = n * C;        /* output bytes, 16 per step */
+  int x;
+
+  if ((C != 1 && C != 2 && C != 4) || len < 16) {
+    stage_resize_box2_row_scalar (r0, r1, C, n, out);
+    return;
+  }
+  for (x = 0; x < len; x += 16) {
+    __m128i a0, a1, b0, b1, lo, hi;
+    if (x > len - 16)
+      x = len - 16;
+    a0 = _mm_loadu_si128 ((const __m128i *) (r0 + 2 * x));
+    a1 = _mm_loadu_si128 ((const __m128i *) (r0 + 2 * x + 16));
+    b0 = _mm_loadu_si128 ((const __m128i *) (r1 + 2 * x));
+    b1 = _mm_loadu_si128 ((const __m128i *) (r1 + 2 * x + 16));
+    if (C > 1) {
+      a0 = _mm_shuffle_epi8 (a0, order);
+      a1 = _mm_shuffle_epi8 (a1, order);
+      b0 = _mm_shuffle_epi8 (b0, order);
+      b1 = _mm_shuffle_epi8 (b1, order);
+    }
+    lo = _mm_add_epi16 (_mm_maddubs_epi16 (a0, ones), _mm_maddubs_epi16 (b0,
+            ones));
+    hi = _mm_add_epi16 (_mm_maddubs_epi16 (a1, ones), _mm_maddubs_epi16 (b1,
+            ones));
+    lo = _mm_srli_epi16 (_mm_add_epi16 (lo, two), 2);
+    hi = _mm_srli_epi16 (_mm_add_epi16 (hi, two), 2);
+    _mm_storeu_si128 ((__m128i *) (out + x), _mm_packus_epi16 (lo, hi));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_sse41 = {
   "sse41",
   vpass_u8_sse41,
   vpass_s16_sse41,
   hpass_u8_sse41,
   hpass_s16_sse41,
+  box2_row_sse41,
 };
 
 /* ---- AVX2 ----------------------------------------------------------------
@@ -639,12 +690,53 @@ hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t, int C,
     stage_resize_hpass_u8_scalar (src, t, C, out);
 }
 
+/* 32 output bytes per step; packus interleaves the lanes of its inputs,
+ * the 64-bit permute restores the order. */
+AVX2 static void
+box2_row_avx2 (const uint8_t * r0, const uint8_t * r1, int C, int n,
+    uint8_t * out)
+{
+  const __m256i ones = _mm256_set1_epi8 (1), two = _mm256_set1_epi16 (2);
+  const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
+  const int len = n * C;
+  int x;
+
+  if ((C != 1 && C != 2 && C != 4) || len < 32) {
+    box2_row_sse41 (r0, r1, C, n, out);
+    return;
+  }
+  for (x = 0; x < len; x += 32) {
+    __m256i a0, a1, b0, b1, lo, hi;
+    if (x > len - 32)
+      x = len - 32;
+    a0 = _mm256_loadu_si256 ((const __m256i *) (r0 + 2 * x));
+    a1 = _mm256_loadu_si256 ((const __m256i *) (r0 + 2 * x + 32));
+    b0 = _mm256_loadu_si256 ((const __m256i *) (r1 + 2 * x));
+    b1 = _mm256_loadu_si256 ((const __m256i *) (r1 + 2 * x + 32));
+    if (C > 1) {
+      a0 = _mm256_shuffle_epi8 (a0, order);
+      a1 = _mm256_shuffle_epi8 (a1, order);
+      b0 = _mm256_shuffle_epi8 (b0, order);
+      b1 = _mm256_shuffle_epi8 (b1, order);
+    }
+    lo = _mm256_add_epi16 (_mm256_maddubs_epi16 (a0, ones),
+        _mm256_maddubs_epi16 (b0, ones));
+    hi = _mm256_add_epi16 (_mm256_maddubs_epi16 (a1, ones),
+        _mm256_maddubs_epi16 (b1, ones));
+    lo = _mm256_srli_epi16 (_mm256_add_epi16 (lo, two), 2);
+    hi = _mm256_srli_epi16 (_mm256_add_epi16 (hi, two), 2);
+    _mm256_storeu_si256 ((__m256i *) (out + x), _mm256_permute4x64_epi64
+        (_mm256_packus_epi16 (lo, hi), _MM_SHUFFLE (3, 1, 2, 0)));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_avx2 = {
   "avx2",
   vpass_u8_avx2,
   vpass_s16_avx2,
   hpass_u8_avx2,
   hpass_s16_avx2,
+  box2_row_avx2,
 };
 
 #endif /* x86 */

@@ -826,17 +826,207 @@ GST_START_TEST (test_conflict_gst_launch)
 
 GST_END_TEST;
 
-GST_START_TEST (test_interlaced_refused)
+/* Interlaced frames are resized field by field, as videoscale does: the
+ * even output lines are the even input lines resized alone, the odd ones
+ * the odd lines (bit for bit what ops gives for each field). */
+GST_START_TEST (test_interlaced_fields)
 {
-  GstHarness *h = gst_harness_new ("stageresize");
-  GstCaps *caps = I420 (64, 48);
+  const gint sw = 64, sh = 48, dw = 40, dh = 30;
+  GstCaps *caps = I420 (sw, sh);
+  GstVideoInfo in_info, out_info;
+  GstVideoFrame fin, fout;
+  GstBuffer *in, *out;
+  GstHarness *h;
+  guint p;
+  gint f;
 
   gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, "interleaved",
       NULL);
-  gst_harness_set_sink_caps_str (h, "video/x-raw");
-  fail_unless (!gst_pad_peer_query_accept_caps (h->srcpad, caps));
-  gst_caps_unref (caps);
+  h = harness ("width=40 height=30 method=bilinear", caps,
+      "video/x-raw, interlace-mode=interleaved");
+  gst_video_info_from_caps (&in_info, caps);
+  gst_video_info_set_interlaced_format (&out_info, GST_VIDEO_FORMAT_I420,
+      GST_VIDEO_INTERLACE_MODE_INTERLEAVED, dw, dh);
+  in = random_buffer (&in_info, 7);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  gst_video_frame_map (&fin, &in_info, in, GST_MAP_READ);
+  gst_video_frame_map (&fout, &out_info, out, GST_MAP_READ);
+  for (p = 0; p < 3; p++)
+    for (f = 0; f < 2; f++) {
+      gint pw = GST_VIDEO_INFO_COMP_WIDTH (&in_info, p);
+      gint ph = GST_VIDEO_INFO_COMP_HEIGHT (&in_info, p);
+      gint ow = GST_VIDEO_INFO_COMP_WIDTH (&out_info, p);
+      gint oh = GST_VIDEO_INFO_COMP_HEIGHT (&out_info, p);
+      gint is = GST_VIDEO_FRAME_PLANE_STRIDE (&fin, p);
+      gint os = GST_VIDEO_FRAME_PLANE_STRIDE (&fout, p);
+      gint fh = (ph + 1 - f) / 2, foh = (oh + 1 - f) / 2, y;
+      guint8 *want = g_malloc ((gsize) ow * foh);
+
+      fail_unless_equals_int (stage_resize_plane ((guint8 *)
+              GST_VIDEO_FRAME_PLANE_DATA (&fin, p) + f * is, pw, fh, 2 * is,
+              want, ow, foh, ow, 1, STAGE_RESIZE_BILINEAR), 0);
+      for (y = 0; y < foh; y++)
+        fail_unless (memcmp (want + (gsize) y * ow,
+                (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout, p) +
+                (gsize) (2 * y + f) * os, ow) == 0,
+            "plane %u field %d line %d differs from the field resized alone",
+            p, f, y);
+      g_free (want);
+    }
+  gst_video_frame_unmap (&fin);
+  gst_video_frame_unmap (&fout);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The caps stageresize and videoscale settle on with the same input and
+ * the same downstream caps. */
+static GstCaps *
+negotiated (const gchar * element, const gchar * in_str, const gchar * down)
+{
+  GstHarness *h = gst_harness_new (element);
+  GstCaps *in = gst_caps_from_string (in_str), *got;
+  GstVideoInfo info;
+
+  gst_harness_set_src_caps (h, gst_caps_ref (in));
+  gst_harness_set_sink_caps_str (h, down);
+  fail_unless (gst_video_info_from_caps (&info, in));
+  if (gst_harness_push (h, gst_buffer_new_allocate (NULL, info.size,
+              NULL)) != GST_FLOW_OK) {
+    got = NULL;
+  } else {
+    gst_buffer_unref (gst_harness_pull (h));
+    got = gst_pad_get_current_caps (h->sinkpad);
+  }
+  gst_caps_unref (in);
+  gst_harness_teardown (h);
+  return got;
+}
+
+/* Width, height, PAR (absent = 1/1) and interlace mode of @caps. */
+static gchar *
+geometry (GstCaps * caps)
+{
+  GstStructure *st;
+  gint w = 0, h = 0, pn = 1, pd = 1;
+  const gchar *mode;
+
+  if (!caps)
+    return g_strdup ("(not negotiated)");
+  st = gst_caps_get_structure (caps, 0);
+  gst_structure_get_int (st, "width", &w);
+  gst_structure_get_int (st, "height", &h);
+  gst_structure_get_fraction (st, "pixel-aspect-ratio", &pn, &pd);
+  mode = gst_structure_get_string (st, "interlace-mode");
+  return g_strdup_printf ("%dx%d par %d/%d %s", w, h, pn, pd,
+      mode ? mode : "progressive");
+}
+
+GST_START_TEST (test_negotiation_like_videoscale)
+{
+#define IN(w, h, par) "video/x-raw,format=I420,width=" #w ",height=" #h \
+    ",framerate=30/1,pixel-aspect-ratio=" par
+#define OUT "video/x-raw,format=I420"
+  static const gchar *cases[][3] = {
+    /* ranges for both dimensions keep the DAR (the case) */
+    {IN (854, 480, "1/1"), OUT ",width=[2,512],height=[2,512],"
+          "pixel-aspect-ratio=1/1", "512x288 par 1/1 progressive"},
+    {IN (480, 854, "1/1"), OUT ",width=[2,512],height=[2,512],"
+          "pixel-aspect-ratio=1/1", NULL},
+    {IN (854, 480, "1/1"), OUT ",width=[2,512],height=[2,512]", NULL},
+    {IN (1920, 1080, "1/1"), OUT ",width=[100,300],height=[100,300],"
+          "pixel-aspect-ratio=[1/2,2/1]", NULL},
+    {IN (853, 479, "1/1"), OUT ",height=[2,240],pixel-aspect-ratio=1/1",
+        NULL},
+    /* fixed sizes, PAR fixed or free */
+    {IN (1920, 1080, "1/1"), OUT ",width=1280,height=720", NULL},
+    {IN (1920, 1080, "1/1"), OUT ",width=1280,height=1024", NULL},
+    {IN (1920, 1080, "1/1"), OUT ",width=1280,height=1024,"
+          "pixel-aspect-ratio=1/1", NULL},
+    {IN (854, 480, "1/1"), OUT ",width=640", NULL},
+    {IN (854, 480, "1/1"), OUT ",width=640,pixel-aspect-ratio=1/1", NULL},
+    {IN (854, 480, "1/1"), OUT ",height=240,pixel-aspect-ratio=1/1", NULL},
+    {IN (854, 480, "1/1"), OUT ",height=240", NULL},
+    {IN (854, 480, "1/1"), OUT ",height=240,pixel-aspect-ratio=[1/1,2/1]",
+        NULL},
+    {IN (720, 576, "16/15"), OUT ",pixel-aspect-ratio=1/1", NULL},
+    {IN (720, 576, "16/15"), OUT ",width=[100,400],pixel-aspect-ratio=1/1",
+        NULL},
+    {IN (640, 480, "4/3"), OUT ",width=320,pixel-aspect-ratio=1/1", NULL},
+    {IN (640, 480, "4/3"), OUT ",width=320,height=240", NULL},
+    {IN (640, 480, "1/1"), OUT, NULL},
+    {IN (640, 480, "4/3"), OUT ",pixel-aspect-ratio=1/1",
+        "853x480 par 1/1 progressive"},
+    /* lists */
+    {IN (1920, 1080, "1/1"), OUT ",width={320,640,1280},"
+          "height={240,480,720},pixel-aspect-ratio=1/1", NULL},
+    {IN (1280, 720, "1/1"), OUT ",width={320,640},height=[2,1000]", NULL},
+    {IN (1280, 720, "1/1"), OUT ",width={320,1280},height={180,720}", NULL},
+    /* interlaced input: the fields are resized, the mode kept */
+    {IN (720, 576, "16/15") ",interlace-mode=interleaved", OUT
+          ",width=360,height=288", NULL},
+    {IN (720, 576, "16/15") ",interlace-mode=interleaved", OUT
+          ",width=[2,400],height=[2,400],pixel-aspect-ratio=1/1", NULL},
+    {IN (1920, 1080, "1/1") ",interlace-mode=mixed", OUT ",height=540",
+        NULL},
+  };
+  /* Where videoscale 1.22 does not keep the DAR it means to keep: with
+   * neither dimension fixed and a fixed output PAR other than the input's,
+   * it multiplies the DAR by the PAR instead of dividing (853x480 at PAR
+   * 4/3 from 640x480 at 1/1: a DAR of 64/27, not 4/3). stageresize keeps
+   * the DAR there; docs/stageresize.md says so. */
+  static const gchar *deviations[][4] = {
+    {IN (640, 480, "1/1"), OUT ",pixel-aspect-ratio=4/3",
+        "480x480 par 4/3 progressive", "853x480 par 4/3 progressive"},
+  };
+  guint i;
+
+  if (!gst_registry_check_feature_version (gst_registry_get (), "videoscale",
+          1, 0, 0)) {
+    GST_WARNING ("SKIPPED: videoscale (gst-plugins-base) not installed");
+    return;
+  }
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *ours = negotiated ("stageresize", cases[i][0], cases[i][1]);
+    GstCaps *theirs = negotiated ("videoscale", cases[i][0], cases[i][1]);
+    gchar *a = geometry (ours), *b = geometry (theirs);
+
+    GST_INFO ("%s -> %s: stageresize %s, videoscale %s", cases[i][0],
+        cases[i][1], a, b);
+    fail_unless (theirs != NULL, "case %u: videoscale did not negotiate", i);
+    fail_unless_equals_string (a, b);
+    /* the expected value, where the table names it, guards the reference */
+    if (cases[i][2])
+      fail_unless_equals_string (a, cases[i][2]);
+    g_free (a);
+    g_free (b);
+    gst_clear_caps (&ours);
+    gst_clear_caps (&theirs);
+  }
+  for (i = 0; i < G_N_ELEMENTS (deviations); i++) {
+    GstCaps *ours = negotiated ("stageresize", deviations[i][0],
+        deviations[i][1]);
+    GstCaps *theirs = negotiated ("videoscale", deviations[i][0],
+        deviations[i][1]);
+    gchar *a = geometry (ours), *b = geometry (theirs);
+
+    GST_INFO ("%s -> %s: stageresize %s, videoscale %s (known deviation)",
+        deviations[i][0], deviations[i][1], a, b);
+    fail_unless_equals_string (a, deviations[i][2]);
+    if (deviations[i][3])
+      fail_unless_equals_string (b, deviations[i][3]);
+    g_free (a);
+    g_free (b);
+    gst_clear_caps (&ours);
+    gst_clear_caps (&theirs);
+  }
+#undef IN
+#undef OUT
 }
 
 GST_END_TEST;
@@ -977,7 +1167,8 @@ stageresize_suite (void)
   tcase_add_test (tc, test_conflict_posted_once);
   tcase_add_test (tc, test_conflict_one_error);
   tcase_add_test (tc, test_conflict_gst_launch);
-  tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_interlaced_fields);
+  tcase_add_test (tc, test_negotiation_like_videoscale);
   tcase_add_test (tc, test_events_and_timestamps);
   tcase_add_test (tc, test_method_change_playing);
   tcase_add_test (tc, test_size_change_playing);
