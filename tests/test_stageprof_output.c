@@ -24,6 +24,7 @@
 #define KILL_PATH TESTS_BUILD_DIR "/stageprof_output-killed.json"
 
 #include "stageprof-check.h"
+#include "truth-element.h"
 
 static JsonNode *
 parse_json_file (const gchar * path, gboolean close_array)
@@ -142,7 +143,7 @@ GST_START_TEST (test_json_summary)
   g_unlink (SUMMARY_PATH);
   run_pipeline ("jsonp", "videotestsrc num-buffers=30 ! "
       "video/x-raw,width=64,height=48 ! queue name=js_q ! "
-      "identity name=js_id sleep-time=500 ! fakesink sync=false");
+      "stagetruth name=js_id us=500 ! fakesink sync=false");
   /* Written when the pipeline went to NULL. */
   root = parse_json_file (SUMMARY_PATH, FALSE);
   o = json_node_get_object (root);
@@ -177,8 +178,8 @@ GST_START_TEST (test_trace)
 
   run_pipeline ("tracep", "videotestsrc name=tr_src num-buffers=20 ! "
       "video/x-raw,width=64,height=48 ! queue name=tr_q max-size-buffers=2 "
-      "max-size-bytes=0 max-size-time=0 ! identity name=tr_id "
-      "sleep-time=1000 ! fakesink sync=false");
+      "max-size-bytes=0 max-size-time=0 ! stagetruth name=tr_id "
+      "us=1000 ! fakesink sync=false");
   g_unlink (COPY_PATH);
   g_signal_emit_by_name (t, "write-trace", COPY_PATH, &ok);
   fail_unless (ok);
@@ -374,7 +375,7 @@ GST_START_TEST (test_flush_resets_level)
 {
   GstElement *p = gst_parse_launch ("videotestsrc ! "
       "video/x-raw,width=32,height=24 ! queue name=fl_q max-size-buffers=5 "
-      "max-size-bytes=0 max-size-time=0 ! identity sleep-time=2000 ! "
+      "max-size-bytes=0 max-size-time=0 ! stagetruth us=2000 ! "
       "fakesink sync=false", NULL);
   GstTracer *t = find_prof ();
   GstBus *bus;
@@ -505,6 +506,7 @@ main (int argc, char **argv)
   /* The trace writer's thread must be in the process that runs the tests. */
   g_setenv ("CK_FORK", "no", TRUE);
   gst_check_init (&argc, &argv);
+  truth_element_register ();
   s = stageprof_output_suite ();
   return gst_check_run_suite (s, "stageprof_output", __FILE__);
 }

@@ -28,117 +28,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "sprecord.h"
-#include "stats.h"
+#include "sprecord-priv.h"
 
 #define SP_MAX_DEPTH 64
 /* Initial size of a thread's pad cache; it doubles past half full. */
 #define SP_CACHE_SLOTS 256
-/* A put into a queue whose limits we cannot see (multiqueue, generic
- * queue-like elements) only gets a grey slice when it blocked this long;
- * shorter puts would bloat the trace with invisible slivers. */
-#define SP_WAIT_SLICE_MIN_NS (50 * GST_USECOND)
-/* A task interval this long is worth splitting by CPU time: the next one of
- * the same element on the same thread is sampled. Shorter ones (a fakesrc
- * or a parser pushing in a tight loop) are all work and skip the two
- * clock_gettime() calls, which cost more than such an interval's figure is
- * worth. */
-#define SP_CPU_SPLIT_MIN_NS (50 * GST_USECOND)
-
-typedef enum
-{
-  SP_KIND_OTHER,
-  SP_KIND_SOURCE,
-  SP_KIND_DEMUX,
-  SP_KIND_DECODE,
-  SP_KIND_CONVERT,
-  SP_KIND_ENCODE,
-  SP_KIND_MUX,
-  SP_KIND_SINK,
-} SpKind;
-
-static const gchar *const kind_labels[] = {
-  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
-};
-
-typedef struct
-{
-  gpointer obj;                 /* identity only, never dereferenced */
-  const gchar *name;
-  guint pid;
-  gboolean summarized;
-} SpPipe;
-
-typedef struct
-{
-  GMutex lock;
-  const gchar *name;
-  SpPipe *pipe;
-  gboolean limits_known;
-  guint max_buffers;
-  guint max_bytes;
-  guint64 max_time;
-  gboolean leaky;
-  gint64 level, bytes;
-  guint pending;
-  guint64 pending_bytes;
-  guint early_out;
-  guint64 early_bytes;
-  GstClockTime pending_pts;
-  GstClockTime in_pts, out_pts;
-  guint64 max_level, max_bytes_seen;
-  gboolean started;
-  guint64 first_ts, last_ts;
-  gdouble level_integral, bytes_integral;
-  guint64 empty_ns, full_ns;
-  guint64 items, put_seen, get_seen;
-  StageStats put, get;
-  gboolean traced;
-} SpQueue;
-
-typedef struct
-{
-  gpointer element;             /* identity only; NULL once destroyed */
-  const gchar *name;
-  const gchar *event_name;      /* "NAME event": its event-handling slices */
-  SpPipe *pipe;
-  SpQueue *queue;               /* set when the element is queue-like */
-  gboolean task_checked;
-  gboolean aggregator;
-  gboolean is_sink;
-  gboolean live_source;
-  /* Split every src task interval by CPU time (aggregators, live sources). */
-  gboolean split_task;
-  /* Split chain calls by CPU time (aggregator sink pads, other muxers,
-   * sinks with sync=true); read by streaming threads, set on the cold
-   * path. */
-  gint split_chain;
-  SpKind kind;
-  gboolean traced;
-} SpElemInfo;
-
-typedef struct
-{
-  guint64 tid;
-  SpPipe *pipe;
-  const gchar *name;
-  gint gen;
-  guint64 first_ts, last_ts;
-  guint64 busy, wait_in, wait_out;
-} SpThreadRec;
-
-typedef struct
-{
-  SpElemInfo *info;
-  SpThreadRec *thread;
-  gint gen;
-  guint64 seen, buffers;
-  guint64 first_ts, last_ts;
-  StageStats stats;
-  /* Sample CPU time at the end of this element's next push: its last task
-   * interval was long or it always waits (split_task). */
-  gboolean split_next;
-} SpElemRec;
 
 typedef enum
 {
@@ -158,6 +52,8 @@ typedef struct
 {
   SpElemRec *rec;               /* NULL: a pull we do not attribute */
   guint64 start, child;
+  guint64 child_cpu;            /* CPU time of the children (wall when not
+                                 * timed by CPU) */
   guint64 cpu;                  /* thread CPU time at start, when cpu_on */
   guint8 kind;
   guint8 full;
@@ -188,28 +84,15 @@ typedef struct
   gboolean have_push_end;
   guint64 last_push_end;
   SpElemRec *push_end_rec;
-  guint64 base_child;
+  guint64 base_child, base_child_cpu;
   gboolean have_cpu_end;
   guint64 cpu_push_end;         /* thread CPU time at last_push_end */
   guint64 os_tid;
 } SpThreadState;
 
-struct _SpRecorder
-{
-  GMutex lock;
-  GHashTable *infos;            /* live GstElement* -> SpElemInfo* */
-  GHashTable *pipes_by_obj;
-  GPtrArray *all_infos, *threads, *elems, *queues, *pipes;
-  gint epoch;
-  gint gen;
-  guint skip_first;
-  SpTrace *trace;
-  GRegex *filter;
-  guint next_pid;
-  gboolean cpu_clock;           /* CLOCK_THREAD_CPUTIME_ID works here */
-};
 
 static void state_free (gpointer data);
+static void live_recorder (SpRecorder * r, gboolean alive);
 /* initial-exec: a plain %fs-relative load on every hook instead of a call
  * to __tls_get_addr (the default model for a dlopen()ed plugin). One
  * pointer fits in the static TLS that glibc reserves for such modules. */
@@ -217,36 +100,6 @@ static __thread SpThreadState *sp_tls
     __attribute__ ((tls_model ("initial-exec")));
 static GPrivate sp_state_key = G_PRIVATE_INIT (state_free);
 
-/* ------------------------------------------------------------------ */
-/* Trace helpers: compiled out when the trace writer is not built. */
-
-static inline SpTrace *
-get_trace (SpRecorder * r)
-{
-  return (SpTrace *) g_atomic_pointer_get (&r->trace);
-}
-
-static inline void
-emit_slice (SpRecorder * r, SpThreadRec * th, const gchar * name,
-    guint64 ts, guint64 dur, gint kind)
-{
-  SpTrace *t = get_trace (r);
-  if (t)
-    sp_trace_slice (t, th->pipe->pid, th->tid, name, ts, dur,
-        (SpSliceKind) kind);
-}
-
-static inline void
-emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
-{
-  SpTrace *t = get_trace (r);
-  if (t && q->traced)
-    sp_trace_counter (t, q->pipe->pid, q->name, ts, q->level, q->bytes);
-}
-
-#define SLICE_ELEMENT SP_SLICE_ELEMENT
-#define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
-#define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
 
 /* ------------------------------------------------------------------ */
 /* Recorder */
@@ -269,17 +122,13 @@ sp_recorder_new (void)
     struct timespec t;
     r->cpu_clock = clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t) == 0;
   }
+  r->t0 = g_get_monotonic_time () * 1000;
+  r->proc_cpu_t0 = sp_process_cpu_ns ();
+  r->os_threads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  live_recorder (r, TRUE);
   return r;
 }
 
-static void
-queue_free (gpointer data)
-{
-  SpQueue *q = data;
-
-  g_mutex_clear (&q->lock);
-  g_free (q);
-}
 
 void
 sp_recorder_free (SpRecorder * r)
@@ -291,8 +140,10 @@ sp_recorder_free (SpRecorder * r)
   /* Thread states of live threads still point at us: make them start over
    * (they never will: hooks are gone when the tracer is finalized). */
   g_atomic_int_inc (&r->epoch);
+  live_recorder (r, FALSE);
+  g_hash_table_destroy (r->os_threads);
   for (i = 0; i < r->queues->len; i++)
-    queue_free (g_ptr_array_index (r->queues, i));
+    sp_queue_free (g_ptr_array_index (r->queues, i));
   g_ptr_array_free (r->queues, TRUE);
   g_ptr_array_free (r->all_infos, TRUE);
   g_ptr_array_free (r->threads, TRUE);
@@ -355,18 +206,6 @@ sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
   g_mutex_unlock (&r->lock);
 }
 
-static void
-queue_reset_stats_locked (SpQueue * q)
-{
-  q->started = FALSE;
-  q->level_integral = q->bytes_integral = 0;
-  q->empty_ns = q->full_ns = 0;
-  q->items = q->put_seen = q->get_seen = 0;
-  q->max_level = q->level;
-  q->max_bytes_seen = q->bytes;
-  stage_stats_init (&q->put);
-  stage_stats_init (&q->get);
-}
 
 void
 sp_recorder_reset (SpRecorder * r)
@@ -382,7 +221,7 @@ sp_recorder_reset (SpRecorder * r)
   for (i = 0; i < r->queues->len; i++) {
     SpQueue *q = g_ptr_array_index (r->queues, i);
     g_mutex_lock (&q->lock);
-    queue_reset_stats_locked (q);
+    sp_queue_reset_stats_locked (q);
     g_mutex_unlock (&q->lock);
   }
   g_mutex_unlock (&r->lock);
@@ -438,6 +277,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p->name = g_intern_string (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
       "(unnamed)");
   p->pid = ++r->next_pid;
+  p->proc_cpu0 = sp_process_cpu_ns ();
   g_hash_table_insert (r->pipes_by_obj, top, p);
   g_ptr_array_add (r->pipes, p);
   if (r->trace)
@@ -445,52 +285,13 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   return p;
 }
 
-static gboolean
-has_property (GstElement * e, const gchar * name)
+gboolean
+sp_has_property (GstElement * e, const gchar * name)
 {
   return g_object_class_find_property (G_OBJECT_GET_CLASS (e), name) != NULL;
 }
 
-/* Limits are read here, on first sight and on state changes, never on the
- * hot path: reading properties takes the object lock. */
-static void
-queue_read_limits (SpQueue * q, GstElement * e)
-{
-  guint maxb = 0, maxbytes = 0;
-  guint64 maxt = 0;
-  gint leaky = 0;
 
-  if (!has_property (e, "max-size-buffers") || GST_IS_BIN (e)
-      || strcmp (G_OBJECT_TYPE_NAME (e), "GstMultiQueue") == 0)
-    return;
-  g_object_get (e, "max-size-buffers", &maxb, "max-size-bytes", &maxbytes,
-      "max-size-time", &maxt, NULL);
-  if (has_property (e, "leaky"))
-    g_object_get (e, "leaky", &leaky, NULL);
-  g_mutex_lock (&q->lock);
-  q->limits_known = TRUE;
-  q->max_buffers = maxb;
-  q->max_bytes = maxbytes;
-  q->max_time = maxt;
-  q->leaky = leaky != 0;
-  g_mutex_unlock (&q->lock);
-}
-
-static SpQueue *
-queue_new_locked (SpRecorder * r, SpElemInfo * info)
-{
-  SpQueue *q = g_new0 (SpQueue, 1);
-
-  g_mutex_init (&q->lock);
-  q->name = info->name;
-  q->pipe = info->pipe;
-  q->traced = info->traced;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
-  stage_stats_init (&q->put);
-  stage_stats_init (&q->get);
-  g_ptr_array_add (r->queues, q);
-  return q;
-}
 
 static gboolean
 is_queue_type (GstElement * e)
@@ -508,7 +309,7 @@ is_live_source (GstElement * e)
   gboolean live = FALSE;
 
   if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SOURCE)
-      && has_property (e, "is-live"))
+      && sp_has_property (e, "is-live"))
     g_object_get (e, "is-live", &live, NULL);
   return live;
 }
@@ -522,16 +323,14 @@ is_aggregator (GstElement * e)
   return agg != 0 && g_type_is_a (G_OBJECT_TYPE (e), agg);
 }
 
-/* A sink with sync=true waits for the clock inside its chain. Read on the
- * cold path only (first sight, READY_TO_PAUSED): it takes the object lock. */
+/* An element with sync=true (a sink, identity, clocksync) waits for the
+ * clock inside its chain and events. Read on the cold path only (first sight, READY_TO_PAUSED): it takes the object lock. */
 static gboolean
 is_sync_sink (GstElement * e)
 {
   GParamSpec *ps;
   gboolean sync = FALSE;
 
-  if (!GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK))
-    return FALSE;
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "sync");
   if (ps == NULL || ps->value_type != G_TYPE_BOOLEAN
       || !(ps->flags & G_PARAM_READABLE))
@@ -543,6 +342,9 @@ is_sync_sink (GstElement * e)
 static void
 info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
 {
+  gboolean sync = is_sync_sink (e);
+
+  g_atomic_int_set (&info->sync_clock, sync);
   if (!r->cpu_clock)
     return;
   info->split_task = info->aggregator || info->live_source;
@@ -550,7 +352,7 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
    * in 1.22) has no task: each input's thread blocks in its chain until the
    * others have data, and the last one to arrive muxes and pushes. */
   g_atomic_int_set (&info->split_chain, info->aggregator
-      || info->kind == SP_KIND_MUX || is_sync_sink (e));
+      || info->kind == SP_KIND_MUX || sync);
 }
 
 /* Names are unique within a bin only: inside bins that repeat a name (the
@@ -603,7 +405,7 @@ info_get (SpRecorder * r, GstElement * e)
     info->live_source = is_live_source (e);
     info->traced = name_traced (r, info->name);
     if (is_queue_type (e)) {
-      info->queue = queue_new_locked (r, info);
+      info->queue = sp_queue_new_locked (r, info);
       new_queue = TRUE;
     }
     g_hash_table_insert (r->infos, e, info);
@@ -611,7 +413,7 @@ info_get (SpRecorder * r, GstElement * e)
   }
   g_mutex_unlock (&r->lock);
   if (new_queue)
-    queue_read_limits (info->queue, e);
+    sp_queue_read_limits (info->queue, e);
   else if (new_info)
     info_read_split (r, info, e);
   return info;
@@ -623,6 +425,9 @@ rec_reset (SpElemRec * rec, gint gen)
   rec->gen = gen;
   rec->seen = rec->buffers = 0;
   rec->first_ts = rec->last_ts = 0;
+  rec->work_ns = rec->clock_ns = rec->wait_ns = rec->blocked_ns = 0;
+  if (rec->sample_left != G_MAXUINT)
+    rec->sample_left = SP_CPU_FIRST_SAMPLES;
   stage_stats_init (&rec->stats);
 }
 
@@ -631,7 +436,8 @@ thread_reset (SpThreadRec * th, gint gen, guint64 ts)
 {
   th->gen = gen;
   th->first_ts = th->last_ts = ts;
-  th->busy = th->wait_in = th->wait_out = 0;
+  th->busy = th->wait_in = th->wait_out = th->blocked = 0;
+  th->sched_delay0 = sp_sched_delay (th->tid);
 }
 
 /* Key of the full Scanner stage name ("Pipeline[i]:Ops[y]") that stagebin
@@ -850,6 +656,46 @@ top_level (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   return lookup_pad_slow (r, st, pad, ts);
 }
 
+/* Recorders alive: a thread that exits after its recorder was freed must
+ * not touch that recorder's records. */
+static GMutex live_lock;
+static GHashTable *live_recorders;
+
+static void
+live_recorder (SpRecorder * r, gboolean alive)
+{
+  g_mutex_lock (&live_lock);
+  if (!live_recorders)
+    live_recorders = g_hash_table_new (NULL, NULL);
+  if (alive)
+    g_hash_table_add (live_recorders, r);
+  else
+    g_hash_table_remove (live_recorders, r);
+  g_mutex_unlock (&live_lock);
+}
+
+/* The thread exits: its run-queue delay stops growing, and its id may be
+ * reused by another thread. */
+static void
+state_note_exit (SpThreadState * st)
+{
+  guint64 delay = sp_sched_delay (st->os_tid);
+  GHashTableIter iter;
+  gpointer th;
+
+  g_mutex_lock (&live_lock);
+  if (live_recorders && g_hash_table_contains (live_recorders, st->r)) {
+    g_mutex_lock (&st->r->lock);
+    g_hash_table_iter_init (&iter, st->thread_by_pipe);
+    while (g_hash_table_iter_next (&iter, NULL, &th)) {
+      ((SpThreadRec *) th)->sched_delay_end = delay;
+      ((SpThreadRec *) th)->ended = TRUE;
+    }
+    g_mutex_unlock (&st->r->lock);
+  }
+  g_mutex_unlock (&live_lock);
+}
+
 static void
 state_free (gpointer data)
 {
@@ -857,6 +703,7 @@ state_free (gpointer data)
 
   if (sp_tls == st)
     sp_tls = NULL;
+  state_note_exit (st);
   g_hash_table_destroy (st->recs);
   g_free (st->cache);
   g_hash_table_destroy (st->thread_by_pipe);
@@ -942,177 +789,6 @@ cached_rec (SpThreadState * st, GstPad * pad, SpElemRec ** rec)
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ */
-/* Queue occupancy; the queue's own small lock, shared by its producer and
- * its task only. */
-
-static gboolean
-queue_full_locked (SpQueue * q)
-{
-  if (!q->limits_known)
-    return FALSE;
-  if (q->max_buffers && q->level >= q->max_buffers)
-    return TRUE;
-  if (q->max_bytes && q->bytes >= q->max_bytes)
-    return TRUE;
-  if (q->max_time && GST_CLOCK_TIME_IS_VALID (q->in_pts)
-      && GST_CLOCK_TIME_IS_VALID (q->out_pts) && q->in_pts > q->out_pts
-      && q->in_pts - q->out_pts >= q->max_time)
-    return TRUE;
-  return FALSE;
-}
-
-static void
-queue_advance_locked (SpQueue * q, guint64 ts)
-{
-  guint64 dt;
-
-  if (!q->started) {
-    q->started = TRUE;
-    q->first_ts = q->last_ts = ts;
-    return;
-  }
-  if (ts <= q->last_ts)
-    return;
-  dt = ts - q->last_ts;
-  q->level_integral += (gdouble) q->level * dt;
-  q->bytes_integral += (gdouble) q->bytes * dt;
-  if (q->level == 0)
-    q->empty_ns += dt;
-  else if (queue_full_locked (q))
-    q->full_ns += dt;
-  q->last_ts = ts;
-}
-
-static void
-queue_note_max_locked (SpQueue * q)
-{
-  if (q->level > 0 && (guint64) q->level > q->max_level)
-    q->max_level = q->level;
-  if (q->bytes > 0 && (guint64) q->bytes > q->max_bytes_seen)
-    q->max_bytes_seen = q->bytes;
-}
-
-/* A buffer arrives at the queue's chain. When the queue is full it blocks
- * before enqueuing: the buffer only counts once the task took one out. */
-static gboolean
-queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime pts)
-{
-  gboolean full;
-
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  full = queue_full_locked (q);
-  if (full) {
-    /* A leaky queue drops one buffer instead: the level stays. */
-    if (!q->leaky) {
-      q->pending += n;
-      q->pending_bytes += bytes;
-      q->pending_pts = pts;
-    }
-  } else {
-    q->level += n;
-    q->bytes += bytes;
-    if (GST_CLOCK_TIME_IS_VALID (pts))
-      q->in_pts = pts;
-    queue_note_max_locked (q);
-    emit_counter (r, q, ts);
-  }
-  g_mutex_unlock (&q->lock);
-  return full;
-}
-
-/* The put returned. If it had to wait, the buffer went in because the task
- * took one out, even when the task's push hook has not fired yet: count that
- * one out now (an early out), so the level never shows one buffer too many,
- * and let the late push hook settle the bytes. */
-static void
-queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur)
-{
-  g_mutex_lock (&q->lock);
-  if (q->pending) {
-    guint64 one = q->pending_bytes / q->pending;
-
-    queue_advance_locked (q, ts);
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
-    if (q->level > 0) {
-      q->level--;
-      q->bytes = (guint64) q->bytes > one ? q->bytes - (gint64) one : 0;
-      q->early_out++;
-      q->early_bytes += one;
-    }
-    queue_note_max_locked (q);
-    emit_counter (r, q, ts);
-  }
-  if (++q->put_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
-    stage_stats_add (&q->put, dur / 1e6);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime pts)
-{
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  if (q->early_out) {
-    /* Already counted out by queue_put_done(): fix the byte estimate. */
-    guint64 one = q->early_bytes / q->early_out;
-
-    q->early_out--;
-    q->early_bytes -= one;
-    q->bytes += (gint64) one - (gint64) bytes;
-    if (q->bytes < 0)
-      q->bytes = 0;
-  } else {
-    q->level = q->level > n ? q->level - n : 0;
-    q->bytes = (guint64) q->bytes > bytes ? q->bytes - (gint64) bytes : 0;
-  }
-  q->items += n;
-  if (GST_CLOCK_TIME_IS_VALID (pts))
-    q->out_pts = pts;
-  if (q->pending && !queue_full_locked (q)) {
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
-    queue_note_max_locked (q);
-  }
-  emit_counter (r, q, ts);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait)
-{
-  g_mutex_lock (&q->lock);
-  if (++q->get_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
-    stage_stats_add (&q->get, wait / 1e6);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
-{
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  q->level = q->bytes = 0;
-  q->pending = 0;
-  q->pending_bytes = 0;
-  q->early_out = 0;
-  q->early_bytes = 0;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
-  emit_counter (r, q, ts);
-  g_mutex_unlock (&q->lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Hot path */
@@ -1123,10 +799,10 @@ add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
   if (rec->seen++ == 0)
     rec->first_ts = ts;
   rec->last_ts = ts;
+  rec->work_ns += ns;
   if (rec->seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
     stage_stats_add (&rec->stats, ns * 1e-6);
 }
-
 
 static inline void
 push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
@@ -1141,16 +817,15 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f = &st->stack[st->depth++];
   f->rec = rec;
   f->start = ts;
-  f->child = 0;
+  f->child = f->child_cpu = 0;
   f->kind = kind;
   f->full = full;
   f->list = FALSE;
   f->cpu_on = FALSE;
 }
 
-/* CPU time this thread has used: a system call (0.35-0.5 µs on the test
- * machine), so only at the boundaries of the intervals we split, never on
- * every chain. */
+/* CPU time this thread has used: a system call (0.2-0.5 µs), so only at
+ * the boundaries of the invocations we time by CPU, never on every chain. */
 static inline guint64
 thread_cpu_ns (void)
 {
@@ -1160,98 +835,155 @@ thread_cpu_ns (void)
   return (guint64) t.tv_sec * GST_SECOND + (guint64) t.tv_nsec;
 }
 
-/* The part of an interval that was work: the `cpu` ns the thread used in
- * it, less the `child` ns its nested calls took (charged to their own
- * elements, and assumed to be work), never more than the interval's `own`
- * time. */
-static inline guint64
-cpu_work (guint64 cpu, guint64 child, guint64 own)
+/* Times the frame just pushed by CPU when its element asks for it (its
+ * first invocations, or always once one ran long, or it is known to wait),
+ * when `force`d (events), or when the frame it is nested in is timed: then
+ * the parent subtracts exactly the CPU its children used. */
+static void
+frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
+    gboolean force)
 {
-  guint64 work = cpu > child ? cpu - child : 0;
+  SpFrame *f;
 
-  return MIN (work, own);
+  if (!r->cpu_clock || st->depth > SP_MAX_DEPTH)
+    return;
+  f = &st->stack[st->depth - 1];
+  if (!force && !(st->depth > 1 && f[-1].cpu_on)) {
+    if (rec == NULL || rec->sample_left == 0)
+      return;
+    if (rec->sample_left != G_MAXUINT)
+      rec->sample_left--;
+  }
+  f->cpu_on = TRUE;
+  f->cpu = thread_cpu_ns ();
 }
 
-/* Slices for a split interval [start, start + dur): the waiting first (an
- * aggregator waits for its inputs, then aggregates; a sync sink waits for
- * the clock, then renders), then the element's work. The hooks do not say
+/* Slices for an interval [start, start + dur) split into waiting and work:
+ * the waiting first (an aggregator waits for its inputs, then aggregates;
+ * a sync sink waits for the clock, then renders). The hooks do not say
  * when inside the interval the thread waited, so this is only drawn when
- * nothing nested in it (its slices would straddle the boundary); otherwise
- * the interval is one element slice, as unsplit ones are. */
+ * nothing nested in it (its slices would straddle the boundary). */
 static void
-emit_split (SpRecorder * r, SpThreadRec * th, SpElemInfo * info,
-    guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind)
+emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
+    guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind,
+    const gchar * wait_name)
 {
-  if (!info->traced)
-    return;
-  if (nested || wait == 0 || wait > dur) {
-    emit_slice (r, th, info->name, start, dur, SLICE_ELEMENT);
+  if (nested || wait == 0 || wait > dur || wait_kind < 0) {
+    emit_slice (r, th, name, start, dur, SLICE_ELEMENT);
     return;
   }
-  emit_slice (r, th, info->name, start, wait, wait_kind);
+  emit_slice (r, th, wait_name, start, wait, wait_kind);
   if (dur > wait)
-    emit_slice (r, th, info->name, start + wait, dur - wait, SLICE_ELEMENT);
+    emit_slice (r, th, name, start + wait, dur - wait, SLICE_ELEMENT);
+}
+
+/* Books the part of an element's own time that was not work, by what it
+ * waited for. A thread holding a buffer in an element with several inputs
+ * (funnel, input-selector, a muxer, an aggregator's pad, stagebin's
+ * reorder) waits for another input's turn: wait on output. Elements that
+ * sync to the clock wait for it; anything else (a sleep, a lock, a device)
+ * is blocked. Returns the trace slice kind. */
+static gint
+book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
+{
+  SpElemInfo *info = rec->info;
+  GstElement *e;
+
+  if (wait == 0)
+    return SLICE_WAIT_OUTPUT;
+  if (g_atomic_int_get (&info->sync_clock)) {
+    rec->clock_ns += wait;
+    th->blocked += wait;
+    return SLICE_WAIT_OUTPUT;
+  }
+  e = g_atomic_pointer_get (&info->element);
+  if (info->aggregator || info->kind == SP_KIND_MUX
+      || (e && e->numsinkpads > 1)) {
+    rec->wait_ns += wait;
+    th->wait_out += wait;
+    return SLICE_WAIT_OUTPUT;
+  }
+  rec->blocked_ns += wait;
+  th->blocked += wait;
+  /* The trace has no blocked slice kind: one element slice, as before. */
+  return -1;
 }
 
 static void
 finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
 {
   guint64 dur = ts > f->start ? ts - f->start : 0;
+  guint64 cpu = dur;            /* what this frame cost its parent */
   SpElemRec *rec = f->rec;
 
   if (f->kind == SP_FRAME_INNER) {
     /* Transparent: its time stays the list's own, its children stay the
      * list's children. */
-    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
       st->stack[st->depth - 1].child += f->child;
+      st->stack[st->depth - 1].child_cpu += f->child_cpu;
+    }
     return;
   }
+  if (f->cpu_on)
+    cpu = thread_cpu_ns () - f->cpu;
   if (rec) {
     SpThreadRec *th = rec->thread;
     SpElemInfo *info = rec->info;
+    guint64 self = dur > f->child ? dur - f->child : 0;
+    guint64 work = self;
+    const gchar *name = f->kind == SP_FRAME_EVENT ? info->event_name :
+        info->name;
 
-    if (f->kind == SP_FRAME_EVENT) {
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      th->busy += self;
-      if (info->traced)
-        emit_slice (r, th, info->event_name, f->start, dur, SLICE_ELEMENT);
-    } else if (f->kind == SP_FRAME_PULL && info->queue) {
+    if (f->cpu_on)
+      work = MIN (cpu > f->child_cpu ? cpu - f->child_cpu : 0, self);
+    if (f->kind == SP_FRAME_PULL && info->queue) {
       /* queue2 serving a pull waits for its download: input, not work. */
-      th->wait_in += dur;
+      th->wait_in += self;
       if (info->traced)
-        emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_INPUT);
+        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_INPUT);
     } else if (f->kind == SP_FRAME_QUEUE) {
-      queue_put_done (r, info->queue, ts, dur);
-      th->wait_out += dur;
-      if (info->traced && (f->full || (!info->queue->limits_known
-                  && dur >= SP_WAIT_SLICE_MIN_NS)))
-        emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_OUTPUT);
-    } else if (G_UNLIKELY (f->cpu_on)) {
-      /* A sync sink's clock wait, an aggregator's pad waiting for its task
-       * to take the buffer, a muxer's pad waiting for its other inputs:
-       * the thread holds a buffer it cannot hand on yet, so the waiting is
-       * wait on output. */
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      guint64 work = cpu_work (thread_cpu_ns () - f->cpu, f->child, self);
-      add_sample (r, rec, work, ts);
+      /* Its own work is microseconds; the rest is waiting for room. */
+      if (!f->cpu_on)
+        work = 0;
+      sp_queue_put_done (r, info->queue, ts, dur);
       th->busy += work;
       th->wait_out += self - work;
-      emit_split (r, th, info, f->start, dur, self - work, f->child > 0,
-          SLICE_WAIT_OUTPUT);
-    } else {
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      add_sample (r, rec, self, ts);
-      th->busy += self;
+      if (info->traced && (f->full || (!info->queue->limits_known
+                  && dur >= SP_WAIT_SLICE_MIN_NS)))
+        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_OUTPUT);
+    } else if (f->kind == SP_FRAME_EVENT && info->queue) {
+      /* A serialized event waits for room in the queue, as buffers do. */
+      th->busy += work;
+      th->wait_out += self - work;
+      rec->work_ns += work;
       if (info->traced)
-        emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
+        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
+            SLICE_WAIT_OUTPUT, info->name);
+    } else {
+      gint kind = book_wait (th, rec, self - work);
+
+      if (f->kind == SP_FRAME_EVENT)
+        rec->work_ns += work;   /* not a sample: statistics are per buffer */
+      else
+        add_sample (r, rec, work, ts);
+      th->busy += work;
+      if (self >= SP_CPU_SPLIT_MIN_NS)
+        rec->sample_left = G_MAXUINT;
+      if (info->traced)
+        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
+            kind, info->name);
     }
     th->last_ts = ts;
   }
   if (st->depth > 0) {
-    if (st->depth <= SP_MAX_DEPTH)
+    if (st->depth <= SP_MAX_DEPTH) {
       st->stack[st->depth - 1].child += dur;
+      st->stack[st->depth - 1].child_cpu += cpu;
+    }
   } else {
     st->base_child += dur;
+    st->base_child_cpu += cpu;
   }
 }
 
@@ -1269,24 +1001,27 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     return;
   f = &st->stack[st->depth];
   rec = f->rec;
-  if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL)) {
+  if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL
+          || st->depth == 0)) {
     finish_frame (r, st, f, ts);
     return;
   }
-  /* The plain chain, nearly every frame: finish_frame()'s last case,
-   * inlined, with the sample last so that it can be a tail call. */
+  /* The plain nested chain not timed by CPU, nearly every frame:
+   * finish_frame()'s last case, inlined, with the sample last so that it
+   * can be a tail call. Its parent is not timed by CPU either (or this
+   * one would be), so only the wall time goes up. */
   dur = ts > f->start ? ts - f->start : 0;
   {
     SpThreadRec *th = rec->thread;
     SpElemInfo *info = rec->info;
     guint64 self = dur > f->child ? dur - f->child : 0;
 
-    if (st->depth > 0)
-      f[-1].child += dur;
-    else
-      st->base_child += dur;
+    f[-1].child += dur;
     th->busy += self;
     th->last_ts = ts;
+    /* It ran long: it may wait, so time it by CPU from now on. */
+    if (G_UNLIKELY (self >= SP_CPU_SPLIT_MIN_NS))
+      rec->sample_left = G_MAXUINT;
     if (info->traced)
       emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
     add_sample (r, rec, self, ts);
@@ -1337,15 +1072,13 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   if (q) {
     data_info (buf, list, &bytes, &pts);
     push_frame (st, rec, ts, SP_FRAME_QUEUE,
-        queue_put (r, q, ts, n_buffers, bytes, pts));
+        sp_queue_put (r, q, ts, n_buffers, bytes, pts));
   } else {
     push_frame (st, rec, ts, SP_FRAME_CHAIN, FALSE);
-    if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain))
-        && st->depth <= SP_MAX_DEPTH) {
-      st->stack[st->depth - 1].cpu_on = TRUE;
-      st->stack[st->depth - 1].cpu = thread_cpu_ns ();
-    }
   }
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
+    rec->sample_left = G_MAXUINT;
+  frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= SP_MAX_DEPTH)
     st->stack[st->depth - 1].list = TRUE;
 }
@@ -1381,8 +1114,8 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   /* The common case: one buffer, into a plain element, nested in a chain
    * that did not take a list; what chain_pre_full() would do there. */
   if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
-          || st->stack[depth - 1].list || rec->info->queue != NULL
-          || g_atomic_int_get (&rec->info->split_chain))) {
+          || st->stack[depth - 1].list || st->stack[depth - 1].cpu_on
+          || rec->sample_left != 0 || rec->info->queue != NULL)) {
     chain_pre_full (r, st, rec, ts, pad, buf, list);
     return;
   }
@@ -1391,7 +1124,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   f = &st->stack[depth];
   f->rec = rec;
   f->start = ts;
-  f->child = 0;
+  f->child = f->child_cpu = 0;
   f->kind = SP_FRAME_CHAIN;
   f->full = FALSE;
   f->list = FALSE;
@@ -1436,7 +1169,7 @@ check_task_queue (SpRecorder * r, SpElemInfo * info, GstPad * pad,
   g_mutex_lock (&r->lock);
   /* Published to the producer's thread, which reads it without the lock. */
   if (!info->queue)
-    g_atomic_pointer_set (&info->queue, queue_new_locked (r, info));
+    g_atomic_pointer_set (&info->queue, sp_queue_new_locked (r, info));
   g_mutex_unlock (&r->lock);
 }
 
@@ -1448,7 +1181,89 @@ queue_get_data (SpRecorder * r, SpQueue * q, guint64 ts, GstBuffer * buf,
   GstClockTime pts;
 
   data_info (buf, list, &bytes, &pts);
-  queue_get (r, q, ts, data_count (buf, list), bytes, pts);
+  sp_queue_get (r, q, ts, data_count (buf, list), bytes, pts);
+}
+
+/* The time since the thread's last top-level push ended, booked when the
+ * next one (a buffer or an event) starts: the pushing element producing
+ * it, or, for a queue-like element, the thread waiting on input. Long
+ * intervals are split by CPU time: a source waiting for its clock, device
+ * or file, an aggregator waiting for its inputs. */
+static void
+top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
+    gboolean buffer)
+{
+  SpElemInfo *info = rec->info;
+  SpThreadRec *th = rec->thread;
+  guint64 gap, own;
+
+  if (!st->have_push_end || st->push_end_rec != rec || ts <= st->last_push_end) {
+    rec->split_next = r->cpu_clock && !info->queue && (info->split_task
+        || rec->sample_left != 0);
+    st->base_child = st->base_child_cpu = 0;
+    return;
+  }
+  gap = ts - st->last_push_end;
+  own = gap > st->base_child ? gap - st->base_child : 0;
+  if (info->queue) {
+    if (buffer)
+      sp_queue_get_wait (r, info->queue, own);
+    th->wait_in += own;
+    if (info->traced)
+      emit_slice (r, th, info->name, st->last_push_end, gap,
+          SLICE_WAIT_INPUT);
+  } else if (st->have_cpu_end) {
+    guint64 cpu = thread_cpu_ns () - st->cpu_push_end;
+    guint64 work = cpu > st->base_child_cpu ? cpu - st->base_child_cpu : 0;
+
+    work = MIN (work, own);
+    if (buffer)
+      add_sample (r, rec, work, ts);
+    else
+      rec->work_ns += work;
+    th->busy += work;
+    th->wait_in += own - work;
+    /* A live source waits for its clock (or its device's). */
+    if (info->live_source)
+      rec->clock_ns += own - work;
+    if (info->traced)
+      emit_split (r, th, info->name, st->last_push_end, gap, own - work,
+          st->base_child > 0, SLICE_WAIT_INPUT, info->name);
+  } else {
+    if (buffer)
+      add_sample (r, rec, own, ts);
+    else
+      rec->work_ns += own;
+    /* Unsplit (short, or no CPU clock): a live source's thread is still
+     * waiting for its next frame, not working. */
+    if (info->live_source)
+      th->wait_in += own;
+    else
+      th->busy += own;
+    if (info->traced)
+      emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
+  }
+  if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
+    rec->sample_left--;
+  if (gap >= SP_CPU_SPLIT_MIN_NS && !info->queue)
+    rec->sample_left = G_MAXUINT;
+  rec->split_next = r->cpu_clock && !info->queue && (info->split_task
+      || rec->sample_left != 0);
+  st->base_child = st->base_child_cpu = 0;
+}
+
+/* A top-level push (buffer or event) ended. */
+static void
+top_end (SpThreadState * st, SpElemRec * rec, guint64 ts)
+{
+  st->have_push_end = TRUE;
+  st->last_push_end = ts;
+  st->push_end_rec = rec;
+  st->base_child = st->base_child_cpu = 0;
+  st->have_cpu_end = rec->split_next;
+  if (G_UNLIKELY (rec->split_next))
+    st->cpu_push_end = thread_cpu_ns ();
+  rec->thread->last_ts = ts;
 }
 
 /* A push at the top of the stack: the thread's driving element. */
@@ -1457,53 +1272,14 @@ push_pre_top (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     guint64 ts, GstPad * pad, GstBuffer * buf, GstBufferList * list)
 {
   SpElemInfo *info;
-  SpThreadRec *th;
 
   rec = top_level (r, st, rec, pad, ts);
   info = rec->info;
-  th = rec->thread;
   if (G_UNLIKELY (!info->task_checked))
     check_task_queue (r, info, pad, GST_ELEMENT_CAST (GST_OBJECT_PARENT (pad)));
   if (info->queue)
     queue_get_data (r, info->queue, ts, buf, list);
-
-  if (st->have_push_end && st->push_end_rec == rec && ts > st->last_push_end) {
-    guint64 gap = ts - st->last_push_end;
-    guint64 own = gap > st->base_child ? gap - st->base_child : 0;
-
-    if (info->queue) {
-      queue_get_wait (r, info->queue, own);
-      th->wait_in += own;
-      if (info->traced)
-        emit_slice (r, th, info->name, st->last_push_end, gap,
-            SLICE_WAIT_INPUT);
-    } else if (st->have_cpu_end) {
-      /* An aggregator waiting for its inputs, a source waiting for its
-       * clock, device or file: CPU time is work, the rest waiting. */
-      guint64 work = cpu_work (thread_cpu_ns () - st->cpu_push_end,
-          st->base_child, own);
-      add_sample (r, rec, work, ts);
-      th->busy += work;
-      th->wait_in += own - work;
-      emit_split (r, th, info, st->last_push_end, gap, own - work,
-          st->base_child > 0, SLICE_WAIT_INPUT);
-    } else {
-      add_sample (r, rec, own, ts);
-      /* Unsplit (short, or no CPU clock): a live source's thread is still
-       * waiting for its next frame, not working. */
-      if (info->live_source)
-        th->wait_in += own;
-      else
-        th->busy += own;
-      if (info->traced)
-        emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
-    }
-    rec->split_next = info->split_task
-        || (r->cpu_clock && gap >= SP_CPU_SPLIT_MIN_NS && !info->queue);
-  } else {
-    rec->split_next = info->split_task;
-  }
-  st->base_child = 0;
+  top_gap (r, st, rec, ts, TRUE);
 }
 
 static G_GNUC_NO_INLINE void
@@ -1548,14 +1324,7 @@ push_post_hook (SpRecorder * r, guint64 ts, GstPad * pad)
   rec = lookup_pad (r, st, pad, ts);
   if (G_UNLIKELY (!rec))
     return;
-  st->have_push_end = TRUE;
-  st->last_push_end = ts;
-  st->push_end_rec = rec;
-  st->base_child = 0;
-  st->have_cpu_end = rec->split_next;
-  if (G_UNLIKELY (rec->split_next))
-    st->cpu_push_end = thread_cpu_ns ();
-  rec->thread->last_ts = ts;
+  top_end (st, rec, ts);
 }
 
 void
@@ -1592,41 +1361,65 @@ sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad)
   pop_frame (r, get_state (r, ts), ts);
 }
 
+/* The element that handles an event arriving at `pad`: a ghost pad's bin
+ * (what it does there is the bin's: decodebin plugs decoders in it), the
+ * pad's own element otherwise. */
+static GstElement *
+event_handler (GstPad * pad)
+{
+  GstObject *parent = pad ? GST_OBJECT_PARENT (pad) : NULL;
+
+  /* The internal pad of a ghost pad has the ghost pad as its parent. */
+  if (parent && GST_IS_PAD (parent))
+    parent = GST_OBJECT_PARENT (parent);
+  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) : NULL;
+}
+
 /* Events: the element the event is pushed to handles it inside the push,
  * so the push is a frame of that element (a decoder opening on its caps
- * event, a sink draining on EOS). Frames with no element (ghost pads) are
- * transparent. */
+ * event, a sink draining or waiting for the clock on EOS), timed by CPU
+ * like a long chain. Events are few, so the handler is found without the
+ * pad cache. */
 void
 sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
 {
-  GstPad *peer = GST_PAD_PEER (pad);
   SpThreadState *st = get_state (r, ts);
+  GstElement *handler = event_handler (GST_PAD_PEER (pad));
   SpElemRec *rec;
-  GstObject *parent = peer ? GST_OBJECT_PARENT (peer) : NULL;
 
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
    * application thread that only sends events upstream (latency, seeks). */
-  if (parent == NULL || !GST_IS_ELEMENT (parent)
-      || GST_STATE (parent) == GST_STATE_NULL
+  if (handler == NULL || GST_STATE (handler) == GST_STATE_NULL
       || (st->thread == NULL && GST_PAD_IS_SINK (pad))) {
     push_frame (st, NULL, ts, SP_FRAME_EVENT, FALSE);
     return;
   }
-  /* At the top the pusher drives the thread, as for buffers. */
-  if (st->depth == 0) {
+  /* At the top the pusher drives the thread, as for buffers, and the time
+   * since its last push was spent producing this event (or waiting). */
+  if (st->depth == 0 && GST_PAD_IS_SRC (pad)) {
     rec = lookup_pad (r, st, pad, ts);
-    if (rec)
-      top_level (r, st, rec, pad, ts);
+    if (rec) {
+      rec = top_level (r, st, rec, pad, ts);
+      top_gap (r, st, rec, ts, FALSE);
+    }
   }
-  rec = peer ? lookup_pad (r, st, peer, ts) : NULL;
+  rec = lookup_elem (r, st, handler, ts);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);
+  frame_cpu (r, st, rec, TRUE);
 }
 
 void
 sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad)
 {
-  pop_frame (r, get_state (r, ts), ts);
+  SpThreadState *st = get_state (r, ts);
+  SpElemRec *rec;
+
+  pop_frame (r, st, ts);
+  if (st->depth == 0 && GST_PAD_IS_SRC (pad) && st->thread != NULL
+      && (rec = lookup_pad (r, st, pad, ts)) != NULL
+      && rec->info->pipe == st->thread->pipe)
+    top_end (st, rec, ts);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1651,7 +1444,7 @@ sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad)
   SpElemInfo *info = e ? info_lookup (r, e) : NULL;
 
   if (info && info->queue)
-    queue_empty_out (r, info->queue, ts);
+    sp_queue_empty_out (r, info->queue, ts);
 }
 
 void
@@ -1665,9 +1458,9 @@ sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
   if (!info || !info->queue)
     return;
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
-    queue_read_limits (info->queue, element);
+    sp_queue_read_limits (info->queue, element);
   else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    queue_empty_out (r, info->queue, ts);
+    sp_queue_empty_out (r, info->queue, ts);
 }
 
 void
@@ -1700,302 +1493,4 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
     }
   }
   g_mutex_unlock (&r->lock);
-}
-
-/* ------------------------------------------------------------------ */
-/* Summary */
-
-static gboolean
-pipe_matches (SpPipe * p, gpointer pipeline)
-{
-  if (pipeline == SP_RECORDER_PENDING)
-    return !p->summarized;
-  return pipeline == NULL || p->obj == pipeline;
-}
-
-void
-sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
-    gboolean summarized)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  for (i = 0; i < r->pipes->len; i++) {
-    SpPipe *p = g_ptr_array_index (r->pipes, i);
-    if (pipe_matches (p, pipeline))
-      p->summarized = summarized;
-  }
-  g_mutex_unlock (&r->lock);
-}
-
-gboolean
-sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
-{
-  gboolean found = FALSE;
-  guint i;
-  gint gen;
-
-  g_mutex_lock (&r->lock);
-  gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < r->elems->len && !found; i++) {
-    SpElemRec *rec = g_ptr_array_index (r->elems, i);
-    found = rec->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline);
-  }
-  for (i = 0; i < r->queues->len && !found; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    found = q->items > 0 && pipe_matches (q->pipe, pipeline);
-  }
-  g_mutex_unlock (&r->lock);
-  return found;
-}
-
-gchar *
-sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
-{
-  SpPipe *p;
-  gchar *name = NULL;
-
-  g_mutex_lock (&r->lock);
-  p = g_hash_table_lookup (r->pipes_by_obj, pipeline);
-  if (p)
-    name = g_strdup (p->name);
-  g_mutex_unlock (&r->lock);
-  return name;
-}
-
-static gdouble
-thread_wall (SpThreadRec * th)
-{
-  return th->last_ts > th->first_ts ? (gdouble) (th->last_ts - th->first_ts)
-      : 0.0;
-}
-
-static gdouble
-pct (gdouble part, gdouble whole)
-{
-  return whole > 0 ? MIN (100.0, 100.0 * part / whole) : 0.0;
-}
-
-static gint
-cmp_total (gconstpointer a, gconstpointer b)
-{
-  const SpElemRec *ra = *(SpElemRec * const *) a;
-  const SpElemRec *rb = *(SpElemRec * const *) b;
-
-  if (ra->stats.total != rb->stats.total)
-    return ra->stats.total < rb->stats.total ? 1 : -1;
-  return g_strcmp0 (ra->info->name, rb->info->name);
-}
-
-static void
-array_append_structure (GValue * array, GstStructure * s)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, s);
-  gst_value_array_append_and_take_value (array, &v);
-}
-
-static GstStructure *
-element_row (SpElemRec * rec)
-{
-  const StageStats *s = &rec->stats;
-  gboolean any = s->count > 0;
-
-  return gst_structure_new ("element",
-      "name", G_TYPE_STRING, rec->info->name,
-      "thread", G_TYPE_STRING, rec->thread->name,
-      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-      "count", G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, any ? s->mean : 0.0,
-      "std_ms", G_TYPE_DOUBLE, stage_stats_std (s),
-      "min_ms", G_TYPE_DOUBLE, any ? s->min : 0.0,
-      "max_ms", G_TYPE_DOUBLE, any ? s->max : 0.0,
-      "median_ms", G_TYPE_DOUBLE, any ? stage_stats_median (s) : 0.0,
-      "p90_ms", G_TYPE_DOUBLE, any ? stage_stats_p90 (s) : 0.0,
-      "p99_ms", G_TYPE_DOUBLE, any ? stage_stats_p99 (s) : 0.0,
-      "last_ms", G_TYPE_DOUBLE, any ? s->last : 0.0,
-      "total_s", G_TYPE_DOUBLE, s->total / 1e3,
-      /* Unsplit, a live source's row is its frame interval: not work. */
-      "busy_pct", G_TYPE_DOUBLE, rec->info->live_source
-      && !rec->info->split_task ? 0.0 :
-      pct (s->total * 1e6, thread_wall (rec->thread)),
-      "skipped", G_TYPE_UINT64, rec->seen - s->count, NULL);
-}
-
-static GstStructure *
-queue_row (SpQueue * q)
-{
-  gdouble span = q->last_ts > q->first_ts ? q->last_ts - q->first_ts : 0;
-
-  return gst_structure_new ("queue",
-      "name", G_TYPE_STRING, q->name,
-      "pipeline", G_TYPE_STRING, q->pipe->name,
-      "items", G_TYPE_UINT64, q->items,
-      "qps", G_TYPE_DOUBLE, span > 0 ? q->items / (span / 1e9) : 0.0,
-      "mean_level", G_TYPE_DOUBLE, span > 0 ? q->level_integral / span : 0.0,
-      "max_level", G_TYPE_UINT64, q->max_level,
-      "mean_bytes", G_TYPE_DOUBLE, span > 0 ? q->bytes_integral / span : 0.0,
-      "max_bytes", G_TYPE_UINT64, q->max_bytes_seen,
-      "empty_pct", G_TYPE_DOUBLE, pct (q->empty_ns, span),
-      "full_pct", G_TYPE_DOUBLE, pct (q->full_ns, span),
-      "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
-      "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
-      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
-      NULL);
-}
-
-static GstStructure *
-thread_row (SpThreadRec * th)
-{
-  gdouble wall = thread_wall (th);
-
-  return gst_structure_new ("thread",
-      "name", G_TYPE_STRING, th->name,
-      "pipeline", G_TYPE_STRING, th->pipe->name,
-      "tid", G_TYPE_UINT64, th->tid,
-      "wall_s", G_TYPE_DOUBLE, wall / 1e9,
-      "busy_pct", G_TYPE_DOUBLE, pct (th->busy, wall),
-      "wait_input_pct", G_TYPE_DOUBLE, pct (th->wait_in, wall),
-      "wait_output_pct", G_TYPE_DOUBLE, pct (th->wait_out, wall), NULL);
-}
-
-/* Sinks: frames are buffers that reached the element, over every thread
- * that chained into it, and FPS is frames over the first-to-last span. */
-static void
-add_sinks (GValue * arr, GPtrArray * recs)
-{
-  GHashTable *seen = g_hash_table_new (NULL, NULL);
-  guint i, j;
-
-  for (i = 0; i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    guint64 frames = 0, first = G_MAXUINT64, last = 0;
-    gdouble span;
-
-    if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
-      continue;
-    g_hash_table_add (seen, rec->info);
-    for (j = i; j < recs->len; j++) {
-      SpElemRec *o = g_ptr_array_index (recs, j);
-      if (o->info != rec->info)
-        continue;
-      frames += o->buffers;
-      first = MIN (first, o->first_ts);
-      last = MAX (last, o->last_ts);
-    }
-    span = last > first ? (gdouble) (last - first) : 0;
-    array_append_structure (arr, gst_structure_new ("sink",
-            "name", G_TYPE_STRING, rec->info->name,
-            "frames", G_TYPE_UINT64, frames,
-            "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?
-            (frames - 1) / (span / 1e9) : 0.0, NULL));
-  }
-  g_hash_table_destroy (seen);
-}
-
-/* The bottleneck is the busiest thread (in a pipelined graph it sets the
- * pace), named by the element that costs most on it. Threads that lived for
- * a moment only (typefinding, a pooled thread's short first task) are left
- * out: 100% of a millisecond says nothing. */
-static gchar *
-verdict (GPtrArray * recs, GPtrArray * threads, gdouble wall)
-{
-  SpThreadRec *busiest = NULL;
-  SpElemRec *top = NULL;
-  gdouble best = -1;
-  guint i;
-
-  for (i = 0; i < threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (threads, i);
-    gdouble b = pct (th->busy, thread_wall (th));
-    if (thread_wall (th) < 0.25 * wall)
-      continue;
-    if (b > best) {
-      best = b;
-      busiest = th;
-    }
-  }
-  for (i = 0; busiest && i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    if (rec->thread == busiest
-        && (!rec->info->live_source || rec->info->split_task)
-        && (!top || rec->stats.total > top->stats.total))
-      top = rec;
-  }
-  if (!top)
-    return g_strdup ("no verdict: no streaming thread ran long enough to "
-        "judge");
-  return g_strdup_printf ("%s-bound: %s on thread %s busy %.0f%% "
-      "(%s: %.0f%% of the thread)", kind_labels[top->info->kind],
-      top->info->name, busiest->name, best, top->info->name,
-      pct (top->stats.total * 1e6, thread_wall (busiest)));
-}
-
-GstStructure *
-sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
-{
-  GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
-  GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
-      sv = G_VALUE_INIT;
-  GstStructure *s;
-  guint64 first = G_MAXUINT64, last = 0;
-  gchar *v;
-  guint i;
-  gint gen;
-
-  g_value_init (&ev, GST_TYPE_ARRAY);
-  g_value_init (&qv, GST_TYPE_ARRAY);
-  g_value_init (&tv, GST_TYPE_ARRAY);
-  g_value_init (&sv, GST_TYPE_ARRAY);
-
-  g_mutex_lock (&r->lock);
-  gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < r->elems->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (r->elems, i);
-    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline))
-      g_ptr_array_add (recs, rec);
-  }
-  for (i = 0; i < r->threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (r->threads, i);
-    if (th->gen == gen && pipe_matches (th->pipe, pipeline)
-        && th->last_ts > th->first_ts) {
-      g_ptr_array_add (threads, th);
-      first = MIN (first, th->first_ts);
-      last = MAX (last, th->last_ts);
-    }
-  }
-  g_ptr_array_sort (recs, cmp_total);
-  for (i = 0; i < recs->len; i++)
-    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i)));
-  for (i = 0; i < r->queues->len; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    if (!pipe_matches (q->pipe, pipeline))
-      continue;
-    g_mutex_lock (&q->lock);
-    if (q->items > 0 || q->put_seen > 0)
-      array_append_structure (&qv, queue_row (q));
-    g_mutex_unlock (&q->lock);
-  }
-  for (i = 0; i < threads->len; i++)
-    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i)));
-  add_sinks (&sv, recs);
-  v = verdict (recs, threads, last > first ? (gdouble) (last - first) : 0);
-  g_mutex_unlock (&r->lock);
-
-  s = gst_structure_new ("stageprof-summary",
-      "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
-      "final", G_TYPE_BOOLEAN, final, NULL);
-  gst_structure_take_value (s, "elements", &ev);
-  gst_structure_take_value (s, "queues", &qv);
-  gst_structure_take_value (s, "threads", &tv);
-  gst_structure_take_value (s, "sinks", &sv);
-  gst_structure_set (s, "verdict", G_TYPE_STRING, v, NULL);
-  g_free (v);
-  g_ptr_array_free (recs, TRUE);
-  g_ptr_array_free (threads, TRUE);
-  return s;
 }

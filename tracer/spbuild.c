@@ -1,0 +1,332 @@
+/* spbuild: turns stageprof's records into the "stageprof-summary"
+ * GstStructure (documented in docs/tracer.md): element, queue, thread and
+ * sink rows, and the verdict (spverdict.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "sprecord-priv.h"
+
+const gchar *const sp_kind_labels[] = {
+  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
+};
+/* ------------------------------------------------------------------ */
+/* Summary */
+
+static gboolean
+pipe_matches (SpPipe * p, gpointer pipeline)
+{
+  if (pipeline == SP_RECORDER_PENDING)
+    return !p->summarized;
+  return pipeline == NULL || p->obj == pipeline;
+}
+
+void
+sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
+    gboolean summarized)
+{
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+    if (pipe_matches (p, pipeline))
+      p->summarized = summarized;
+  }
+  g_mutex_unlock (&r->lock);
+}
+
+gboolean
+sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
+{
+  gboolean found = FALSE;
+  guint i;
+  gint gen;
+
+  g_mutex_lock (&r->lock);
+  gen = g_atomic_int_get (&r->gen);
+  for (i = 0; i < r->elems->len && !found; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    found = rec->gen == gen && rec->seen > 0
+        && pipe_matches (rec->info->pipe, pipeline);
+  }
+  for (i = 0; i < r->queues->len && !found; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    found = q->items > 0 && pipe_matches (q->pipe, pipeline);
+  }
+  g_mutex_unlock (&r->lock);
+  return found;
+}
+
+gchar *
+sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
+{
+  SpPipe *p;
+  gchar *name = NULL;
+
+  g_mutex_lock (&r->lock);
+  p = g_hash_table_lookup (r->pipes_by_obj, pipeline);
+  if (p)
+    name = g_strdup (p->name);
+  g_mutex_unlock (&r->lock);
+  return name;
+}
+
+static gdouble
+thread_wall (SpThreadRec * th)
+{
+  return th->last_ts > th->first_ts ? (gdouble) (th->last_ts - th->first_ts)
+      : 0.0;
+}
+
+static gdouble
+pct (gdouble part, gdouble whole)
+{
+  return whole > 0 ? MIN (100.0, 100.0 * part / whole) : 0.0;
+}
+
+/* A thread's time, every nanosecond of it in exactly one share. What the
+ * hooks booked (busy, waits, blocked) covers the thread's life but for
+ * moments outside any element (GStreamer's own code between hooks), which
+ * count as blocked; the kernel's run-queue delay, time the thread was ready
+ * but had no CPU, was booked as whatever the thread was doing meanwhile
+ * (mostly work, or a wait it had just woken from), so it is taken out of
+ * blocked, then busy, then the waits. */
+void
+sp_thread_shares (SpThreadRec * th, SpShares * o)
+{
+  guint64 wall = th->last_ts > th->first_ts ? th->last_ts - th->first_ts : 0;
+  guint64 m = th->busy + th->wait_in + th->wait_out + th->blocked, rq, take;
+  guint64 *from[4];
+  guint i;
+
+  o->wall = wall;
+  o->busy = th->busy;
+  o->wait_in = th->wait_in;
+  o->wait_out = th->wait_out;
+  o->blocked = th->blocked;
+  if (m > wall && m > 0) {
+    /* Overlap (a hook pair the thread never closed): scale down. */
+    gdouble f = (gdouble) wall / m;
+    o->busy *= f;
+    o->wait_in *= f;
+    o->wait_out *= f;
+    o->blocked = wall - o->busy - o->wait_in - o->wait_out;
+  } else {
+    o->blocked += wall - m;
+  }
+  rq = MIN (sp_thread_cpu_wait (th), wall);
+  o->cpu_wait = rq;
+  from[0] = &o->blocked;
+  from[1] = &o->busy;
+  from[2] = &o->wait_out;
+  from[3] = &o->wait_in;
+  for (i = 0; i < 4 && rq > 0; i++) {
+    take = MIN (rq, *from[i]);
+    *from[i] -= take;
+    rq -= take;
+  }
+}
+
+static gint
+cmp_total (gconstpointer a, gconstpointer b)
+{
+  const SpElemRec *ra = *(SpElemRec * const *) a;
+  const SpElemRec *rb = *(SpElemRec * const *) b;
+
+  if (ra->stats.total != rb->stats.total)
+    return ra->stats.total < rb->stats.total ? 1 : -1;
+  return g_strcmp0 (ra->info->name, rb->info->name);
+}
+
+static void
+array_append_structure (GValue * array, GstStructure * s)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, s);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+static GstStructure *
+element_row (SpElemRec * rec)
+{
+  const StageStats *s = &rec->stats;
+  gboolean any = s->count > 0;
+
+  return gst_structure_new ("element",
+      "name", G_TYPE_STRING, rec->info->name,
+      "thread", G_TYPE_STRING, rec->thread->name,
+      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
+      "count", G_TYPE_UINT64, (guint64) s->count,
+      "mean_ms", G_TYPE_DOUBLE, any ? s->mean : 0.0,
+      "std_ms", G_TYPE_DOUBLE, stage_stats_std (s),
+      "min_ms", G_TYPE_DOUBLE, any ? s->min : 0.0,
+      "max_ms", G_TYPE_DOUBLE, any ? s->max : 0.0,
+      "median_ms", G_TYPE_DOUBLE, any ? stage_stats_median (s) : 0.0,
+      "p90_ms", G_TYPE_DOUBLE, any ? stage_stats_p90 (s) : 0.0,
+      "p99_ms", G_TYPE_DOUBLE, any ? stage_stats_p99 (s) : 0.0,
+      "last_ms", G_TYPE_DOUBLE, any ? s->last : 0.0,
+      "total_s", G_TYPE_DOUBLE, s->total / 1e3,
+      "busy_pct", G_TYPE_DOUBLE, pct (s->total * 1e6,
+          thread_wall (rec->thread)),
+      /* Inside its own invocations but not working. */
+      "clock_wait_s", G_TYPE_DOUBLE, rec->clock_ns / 1e9,
+      "input_wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
+      "blocked_s", G_TYPE_DOUBLE, rec->blocked_ns / 1e9,
+      "skipped", G_TYPE_UINT64, rec->seen - s->count,
+      "run", G_TYPE_UINT, 1u, NULL);
+}
+
+static GstStructure *
+thread_row (SpThreadRec * th, const SpShares * sh)
+{
+  return gst_structure_new ("thread",
+      "name", G_TYPE_STRING, th->name,
+      "pipeline", G_TYPE_STRING, th->pipe->name,
+      "tid", G_TYPE_UINT64, th->tid,
+      "wall_s", G_TYPE_DOUBLE, sh->wall / 1e9,
+      "busy_pct", G_TYPE_DOUBLE, pct (sh->busy, sh->wall),
+      "wait_input_pct", G_TYPE_DOUBLE, pct (sh->wait_in, sh->wall),
+      "wait_output_pct", G_TYPE_DOUBLE, pct (sh->wait_out, sh->wall),
+      "blocked_pct", G_TYPE_DOUBLE, pct (sh->blocked, sh->wall),
+      "cpu_wait_pct", G_TYPE_DOUBLE, pct (sh->cpu_wait, sh->wall),
+      "run", G_TYPE_UINT, 1u, NULL);
+}
+
+/* Sinks: frames are buffers that reached the element, over every thread
+ * that chained into it, and FPS is frames over the first-to-last span. */
+static void
+add_sinks (GValue * arr, GPtrArray * recs)
+{
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  guint i, j;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    guint64 frames = 0, first = G_MAXUINT64, last = 0;
+    gdouble span;
+
+    if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
+      continue;
+    g_hash_table_add (seen, rec->info);
+    for (j = i; j < recs->len; j++) {
+      SpElemRec *o = g_ptr_array_index (recs, j);
+      if (o->info != rec->info)
+        continue;
+      frames += o->buffers;
+      first = MIN (first, o->first_ts);
+      last = MAX (last, o->last_ts);
+    }
+    span = last > first ? (gdouble) (last - first) : 0;
+    array_append_structure (arr, gst_structure_new ("sink",
+            "name", G_TYPE_STRING, rec->info->name,
+            "pipeline", G_TYPE_STRING, rec->info->pipe->name,
+            "frames", G_TYPE_UINT64, frames,
+            "sync", G_TYPE_BOOLEAN,
+            (gboolean) g_atomic_int_get (&rec->info->sync_clock),
+            "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?
+            (frames - 1) / (span / 1e9) : 0.0, NULL));
+  }
+  g_hash_table_destroy (seen);
+}
+
+/* CPU the process used since the first of the summarized pipelines was
+ * seen. */
+static gdouble
+process_cpu_since (GPtrArray * recs)
+{
+  guint64 t0 = G_MAXUINT64, now = sp_process_cpu_ns ();
+  guint i;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    t0 = MIN (t0, rec->info->pipe->proc_cpu0);
+  }
+  return t0 < now ? (now - t0) / 1e9 : 0.0;
+}
+
+GstStructure *
+sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
+{
+  GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
+  GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
+      sv = G_VALUE_INIT, ov = G_VALUE_INIT;
+  GstStructure *s, *proc;
+  SpShares *shares;
+  SpVerdictInput in;
+  guint64 first = G_MAXUINT64, last = 0;
+  gchar *v;
+  guint i;
+  gint gen;
+
+  g_value_init (&ev, GST_TYPE_ARRAY);
+  g_value_init (&qv, GST_TYPE_ARRAY);
+  g_value_init (&tv, GST_TYPE_ARRAY);
+  g_value_init (&sv, GST_TYPE_ARRAY);
+  g_value_init (&ov, GST_TYPE_ARRAY);
+
+  proc = sp_os_threads (r, &ov);
+  g_mutex_lock (&r->lock);
+  gen = g_atomic_int_get (&r->gen);
+  for (i = 0; i < r->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
+        && pipe_matches (rec->info->pipe, pipeline))
+      g_ptr_array_add (recs, rec);
+  }
+  for (i = 0; i < r->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (r->threads, i);
+    if (th->gen == gen && pipe_matches (th->pipe, pipeline)
+        && th->last_ts > th->first_ts) {
+      g_ptr_array_add (threads, th);
+      first = MIN (first, th->first_ts);
+      last = MAX (last, th->last_ts);
+    }
+  }
+  g_ptr_array_sort (recs, cmp_total);
+  for (i = 0; i < recs->len; i++)
+    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i)));
+  for (i = 0; i < r->queues->len; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    if (!pipe_matches (q->pipe, pipeline))
+      continue;
+    g_mutex_lock (&q->lock);
+    if (q->items > 0 || q->put_seen > 0)
+      array_append_structure (&qv, sp_queue_row (q));
+    g_mutex_unlock (&q->lock);
+  }
+  shares = g_new0 (SpShares, MAX (threads->len, 1));
+  for (i = 0; i < threads->len; i++) {
+    sp_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
+    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
+            &shares[i]));
+  }
+  add_sinks (&sv, recs);
+  in.running_s = last > first ? (last - first) / 1e9 : 0.0;
+  in.process_cpu_s = process_cpu_since (recs);
+  in.cores = g_get_num_processors ();
+  v = sp_verdict (&in, recs, threads, shares, &sv);
+  g_mutex_unlock (&r->lock);
+  g_free (shares);
+
+  s = gst_structure_new ("stageprof-summary",
+      "wall_s", G_TYPE_DOUBLE, in.running_s,
+      "final", G_TYPE_BOOLEAN, final, NULL);
+  gst_structure_take_value (s, "elements", &ev);
+  gst_structure_take_value (s, "queues", &qv);
+  gst_structure_take_value (s, "threads", &tv);
+  gst_structure_take_value (s, "sinks", &sv);
+  gst_structure_take_value (s, "os_threads", &ov);
+  gst_structure_set (s, "verdict", G_TYPE_STRING, v,
+      "process", GST_TYPE_STRUCTURE, proc, NULL);
+  gst_structure_free (proc);
+  g_free (v);
+  g_ptr_array_free (recs, TRUE);
+  g_ptr_array_free (threads, TRUE);
+  return s;
+}
