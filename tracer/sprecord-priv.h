@@ -23,9 +23,13 @@ G_BEGIN_DECLS
  * loop) are all work and skip the two clock_gettime() calls (0.2-0.5 us
  * each), which cost more than such an interval's figure is worth. The
  * first SP_CPU_FIRST_SAMPLES invocations of each element are timed
- * regardless, so an element that blocks from the start is caught there. */
+ * regardless, so an element that blocks from the start is caught there.
+ * A long one times the next SP_CPU_RENEW, renewed while they stay long
+ * (in work or in waiting): a thread preempted once on a loaded machine
+ * (a long invocation that is neither) goes back to the cheap path soon. */
 #define SP_CPU_SPLIT_MIN_NS (50 * GST_USECOND)
 #define SP_CPU_FIRST_SAMPLES 8
+#define SP_CPU_RENEW 64
 
 typedef enum
 {
@@ -128,8 +132,8 @@ typedef struct
    * clock, other inputs (an element with several sink pads), anything
    * else. */
   guint64 work_ns, clock_ns, wait_ns, blocked_ns;
-  /* Its invocations are timed by thread CPU too: the first few, and all
-   * of them once one ran long (see SP_CPU_SPLIT_MIN_NS). */
+  /* How many of its next invocations are timed by thread CPU too
+   * (G_MAXUINT: all; see SP_CPU_SPLIT_MIN_NS). */
   guint sample_left;
   gboolean cpu_on;
   /* Sample CPU time at the end of this element's next push: its last task

@@ -835,6 +835,14 @@ thread_cpu_ns (void)
   return (guint64) t.tv_sec * GST_SECOND + (guint64) t.tv_nsec;
 }
 
+/* A long invocation: time the next ones by CPU too. */
+static inline void
+renew_samples (SpElemRec * rec)
+{
+  if (rec->sample_left < SP_CPU_RENEW)
+    rec->sample_left = SP_CPU_RENEW;
+}
+
 /* Times the frame just pushed by CPU when its element asks for it (its
  * first invocations, or always once one ran long, or it is known to wait),
  * when `force`d (events), or when the frame it is nested in is timed: then
@@ -968,8 +976,8 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       else
         add_sample (r, rec, work, ts);
       th->busy += work;
-      if (self >= SP_CPU_SPLIT_MIN_NS)
-        rec->sample_left = G_MAXUINT;
+      if ((f->cpu_on ? MAX (work, self - work) : self) >= SP_CPU_SPLIT_MIN_NS)
+        renew_samples (rec);
       if (info->traced)
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
             kind, info->name);
@@ -1021,7 +1029,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     th->last_ts = ts;
     /* It ran long: it may wait, so time it by CPU from now on. */
     if (G_UNLIKELY (self >= SP_CPU_SPLIT_MIN_NS))
-      rec->sample_left = G_MAXUINT;
+      renew_samples (rec);
     if (info->traced)
       emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
     add_sample (r, rec, self, ts);
@@ -1246,7 +1254,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
     rec->sample_left--;
   if (gap >= SP_CPU_SPLIT_MIN_NS && !info->queue)
-    rec->sample_left = G_MAXUINT;
+    renew_samples (rec);
   rec->split_next = r->cpu_clock && !info->queue && (info->split_task
       || rec->sample_left != 0);
   st->base_child = st->base_child_cpu = 0;
