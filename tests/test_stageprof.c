@@ -33,14 +33,16 @@ GST_START_TEST (test_known_cost)
   s = get_summary ();
   r = row (s, "elements", "slow5", "known");
   fail_unless_equals_int (uget (r, "count"), 30);
-  /* g_usleep sleeps at least the time asked; a busy machine adds some. */
+  /* It burns at least the CPU time asked. */
   fail_unless (dget (r, "median_ms") >= 4.95, "median %f",
       dget (r, "median_ms"));
   fail_unless (dget (r, "median_ms") < 8.0, "median %f",
       dget (r, "median_ms"));
   fail_unless (dget (r, "min_ms") >= 4.95);
   fail_unless (dget (r, "total_s") >= 30 * 0.00495);
-  fail_unless (dget (r, "busy_pct") > 50.0, "busy %f", dget (r, "busy_pct"));
+  /* Working, or ready to work but waiting for a core (a loaded machine). */
+  fail_unless (dget (r, "busy_pct") + dget (thread_of (s, "slow5", "known"),
+          "cpu_wait_pct") > 50.0, "busy %f", dget (r, "busy_pct"));
   fail_unless (dget (r, "std_ms") >= 0.0);
   fail_unless (dget (r, "p90_ms") >= dget (r, "median_ms") - 1e-9);
   fail_unless (dget (r, "max_ms") >= dget (r, "p99_ms") - 1e-9);
@@ -366,8 +368,7 @@ GST_START_TEST (test_decodebin)
     const GstStructure *r =
         gst_value_get_structure (gst_value_array_get_value (elems, i));
     if (g_strcmp0 (gst_structure_get_string (r, "pipeline"), "dbplay") == 0
-        && g_str_has_prefix (gst_structure_get_string (r, "name"),
-            "avdec_mpeg4"))
+        && strstr (gst_structure_get_string (r, "name"), "/avdec_mpeg4"))
       decoded += uget (r, "count");
   }
   fail_unless_equals_int (decoded, 20);

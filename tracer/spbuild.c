@@ -92,9 +92,12 @@ pct (gdouble part, gdouble whole)
  * hooks booked (busy, waits, blocked) covers the thread's life but for
  * moments outside any element (GStreamer's own code between hooks), which
  * count as blocked; the kernel's run-queue delay, time the thread was ready
- * but had no CPU, was booked as whatever the thread was doing meanwhile
- * (mostly work, or a wait it had just woken from), so it is taken out of
- * blocked, then busy, then the waits. */
+ * but had no CPU, was booked as whatever the thread was doing meanwhile.
+ * Busy time is mostly thread CPU time already (long invocations are timed
+ * by CPU), so the delay sits in the rest: in an invocation's non-work part
+ * (blocked, or wait on output in a queue or a multi-input element) or in a
+ * wait the thread had just woken from. It is taken out of blocked, wait on
+ * output, wait on input, and busy last. */
 void
 sp_thread_shares (SpThreadRec * th, SpShares * o)
 {
@@ -121,9 +124,9 @@ sp_thread_shares (SpThreadRec * th, SpShares * o)
   rq = MIN (sp_thread_cpu_wait (th), wall);
   o->cpu_wait = rq;
   from[0] = &o->blocked;
-  from[1] = &o->busy;
-  from[2] = &o->wait_out;
-  from[3] = &o->wait_in;
+  from[1] = &o->wait_out;
+  from[2] = &o->wait_in;
+  from[3] = &o->busy;
   for (i = 0; i < 4 && rq > 0; i++) {
     take = MIN (rq, *from[i]);
     *from[i] -= take;
@@ -250,15 +253,104 @@ process_cpu_since (GPtrArray * recs)
   return t0 < now ? (now - t0) / 1e9 : 0.0;
 }
 
+/* One pipeline's verdict, over its own records, threads and sinks. */
+/* Threads of `p` that put buffers into a leaky queue that dropped some. */
+static GHashTable *
+ahead_threads (GPtrArray * elems, SpPipe * p)
+{
+  GHashTable *ahead = g_hash_table_new (NULL, NULL);
+  guint i;
+
+  for (i = 0; i < elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (elems, i);
+    SpQueue *q = g_atomic_pointer_get (&rec->info->queue);
+    if (rec->info->pipe == p && q && rec->buffers > 0 && q->dropped > 0)
+      g_hash_table_add (ahead, rec->thread);
+  }
+  return ahead;
+}
+
+static GstStructure *
+pipeline_row (SpPipe * p, GPtrArray * all_elems, GPtrArray * recs,
+    GPtrArray * threads, const SpShares * shares)
+{
+  GPtrArray *pr = g_ptr_array_new (), *pt = g_ptr_array_new ();
+  SpShares *ps = g_new0 (SpShares, MAX (threads->len, 1));
+  GValue sinks = G_VALUE_INIT;
+  SpVerdictInput in;
+  guint64 first = G_MAXUINT64, last = 0;
+  GstStructure *row;
+  gchar *v;
+  guint i;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    if (rec->info->pipe == p)
+      g_ptr_array_add (pr, rec);
+  }
+  for (i = 0; i < threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (threads, i);
+    if (th->pipe != p)
+      continue;
+    ps[pt->len] = shares[i];
+    g_ptr_array_add (pt, th);
+    first = MIN (first, th->first_ts);
+    last = MAX (last, th->last_ts);
+  }
+  g_value_init (&sinks, GST_TYPE_ARRAY);
+  add_sinks (&sinks, pr);
+  in.ahead = ahead_threads (all_elems, p);
+  in.running_s = last > first ? (last - first) / 1e9 : 0.0;
+  in.process_cpu_s = process_cpu_since (pr);
+  in.cores = g_get_num_processors ();
+  v = sp_verdict (&in, pr, pt, ps, &sinks);
+  g_hash_table_destroy (in.ahead);
+  row = gst_structure_new ("pipeline",
+      "pipeline", G_TYPE_STRING, p->name,
+      "run", G_TYPE_UINT, 1u,
+      "wall_s", G_TYPE_DOUBLE, in.running_s,
+      "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
+      "verdict", G_TYPE_STRING, v, NULL);
+  g_free (v);
+  g_value_unset (&sinks);
+  g_free (ps);
+  g_ptr_array_free (pr, TRUE);
+  g_ptr_array_free (pt, TRUE);
+  return row;
+}
+
+/* The verdict field: the pipeline's own, or each pipeline's by name. */
+static gchar *
+joined_verdict (const GValue * pipes)
+{
+  guint i, n = gst_value_array_get_size (pipes);
+  GString *out = g_string_new (NULL);
+
+  if (n == 0)
+    g_string_append (out, "no verdict: no streaming thread ran long enough "
+        "to judge");
+  for (i = 0; i < n; i++) {
+    const GstStructure *p =
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    if (n == 1) {
+      g_string_append (out, gst_structure_get_string (p, "verdict"));
+      break;
+    }
+    g_string_append_printf (out, "%s%s: %s", i ? "; " : "",
+        gst_structure_get_string (p, "pipeline"),
+        gst_structure_get_string (p, "verdict"));
+  }
+  return g_string_free (out, FALSE);
+}
+
 GstStructure *
 sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 {
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
-      sv = G_VALUE_INIT, ov = G_VALUE_INIT;
+      sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
-  SpVerdictInput in;
   guint64 first = G_MAXUINT64, last = 0;
   gchar *v;
   guint i;
@@ -269,6 +361,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   g_value_init (&tv, GST_TYPE_ARRAY);
   g_value_init (&sv, GST_TYPE_ARRAY);
   g_value_init (&ov, GST_TYPE_ARRAY);
+  g_value_init (&pv, GST_TYPE_ARRAY);
 
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
@@ -307,21 +400,30 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
             &shares[i]));
   }
   add_sinks (&sv, recs);
-  in.running_s = last > first ? (last - first) / 1e9 : 0.0;
-  in.process_cpu_s = process_cpu_since (recs);
-  in.cores = g_get_num_processors ();
-  v = sp_verdict (&in, recs, threads, shares, &sv);
+  for (i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+    guint j;
+    gboolean any = FALSE;
+
+    for (j = 0; j < threads->len && !any; j++)
+      any = ((SpThreadRec *) g_ptr_array_index (threads, j))->pipe == p;
+    if (any && pipe_matches (p, pipeline))
+      array_append_structure (&pv, pipeline_row (p, r->elems, recs, threads,
+              shares));
+  }
   g_mutex_unlock (&r->lock);
   g_free (shares);
+  v = joined_verdict (&pv);
 
   s = gst_structure_new ("stageprof-summary",
-      "wall_s", G_TYPE_DOUBLE, in.running_s,
+      "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
       "final", G_TYPE_BOOLEAN, final, NULL);
   gst_structure_take_value (s, "elements", &ev);
   gst_structure_take_value (s, "queues", &qv);
   gst_structure_take_value (s, "threads", &tv);
   gst_structure_take_value (s, "sinks", &sv);
   gst_structure_take_value (s, "os_threads", &ov);
+  gst_structure_take_value (s, "pipelines", &pv);
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
   gst_structure_free (proc);

@@ -33,6 +33,7 @@ sp_queue_reset_stats_locked (SpQueue * q)
   q->level_integral = q->bytes_integral = 0;
   q->empty_ns = q->full_ns = 0;
   q->items = q->put_seen = q->get_seen = 0;
+  q->dropped = 0;
   q->max_level = q->level;
   q->max_bytes_seen = q->bytes;
   stage_stats_init (&q->put);
@@ -73,7 +74,7 @@ sp_queue_new_locked (SpRecorder * r, SpElemInfo * info)
   q->name = info->name;
   q->pipe = info->pipe;
   q->traced = info->traced;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
+  q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
   stage_stats_init (&q->put);
   stage_stats_init (&q->get);
   g_ptr_array_add (r->queues, q);
@@ -87,6 +88,9 @@ sp_queue_new_locked (SpRecorder * r, SpElemInfo * info)
 static gboolean
 queue_full_locked (SpQueue * q)
 {
+  GstClockTime out = GST_CLOCK_TIME_IS_VALID (q->out_pts) ? q->out_pts :
+      q->first_in_pts;
+
   if (!q->limits_known)
     return FALSE;
   if (q->max_buffers && q->level >= q->max_buffers)
@@ -94,8 +98,8 @@ queue_full_locked (SpQueue * q)
   if (q->max_bytes && q->bytes >= q->max_bytes)
     return TRUE;
   if (q->max_time && GST_CLOCK_TIME_IS_VALID (q->in_pts)
-      && GST_CLOCK_TIME_IS_VALID (q->out_pts) && q->in_pts > q->out_pts
-      && q->in_pts - q->out_pts >= q->max_time)
+      && GST_CLOCK_TIME_IS_VALID (out) && q->in_pts > out
+      && q->in_pts - out >= q->max_time)
     return TRUE;
   return FALSE;
 }
@@ -135,16 +139,21 @@ queue_note_max_locked (SpQueue * q)
  * before enqueuing: the buffer only counts once the task took one out. */
 gboolean
 sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime pts)
+    GstClockTime start, GstClockTime pts)
 {
   gboolean full;
 
   g_mutex_lock (&q->lock);
   queue_advance_locked (q, ts);
+  if (!GST_CLOCK_TIME_IS_VALID (q->first_in_pts))
+    q->first_in_pts = start;
   full = queue_full_locked (q);
   if (full) {
-    /* A leaky queue drops one buffer instead: the level stays. */
-    if (!q->leaky) {
+    /* A leaky queue drops one buffer instead (the new one, or its oldest
+     * to make room for it): the level stays. */
+    if (q->leaky)
+      q->dropped += n;
+    else {
       q->pending += n;
       q->pending_bytes += bytes;
       q->pending_pts = pts;
@@ -247,7 +256,7 @@ sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
   q->pending_bytes = 0;
   q->early_out = 0;
   q->early_bytes = 0;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
+  q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
   emit_counter (r, q, ts);
   g_mutex_unlock (&q->lock);
 }
@@ -271,5 +280,7 @@ sp_queue_row (SpQueue * q)
       "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
       "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
       "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
-      NULL);
+      "leaky", G_TYPE_BOOLEAN, q->leaky,
+      "dropped", G_TYPE_UINT64, q->dropped,
+      "run", G_TYPE_UINT, 1u, NULL);
 }

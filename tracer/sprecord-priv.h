@@ -70,7 +70,11 @@ typedef struct
   guint early_out;
   guint64 early_bytes;
   GstClockTime pending_pts;
-  GstClockTime in_pts, out_pts;
+  /* Stream time at the queue's input and output (a buffer's pts plus its
+   * duration, as GstQueue counts its time level); before anything left,
+   * the output is where the first buffer started. */
+  GstClockTime in_pts, out_pts, first_in_pts;
+  guint64 dropped;              /* buffers a leaky queue dropped */
   guint64 max_level, max_bytes_seen;
   gboolean started;
   guint64 first_ts, last_ts;
@@ -196,7 +200,7 @@ void sp_queue_reset_stats_locked (SpQueue * q);
 void sp_queue_read_limits (SpQueue * q, GstElement * e);
 SpQueue *sp_queue_new_locked (SpRecorder * r, SpElemInfo * info);
 gboolean sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
-    guint64 bytes, GstClockTime pts);
+    guint64 bytes, GstClockTime pts, GstClockTime end);
 void sp_queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur);
 void sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
     guint64 bytes, GstClockTime pts);
@@ -216,6 +220,9 @@ typedef struct
   gdouble running_s;            /* the pipeline's running time */
   gdouble process_cpu_s;        /* CPU the process used meanwhile */
   guint cores;
+  /* Threads that feed a leaky queue which dropped buffers: they run ahead
+   * of the rate at the sink, so they do not set it. */
+  GHashTable *ahead;
 } SpVerdictInput;
 gchar *sp_verdict (const SpVerdictInput * in, GPtrArray * recs,
     GPtrArray * threads, const SpShares * shares, const GValue * sinks);

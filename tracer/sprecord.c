@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 
 #include "sprecord-priv.h"
+#include "spsummary.h"
 
 #define SP_MAX_DEPTH 64
 /* Initial size of a thread's pad cache; it doubles past half full. */
@@ -85,6 +86,7 @@ typedef struct
   guint64 last_push_end;
   SpElemRec *push_end_rec;
   guint64 base_child, base_child_cpu;
+  gboolean new_thread;
   gboolean have_cpu_end;
   guint64 cpu_push_end;         /* thread CPU time at last_push_end */
   guint64 os_tid;
@@ -93,6 +95,7 @@ typedef struct
 
 static void state_free (gpointer data);
 static void live_recorder (SpRecorder * r, gboolean alive);
+static inline guint64 thread_cpu_ns (void);
 /* initial-exec: a plain %fs-relative load on every hook instead of a call
  * to __tls_get_addr (the default model for a dlopen()ed plugin). One
  * pointer fits in the static TLS that glibc reserves for such modules. */
@@ -255,6 +258,16 @@ classify (GstElement * e)
   return SP_KIND_OTHER;
 }
 
+static const gchar *
+escaped_name (const gchar * name)
+{
+  gchar *esc = sp_summary_escape (name);
+  const gchar *res = g_intern_string (esc);
+
+  g_free (esc);
+  return res;
+}
+
 static SpPipe *
 pipe_for_locked (SpRecorder * r, GstElement * e)
 {
@@ -266,7 +279,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p = g_hash_table_lookup (r->pipes_by_obj, top);
   if (p && GST_OBJECT_NAME (top) && strcmp (p->name, GST_OBJECT_NAME (top))) {
     /* Renamed since first seen (gst_parse_launch, then set_name). */
-    p->name = g_intern_string (GST_OBJECT_NAME (top));
+    p->name = escaped_name (GST_OBJECT_NAME (top));
     if (r->trace)
       sp_trace_process_name (r->trace, p->pid, p->name);
   }
@@ -274,7 +287,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
     return p;
   p = g_new0 (SpPipe, 1);
   p->obj = top;
-  p->name = g_intern_string (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
+  p->name = escaped_name (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
       "(unnamed)");
   p->pid = ++r->next_pid;
   p->proc_cpu0 = sp_process_cpu_ns ();
@@ -355,28 +368,32 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
       || info->kind == SP_KIND_MUX || sync);
 }
 
-/* Names are unique within a bin only: inside bins that repeat a name (the
- * replicas of a stagebin), a second element of that name is shown as
- * "bin/name". */
+/* An element's name is its path below its top-level pipeline
+ * ("vconv/conv"): unique (names are unique within a bin only, and
+ * stagebin's replicas repeat theirs) and the same in every run, whatever
+ * order the elements were first seen in. Control characters and bytes that
+ * are not UTF-8 are escaped, so every output can carry it as it is. */
 static const gchar *
-unique_name_locked (SpRecorder * r, GstElement * e, SpPipe * pipe)
+element_path (GstElement * e)
 {
-  const gchar *name = GST_OBJECT_NAME (e) ? GST_OBJECT_NAME (e) : "(unnamed)";
-  GstObject *parent = GST_OBJECT_PARENT (e);
-  gchar *full;
+  GString *path = g_string_new (NULL);
+  GstObject *o = GST_OBJECT_CAST (e);
+  gchar *esc;
   const gchar *res;
-  guint i;
 
-  for (i = 0; i < r->all_infos->len; i++) {
-    SpElemInfo *o = g_ptr_array_index (r->all_infos, i);
-    if (o->pipe == pipe && strcmp (o->name, name) == 0 && o->element != e)
-      break;
+  while (o && (GST_OBJECT_PARENT (o) != NULL || o == GST_OBJECT_CAST (e))) {
+    const gchar *name = GST_OBJECT_NAME (o) ? GST_OBJECT_NAME (o) : "(unnamed)";
+    if (path->len)
+      g_string_prepend_c (path, '/');
+    g_string_prepend (path, name);
+    o = GST_OBJECT_PARENT (o);
+    if (o && GST_OBJECT_PARENT (o) == NULL)
+      break;                    /* the top-level pipeline itself */
   }
-  if (i == r->all_infos->len || parent == NULL)
-    return g_intern_string (name);
-  full = g_strdup_printf ("%s/%s", GST_OBJECT_NAME (parent), name);
-  res = g_intern_string (full);
-  g_free (full);
+  esc = sp_summary_escape (path->str);
+  res = g_intern_string (esc);
+  g_free (esc);
+  g_string_free (path, TRUE);
   return res;
 }
 
@@ -393,7 +410,7 @@ info_get (SpRecorder * r, GstElement * e)
     info = g_new0 (SpElemInfo, 1);
     info->element = e;
     info->pipe = pipe_for_locked (r, e);
-    info->name = unique_name_locked (r, e, info->pipe);
+    info->name = element_path (e);
     {
       gchar *ev = g_strconcat (info->name, " event", NULL);
       info->event_name = g_intern_string (ev);
@@ -462,10 +479,10 @@ thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
   if (e)
     stage = g_object_get_data (G_OBJECT (e), STAGE_THREAD_NAME_KEY);
   if (stage)
-    base = stage;
+    base = escaped_name (stage);
   else if (pthread_getname_np (pthread_self (), os_name, sizeof (os_name)) == 0
       && strchr (os_name, '['))
-    base = os_name;
+    base = escaped_name (os_name);
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
     if (th->pipe == pipe && g_str_has_prefix (th->name, base))
@@ -512,7 +529,18 @@ state_switch_thread (SpThreadState * st, SpThreadRec * th)
   st->thread = th;
   st->have_push_end = FALSE;
   st->push_end_rec = NULL;
-  st->base_child = 0;
+  st->base_child = st->base_child_cpu = 0;
+  if (st->new_thread) {
+    /* Until its first push a new thread works (typefinding, reading
+     * headers) or waits for its first data: booked at that push, to the
+     * pusher, as if a push had ended when the thread was first seen. */
+    st->new_thread = FALSE;
+    st->have_push_end = TRUE;
+    st->last_push_end = th->first_ts;
+    st->have_cpu_end = st->r->cpu_clock;
+    if (st->have_cpu_end)
+      st->cpu_push_end = thread_cpu_ns ();
+  }
   state_clear_cache (st);
 }
 
@@ -525,6 +553,7 @@ thread_for_pipe (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   if (!th) {
     th = thread_rec_new (r, st, driver, ts);
     g_hash_table_insert (st->thread_by_pipe, driver->pipe, th);
+    st->new_thread = TRUE;
   }
   return th;
 }
@@ -924,9 +953,17 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   guint64 cpu = dur;            /* what this frame cost its parent */
   SpElemRec *rec = f->rec;
 
-  if (f->kind == SP_FRAME_INNER) {
+  if (f->kind == SP_FRAME_INNER || rec == NULL) {
     /* Transparent: its time stays the list's own, its children stay the
-     * list's children. */
+     * list's children. Likewise a frame we charge to no element (an event
+     * to an element still in NULL, a pull we do not attribute): what
+     * happens there is the enclosing element's (decodebin plugging a
+     * decoder inside a caps event) or, at the top, the pusher's. */
+    if (st->depth == 0) {
+      st->base_child += f->child;
+      st->base_child_cpu += f->child_cpu;
+      return;
+    }
     if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
       st->stack[st->depth - 1].child += f->child;
       st->stack[st->depth - 1].child_cpu += f->child_cpu;
@@ -1043,18 +1080,28 @@ data_count (GstBuffer * buf, GstBufferList * list)
   return buf ? 1 : gst_buffer_list_length (list);
 }
 
+/* Bytes, and the stream time where the data starts and ends (pts, plus
+ * the duration when known, of the first and last buffer). */
 static void
 data_info (GstBuffer * buf, GstBufferList * list, guint64 * bytes,
-    GstClockTime * pts)
+    GstClockTime * start, GstClockTime * end)
 {
-  if (buf) {
-    *bytes = gst_buffer_get_size (buf);
-    *pts = GST_BUFFER_PTS (buf);
-  } else {
+  GstBuffer *first = buf, *last = buf;
+  guint n;
+
+  if (!buf) {
     *bytes = gst_buffer_list_calculate_size (list);
-    *pts = gst_buffer_list_length (list) ?
-        GST_BUFFER_PTS (gst_buffer_list_get (list, 0)) : GST_CLOCK_TIME_NONE;
+    n = gst_buffer_list_length (list);
+    first = n ? gst_buffer_list_get (list, 0) : NULL;
+    last = n ? gst_buffer_list_get (list, n - 1) : NULL;
+  } else {
+    *bytes = gst_buffer_get_size (buf);
   }
+  *start = first ? GST_BUFFER_PTS (first) : GST_CLOCK_TIME_NONE;
+  *end = last ? GST_BUFFER_PTS (last) : GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (*end) && last
+      && GST_BUFFER_DURATION_IS_VALID (last))
+    *end += GST_BUFFER_DURATION (last);
 }
 
 /* Every case; sp_record_chain_pre() handles the common one itself. */
@@ -1064,7 +1111,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
 {
   guint n_buffers = data_count (buf, list);
   guint64 bytes;
-  GstClockTime pts;
+  GstClockTime start, pts;
   SpQueue *q;
 
   if (st->depth == 0) {
@@ -1078,9 +1125,9 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   rec->buffers += n_buffers;
   q = rec->info->queue;
   if (q) {
-    data_info (buf, list, &bytes, &pts);
+    data_info (buf, list, &bytes, &start, &pts);
     push_frame (st, rec, ts, SP_FRAME_QUEUE,
-        sp_queue_put (r, q, ts, n_buffers, bytes, pts));
+        sp_queue_put (r, q, ts, n_buffers, bytes, start, pts));
   } else {
     push_frame (st, rec, ts, SP_FRAME_CHAIN, FALSE);
   }
@@ -1186,9 +1233,9 @@ queue_get_data (SpRecorder * r, SpQueue * q, guint64 ts, GstBuffer * buf,
     GstBufferList * list)
 {
   guint64 bytes;
-  GstClockTime pts;
+  GstClockTime start, pts;
 
-  data_info (buf, list, &bytes, &pts);
+  data_info (buf, list, &bytes, &start, &pts);
   sp_queue_get (r, q, ts, data_count (buf, list), bytes, pts);
 }
 
@@ -1205,7 +1252,8 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   SpThreadRec *th = rec->thread;
   guint64 gap, own;
 
-  if (!st->have_push_end || st->push_end_rec != rec || ts <= st->last_push_end) {
+  if (!st->have_push_end || (st->push_end_rec != rec && st->push_end_rec)
+      || ts <= st->last_push_end) {
     rec->split_next = r->cpu_clock && !info->queue && (info->split_task
         || rec->sample_left != 0);
     st->base_child = st->base_child_cpu = 0;
@@ -1398,19 +1446,22 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
    * application thread that only sends events upstream (latency, seeks). */
-  if (handler == NULL || GST_STATE (handler) == GST_STATE_NULL
-      || (st->thread == NULL && GST_PAD_IS_SINK (pad))) {
-    push_frame (st, NULL, ts, SP_FRAME_EVENT, FALSE);
-    return;
-  }
   /* At the top the pusher drives the thread, as for buffers, and the time
-   * since its last push was spent producing this event (or waiting). */
-  if (st->depth == 0 && GST_PAD_IS_SRC (pad)) {
+   * since its last push was spent producing this event (or waiting), even
+   * when nothing is linked yet to receive it. */
+  if (st->depth == 0 && GST_PAD_IS_SRC (pad) && GST_OBJECT_PARENT (pad)
+      && GST_IS_ELEMENT (GST_OBJECT_PARENT (pad))
+      && GST_STATE (GST_OBJECT_PARENT (pad)) != GST_STATE_NULL) {
     rec = lookup_pad (r, st, pad, ts);
     if (rec) {
       rec = top_level (r, st, rec, pad, ts);
       top_gap (r, st, rec, ts, FALSE);
     }
+  }
+  if (handler == NULL || GST_STATE (handler) == GST_STATE_NULL
+      || (st->thread == NULL && GST_PAD_IS_SINK (pad))) {
+    push_frame (st, NULL, ts, SP_FRAME_EVENT, FALSE);
+    return;
   }
   rec = lookup_elem (r, st, handler, ts);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);

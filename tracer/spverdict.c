@@ -8,7 +8,9 @@
  *  2. CPU-starved: the process used (nearly) every core and its threads
  *     waited a tenth of the running time or more for a CPU;
  *  3. compute-bound: an element worked (or was ready to work but waited for
- *     a CPU) for 60 % of the running time or more: it sets the rate;
+ *     a CPU) for 60 % of the running time or more: it sets the rate
+ *     (unless it runs ahead of a leaky queue that dropped buffers: then
+ *     its rate is not the sink's);
  *  4. blocked: an element was blocked in its own code (a sleep, a lock, a
  *     device) for 60 % of the running time or more;
  *  5. otherwise no single bottleneck.
@@ -48,11 +50,12 @@ stage_of (GHashTable * stages, SpElemRec * rec)
   return st;
 }
 
-/* Totals per element over its threads. The run-queue delay of a thread is
- * shared among the elements working on it by their work: time each would
- * have been working with a CPU of its own. */
+/* Totals per element over its threads. The run-queue delay of a thread
+ * that held up its work is shared among the elements working on it by
+ * their work: time each would have been working with a CPU of its own. */
 static GHashTable *
-stages_new (GPtrArray * recs, GPtrArray * threads, const SpShares * shares)
+stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
+    const SpShares * shares)
 {
   GHashTable *stages = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   guint i, j;
@@ -62,12 +65,24 @@ stages_new (GPtrArray * recs, GPtrArray * threads, const SpShares * shares)
     SpStage *st = stage_of (stages, rec);
     gdouble rq = 0;
 
-    for (j = 0; j < threads->len; j++)
-      if (g_ptr_array_index (threads, j) == rec->thread && rec->thread->busy)
-        rq = (gdouble) shares[j].cpu_wait * MIN (1.0,
+    for (j = 0; j < threads->len; j++) {
+      const SpShares *sh = &shares[j];
+      gdouble rest = (gdouble) sh->wall - sh->cpu_wait;
+
+      /* The part of the delay that held up work, in proportion to the
+       * work in the thread's time that was not delay (a thread woken from
+       * its waits on a loaded machine waits for a core too, but that is
+       * not its elements' doing), shared by work. */
+      if (g_ptr_array_index (threads, j) == rec->thread && rec->thread->busy
+          && rest > 0)
+        rq = sh->cpu_wait * MIN (1.0, sh->busy / rest) * MIN (1.0,
             (gdouble) rec->work_ns / rec->thread->busy);
+    }
     st->work += rec->work_ns;
-    st->demand += rec->work_ns + rq;
+    /* Ahead of a leaky queue that dropped, it does not set the rate at
+     * the sink however hard it works. */
+    if (!in->ahead || !g_hash_table_contains (in->ahead, rec->thread))
+      st->demand += rec->work_ns + rq;
     st->clock += rec->clock_ns;
     st->blocked += rec->blocked_ns > rq ? rec->blocked_ns - rq : 0;
     if (!st->thread || rec->work_ns > st->thread_work) {
@@ -129,7 +144,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   if (run < 1e6 || recs->len == 0)
     return g_strdup ("no verdict: no streaming thread ran long enough to "
         "judge");
-  stages = stages_new (recs, threads, shares);
+  stages = stages_new (in, recs, threads, shares);
   for (i = 0; i < threads->len; i++)
     rq += shares[i].cpu_wait;
   busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));
