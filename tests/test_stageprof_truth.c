@@ -537,6 +537,64 @@ GST_START_TEST (test_uridecodebin)
 
 GST_END_TEST;
 
+/* A pipeline played twice is two runs: each with its own rows and
+ * verdict, names the same in both (a nested bin's element by its path). */
+GST_START_TEST (test_restart)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
+      "sizemax=64 ! bin.( name=rs_bin stagetruth name=rs_b us=500 ) ! "
+      "fakesink sync=false", &err);
+  GstStructure *s;
+  GPtrArray *r;
+  const GValue *pipes;
+  guint i, run, n = 0;
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), "t_restart");
+  for (run = 1; run <= 2; run++) {
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *msg;
+
+    fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+  }
+  s = summary_of ();
+  r = rows (s, "elements", "rs_bin/rs_b", "t_restart");
+  fail_unless_equals_int (r->len, 2);
+  for (i = 0; i < r->len; i++) {
+    const GstStructure *e = g_ptr_array_index (r, i);
+    guint er = 0;
+    fail_unless (gst_structure_get_uint (e, "run", &er));
+    fail_unless (er == 1 || er == 2);
+    fail_unless_equals_int (uget (e, "count"), 20);
+  }
+  g_ptr_array_free (r, TRUE);
+  pipes = gst_structure_get_value (s, "pipelines");
+  for (i = 0; i < gst_value_array_get_size (pipes); i++) {
+    const GstStructure *pr =
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    if (g_strcmp0 (gst_structure_get_string (pr, "pipeline"),
+            "t_restart") == 0) {
+      n++;
+      fail_unless (strstr (gst_structure_get_string (pr, "verdict"),
+              "rs_bin/rs_b") != NULL, "%s",
+          gst_structure_get_string (pr, "verdict"));
+    }
+  }
+  fail_unless_equals_int (n, 2);
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_truth_suite (void)
 {
@@ -559,6 +617,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_stagebin);
   tcase_add_test (tc, test_demux_decode);
   tcase_add_test (tc, test_uridecodebin);
+  tcase_add_test (tc, test_restart);
   return s;
 }
 

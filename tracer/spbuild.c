@@ -24,6 +24,25 @@ pipe_matches (SpPipe * p, gpointer pipeline)
   return pipeline == NULL || p->obj == pipeline;
 }
 
+/* The run a pipeline's own summary is about: the one going on, or the one
+ * that just stopped (the next is numbered at the stop). */
+static gint
+latest_run (SpPipe * p)
+{
+  return p->run_used || p->run == 1 ? p->run : p->run - 1;
+}
+
+/* A record of run `run` of `p` belongs to the summary for `pipeline`: all
+ * runs in the summary of every pipeline, the latest one in a pipeline's
+ * own (its earlier runs were summarized when they stopped). */
+static gboolean
+run_matches (SpPipe * p, gint run, gpointer pipeline)
+{
+  if (!pipe_matches (p, pipeline))
+    return FALSE;
+  return pipeline == NULL || run == latest_run (p);
+}
+
 void
 sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
     gboolean summarized)
@@ -51,7 +70,7 @@ sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
   for (i = 0; i < r->elems->len && !found; i++) {
     SpElemRec *rec = g_ptr_array_index (r->elems, i);
     found = rec->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline);
+        && run_matches (rec->info->pipe, rec->run, pipeline);
   }
   for (i = 0; i < r->queues->len && !found; i++) {
     SpQueue *q = g_ptr_array_index (r->queues, i);
@@ -182,7 +201,7 @@ element_row (SpElemRec * rec)
       "input_wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
       "blocked_s", G_TYPE_DOUBLE, rec->blocked_ns / 1e9,
       "skipped", G_TYPE_UINT64, rec->seen - s->count,
-      "run", G_TYPE_UINT, 1u, NULL);
+      "run", G_TYPE_UINT, (guint) rec->run, NULL);
 }
 
 static GstStructure *
@@ -198,7 +217,7 @@ thread_row (SpThreadRec * th, const SpShares * sh)
       "wait_output_pct", G_TYPE_DOUBLE, pct (sh->wait_out, sh->wall),
       "blocked_pct", G_TYPE_DOUBLE, pct (sh->blocked, sh->wall),
       "cpu_wait_pct", G_TYPE_DOUBLE, pct (sh->cpu_wait, sh->wall),
-      "run", G_TYPE_UINT, 1u, NULL);
+      "run", G_TYPE_UINT, (guint) th->run, NULL);
 }
 
 /* Sinks: frames are buffers that reached the element, over every thread
@@ -256,7 +275,7 @@ process_cpu_since (GPtrArray * recs)
 /* One pipeline's verdict, over its own records, threads and sinks. */
 /* Threads of `p` that put buffers into a leaky queue that dropped some. */
 static GHashTable *
-ahead_threads (GPtrArray * elems, SpPipe * p)
+ahead_threads (GPtrArray * elems, SpPipe * p, gint run)
 {
   GHashTable *ahead = g_hash_table_new (NULL, NULL);
   guint i;
@@ -264,14 +283,15 @@ ahead_threads (GPtrArray * elems, SpPipe * p)
   for (i = 0; i < elems->len; i++) {
     SpElemRec *rec = g_ptr_array_index (elems, i);
     SpQueue *q = g_atomic_pointer_get (&rec->info->queue);
-    if (rec->info->pipe == p && q && rec->buffers > 0 && q->dropped > 0)
+    if (rec->info->pipe == p && rec->run == run && q && rec->buffers > 0
+        && q->dropped > 0)
       g_hash_table_add (ahead, rec->thread);
   }
   return ahead;
 }
 
 static GstStructure *
-pipeline_row (SpPipe * p, GPtrArray * all_elems, GPtrArray * recs,
+pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
     GPtrArray * threads, const SpShares * shares)
 {
   GPtrArray *pr = g_ptr_array_new (), *pt = g_ptr_array_new ();
@@ -285,12 +305,12 @@ pipeline_row (SpPipe * p, GPtrArray * all_elems, GPtrArray * recs,
 
   for (i = 0; i < recs->len; i++) {
     SpElemRec *rec = g_ptr_array_index (recs, i);
-    if (rec->info->pipe == p)
+    if (rec->info->pipe == p && rec->run == run)
       g_ptr_array_add (pr, rec);
   }
   for (i = 0; i < threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (threads, i);
-    if (th->pipe != p)
+    if (th->pipe != p || th->run != run)
       continue;
     ps[pt->len] = shares[i];
     g_ptr_array_add (pt, th);
@@ -299,7 +319,7 @@ pipeline_row (SpPipe * p, GPtrArray * all_elems, GPtrArray * recs,
   }
   g_value_init (&sinks, GST_TYPE_ARRAY);
   add_sinks (&sinks, pr);
-  in.ahead = ahead_threads (all_elems, p);
+  in.ahead = ahead_threads (all_elems, p, run);
   in.running_s = last > first ? (last - first) / 1e9 : 0.0;
   in.process_cpu_s = process_cpu_since (pr);
   in.cores = g_get_num_processors ();
@@ -307,7 +327,7 @@ pipeline_row (SpPipe * p, GPtrArray * all_elems, GPtrArray * recs,
   g_hash_table_destroy (in.ahead);
   row = gst_structure_new ("pipeline",
       "pipeline", G_TYPE_STRING, p->name,
-      "run", G_TYPE_UINT, 1u,
+      "run", G_TYPE_UINT, (guint) run,
       "wall_s", G_TYPE_DOUBLE, in.running_s,
       "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
       "verdict", G_TYPE_STRING, v, NULL);
@@ -336,9 +356,16 @@ joined_verdict (const GValue * pipes)
       g_string_append (out, gst_structure_get_string (p, "verdict"));
       break;
     }
-    g_string_append_printf (out, "%s%s: %s", i ? "; " : "",
-        gst_structure_get_string (p, "pipeline"),
-        gst_structure_get_string (p, "verdict"));
+    {
+      guint run = 1;
+      gst_structure_get_uint (p, "run", &run);
+      g_string_append_printf (out, "%s%s", i ? "; " : "",
+          gst_structure_get_string (p, "pipeline"));
+      if (run > 1)
+        g_string_append_printf (out, " (run %u)", run);
+      g_string_append_printf (out, ": %s",
+          gst_structure_get_string (p, "verdict"));
+    }
   }
   return g_string_free (out, FALSE);
 }
@@ -351,6 +378,9 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
+  SpPipe *one = NULL;
+  const gchar *one_name = NULL;
+  guint one_run = 0;
   guint64 first = G_MAXUINT64, last = 0;
   gchar *v;
   guint i;
@@ -369,12 +399,12 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   for (i = 0; i < r->elems->len; i++) {
     SpElemRec *rec = g_ptr_array_index (r->elems, i);
     if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline))
+        && run_matches (rec->info->pipe, rec->run, pipeline))
       g_ptr_array_add (recs, rec);
   }
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
-    if (th->gen == gen && pipe_matches (th->pipe, pipeline)
+    if (th->gen == gen && run_matches (th->pipe, th->run, pipeline)
         && th->last_ts > th->first_ts) {
       g_ptr_array_add (threads, th);
       first = MIN (first, th->first_ts);
@@ -402,14 +432,25 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   add_sinks (&sv, recs);
   for (i = 0; i < r->pipes->len; i++) {
     SpPipe *p = g_ptr_array_index (r->pipes, i);
+    gint run;
     guint j;
-    gboolean any = FALSE;
 
-    for (j = 0; j < threads->len && !any; j++)
-      any = ((SpThreadRec *) g_ptr_array_index (threads, j))->pipe == p;
-    if (any && pipe_matches (p, pipeline))
-      array_append_structure (&pv, pipeline_row (p, r->elems, recs, threads,
-              shares));
+    for (run = 1; run <= p->run; run++) {
+      gboolean any = FALSE;
+      for (j = 0; j < threads->len && !any; j++) {
+        SpThreadRec *th = g_ptr_array_index (threads, j);
+        any = th->pipe == p && th->run == run;
+      }
+      if (any)
+        array_append_structure (&pv, pipeline_row (p, run, r->elems, recs,
+                threads, shares));
+    }
+    if (p->obj == pipeline && pipeline != NULL)
+      one = p;
+  }
+  if (one) {
+    one_name = one->name;       /* interned */
+    one_run = latest_run (one);
   }
   g_mutex_unlock (&r->lock);
   g_free (shares);
@@ -426,6 +467,10 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   gst_structure_take_value (s, "pipelines", &pv);
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
+  /* One pipeline's summary says which, and which run. */
+  if (one)
+    gst_structure_set (s, "pipeline", G_TYPE_STRING, one_name,
+        "run", G_TYPE_UINT, one_run, NULL);
   gst_structure_free (proc);
   g_free (v);
   g_ptr_array_free (recs, TRUE);

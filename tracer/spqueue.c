@@ -73,6 +73,8 @@ sp_queue_new_locked (SpRecorder * r, SpElemInfo * info)
   g_mutex_init (&q->lock);
   q->name = info->name;
   q->pipe = info->pipe;
+  q->run = info->pipe->run;
+  q->pid = info->pipe->pid;
   q->traced = info->traced;
   q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
   stage_stats_init (&q->put);
@@ -145,6 +147,13 @@ sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
 
   g_mutex_lock (&q->lock);
   queue_advance_locked (q, ts);
+  if (G_UNLIKELY (q->run != g_atomic_int_get (&q->pipe->run))) {
+    /* The first buffer of a new run of the pipeline. */
+    sp_queue_reset_stats_locked (q);
+    q->dropped = 0;
+    q->run = g_atomic_int_get (&q->pipe->run);
+    q->pid = g_atomic_int_get (&q->pipe->pid);
+  }
   if (!GST_CLOCK_TIME_IS_VALID (q->first_in_pts))
     q->first_in_pts = start;
   full = queue_full_locked (q);
@@ -282,5 +291,5 @@ sp_queue_row (SpQueue * q)
       "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
       "leaky", G_TYPE_BOOLEAN, q->leaky,
       "dropped", G_TYPE_UINT64, q->dropped,
-      "run", G_TYPE_UINT, 1u, NULL);
+      "run", G_TYPE_UINT, (guint) q->run, NULL);
 }

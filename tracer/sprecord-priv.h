@@ -49,9 +49,14 @@ typedef struct
 {
   gpointer obj;                 /* identity only, never dereferenced */
   const gchar *name;
-  guint pid;
+  gint pid;
   gboolean summarized;
   guint64 proc_cpu0;            /* process CPU time when first seen (ns) */
+  /* Each PLAYING run (NULL/READY -> PAUSED again after data) is a run of
+   * its own: new records, numbered from 1. Written under the recorder
+   * lock, read by streaming threads at their refresh. */
+  gint run;
+  gboolean run_used;            /* a record exists for this run */
 } SpPipe;
 
 typedef struct
@@ -83,6 +88,8 @@ typedef struct
   guint64 items, put_seen, get_seen;
   StageStats put, get;
   gboolean traced;
+  gint run;
+  guint pid;
 } SpQueue;
 
 typedef struct
@@ -115,6 +122,8 @@ typedef struct
   SpPipe *pipe;
   const gchar *name;
   gint gen;
+  gint run;
+  guint pid;                    /* the trace process of its pipeline run */
   guint64 first_ts, last_ts;
   guint64 busy, wait_in, wait_out, blocked;
   /* The kernel's run-queue delay of this thread (ns, schedstat): at first
@@ -128,6 +137,7 @@ typedef struct
   SpElemInfo *info;
   SpThreadRec *thread;
   gint gen;
+  gint run;
   guint64 seen, buffers;
   guint64 first_ts, last_ts;
   StageStats stats;
@@ -177,7 +187,7 @@ emit_slice (SpRecorder * r, SpThreadRec * th, const gchar * name,
 {
   SpTrace *t = get_trace (r);
   if (t)
-    sp_trace_slice (t, th->pipe->pid, th->tid, name, ts, dur,
+    sp_trace_slice (t, th->pid, th->tid, name, ts, dur,
         (SpSliceKind) kind);
 }
 
@@ -186,7 +196,7 @@ emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
 {
   SpTrace *t = get_trace (r);
   if (t && q->traced)
-    sp_trace_counter (t, q->pipe->pid, q->name, ts, q->level, q->bytes);
+    sp_trace_counter (t, q->pid, q->name, ts, q->level, q->bytes);
 }
 
 #define SLICE_ELEMENT SP_SLICE_ELEMENT

@@ -202,7 +202,7 @@ sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
     }
     for (i = 0; i < r->threads->len; i++) {
       SpThreadRec *th = g_ptr_array_index (r->threads, i);
-      sp_trace_thread_name (trace, th->pipe->pid, th->tid, th->name);
+      sp_trace_thread_name (trace, th->pid, th->tid, th->name);
     }
   }
   g_atomic_pointer_set (&r->trace, trace);
@@ -290,6 +290,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p->name = escaped_name (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
       "(unnamed)");
   p->pid = ++r->next_pid;
+  p->run = 1;
   p->proc_cpu0 = sp_process_cpu_ns ();
   g_hash_table_insert (r->pipes_by_obj, top, p);
   g_ptr_array_add (r->pipes, p);
@@ -505,11 +506,13 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   g_mutex_lock (&r->lock);
   th->tid = st->os_tid;
   th->pipe = driver->pipe;
+  th->run = driver->pipe->run;
+  th->pid = driver->pipe->pid;
   th->name = thread_name_locked (r, driver->pipe, driver);
   thread_reset (th, g_atomic_int_get (&r->gen), ts);
   g_ptr_array_add (r->threads, th);
   if (r->trace)
-    sp_trace_thread_name (r->trace, th->pipe->pid, th->tid, th->name);
+    sp_trace_thread_name (r->trace, th->pid, th->tid, th->name);
   g_mutex_unlock (&r->lock);
   return th;
 }
@@ -574,11 +577,16 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
     rec->thread = st->thread;
     rec_reset (rec, gen);
     g_mutex_lock (&r->lock);
+    rec->run = info->pipe->run;
+    info->pipe->run_used = TRUE;
     g_ptr_array_add (r->elems, rec);
     g_mutex_unlock (&r->lock);
     g_hash_table_insert (st->recs, e, rec);
-  } else if (rec->gen != gen) {
-    rec_reset (rec, gen);
+  } else {
+    if (st->thread == NULL)   /* dropped at a restart */
+      state_switch_thread (st, thread_for_pipe (r, st, rec->info, ts));
+    if (rec->gen != gen)
+      rec_reset (rec, gen);
   }
   return rec;
 }
@@ -772,8 +780,23 @@ state_refresh (SpRecorder * r, SpThreadState * st, guint64 ts)
   g_hash_table_iter_init (&iter, st->recs);
   while (g_hash_table_iter_next (&iter, &key, &value)) {
     SpElemRec *rec = value;
-    if (g_atomic_pointer_get (&rec->info->element) != key)
+    if (g_atomic_pointer_get (&rec->info->element) != key
+        || rec->run != g_atomic_int_get (&rec->info->pipe->run))
       g_hash_table_iter_remove (&iter);
+  }
+  /* Records of a finished run stay for its summary; the next run gets new
+   * ones. */
+  g_hash_table_iter_init (&iter, st->thread_by_pipe);
+  while (g_hash_table_iter_next (&iter, &key, &value)) {
+    SpThreadRec *th = value;
+    if (th->run != g_atomic_int_get (&th->pipe->run)) {
+      if (st->thread == th) {
+        st->thread = NULL;
+        st->have_push_end = FALSE;
+        st->push_end_rec = NULL;
+      }
+      g_hash_table_iter_remove (&iter);
+    }
   }
   if (st->thread && st->thread->gen != gen)
     thread_reset (st->thread, gen, ts);
@@ -1506,12 +1529,44 @@ sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad)
     sp_queue_empty_out (r, info->queue, ts);
 }
 
+/* A top-level pipeline stopped after a run that recorded data: if it
+ * starts again, that is a new run, with records of its own, its own queue
+ * figures and its own process in the trace. */
+static void
+pipe_new_run (SpRecorder * r, GstElement * top)
+{
+  SpPipe *p;
+
+  g_mutex_lock (&r->lock);
+  p = g_hash_table_lookup (r->pipes_by_obj, top);
+  if (p && p->run_used) {
+    p->run_used = FALSE;
+    g_atomic_int_set (&p->pid, ++r->next_pid);
+    g_atomic_int_inc (&p->run);
+    if (r->trace) {
+      gchar *name = g_strdup_printf ("%s (run %d)", p->name, p->run);
+      sp_trace_process_name (r->trace, p->pid, name);
+      g_free (name);
+    }
+    /* Queues start over at their first buffer of the new run. */
+    g_atomic_int_inc (&r->epoch);
+  }
+  g_mutex_unlock (&r->lock);
+}
+
 void
 sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
     GstStateChange transition)
 {
-  SpElemInfo *info = info_lookup (r, element);
+  SpElemInfo *info;
 
+  /* After the pipeline stopped (its children first): what comes next is
+   * another run. Not at READY_TO_PAUSED, which this hook sees after the
+   * sources already started streaming. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      && GST_OBJECT_PARENT (element) == NULL)
+    pipe_new_run (r, element);
+  info = info_lookup (r, element);
   if (info && !info->queue && transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     info_read_split (r, info, element);   /* sync may have changed */
   if (!info || !info->queue)
