@@ -58,6 +58,22 @@ sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
   g_mutex_unlock (&r->lock);
 }
 
+static SP_SEQLOCK_READER gboolean
+rec_has_data (SpElemRec * rec, gint gen)
+{
+  SpThreadRec *th = rec->thread;
+  gboolean res;
+  guint s1;
+
+  do {
+    while ((s1 = __atomic_load_n (&th->seq, __ATOMIC_ACQUIRE)) & 1)
+      g_thread_yield ();
+    res = rec->gen == gen && rec->seen > 0;
+    __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  } while (__atomic_load_n (&th->seq, __ATOMIC_RELAXED) != s1);
+  return res;
+}
+
 gboolean
 sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
 {
@@ -69,7 +85,7 @@ sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
   gen = g_atomic_int_get (&r->gen);
   for (i = 0; i < r->elems->len && !found; i++) {
     SpElemRec *rec = g_ptr_array_index (r->elems, i);
-    found = rec->gen == gen && rec->seen > 0
+    found = rec_has_data (rec, gen)
         && run_matches (rec->info->pipe, rec->run, pipeline);
   }
   for (i = 0; i < r->queues->len && !found; i++) {
@@ -92,6 +108,87 @@ sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
     name = g_strdup (p->name);
   g_mutex_unlock (&r->lock);
   return name;
+}
+
+/* ------------------------------------------------------------------ */
+/* Consistent copies of what streaming threads write (see SpThreadRec.seq):
+ * the summary works on these, never on the live records. */
+
+typedef struct
+{
+  GPtrArray *threads;           /* SpThreadRec copies, owned */
+  GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
+} SpSnapshot;
+
+static SP_SEQLOCK_READER gboolean
+copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
+    SpElemRec * rec_copies)
+{
+  guint s1 = __atomic_load_n (&th->seq, __ATOMIC_ACQUIRE), i;
+
+  if (s1 & 1)
+    return FALSE;
+  *th_copy = *th;
+  for (i = 0; i < recs->len; i++)
+    rec_copies[i] = *(SpElemRec *) g_ptr_array_index (recs, i);
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  return __atomic_load_n (&th->seq, __ATOMIC_RELAXED) == s1;
+}
+
+/* Under the recorder lock (no record comes or goes meanwhile). */
+static SpSnapshot *
+snapshot_locked (SpRecorder * r)
+{
+  SpSnapshot *snap = g_new0 (SpSnapshot, 1);
+  GHashTable *by_thread = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) g_ptr_array_unref);
+  guint i, j, tries;
+
+  snap->threads = g_ptr_array_new_with_free_func (g_free);
+  snap->elems = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < r->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    GPtrArray *a = g_hash_table_lookup (by_thread, rec->thread);
+    if (!a) {
+      a = g_ptr_array_new ();
+      g_hash_table_insert (by_thread, rec->thread, a);
+    }
+    g_ptr_array_add (a, rec);
+  }
+  for (i = 0; i < r->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (r->threads, i);
+    GPtrArray *recs = g_hash_table_lookup (by_thread, th);
+    static GPtrArray none;
+    SpThreadRec *tc = g_new (SpThreadRec, 1);
+    SpElemRec *rc;
+
+    if (!recs)
+      recs = &none;
+    rc = g_new (SpElemRec, MAX (recs->len, 1));
+    /* A writer holds the count odd for a few stores, never across a
+     * wait: a retry or a yield is enough. */
+    for (tries = 0; !copy_thread (th, recs, tc, rc); tries++)
+      if (tries > 16)
+        g_thread_yield ();
+    g_ptr_array_add (snap->threads, tc);
+    for (j = 0; j < recs->len; j++) {
+      SpElemRec *c = g_new (SpElemRec, 1);
+      *c = rc[j];
+      c->thread = tc;
+      g_ptr_array_add (snap->elems, c);
+    }
+    g_free (rc);
+  }
+  g_hash_table_destroy (by_thread);
+  return snap;
+}
+
+static void
+snapshot_free (SpSnapshot * snap)
+{
+  g_ptr_array_free (snap->threads, TRUE);
+  g_ptr_array_free (snap->elems, TRUE);
+  g_free (snap);
 }
 
 static gdouble
@@ -378,6 +475,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
+  SpSnapshot *snap;
   SpPipe *one = NULL;
   const gchar *one_name = NULL;
   guint one_run = 0;
@@ -395,15 +493,16 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
+  snap = snapshot_locked (r);
   gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < r->elems->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+  for (i = 0; i < snap->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (snap->elems, i);
     if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
         && run_matches (rec->info->pipe, rec->run, pipeline))
       g_ptr_array_add (recs, rec);
   }
-  for (i = 0; i < r->threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (r->threads, i);
+  for (i = 0; i < snap->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (snap->threads, i);
     if (th->gen == gen && run_matches (th->pipe, th->run, pipeline)
         && th->last_ts > th->first_ts) {
       g_ptr_array_add (threads, th);
@@ -442,7 +541,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
         any = th->pipe == p && th->run == run;
       }
       if (any)
-        array_append_structure (&pv, pipeline_row (p, run, r->elems, recs,
+        array_append_structure (&pv, pipeline_row (p, run, snap->elems, recs,
                 threads, shares));
     }
     if (p->obj == pipeline && pipeline != NULL)
@@ -475,5 +574,6 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   g_free (v);
   g_ptr_array_free (recs, TRUE);
   g_ptr_array_free (threads, TRUE);
+  snapshot_free (snap);
   return s;
 }

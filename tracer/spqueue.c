@@ -57,7 +57,7 @@ sp_queue_read_limits (SpQueue * q, GstElement * e)
   if (sp_has_property (e, "leaky"))
     g_object_get (e, "leaky", &leaky, NULL);
   g_mutex_lock (&q->lock);
-  q->limits_known = TRUE;
+  g_atomic_int_set (&q->limits_known, TRUE);
   q->max_buffers = maxb;
   q->max_bytes = maxbytes;
   q->max_time = maxt;

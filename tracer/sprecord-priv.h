@@ -118,6 +118,11 @@ typedef struct
 
 typedef struct
 {
+  /* Sequence counter of this thread record and of the element records
+   * charged to it, all written by the one OS thread they belong to: odd
+   * while it writes. A summary copies them and retries if it changed
+   * (sp_thread_snapshot): consistent figures, no lock on the hot path. */
+  guint seq;
   guint64 tid;
   SpPipe *pipe;
   const gchar *name;
@@ -195,13 +200,36 @@ static inline void
 emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
 {
   SpTrace *t = get_trace (r);
-  if (t && q->traced)
+  if (t && g_atomic_int_get (&q->traced))
     sp_trace_counter (t, q->pid, q->name, ts, q->level, q->bytes);
 }
 
 #define SLICE_ELEMENT SP_SLICE_ELEMENT
 #define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
 #define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
+
+/* Writer side of SpThreadRec.seq; the owning thread only. On x86 both are
+ * plain stores with a compiler barrier. */
+static inline void
+sp_write_begin (SpThreadRec * th)
+{
+  __atomic_store_n (&th->seq, th->seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence (__ATOMIC_RELEASE);
+}
+
+static inline void
+sp_write_end (SpThreadRec * th)
+{
+  __atomic_store_n (&th->seq, th->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A seqlock reader: the data it copies may be written meanwhile (then it
+ * retries), which ThreadSanitizer cannot tell from a race. */
+#if defined(__SANITIZE_THREAD__)
+#define SP_SEQLOCK_READER __attribute__ ((no_sanitize_thread, noinline))
+#else
+#define SP_SEQLOCK_READER
+#endif
 
 /* spqueue.c: queue occupancy, under each queue's own small lock (shared by
  * its producer and its task only). */

@@ -183,9 +183,9 @@ sp_recorder_set_filter (SpRecorder * r, GRegex * filter)
   r->filter = filter ? g_regex_ref (filter) : NULL;
   for (i = 0; i < r->all_infos->len; i++) {
     SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
-    info->traced = name_traced (r, info->name);
+    g_atomic_int_set (&info->traced, name_traced (r, info->name));
     if (info->queue)
-      info->queue->traced = info->traced;
+      g_atomic_int_set (&info->queue->traced, info->traced);
   }
   g_mutex_unlock (&r->lock);
 }
@@ -509,7 +509,7 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   th->run = driver->pipe->run;
   th->pid = driver->pipe->pid;
   th->name = thread_name_locked (r, driver->pipe, driver);
-  thread_reset (th, g_atomic_int_get (&r->gen), ts);
+  thread_reset (th, g_atomic_int_get (&r->gen), ts);   /* unpublished yet */
   g_ptr_array_add (r->threads, th);
   if (r->trace)
     sp_trace_thread_name (r->trace, th->pid, th->tid, th->name);
@@ -585,8 +585,11 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
   } else {
     if (st->thread == NULL)   /* dropped at a restart */
       state_switch_thread (st, thread_for_pipe (r, st, rec->info, ts));
-    if (rec->gen != gen)
+    if (rec->gen != gen) {
+      sp_write_begin (rec->thread);
       rec_reset (rec, gen);
+      sp_write_end (rec->thread);
+    }
   }
   return rec;
 }
@@ -798,8 +801,11 @@ state_refresh (SpRecorder * r, SpThreadState * st, guint64 ts)
       g_hash_table_iter_remove (&iter);
     }
   }
-  if (st->thread && st->thread->gen != gen)
+  if (st->thread && st->thread->gen != gen) {
+    sp_write_begin (st->thread);
     thread_reset (st->thread, gen, ts);
+    sp_write_end (st->thread);
+  }
 }
 
 static inline SpThreadState *
@@ -995,7 +1001,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   }
   if (f->cpu_on)
     cpu = thread_cpu_ns () - f->cpu;
-  if (rec) {
+  {
     SpThreadRec *th = rec->thread;
     SpElemInfo *info = rec->info;
     guint64 self = dur > f->child ? dur - f->child : 0;
@@ -1003,12 +1009,14 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
     const gchar *name = f->kind == SP_FRAME_EVENT ? info->event_name :
         info->name;
 
+    sp_write_begin (th);
+
     if (f->cpu_on)
       work = MIN (cpu > f->child_cpu ? cpu - f->child_cpu : 0, self);
     if (f->kind == SP_FRAME_PULL && info->queue) {
       /* queue2 serving a pull waits for its download: input, not work. */
       th->wait_in += self;
-      if (info->traced)
+      if (g_atomic_int_get (&info->traced))
         emit_slice (r, th, name, f->start, dur, SLICE_WAIT_INPUT);
     } else if (f->kind == SP_FRAME_QUEUE) {
       /* Its own work is microseconds; the rest is waiting for room. */
@@ -1017,7 +1025,8 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       sp_queue_put_done (r, info->queue, ts, dur);
       th->busy += work;
       th->wait_out += self - work;
-      if (info->traced && (f->full || (!info->queue->limits_known
+      if (g_atomic_int_get (&info->traced) && (f->full
+              || (!g_atomic_int_get (&info->queue->limits_known)
                   && dur >= SP_WAIT_SLICE_MIN_NS)))
         emit_slice (r, th, name, f->start, dur, SLICE_WAIT_OUTPUT);
     } else if (f->kind == SP_FRAME_EVENT && info->queue) {
@@ -1025,7 +1034,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       th->busy += work;
       th->wait_out += self - work;
       rec->work_ns += work;
-      if (info->traced)
+      if (g_atomic_int_get (&info->traced))
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
             SLICE_WAIT_OUTPUT, info->name);
     } else {
@@ -1038,11 +1047,12 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       th->busy += work;
       if ((f->cpu_on ? MAX (work, self - work) : self) >= SP_CPU_SPLIT_MIN_NS)
         renew_samples (rec);
-      if (info->traced)
+      if (g_atomic_int_get (&info->traced))
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
             kind, info->name);
     }
     th->last_ts = ts;
+    sp_write_end (th);
   }
   if (st->depth > 0) {
     if (st->depth <= SP_MAX_DEPTH) {
@@ -1085,14 +1095,16 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     guint64 self = dur > f->child ? dur - f->child : 0;
 
     f[-1].child += dur;
-    th->busy += self;
-    th->last_ts = ts;
     /* It ran long: it may wait, so time it by CPU from now on. */
     if (G_UNLIKELY (self >= SP_CPU_SPLIT_MIN_NS))
       renew_samples (rec);
-    if (info->traced)
+    if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
+    sp_write_begin (th);
+    th->busy += self;
+    th->last_ts = ts;
     add_sample (r, rec, self, ts);
+    sp_write_end (th);
   }
 }
 
@@ -1145,7 +1157,8 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     push_frame (st, rec, ts, SP_FRAME_INNER, FALSE);
     return;
   }
-  rec->buffers += n_buffers;
+  __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
+      __ATOMIC_RELAXED);
   q = rec->info->queue;
   if (q) {
     data_info (buf, list, &bytes, &start, &pts);
@@ -1197,7 +1210,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
     chain_pre_full (r, st, rec, ts, pad, buf, list);
     return;
   }
-  rec->buffers++;
+  __atomic_store_n (&rec->buffers, rec->buffers + 1, __ATOMIC_RELAXED);
   st->depth = depth + 1;
   f = &st->stack[depth];
   f->rec = rec;
@@ -1284,11 +1297,12 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   }
   gap = ts - st->last_push_end;
   own = gap > st->base_child ? gap - st->base_child : 0;
+  sp_write_begin (th);
   if (info->queue) {
     if (buffer)
       sp_queue_get_wait (r, info->queue, own);
     th->wait_in += own;
-    if (info->traced)
+    if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, st->last_push_end, gap,
           SLICE_WAIT_INPUT);
   } else if (st->have_cpu_end) {
@@ -1305,7 +1319,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
     /* A live source waits for its clock (or its device's). */
     if (info->live_source)
       rec->clock_ns += own - work;
-    if (info->traced)
+    if (g_atomic_int_get (&info->traced))
       emit_split (r, th, info->name, st->last_push_end, gap, own - work,
           st->base_child > 0, SLICE_WAIT_INPUT, info->name);
   } else {
@@ -1319,9 +1333,10 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
       th->wait_in += own;
     else
       th->busy += own;
-    if (info->traced)
+    if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
   }
+  sp_write_end (th);
   if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
     rec->sample_left--;
   if (gap >= SP_CPU_SPLIT_MIN_NS && !info->queue)
@@ -1342,7 +1357,9 @@ top_end (SpThreadState * st, SpElemRec * rec, guint64 ts)
   st->have_cpu_end = rec->split_next;
   if (G_UNLIKELY (rec->split_next))
     st->cpu_push_end = thread_cpu_ns ();
+  sp_write_begin (rec->thread);
   rec->thread->last_ts = ts;
+  sp_write_end (rec->thread);
 }
 
 /* A push at the top of the stack: the thread's driving element. */
