@@ -654,6 +654,50 @@ GST_START_TEST (test_live_snapshots)
 
 GST_END_TEST;
 
+/* An element name with a newline and a byte that is not UTF-8 is escaped
+ * once, where it is recorded: every output carries the same safe name. */
+GST_START_TEST (test_odd_names)
+{
+  GstElement *p = gst_pipeline_new ("t_odd");
+  GstElement *src = gst_element_factory_make ("fakesrc", NULL);
+  GstElement *id = gst_element_factory_make ("identity", "bad\nna,me\xff");
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GstStructure *s;
+  gchar *text, *csv, **lines;
+  guint i;
+
+  g_object_set (src, "num-buffers", 5, NULL);
+  gst_bin_add_many (GST_BIN (p), src, id, sink, NULL);
+  fail_unless (gst_element_link_many (src, id, sink, NULL));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND, GST_MESSAGE_EOS);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = summary_of ();
+  fail_unless_equals_int (count_sum (s, "bad\\nna,me\\xff", "t_odd"), 5);
+  text = sp_summary_to_text (s, NULL);
+  fail_unless (g_utf8_validate (text, -1, NULL));
+  fail_unless (strstr (text, "bad\\nna,me\\xff") != NULL, "%s", text);
+  csv = sp_summary_to_csv (s);
+  fail_unless (g_utf8_validate (csv, -1, NULL));
+  lines = g_strsplit (csv, "\n", -1);
+  for (i = 0; lines[i]; i++)
+    if (strstr (lines[i], "bad\\nna,me"))
+      fail_unless (g_str_has_prefix (lines[i], "\"bad\\nna,me\\xff\","),
+          "%s", lines[i]);
+  g_strfreev (lines);
+  g_free (text);
+  g_free (csv);
+  gst_structure_free (s);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_truth_suite (void)
 {
@@ -678,6 +722,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_uridecodebin);
   tcase_add_test (tc, test_restart);
   tcase_add_test (tc, test_live_snapshots);
+  tcase_add_test (tc, test_odd_names);
   return s;
 }
 
