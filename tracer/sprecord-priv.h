@@ -174,6 +174,7 @@ struct _SpRecorder
   GRegex *filter;
   guint next_pid;
   gboolean cpu_clock;           /* CLOCK_THREAD_CPUTIME_ID works here */
+  guint64 cpu_read_ns;          /* what one read of it costs */
   guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
   GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
 };
