@@ -77,8 +77,9 @@ GST_START_TEST (test_input_bound)
       dget (q, "ave_get_ms"));
   q_th = thread_of (s, "ib_sink", "inb");
   fail_unless_equals_string (gst_structure_get_string (q_th, "name"), "ib_q");
-  fail_unless (dget (q_th, "wait_input_pct") > 60.0, "wait input %f",
-      dget (q_th, "wait_input_pct"));
+  /* Waiting for data, or woken and waiting for a core (a loaded machine). */
+  fail_unless (dget (q_th, "wait_input_pct") + dget (q_th, "cpu_wait_pct") >
+      60.0, "wait input %f", dget (q_th, "wait_input_pct"));
   src_th = thread_of (s, "ib_slow", "inb");
   fail_unless (dget (src_th, "busy_pct") + dget (src_th, "cpu_wait_pct") >
       60.0, "busy %f", dget (src_th, "busy_pct"));

@@ -43,20 +43,6 @@ run_matches (SpPipe * p, gint run, gpointer pipeline)
   return pipeline == NULL || run == latest_run (p);
 }
 
-void
-sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
-    gboolean summarized)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  for (i = 0; i < r->pipes->len; i++) {
-    SpPipe *p = g_ptr_array_index (r->pipes, i);
-    if (pipe_matches (p, pipeline))
-      p->summarized = summarized;
-  }
-  g_mutex_unlock (&r->lock);
-}
 
 static SP_SEQLOCK_READER gboolean
 rec_has_data (SpElemRec * rec, gint gen)

@@ -57,6 +57,8 @@ typedef struct
    * lock, read by streaming threads at their refresh. */
   gint run;
   gboolean run_used;            /* a record exists for this run */
+  GHashTable *threads_by_tid;   /* tid -> SpThreadRec of the current run */
+  gboolean dead_queued;         /* destroyed and summarized: may be freed */
 } SpPipe;
 
 typedef struct
@@ -114,6 +116,7 @@ typedef struct
   gint sync_clock;
   SpKind kind;
   gboolean traced;
+  GHashTable *recs_by_thread;   /* SpThreadRec* -> SpElemRec* */
 } SpElemInfo;
 
 typedef struct
@@ -177,6 +180,13 @@ struct _SpRecorder
   guint64 cpu_read_ns;          /* what one read of it costs */
   guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
   GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
+  /* Freeing the records of dead pipelines (sprecord.c): thread states
+   * register here and say which free generation they have seen; records
+   * wait in limbo until every state has seen theirs. */
+  gint free_gen;
+  GPtrArray *states;
+  GQueue dead;                  /* SpPipe* destroyed and summarized */
+  GPtrArray *limbo;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */

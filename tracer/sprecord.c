@@ -91,11 +91,15 @@ typedef struct
   gboolean have_cpu_end;
   guint64 cpu_push_end;         /* thread CPU time at last_push_end */
   guint64 os_tid;
+  gint free_gen_seen;           /* read by other threads: atomic */
 } SpThreadState;
 
 
 static void state_free (gpointer data);
 static void live_recorder (SpRecorder * r, gboolean alive);
+static void limbo_collect_locked (SpRecorder * r);
+static void info_free (gpointer data);
+static void pipe_free (gpointer data);
 static inline guint64 thread_cpu_ns (void);
 /* initial-exec: a plain %fs-relative load on every hook instead of a call
  * to __tls_get_addr (the default model for a dlopen()ed plugin). One
@@ -116,11 +120,14 @@ sp_recorder_new (void)
   g_mutex_init (&r->lock);
   r->infos = g_hash_table_new (NULL, NULL);
   r->pipes_by_obj = g_hash_table_new (NULL, NULL);
-  r->all_infos = g_ptr_array_new_with_free_func (g_free);
+  r->all_infos = g_ptr_array_new_with_free_func (info_free);
   r->threads = g_ptr_array_new_with_free_func (g_free);
   r->elems = g_ptr_array_new_with_free_func (g_free);
   r->queues = g_ptr_array_new ();
-  r->pipes = g_ptr_array_new_with_free_func (g_free);
+  r->pipes = g_ptr_array_new_with_free_func (pipe_free);
+  r->states = g_ptr_array_new ();
+  r->limbo = g_ptr_array_new ();
+  g_queue_init (&r->dead);
   r->epoch = 1;
   {
     struct timespec t;
@@ -158,6 +165,11 @@ sp_recorder_free (SpRecorder * r)
   g_atomic_int_inc (&r->epoch);
   live_recorder (r, FALSE);
   g_hash_table_destroy (r->os_threads);
+  g_ptr_array_set_size (r->states, 0);
+  limbo_collect_locked (r);
+  g_ptr_array_free (r->states, TRUE);
+  g_ptr_array_free (r->limbo, TRUE);
+  g_queue_clear (&r->dead);
   for (i = 0; i < r->queues->len; i++)
     sp_queue_free (g_ptr_array_index (r->queues, i));
   g_ptr_array_free (r->queues, TRUE);
@@ -304,6 +316,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
       "(unnamed)");
   p->pid = ++r->next_pid;
   p->run = 1;
+  p->threads_by_tid = g_hash_table_new (NULL, NULL);
   p->proc_cpu0 = sp_process_cpu_ns ();
   g_hash_table_insert (r->pipes_by_obj, top, p);
   g_ptr_array_add (r->pipes, p);
@@ -431,6 +444,7 @@ info_get (SpRecorder * r, GstElement * e)
       g_free (ev);
     }
     info->kind = classify (e);
+    info->recs_by_thread = g_hash_table_new (NULL, NULL);
     info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
@@ -521,6 +535,8 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   th->pipe = driver->pipe;
   th->run = driver->pipe->run;
   th->pid = driver->pipe->pid;
+  g_hash_table_insert (driver->pipe->threads_by_tid,
+      GSIZE_TO_POINTER (th->tid), th);
   th->name = thread_name_locked (r, driver->pipe, driver);
   thread_reset (th, g_atomic_int_get (&r->gen), ts);   /* unpublished yet */
   g_ptr_array_add (r->threads, th);
@@ -567,9 +583,17 @@ thread_for_pipe (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   SpThreadRec *th = g_hash_table_lookup (st->thread_by_pipe, driver->pipe);
 
   if (!th) {
-    th = thread_rec_new (r, st, driver, ts);
+    /* The recorder's map is the truth; this thread's is a cache of it
+     * that may have been emptied (records of dead pipelines freed). */
+    g_mutex_lock (&r->lock);
+    th = g_hash_table_lookup (driver->pipe->threads_by_tid,
+        GSIZE_TO_POINTER (st->os_tid));
+    g_mutex_unlock (&r->lock);
+    if (!th) {
+      th = thread_rec_new (r, st, driver, ts);
+      st->new_thread = TRUE;
+    }
     g_hash_table_insert (st->thread_by_pipe, driver->pipe, th);
-    st->new_thread = TRUE;
   }
   return th;
 }
@@ -585,14 +609,20 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
     info = info_get (r, e);
     if (st->thread == NULL)
       state_switch_thread (st, thread_for_pipe (r, st, info, ts));
-    rec = g_new0 (SpElemRec, 1);
-    rec->info = info;
-    rec->thread = st->thread;
-    rec_reset (rec, gen);
     g_mutex_lock (&r->lock);
-    rec->run = info->pipe->run;
-    info->pipe->run_used = TRUE;
-    g_ptr_array_add (r->elems, rec);
+    rec = g_hash_table_lookup (info->recs_by_thread, st->thread);
+    if (rec && rec->run != info->pipe->run)
+      rec = NULL;
+    if (!rec) {
+      rec = g_new0 (SpElemRec, 1);
+      rec->info = info;
+      rec->thread = st->thread;
+      rec_reset (rec, gen);
+      rec->run = info->pipe->run;
+      info->pipe->run_used = TRUE;
+      g_ptr_array_add (r->elems, rec);
+      g_hash_table_insert (info->recs_by_thread, st->thread, rec);
+    }
     g_mutex_unlock (&r->lock);
     g_hash_table_insert (st->recs, e, rec);
   } else {
@@ -744,6 +774,8 @@ state_note_exit (SpThreadState * st)
       ((SpThreadRec *) th)->sched_delay_end = delay;
       ((SpThreadRec *) th)->ended = TRUE;
     }
+    g_ptr_array_remove_fast (st->r->states, st);
+    limbo_collect_locked (st->r);
     g_mutex_unlock (&st->r->lock);
   }
   g_mutex_unlock (&live_lock);
@@ -775,6 +807,10 @@ state_new (SpRecorder * r)
   st->thread_by_pipe = g_hash_table_new (NULL, NULL);
   st->epoch = g_atomic_int_get (&r->epoch);
   st->os_tid = (guint64) syscall (SYS_gettid);
+  g_mutex_lock (&r->lock);
+  st->free_gen_seen = r->free_gen;
+  g_ptr_array_add (r->states, st);
+  g_mutex_unlock (&r->lock);
   g_private_replace (&sp_state_key, st);
   sp_tls = st;
   return st;
@@ -790,9 +826,23 @@ state_refresh (SpRecorder * r, SpThreadState * st, guint64 ts)
   GHashTableIter iter;
   gpointer key, value;
 
+  gint free_gen = g_atomic_int_get (&r->free_gen);
+
   st->epoch = g_atomic_int_get (&r->epoch);
   memset (st->cache, 0, (st->cache_mask + 1) * sizeof (SpCacheSlot));
   st->cache_used = 0;
+  if (free_gen != st->free_gen_seen) {
+    /* Records of dead pipelines were taken away: forget every pointer
+     * without following any (the recorder's maps find the live ones
+     * again), then say so, which lets them be freed. */
+    g_hash_table_remove_all (st->recs);
+    g_hash_table_remove_all (st->thread_by_pipe);
+    st->thread = NULL;
+    st->have_push_end = FALSE;
+    st->push_end_rec = NULL;
+    g_atomic_int_set (&st->free_gen_seen, free_gen);
+    return;
+  }
   g_hash_table_iter_init (&iter, st->recs);
   while (g_hash_table_iter_next (&iter, &key, &value)) {
     SpElemRec *rec = value;
@@ -1548,6 +1598,195 @@ sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad)
 }
 
 /* ------------------------------------------------------------------ */
+/* Freeing what belongs to dead pipelines.
+ *
+ * A pipeline that was destroyed and summarized is kept for a while (the
+ * SP_KEEP_DEAD most recent, so that get-summary right after a pipeline
+ * ended still sees it), then its thread, element, queue and pipeline
+ * records are taken out of the registries into limbo. Streaming threads
+ * cache pointers to records: the free generation goes up, and each thread
+ * state drops every cached pointer at its next hook without following any
+ * (state_refresh). Limbo is freed once every registered thread state has
+ * seen that generation, or exited. */
+
+#define SP_KEEP_DEAD 16
+
+typedef struct
+{
+  gint gen;
+  GPtrArray *threads, *elems, *infos, *queues;
+  SpPipe *pipe;
+} SpLimbo;
+
+static void
+info_free (gpointer data)
+{
+  SpElemInfo *info = data;
+
+  g_hash_table_destroy (info->recs_by_thread);
+  g_free (info);
+}
+
+static void
+pipe_free (gpointer data)
+{
+  SpPipe *p = data;
+
+  g_hash_table_destroy (p->threads_by_tid);
+  g_free (p);
+}
+
+static void
+limbo_free (SpLimbo * l)
+{
+  guint i;
+
+  g_ptr_array_free (l->threads, TRUE);
+  g_ptr_array_free (l->elems, TRUE);
+  g_ptr_array_free (l->infos, TRUE);
+  for (i = 0; i < l->queues->len; i++)
+    sp_queue_free (g_ptr_array_index (l->queues, i));
+  g_ptr_array_free (l->queues, TRUE);
+  pipe_free (l->pipe);
+  g_free (l);
+}
+
+static void
+limbo_collect_locked (SpRecorder * r)
+{
+  gint seen = g_atomic_int_get (&r->free_gen);
+  guint i;
+
+  for (i = 0; i < r->states->len; i++) {
+    SpThreadState *st = g_ptr_array_index (r->states, i);
+    gint g = g_atomic_int_get (&st->free_gen_seen);
+    if (g < seen)
+      seen = g;
+  }
+  for (i = r->limbo->len; i > 0; i--) {
+    SpLimbo *l = g_ptr_array_index (r->limbo, i - 1);
+    if (l->gen <= seen) {
+      g_ptr_array_remove_index_fast (r->limbo, i - 1);
+      limbo_free (l);
+    }
+  }
+}
+
+/* Moves the records of `p` for which `belongs` holds out of `arr`. */
+static void
+steal_matching (GPtrArray * arr, GPtrArray * to, SpPipe * p,
+    SpPipe * (*pipe_of) (gpointer))
+{
+  guint i;
+
+  for (i = arr->len; i > 0; i--)
+    if (pipe_of (g_ptr_array_index (arr, i - 1)) == p)
+      g_ptr_array_add (to, g_ptr_array_steal_index (arr, i - 1));
+}
+
+static SpPipe *
+thread_pipe (gpointer x)
+{
+  return ((SpThreadRec *) x)->pipe;
+}
+
+static SpPipe *
+elem_pipe (gpointer x)
+{
+  return ((SpElemRec *) x)->info->pipe;
+}
+
+static SpPipe *
+info_pipe (gpointer x)
+{
+  return ((SpElemInfo *) x)->pipe;
+}
+
+static SpPipe *
+queue_pipe (gpointer x)
+{
+  return ((SpQueue *) x)->pipe;
+}
+
+/* Every element of `p` is gone (one the application still holds keeps the
+ * pipeline's records). */
+static gboolean
+pipe_freeable_locked (SpRecorder * r, SpPipe * p)
+{
+  guint i;
+
+  for (i = 0; i < r->all_infos->len; i++) {
+    SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
+    if (info->pipe == p && g_atomic_pointer_get (&info->element))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+pipe_detach_locked (SpRecorder * r, SpPipe * p)
+{
+  SpLimbo *l = g_new0 (SpLimbo, 1);
+  guint i;
+
+  l->threads = g_ptr_array_new_with_free_func (g_free);
+  l->elems = g_ptr_array_new_with_free_func (g_free);
+  l->infos = g_ptr_array_new_with_free_func (info_free);
+  l->queues = g_ptr_array_new ();
+  steal_matching (r->threads, l->threads, p, thread_pipe);
+  steal_matching (r->elems, l->elems, p, elem_pipe);
+  steal_matching (r->all_infos, l->infos, p, info_pipe);
+  steal_matching (r->queues, l->queues, p, queue_pipe);
+  for (i = 0; i < r->pipes->len; i++)
+    if (g_ptr_array_index (r->pipes, i) == p) {
+      g_ptr_array_steal_index (r->pipes, i);
+      break;
+    }
+  l->pipe = p;
+  l->gen = g_atomic_int_add (&r->free_gen, 1) + 1;
+  g_ptr_array_add (r->limbo, l);
+  g_atomic_int_inc (&r->epoch);
+  limbo_collect_locked (r);
+}
+
+/* `p` may have just become dead (destroyed) and summarized. */
+static void
+pipe_check_dead_locked (SpRecorder * r, SpPipe * p)
+{
+  guint n;
+
+  if (p->dead_queued || p->obj != NULL || !p->summarized)
+    return;
+  p->dead_queued = TRUE;
+  g_queue_push_tail (&r->dead, p);
+  for (n = g_queue_get_length (&r->dead); n > SP_KEEP_DEAD; n--) {
+    SpPipe *old = g_queue_pop_head (&r->dead);
+    if (pipe_freeable_locked (r, old))
+      pipe_detach_locked (r, old);
+    else
+      g_queue_push_tail (&r->dead, old);
+  }
+}
+
+void
+sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
+    gboolean summarized)
+{
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+    if (pipeline == SP_RECORDER_PENDING ? !p->summarized
+        : (pipeline == NULL || p->obj == pipeline))
+      p->summarized = summarized;
+  }
+  for (i = r->pipes->len; i > 0; i--)
+    pipe_check_dead_locked (r, g_ptr_array_index (r->pipes, i - 1));
+  g_mutex_unlock (&r->lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* Cold path hooks */
 
 static SpElemInfo *
@@ -1586,6 +1825,7 @@ pipe_new_run (SpRecorder * r, GstElement * top)
     p->run_used = FALSE;
     g_atomic_int_set (&p->pid, ++r->next_pid);
     g_atomic_int_inc (&p->run);
+    g_hash_table_remove_all (p->threads_by_tid);
     if (r->trace) {
       gchar *name = g_strdup_printf ("%s (run %d)", p->name, p->run);
       sp_trace_process_name (r->trace, p->pid, name);
@@ -1647,6 +1887,7 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
       p->obj = NULL;
       g_hash_table_remove (r->pipes_by_obj, element);
       g_atomic_int_inc (&r->epoch);
+      pipe_check_dead_locked (r, p);
     }
   }
   g_mutex_unlock (&r->lock);
