@@ -29,7 +29,7 @@ G_BEGIN_DECLS
  * (a long invocation that is neither) goes back to the cheap path soon. */
 #define SP_CPU_SPLIT_MIN_NS (50 * GST_USECOND)
 #define SP_CPU_FIRST_SAMPLES 8
-#define SP_CPU_RENEW 64
+#define SP_CPU_RENEW 16
 
 typedef enum
 {
@@ -178,6 +178,7 @@ struct _SpRecorder
   guint next_pid;
   gboolean cpu_clock;           /* CLOCK_THREAD_CPUTIME_ID works here */
   guint64 cpu_read_ns;          /* what one read of it costs */
+  guint64 split_min_ns;         /* an invocation this long is timed */
   guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
   GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
   /* Freeing the records of dead pipelines (sprecord.c): thread states

@@ -112,6 +112,24 @@ static GPrivate sp_state_key = G_PRIVATE_INIT (state_free);
 /* ------------------------------------------------------------------ */
 /* Recorder */
 
+/* How much slower than 2 ns a step this process runs a plain loop, by
+ * thread CPU time (load does not change it); 1 on a normal machine. */
+static guint64
+speed_factor (SpRecorder * r)
+{
+  volatile guint32 x = 1;
+  guint64 t0, ns;
+  guint i;
+
+  if (!r->cpu_clock)
+    return 1;
+  t0 = thread_cpu_ns ();
+  for (i = 0; i < 100000; i++)
+    x = x * 1664525u + 1013904223u;
+  ns = thread_cpu_ns () - t0;
+  return MAX (1, ns / 200000);
+}
+
 SpRecorder *
 sp_recorder_new (void)
 {
@@ -145,6 +163,12 @@ sp_recorder_new (void)
     }
     r->cpu_read_ns = best;
   }
+  /* Long relative to this process's speed and to what timing costs: 50 µs
+   * where a step of a plain loop takes 2 ns, more where code runs slower
+   * (under valgrind everything takes ~100x, and would all look long), and
+   * at least 100 reads, so the reads stay about 1 % of what they time. */
+  r->split_min_ns = MAX (SP_CPU_SPLIT_MIN_NS * speed_factor (r),
+      100 * r->cpu_read_ns);
   r->t0 = g_get_monotonic_time () * 1000;
   r->proc_cpu_t0 = sp_process_cpu_ns ();
   r->os_threads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -1120,7 +1144,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       else
         add_sample (r, rec, work, ts);
       th->busy += work;
-      if ((f->cpu_on ? MAX (work, self - work) : self) >= SP_CPU_SPLIT_MIN_NS)
+      if ((f->cpu_on ? MAX (work, self - work) : self) >= r->split_min_ns)
         renew_samples (rec);
       if (g_atomic_int_get (&info->traced))
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
@@ -1171,7 +1195,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
 
     f[-1].child += dur;
     /* It ran long: it may wait, so time it by CPU from now on. */
-    if (G_UNLIKELY (self >= SP_CPU_SPLIT_MIN_NS))
+    if (G_UNLIKELY (self >= r->split_min_ns))
       renew_samples (rec);
     if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
@@ -1415,7 +1439,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   sp_write_end (th);
   if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
     rec->sample_left--;
-  if (gap >= SP_CPU_SPLIT_MIN_NS && !info->queue)
+  if (gap >= r->split_min_ns && !info->queue)
     renew_samples (rec);
   rec->split_next = r->cpu_clock && !info->queue && (info->split_task
       || rec->sample_left != 0);

@@ -93,9 +93,16 @@ update_locked (SpRecorder * r)
   gpointer v;
   const gchar *ent;
 
+  /* Threads that ended having used under 10 ms are forgotten: a process
+   * that starts thousands of short threads keeps a bounded table. */
   g_hash_table_iter_init (&iter, r->os_threads);
-  while (g_hash_table_iter_next (&iter, NULL, &v))
-    ((SpOsThread *) v)->alive = FALSE;
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    if (!t->alive && t->cpu_ns < 10 * GST_MSECOND)
+      g_hash_table_iter_remove (&iter);
+    else
+      t->alive = FALSE;
+  }
   while (dir && (ent = g_dir_read_name (dir))) {
     guint64 tid = g_ascii_strtoull (ent, NULL, 10), run, delay;
     gchar *path, *comm = NULL;
