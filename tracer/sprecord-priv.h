@@ -243,6 +243,41 @@ sp_write_end (SpThreadRec * th)
 #define SP_SEQLOCK_READER
 #endif
 
+#include <time.h>
+
+/* CPU time this thread has used: a system call (0.2-0.5 µs), so only at
+ * the boundaries of the invocations we time by CPU, never on every chain. */
+static inline guint64
+sp_thread_cpu_ns (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (guint64) t.tv_sec * GST_SECOND + (guint64) t.tv_nsec;
+}
+
+static inline GstElement *
+sp_pad_element (GstPad * pad)
+{
+  GstObject *parent;
+
+  /* Ghost and proxy pads only forward: the real pads inside get their own
+   * hooks, so skipping these keeps every invocation counted once. */
+  if (G_UNLIKELY (GST_IS_PROXY_PAD (pad)))
+    return NULL;
+  parent = GST_OBJECT_PARENT (pad);
+  if (G_UNLIKELY (parent == NULL || !GST_IS_ELEMENT (parent)))
+    return NULL;
+  return GST_ELEMENT_CAST (parent);
+}
+
+/* spregistry.c: the recorder's registries (cold path, recorder lock). */
+SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
+const gchar *sp_escaped_name (const gchar * name);
+void sp_limbo_collect_locked (SpRecorder * r);
+/* sprecord.c: recorders alive, for threads that exit after theirs. */
+void sp_live_recorder (SpRecorder * r, gboolean alive);
+
 /* spqueue.c: queue occupancy, under each queue's own small lock (shared by
  * its producer and its task only). */
 void sp_queue_free (gpointer data);
