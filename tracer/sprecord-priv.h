@@ -114,6 +114,9 @@ typedef struct
   /* Waits on the clock inside its chain and events (a `sync` property set:
    * sinks, identity, clocksync); set on the cold path. */
   gint sync_clock;
+  /* Several inputs (funnel, input-selector, a muxer, an aggregator):
+   * its waiting is for another input's turn. Set on the cold path. */
+  gint multi_input;
   SpKind kind;
   gboolean traced;
   GHashTable *recs_by_thread;   /* SpThreadRec* -> SpElemRec* */

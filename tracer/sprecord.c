@@ -580,6 +580,21 @@ renew_samples (SpElemRec * rec)
     rec->sample_left = SP_CPU_RENEW;
 }
 
+/* A child that may wait inside a timed parent: its wall time would take
+ * that waiting out of the parent's work, so it is timed too. A queue (a
+ * full one blocks), an element with several inputs or synced to the clock.
+ * Other children are short (or timed on their own), so their wall time is
+ * their CPU time: timing every one of them cost two reads each. */
+static inline gboolean
+child_may_wait (SpElemRec * rec, SpFrame * f)
+{
+  if (rec == NULL)
+    return FALSE;
+  return f->kind == SP_FRAME_QUEUE || rec->info->queue
+      || g_atomic_int_get (&rec->info->split_chain)
+      || g_atomic_int_get (&rec->info->multi_input);
+}
+
 /* Times the frame just pushed by CPU when its element asks for it (its
  * first invocations, or the next ones after a long one, or always when it
  * is known to wait), when `force`d (events), or when the frame it is
@@ -595,7 +610,7 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   if (!r->cpu_clock || st->depth > SP_MAX_DEPTH)
     return;
   f = &st->stack[st->depth - 1];
-  if (st->depth > 1 && f[-1].cpu_on)
+  if (st->depth > 1 && f[-1].cpu_on && (force || child_may_wait (rec, f)))
     f[-1].timed_children++;
   else if (!force) {
     if (rec == NULL || rec->sample_left == 0)
@@ -636,7 +651,6 @@ static gint
 book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
 {
   SpElemInfo *info = rec->info;
-  GstElement *e;
 
   if (wait == 0)
     return SLICE_WAIT_OUTPUT;
@@ -645,9 +659,7 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
     th->blocked += wait;
     return SLICE_WAIT_OUTPUT;
   }
-  e = g_atomic_pointer_get (&info->element);
-  if (info->aggregator || info->kind == SP_KIND_MUX
-      || (e && e->numsinkpads > 1)) {
+  if (g_atomic_int_get (&info->multi_input)) {
     rec->wait_ns += wait;
     th->wait_out += wait;
     return SLICE_WAIT_OUTPUT;
@@ -776,8 +788,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
   }
   /* The plain nested chain not timed by CPU, nearly every frame:
    * finish_frame()'s last case, inlined, with the sample last so that it
-   * can be a tail call. Its parent is not timed by CPU either (or this
-   * one would be), so only the wall time goes up. */
+   * can be a tail call. */
   dur = ts > f->start ? ts - f->start : 0;
   {
     SpThreadRec *th = rec->thread;
@@ -785,6 +796,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     guint64 self = dur > f->child ? dur - f->child : 0;
 
     f[-1].child += dur;
+    f[-1].child_cpu += dur;   /* short and not waiting: wall is CPU */
     /* It ran long: it may wait, so time it by CPU from now on. */
     if (G_UNLIKELY (self >= r->split_min_ns))
       renew_samples (rec);
@@ -895,8 +907,10 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   /* The common case: one buffer, into a plain element, nested in a chain
    * that did not take a list; what chain_pre_full() would do there. */
   if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
-          || st->stack[depth - 1].list || st->stack[depth - 1].cpu_on
-          || rec->sample_left != 0 || rec->info->queue != NULL)) {
+          || st->stack[depth - 1].list || rec->sample_left != 0
+          || rec->info->queue != NULL || rec->info->split_chain
+          || (st->stack[depth - 1].cpu_on
+              && g_atomic_int_get (&rec->info->multi_input)))) {
     chain_pre_full (r, st, rec, ts, pad, buf, list);
     return;
   }

@@ -319,6 +319,8 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
   gboolean sync = is_sync_sink (e);
 
   g_atomic_int_set (&info->sync_clock, sync);
+  g_atomic_int_set (&info->multi_input, info->aggregator
+      || info->kind == SP_KIND_MUX || e->numsinkpads > 1);
   if (!r->cpu_clock)
     return;
   info->split_task = info->aggregator || info->live_source;
