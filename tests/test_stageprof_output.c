@@ -24,6 +24,7 @@
 #define KILL_PATH TESTS_BUILD_DIR "/stageprof_output-killed.json"
 
 #include "stageprof-check.h"
+#include "truth-element.h"
 
 static JsonNode *
 parse_json_file (const gchar * path, gboolean close_array)
@@ -142,7 +143,7 @@ GST_START_TEST (test_json_summary)
   g_unlink (SUMMARY_PATH);
   run_pipeline ("jsonp", "videotestsrc num-buffers=30 ! "
       "video/x-raw,width=64,height=48 ! queue name=js_q ! "
-      "identity name=js_id sleep-time=500 ! fakesink sync=false");
+      "stagetruth name=js_id us=500 ! fakesink sync=false");
   /* Written when the pipeline went to NULL. */
   root = parse_json_file (SUMMARY_PATH, FALSE);
   o = json_node_get_object (root);
@@ -177,8 +178,8 @@ GST_START_TEST (test_trace)
 
   run_pipeline ("tracep", "videotestsrc name=tr_src num-buffers=20 ! "
       "video/x-raw,width=64,height=48 ! queue name=tr_q max-size-buffers=2 "
-      "max-size-bytes=0 max-size-time=0 ! identity name=tr_id "
-      "sleep-time=1000 ! fakesink sync=false");
+      "max-size-bytes=0 max-size-time=0 ! stagetruth name=tr_id "
+      "us=1000 ! fakesink sync=false");
   g_unlink (COPY_PATH);
   g_signal_emit_by_name (t, "write-trace", COPY_PATH, &ok);
   fail_unless (ok);
@@ -230,12 +231,46 @@ GST_START_TEST (test_trace)
 
 GST_END_TEST;
 
+/* Cells of a CSV line, quotes respected. */
+static guint
+csv_cells (const gchar * line)
+{
+  guint n = 1;
+  gboolean quoted = FALSE;
+
+  for (; *line; line++) {
+    if (*line == '"')
+      quoted = !quoted;
+    else if (*line == ',' && !quoted)
+      n++;
+  }
+  return n;
+}
+
+/* Lines of a tidy CSV file: a header, every row with as many cells. */
+static gchar **
+csv_lines (const gchar * path)
+{
+  gchar *text = NULL, **lines;
+  guint i, cols;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "no %s", path);
+  g_strchomp (text);
+  lines = g_strsplit (text, "\n", -1);
+  g_free (text);
+  fail_unless (lines[0] && lines[1], "%s has no rows", path);
+  cols = csv_cells (lines[0]);
+  for (i = 1; lines[i]; i++)
+    fail_unless_equals_int (csv_cells (lines[i]), cols);
+  return lines;
+}
+
 GST_START_TEST (test_csv)
 {
   GstTracer *t = find_prof ();
-  gchar *text = NULL, **lines;
-  gboolean header = FALSE, el = FALSE, verdict = FALSE;
-  guint i;
+  gchar **lines, *path;
+  gboolean el = FALSE;
+  guint i, k;
 
   g_unlink (CSV_PATH);
   g_object_set (t, "summary", CSV_PATH, NULL);
@@ -244,23 +279,46 @@ GST_START_TEST (test_csv)
       "fakesink sync=false");
   g_object_set (t, "summary", SUMMARY_PATH, NULL);
   gst_object_unref (t);
-  fail_unless (g_file_get_contents (CSV_PATH, &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (i = 0; lines[i]; i++) {
-    if (g_str_has_prefix (lines[i], "table,name,thread,pipeline,count,"))
-      header = TRUE;
-    if (g_str_has_prefix (lines[i], "element,\"csv_id\",")) {
+  /* One tidy table per file: the elements in the file named ... */
+  lines = csv_lines (CSV_PATH);
+  fail_unless (g_str_has_prefix (lines[0], "name,thread,pipeline,count,"),
+      "header %s", lines[0]);
+  for (i = 1; lines[i]; i++) {
+    if (g_str_has_prefix (lines[i], "\"csv_id\",")) {
       gchar **cells = g_strsplit (lines[i], ",", -1);
-      fail_unless_equals_string (cells[4], "10");
+      fail_unless_equals_string (cells[2], "\"csvp\"");
+      fail_unless_equals_string (cells[3], "10");
       g_strfreev (cells);
       el = TRUE;
     }
-    if (g_str_has_prefix (lines[i], "summary,"))
-      verdict = TRUE;
   }
-  fail_unless (header && el && verdict, "CSV:\n%s", text);
+  fail_unless (el);
+  el = FALSE;
   g_strfreev (lines);
-  g_free (text);
+  g_unlink (CSV_PATH);
+  /* ... and each other table beside it. */
+  for (k = 1; sp_summary_tables[k]; k++) {
+    path = sp_summary_csv_path (CSV_PATH, sp_summary_tables[k]);
+    if (strcmp (sp_summary_tables[k], "queues") == 0
+        && !g_file_test (path, G_FILE_TEST_EXISTS)) {
+      g_free (path);            /* no queue: no file */
+      continue;
+    }
+    lines = csv_lines (path);
+    if (strcmp (sp_summary_tables[k], "pipelines") == 0) {
+      fail_unless (g_str_has_prefix (lines[0], "pipeline,run,"), "%s",
+          lines[0]);
+      fail_unless (strstr (lines[0], "verdict") != NULL);
+      for (i = 1; lines[i]; i++)
+        el |= g_str_has_prefix (lines[i], "\"csvp\",1,");
+      fail_unless (el, "no csvp row in %s", path);
+    }
+    if (strcmp (sp_summary_tables[k], "threads") == 0)
+      fail_unless (strstr (lines[0], "pipeline") != NULL);
+    g_strfreev (lines);
+    g_unlink (path);
+    g_free (path);
+  }
 }
 
 GST_END_TEST;
@@ -374,7 +432,7 @@ GST_START_TEST (test_flush_resets_level)
 {
   GstElement *p = gst_parse_launch ("videotestsrc ! "
       "video/x-raw,width=32,height=24 ! queue name=fl_q max-size-buffers=5 "
-      "max-size-bytes=0 max-size-time=0 ! identity sleep-time=2000 ! "
+      "max-size-bytes=0 max-size-time=0 ! stagetruth us=2000 ! "
       "fakesink sync=false", NULL);
   GstTracer *t = find_prof ();
   GstBus *bus;
@@ -506,6 +564,7 @@ main (int argc, char **argv)
   /* The trace writer's thread must be in the process that runs the tests. */
   g_setenv ("CK_FORK", "no", TRUE);
   gst_check_init (&argc, &argv);
+  truth_element_register ();
   s = stageprof_output_suite ();
   return gst_check_run_suite (s, "stageprof_output", __FILE__);
 }

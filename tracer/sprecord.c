@@ -1,21 +1,19 @@
-/* sprecord: per-thread recording and accounting for stageprof.
+/* sprecord: stageprof's hot path, per-thread recording and accounting.
+ * The recorder, its registries and the cold-path hooks are spregistry.c;
+ * queue levels spqueue.c; summaries spbuild.c; the verdict spverdict.c.
  *
  * What each figure means is defined in docs/tracer.md; in short:
- *  - an element's self time is the duration of its chain (or of a pull it
- *    serves) minus the chains nested inside it on the same thread;
+ *  - an element's own time is the duration of its chain, pull or event
+ *    minus what nested inside it on the same thread; invocations that may
+ *    hide waiting are timed by the thread's CPU clock too (frame_cpu), and
+ *    only the CPU time is self time, the rest waiting (book_wait);
  *  - on a task thread, the time from the end of one top-level push to the
- *    start of the next is the pushing element producing its next buffer, or,
- *    when that element is queue-like, the thread waiting on input;
+ *    start of the next is the pushing element producing its next buffer,
+ *    or, when that element is queue-like, the thread waiting on input;
  *  - the time a thread spends inside a queue-like element's chain is that
- *    thread waiting on output (the queue's own work is microseconds);
- *  - queue levels are counted from the hooks: in at the queue's chain, out
- *    at its push;
- *  - where a thread may wait rather than work inside an interval (the src
- *    task of an aggregator, of a live source, of any source or demuxer
- *    whose intervals are long; the chain of a sync sink, of an
- *    aggregator's sink pad, of a muxer), the thread's CPU time splits it:
- *    CPU time is work, the rest is waiting (see "The CPU-time split" in
- *    docs/tracer.md).
+ *    thread waiting on output;
+ *  - every write to a thread's records is inside its sequence counter
+ *    (sp_write_begin/end), so summaries copy consistent figures.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,117 +26,12 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "sprecord.h"
-#include "stats.h"
+#include "sprecord-priv.h"
+#include "spsummary.h"
 
 #define SP_MAX_DEPTH 64
 /* Initial size of a thread's pad cache; it doubles past half full. */
 #define SP_CACHE_SLOTS 256
-/* A put into a queue whose limits we cannot see (multiqueue, generic
- * queue-like elements) only gets a grey slice when it blocked this long;
- * shorter puts would bloat the trace with invisible slivers. */
-#define SP_WAIT_SLICE_MIN_NS (50 * GST_USECOND)
-/* A task interval this long is worth splitting by CPU time: the next one of
- * the same element on the same thread is sampled. Shorter ones (a fakesrc
- * or a parser pushing in a tight loop) are all work and skip the two
- * clock_gettime() calls, which cost more than such an interval's figure is
- * worth. */
-#define SP_CPU_SPLIT_MIN_NS (50 * GST_USECOND)
-
-typedef enum
-{
-  SP_KIND_OTHER,
-  SP_KIND_SOURCE,
-  SP_KIND_DEMUX,
-  SP_KIND_DECODE,
-  SP_KIND_CONVERT,
-  SP_KIND_ENCODE,
-  SP_KIND_MUX,
-  SP_KIND_SINK,
-} SpKind;
-
-static const gchar *const kind_labels[] = {
-  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
-};
-
-typedef struct
-{
-  gpointer obj;                 /* identity only, never dereferenced */
-  const gchar *name;
-  guint pid;
-  gboolean summarized;
-} SpPipe;
-
-typedef struct
-{
-  GMutex lock;
-  const gchar *name;
-  SpPipe *pipe;
-  gboolean limits_known;
-  guint max_buffers;
-  guint max_bytes;
-  guint64 max_time;
-  gboolean leaky;
-  gint64 level, bytes;
-  guint pending;
-  guint64 pending_bytes;
-  guint early_out;
-  guint64 early_bytes;
-  GstClockTime pending_pts;
-  GstClockTime in_pts, out_pts;
-  guint64 max_level, max_bytes_seen;
-  gboolean started;
-  guint64 first_ts, last_ts;
-  gdouble level_integral, bytes_integral;
-  guint64 empty_ns, full_ns;
-  guint64 items, put_seen, get_seen;
-  StageStats put, get;
-  gboolean traced;
-} SpQueue;
-
-typedef struct
-{
-  gpointer element;             /* identity only; NULL once destroyed */
-  const gchar *name;
-  const gchar *event_name;      /* "NAME event": its event-handling slices */
-  SpPipe *pipe;
-  SpQueue *queue;               /* set when the element is queue-like */
-  gboolean task_checked;
-  gboolean aggregator;
-  gboolean is_sink;
-  gboolean live_source;
-  /* Split every src task interval by CPU time (aggregators, live sources). */
-  gboolean split_task;
-  /* Split chain calls by CPU time (aggregator sink pads, other muxers,
-   * sinks with sync=true); read by streaming threads, set on the cold
-   * path. */
-  gint split_chain;
-  SpKind kind;
-  gboolean traced;
-} SpElemInfo;
-
-typedef struct
-{
-  guint64 tid;
-  SpPipe *pipe;
-  const gchar *name;
-  gint gen;
-  guint64 first_ts, last_ts;
-  guint64 busy, wait_in, wait_out;
-} SpThreadRec;
-
-typedef struct
-{
-  SpElemInfo *info;
-  SpThreadRec *thread;
-  gint gen;
-  guint64 seen, buffers;
-  guint64 first_ts, last_ts;
-  StageStats stats;
-  /* Sample CPU time at the end of this element's next push: its last task
-   * interval was long or it always waits (split_task). */
-  gboolean split_next;
-} SpElemRec;
 
 typedef enum
 {
@@ -158,7 +51,10 @@ typedef struct
 {
   SpElemRec *rec;               /* NULL: a pull we do not attribute */
   guint64 start, child;
+  guint64 child_cpu;            /* CPU time of the children (wall when not
+                                 * timed by CPU) */
   guint64 cpu;                  /* thread CPU time at start, when cpu_on */
+  guint32 timed_children;       /* children timed by CPU (their reads) */
   guint8 kind;
   guint8 full;
   guint8 list;
@@ -188,28 +84,17 @@ typedef struct
   gboolean have_push_end;
   guint64 last_push_end;
   SpElemRec *push_end_rec;
-  guint64 base_child;
+  guint64 base_child, base_child_cpu;
+  gboolean new_thread;
   gboolean have_cpu_end;
   guint64 cpu_push_end;         /* thread CPU time at last_push_end */
   guint64 os_tid;
+  gint free_gen_seen;           /* read by other threads: atomic */
 } SpThreadState;
 
-struct _SpRecorder
-{
-  GMutex lock;
-  GHashTable *infos;            /* live GstElement* -> SpElemInfo* */
-  GHashTable *pipes_by_obj;
-  GPtrArray *all_infos, *threads, *elems, *queues, *pipes;
-  gint epoch;
-  gint gen;
-  guint skip_first;
-  SpTrace *trace;
-  GRegex *filter;
-  guint next_pid;
-  gboolean cpu_clock;           /* CLOCK_THREAD_CPUTIME_ID works here */
-};
 
 static void state_free (gpointer data);
+
 /* initial-exec: a plain %fs-relative load on every hook instead of a call
  * to __tls_get_addr (the default model for a dlopen()ed plugin). One
  * pointer fits in the static TLS that glibc reserves for such modules. */
@@ -217,405 +102,6 @@ static __thread SpThreadState *sp_tls
     __attribute__ ((tls_model ("initial-exec")));
 static GPrivate sp_state_key = G_PRIVATE_INIT (state_free);
 
-/* ------------------------------------------------------------------ */
-/* Trace helpers: compiled out when the trace writer is not built. */
-
-static inline SpTrace *
-get_trace (SpRecorder * r)
-{
-  return (SpTrace *) g_atomic_pointer_get (&r->trace);
-}
-
-static inline void
-emit_slice (SpRecorder * r, SpThreadRec * th, const gchar * name,
-    guint64 ts, guint64 dur, gint kind)
-{
-  SpTrace *t = get_trace (r);
-  if (t)
-    sp_trace_slice (t, th->pipe->pid, th->tid, name, ts, dur,
-        (SpSliceKind) kind);
-}
-
-static inline void
-emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
-{
-  SpTrace *t = get_trace (r);
-  if (t && q->traced)
-    sp_trace_counter (t, q->pipe->pid, q->name, ts, q->level, q->bytes);
-}
-
-#define SLICE_ELEMENT SP_SLICE_ELEMENT
-#define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
-#define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
-
-/* ------------------------------------------------------------------ */
-/* Recorder */
-
-SpRecorder *
-sp_recorder_new (void)
-{
-  SpRecorder *r = g_new0 (SpRecorder, 1);
-
-  g_mutex_init (&r->lock);
-  r->infos = g_hash_table_new (NULL, NULL);
-  r->pipes_by_obj = g_hash_table_new (NULL, NULL);
-  r->all_infos = g_ptr_array_new_with_free_func (g_free);
-  r->threads = g_ptr_array_new_with_free_func (g_free);
-  r->elems = g_ptr_array_new_with_free_func (g_free);
-  r->queues = g_ptr_array_new ();
-  r->pipes = g_ptr_array_new_with_free_func (g_free);
-  r->epoch = 1;
-  {
-    struct timespec t;
-    r->cpu_clock = clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t) == 0;
-  }
-  return r;
-}
-
-static void
-queue_free (gpointer data)
-{
-  SpQueue *q = data;
-
-  g_mutex_clear (&q->lock);
-  g_free (q);
-}
-
-void
-sp_recorder_free (SpRecorder * r)
-{
-  guint i;
-
-  if (!r)
-    return;
-  /* Thread states of live threads still point at us: make them start over
-   * (they never will: hooks are gone when the tracer is finalized). */
-  g_atomic_int_inc (&r->epoch);
-  for (i = 0; i < r->queues->len; i++)
-    queue_free (g_ptr_array_index (r->queues, i));
-  g_ptr_array_free (r->queues, TRUE);
-  g_ptr_array_free (r->all_infos, TRUE);
-  g_ptr_array_free (r->threads, TRUE);
-  g_ptr_array_free (r->elems, TRUE);
-  g_ptr_array_free (r->pipes, TRUE);
-  g_hash_table_destroy (r->infos);
-  g_hash_table_destroy (r->pipes_by_obj);
-  if (r->filter)
-    g_regex_unref (r->filter);
-  g_mutex_clear (&r->lock);
-  g_free (r);
-}
-
-void
-sp_recorder_set_skip_first (SpRecorder * r, guint n)
-{
-  g_atomic_int_set (&r->skip_first, n);
-}
-
-static gboolean
-name_traced (SpRecorder * r, const gchar * name)
-{
-  return r->filter == NULL || g_regex_match (r->filter, name, 0, NULL);
-}
-
-void
-sp_recorder_set_filter (SpRecorder * r, GRegex * filter)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  if (r->filter)
-    g_regex_unref (r->filter);
-  r->filter = filter ? g_regex_ref (filter) : NULL;
-  for (i = 0; i < r->all_infos->len; i++) {
-    SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
-    info->traced = name_traced (r, info->name);
-    if (info->queue)
-      info->queue->traced = info->traced;
-  }
-  g_mutex_unlock (&r->lock);
-}
-
-void
-sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
-{
-  g_mutex_lock (&r->lock);
-  if (trace) {
-    guint i;
-    for (i = 0; i < r->pipes->len; i++) {
-      SpPipe *p = g_ptr_array_index (r->pipes, i);
-      sp_trace_process_name (trace, p->pid, p->name);
-    }
-    for (i = 0; i < r->threads->len; i++) {
-      SpThreadRec *th = g_ptr_array_index (r->threads, i);
-      sp_trace_thread_name (trace, th->pipe->pid, th->tid, th->name);
-    }
-  }
-  g_atomic_pointer_set (&r->trace, trace);
-  g_mutex_unlock (&r->lock);
-}
-
-static void
-queue_reset_stats_locked (SpQueue * q)
-{
-  q->started = FALSE;
-  q->level_integral = q->bytes_integral = 0;
-  q->empty_ns = q->full_ns = 0;
-  q->items = q->put_seen = q->get_seen = 0;
-  q->max_level = q->level;
-  q->max_bytes_seen = q->bytes;
-  stage_stats_init (&q->put);
-  stage_stats_init (&q->get);
-}
-
-void
-sp_recorder_reset (SpRecorder * r)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  /* Element and thread records belong to their streaming thread: bumping
-   * the generation makes each thread clear its own on its next hook, and
-   * the summary skips records of an older generation meanwhile. */
-  g_atomic_int_inc (&r->gen);
-  g_atomic_int_inc (&r->epoch);
-  for (i = 0; i < r->queues->len; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    g_mutex_lock (&q->lock);
-    queue_reset_stats_locked (q);
-    g_mutex_unlock (&q->lock);
-  }
-  g_mutex_unlock (&r->lock);
-}
-
-/* ------------------------------------------------------------------ */
-/* Cold path: first sight of elements, threads and pipelines. */
-
-static SpKind
-classify (GstElement * e)
-{
-  const gchar *klass =
-      gst_element_get_metadata (e, GST_ELEMENT_METADATA_KLASS);
-
-  if (klass == NULL)
-    return SP_KIND_OTHER;
-  if (strstr (klass, "Decoder") || strstr (klass, "Depayloader"))
-    return SP_KIND_DECODE;
-  if (strstr (klass, "Encoder") || strstr (klass, "Payloader"))
-    return SP_KIND_ENCODE;
-  if (strstr (klass, "Demux") || strstr (klass, "Parser"))
-    return SP_KIND_DEMUX;
-  if (strstr (klass, "Muxer"))
-    return SP_KIND_MUX;
-  if (strstr (klass, "Sink"))
-    return SP_KIND_SINK;
-  if (strstr (klass, "Source"))
-    return SP_KIND_SOURCE;
-  if (strstr (klass, "Converter") || strstr (klass, "Scaler"))
-    return SP_KIND_CONVERT;
-  return SP_KIND_OTHER;
-}
-
-static SpPipe *
-pipe_for_locked (SpRecorder * r, GstElement * e)
-{
-  GstObject *top = GST_OBJECT_CAST (e);
-  SpPipe *p;
-
-  while (GST_OBJECT_PARENT (top))
-    top = GST_OBJECT_PARENT (top);
-  p = g_hash_table_lookup (r->pipes_by_obj, top);
-  if (p && GST_OBJECT_NAME (top) && strcmp (p->name, GST_OBJECT_NAME (top))) {
-    /* Renamed since first seen (gst_parse_launch, then set_name). */
-    p->name = g_intern_string (GST_OBJECT_NAME (top));
-    if (r->trace)
-      sp_trace_process_name (r->trace, p->pid, p->name);
-  }
-  if (p)
-    return p;
-  p = g_new0 (SpPipe, 1);
-  p->obj = top;
-  p->name = g_intern_string (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
-      "(unnamed)");
-  p->pid = ++r->next_pid;
-  g_hash_table_insert (r->pipes_by_obj, top, p);
-  g_ptr_array_add (r->pipes, p);
-  if (r->trace)
-    sp_trace_process_name (r->trace, p->pid, p->name);
-  return p;
-}
-
-static gboolean
-has_property (GstElement * e, const gchar * name)
-{
-  return g_object_class_find_property (G_OBJECT_GET_CLASS (e), name) != NULL;
-}
-
-/* Limits are read here, on first sight and on state changes, never on the
- * hot path: reading properties takes the object lock. */
-static void
-queue_read_limits (SpQueue * q, GstElement * e)
-{
-  guint maxb = 0, maxbytes = 0;
-  guint64 maxt = 0;
-  gint leaky = 0;
-
-  if (!has_property (e, "max-size-buffers") || GST_IS_BIN (e)
-      || strcmp (G_OBJECT_TYPE_NAME (e), "GstMultiQueue") == 0)
-    return;
-  g_object_get (e, "max-size-buffers", &maxb, "max-size-bytes", &maxbytes,
-      "max-size-time", &maxt, NULL);
-  if (has_property (e, "leaky"))
-    g_object_get (e, "leaky", &leaky, NULL);
-  g_mutex_lock (&q->lock);
-  q->limits_known = TRUE;
-  q->max_buffers = maxb;
-  q->max_bytes = maxbytes;
-  q->max_time = maxt;
-  q->leaky = leaky != 0;
-  g_mutex_unlock (&q->lock);
-}
-
-static SpQueue *
-queue_new_locked (SpRecorder * r, SpElemInfo * info)
-{
-  SpQueue *q = g_new0 (SpQueue, 1);
-
-  g_mutex_init (&q->lock);
-  q->name = info->name;
-  q->pipe = info->pipe;
-  q->traced = info->traced;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
-  stage_stats_init (&q->put);
-  stage_stats_init (&q->get);
-  g_ptr_array_add (r->queues, q);
-  return q;
-}
-
-static gboolean
-is_queue_type (GstElement * e)
-{
-  const gchar *t = G_OBJECT_TYPE_NAME (e);
-
-  return strcmp (t, "GstQueue") == 0 || strcmp (t, "GstQueue2") == 0
-      || strcmp (t, "GstMultiQueue") == 0;
-}
-
-/* A live source waits for its clock or device between buffers. */
-static gboolean
-is_live_source (GstElement * e)
-{
-  gboolean live = FALSE;
-
-  if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SOURCE)
-      && has_property (e, "is-live"))
-    g_object_get (e, "is-live", &live, NULL);
-  return live;
-}
-
-/* By name, so that the tracer needs no link to gstreamer-base. */
-static gboolean
-is_aggregator (GstElement * e)
-{
-  GType agg = g_type_from_name ("GstAggregator");
-
-  return agg != 0 && g_type_is_a (G_OBJECT_TYPE (e), agg);
-}
-
-/* A sink with sync=true waits for the clock inside its chain. Read on the
- * cold path only (first sight, READY_TO_PAUSED): it takes the object lock. */
-static gboolean
-is_sync_sink (GstElement * e)
-{
-  GParamSpec *ps;
-  gboolean sync = FALSE;
-
-  if (!GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK))
-    return FALSE;
-  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "sync");
-  if (ps == NULL || ps->value_type != G_TYPE_BOOLEAN
-      || !(ps->flags & G_PARAM_READABLE))
-    return FALSE;
-  g_object_get (e, "sync", &sync, NULL);
-  return sync;
-}
-
-static void
-info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
-{
-  if (!r->cpu_clock)
-    return;
-  info->split_task = info->aggregator || info->live_source;
-  /* A muxer that is not an aggregator (GstCollectPads: matroskamux, avimux
-   * in 1.22) has no task: each input's thread blocks in its chain until the
-   * others have data, and the last one to arrive muxes and pushes. */
-  g_atomic_int_set (&info->split_chain, info->aggregator
-      || info->kind == SP_KIND_MUX || is_sync_sink (e));
-}
-
-/* Names are unique within a bin only: inside bins that repeat a name (the
- * replicas of a stagebin), a second element of that name is shown as
- * "bin/name". */
-static const gchar *
-unique_name_locked (SpRecorder * r, GstElement * e, SpPipe * pipe)
-{
-  const gchar *name = GST_OBJECT_NAME (e) ? GST_OBJECT_NAME (e) : "(unnamed)";
-  GstObject *parent = GST_OBJECT_PARENT (e);
-  gchar *full;
-  const gchar *res;
-  guint i;
-
-  for (i = 0; i < r->all_infos->len; i++) {
-    SpElemInfo *o = g_ptr_array_index (r->all_infos, i);
-    if (o->pipe == pipe && strcmp (o->name, name) == 0 && o->element != e)
-      break;
-  }
-  if (i == r->all_infos->len || parent == NULL)
-    return g_intern_string (name);
-  full = g_strdup_printf ("%s/%s", GST_OBJECT_NAME (parent), name);
-  res = g_intern_string (full);
-  g_free (full);
-  return res;
-}
-
-static SpElemInfo *
-info_get (SpRecorder * r, GstElement * e)
-{
-  SpElemInfo *info;
-  gboolean new_queue = FALSE, new_info = FALSE;
-
-  g_mutex_lock (&r->lock);
-  info = g_hash_table_lookup (r->infos, e);
-  if (!info) {
-    new_info = TRUE;
-    info = g_new0 (SpElemInfo, 1);
-    info->element = e;
-    info->pipe = pipe_for_locked (r, e);
-    info->name = unique_name_locked (r, e, info->pipe);
-    {
-      gchar *ev = g_strconcat (info->name, " event", NULL);
-      info->event_name = g_intern_string (ev);
-      g_free (ev);
-    }
-    info->kind = classify (e);
-    info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
-    info->aggregator = is_aggregator (e);
-    info->live_source = is_live_source (e);
-    info->traced = name_traced (r, info->name);
-    if (is_queue_type (e)) {
-      info->queue = queue_new_locked (r, info);
-      new_queue = TRUE;
-    }
-    g_hash_table_insert (r->infos, e, info);
-    g_ptr_array_add (r->all_infos, info);
-  }
-  g_mutex_unlock (&r->lock);
-  if (new_queue)
-    queue_read_limits (info->queue, e);
-  else if (new_info)
-    info_read_split (r, info, e);
-  return info;
-}
 
 static void
 rec_reset (SpElemRec * rec, gint gen)
@@ -623,6 +109,9 @@ rec_reset (SpElemRec * rec, gint gen)
   rec->gen = gen;
   rec->seen = rec->buffers = 0;
   rec->first_ts = rec->last_ts = 0;
+  rec->work_ns = rec->clock_ns = rec->wait_ns = rec->blocked_ns = 0;
+  if (rec->sample_left != G_MAXUINT)
+    rec->sample_left = SP_CPU_FIRST_SAMPLES;
   stage_stats_init (&rec->stats);
 }
 
@@ -631,7 +120,8 @@ thread_reset (SpThreadRec * th, gint gen, guint64 ts)
 {
   th->gen = gen;
   th->first_ts = th->last_ts = ts;
-  th->busy = th->wait_in = th->wait_out = 0;
+  th->busy = th->wait_in = th->wait_out = th->blocked = 0;
+  th->sched_delay0 = sp_sched_delay (th->tid);
 }
 
 /* Key of the full Scanner stage name ("Pipeline[i]:Ops[y]") that stagebin
@@ -656,10 +146,10 @@ thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
   if (e)
     stage = g_object_get_data (G_OBJECT (e), STAGE_THREAD_NAME_KEY);
   if (stage)
-    base = stage;
+    base = sp_escaped_name (stage);
   else if (pthread_getname_np (pthread_self (), os_name, sizeof (os_name)) == 0
       && strchr (os_name, '['))
-    base = os_name;
+    base = sp_escaped_name (os_name);
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
     if (th->pipe == pipe && g_str_has_prefix (th->name, base))
@@ -682,11 +172,15 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   g_mutex_lock (&r->lock);
   th->tid = st->os_tid;
   th->pipe = driver->pipe;
+  th->run = driver->pipe->run;
+  th->pid = driver->pipe->pid;
+  g_hash_table_insert (driver->pipe->threads_by_tid,
+      GSIZE_TO_POINTER (th->tid), th);
   th->name = thread_name_locked (r, driver->pipe, driver);
-  thread_reset (th, g_atomic_int_get (&r->gen), ts);
+  thread_reset (th, g_atomic_int_get (&r->gen), ts);   /* unpublished yet */
   g_ptr_array_add (r->threads, th);
   if (r->trace)
-    sp_trace_thread_name (r->trace, th->pipe->pid, th->tid, th->name);
+    sp_trace_thread_name (r->trace, th->pid, th->tid, th->name);
   g_mutex_unlock (&r->lock);
   return th;
 }
@@ -706,7 +200,18 @@ state_switch_thread (SpThreadState * st, SpThreadRec * th)
   st->thread = th;
   st->have_push_end = FALSE;
   st->push_end_rec = NULL;
-  st->base_child = 0;
+  st->base_child = st->base_child_cpu = 0;
+  if (st->new_thread) {
+    /* Until its first push a new thread works (typefinding, reading
+     * headers) or waits for its first data: booked at that push, to the
+     * pusher, as if a push had ended when the thread was first seen. */
+    st->new_thread = FALSE;
+    st->have_push_end = TRUE;
+    st->last_push_end = th->first_ts;
+    st->have_cpu_end = st->r->cpu_clock;
+    if (st->have_cpu_end)
+      st->cpu_push_end = sp_thread_cpu_ns ();
+  }
   state_clear_cache (st);
 }
 
@@ -717,7 +222,16 @@ thread_for_pipe (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   SpThreadRec *th = g_hash_table_lookup (st->thread_by_pipe, driver->pipe);
 
   if (!th) {
-    th = thread_rec_new (r, st, driver, ts);
+    /* The recorder's map is the truth; this thread's is a cache of it
+     * that may have been emptied (records of dead pipelines freed). */
+    g_mutex_lock (&r->lock);
+    th = g_hash_table_lookup (driver->pipe->threads_by_tid,
+        GSIZE_TO_POINTER (st->os_tid));
+    g_mutex_unlock (&r->lock);
+    if (!th) {
+      th = thread_rec_new (r, st, driver, ts);
+      st->new_thread = TRUE;
+    }
     g_hash_table_insert (st->thread_by_pipe, driver->pipe, th);
   }
   return th;
@@ -731,37 +245,37 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
   gint gen = g_atomic_int_get (&r->gen);
 
   if (!rec) {
-    info = info_get (r, e);
+    info = sp_info_get (r, e);
     if (st->thread == NULL)
       state_switch_thread (st, thread_for_pipe (r, st, info, ts));
-    rec = g_new0 (SpElemRec, 1);
-    rec->info = info;
-    rec->thread = st->thread;
-    rec_reset (rec, gen);
     g_mutex_lock (&r->lock);
-    g_ptr_array_add (r->elems, rec);
+    rec = g_hash_table_lookup (info->recs_by_thread, st->thread);
+    if (rec && rec->run != info->pipe->run)
+      rec = NULL;
+    if (!rec) {
+      rec = g_new0 (SpElemRec, 1);
+      rec->info = info;
+      rec->thread = st->thread;
+      rec_reset (rec, gen);
+      rec->run = info->pipe->run;
+      info->pipe->run_used = TRUE;
+      g_ptr_array_add (r->elems, rec);
+      g_hash_table_insert (info->recs_by_thread, st->thread, rec);
+    }
     g_mutex_unlock (&r->lock);
     g_hash_table_insert (st->recs, e, rec);
-  } else if (rec->gen != gen) {
-    rec_reset (rec, gen);
+  } else {
+    if (st->thread == NULL)   /* dropped at a restart */
+      state_switch_thread (st, thread_for_pipe (r, st, rec->info, ts));
+    if (rec->gen != gen) {
+      sp_write_begin (rec->thread);
+      rec_reset (rec, gen);
+      sp_write_end (rec->thread);
+    }
   }
   return rec;
 }
 
-static inline GstElement *
-pad_element (GstPad * pad)
-{
-  GstObject *parent;
-
-  /* Ghost and proxy pads only forward: the real pads inside get their own
-   * hooks, so skipping these keeps every invocation counted once. */
-  if (G_UNLIKELY (GST_IS_PROXY_PAD (pad)))
-    return NULL;
-  parent = GST_OBJECT_PARENT (pad);
-  if (G_UNLIKELY (parent == NULL || !GST_IS_ELEMENT (parent)))
-    return NULL;
-  return GST_ELEMENT_CAST (parent);
-}
 
 /* Fibonacci hashing: pads are allocated close together, and a plain
  * shift-and-mask of their addresses made two of the ten pads of a short
@@ -821,7 +335,7 @@ lookup_pad_slow (SpRecorder * r, SpThreadState * st, GstPad * pad,
       return st->cache[i].rec;
     i = (i + 1) & st->cache_mask;
   }
-  e = pad_element (pad);
+  e = sp_pad_element (pad);
   /* May switch the thread record, which empties the cache. */
   rec = e ? lookup_elem (r, st, e, ts) : NULL;
   cache_insert (st, pad, rec);
@@ -850,6 +364,48 @@ top_level (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   return lookup_pad_slow (r, st, pad, ts);
 }
 
+/* Recorders alive: a thread that exits after its recorder was freed must
+ * not touch that recorder's records. */
+static GMutex live_lock;
+static GHashTable *live_recorders;
+
+void
+sp_live_recorder (SpRecorder * r, gboolean alive)
+{
+  g_mutex_lock (&live_lock);
+  if (!live_recorders)
+    live_recorders = g_hash_table_new (NULL, NULL);
+  if (alive)
+    g_hash_table_add (live_recorders, r);
+  else
+    g_hash_table_remove (live_recorders, r);
+  g_mutex_unlock (&live_lock);
+}
+
+/* The thread exits: its run-queue delay stops growing, and its id may be
+ * reused by another thread. */
+static void
+state_note_exit (SpThreadState * st)
+{
+  guint64 delay = sp_sched_delay (st->os_tid);
+  GHashTableIter iter;
+  gpointer th;
+
+  g_mutex_lock (&live_lock);
+  if (live_recorders && g_hash_table_contains (live_recorders, st->r)) {
+    g_mutex_lock (&st->r->lock);
+    g_hash_table_iter_init (&iter, st->thread_by_pipe);
+    while (g_hash_table_iter_next (&iter, NULL, &th)) {
+      ((SpThreadRec *) th)->sched_delay_end = delay;
+      ((SpThreadRec *) th)->ended = TRUE;
+    }
+    g_ptr_array_remove_fast (st->r->states, &st->free_gen_seen);
+    sp_limbo_collect_locked (st->r);
+    g_mutex_unlock (&st->r->lock);
+  }
+  g_mutex_unlock (&live_lock);
+}
+
 static void
 state_free (gpointer data)
 {
@@ -857,6 +413,7 @@ state_free (gpointer data)
 
   if (sp_tls == st)
     sp_tls = NULL;
+  state_note_exit (st);
   g_hash_table_destroy (st->recs);
   g_free (st->cache);
   g_hash_table_destroy (st->thread_by_pipe);
@@ -875,6 +432,10 @@ state_new (SpRecorder * r)
   st->thread_by_pipe = g_hash_table_new (NULL, NULL);
   st->epoch = g_atomic_int_get (&r->epoch);
   st->os_tid = (guint64) syscall (SYS_gettid);
+  g_mutex_lock (&r->lock);
+  st->free_gen_seen = r->free_gen;
+  g_ptr_array_add (r->states, &st->free_gen_seen);
+  g_mutex_unlock (&r->lock);
   g_private_replace (&sp_state_key, st);
   sp_tls = st;
   return st;
@@ -890,17 +451,49 @@ state_refresh (SpRecorder * r, SpThreadState * st, guint64 ts)
   GHashTableIter iter;
   gpointer key, value;
 
+  gint free_gen = g_atomic_int_get (&r->free_gen);
+
   st->epoch = g_atomic_int_get (&r->epoch);
   memset (st->cache, 0, (st->cache_mask + 1) * sizeof (SpCacheSlot));
   st->cache_used = 0;
+  if (free_gen != st->free_gen_seen) {
+    /* Records of dead pipelines were taken away: forget every pointer
+     * without following any (the recorder's maps find the live ones
+     * again), then say so, which lets them be freed. */
+    g_hash_table_remove_all (st->recs);
+    g_hash_table_remove_all (st->thread_by_pipe);
+    st->thread = NULL;
+    st->have_push_end = FALSE;
+    st->push_end_rec = NULL;
+    g_atomic_int_set (&st->free_gen_seen, free_gen);
+    return;
+  }
   g_hash_table_iter_init (&iter, st->recs);
   while (g_hash_table_iter_next (&iter, &key, &value)) {
     SpElemRec *rec = value;
-    if (g_atomic_pointer_get (&rec->info->element) != key)
+    if (g_atomic_pointer_get (&rec->info->element) != key
+        || rec->run != g_atomic_int_get (&rec->info->pipe->run))
       g_hash_table_iter_remove (&iter);
   }
-  if (st->thread && st->thread->gen != gen)
+  /* Records of a finished run stay for its summary; the next run gets new
+   * ones. */
+  g_hash_table_iter_init (&iter, st->thread_by_pipe);
+  while (g_hash_table_iter_next (&iter, &key, &value)) {
+    SpThreadRec *th = value;
+    if (th->run != g_atomic_int_get (&th->pipe->run)) {
+      if (st->thread == th) {
+        st->thread = NULL;
+        st->have_push_end = FALSE;
+        st->push_end_rec = NULL;
+      }
+      g_hash_table_iter_remove (&iter);
+    }
+  }
+  if (st->thread && st->thread->gen != gen) {
+    sp_write_begin (st->thread);
     thread_reset (st->thread, gen, ts);
+    sp_write_end (st->thread);
+  }
 }
 
 static inline SpThreadState *
@@ -942,177 +535,6 @@ cached_rec (SpThreadState * st, GstPad * pad, SpElemRec ** rec)
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ */
-/* Queue occupancy; the queue's own small lock, shared by its producer and
- * its task only. */
-
-static gboolean
-queue_full_locked (SpQueue * q)
-{
-  if (!q->limits_known)
-    return FALSE;
-  if (q->max_buffers && q->level >= q->max_buffers)
-    return TRUE;
-  if (q->max_bytes && q->bytes >= q->max_bytes)
-    return TRUE;
-  if (q->max_time && GST_CLOCK_TIME_IS_VALID (q->in_pts)
-      && GST_CLOCK_TIME_IS_VALID (q->out_pts) && q->in_pts > q->out_pts
-      && q->in_pts - q->out_pts >= q->max_time)
-    return TRUE;
-  return FALSE;
-}
-
-static void
-queue_advance_locked (SpQueue * q, guint64 ts)
-{
-  guint64 dt;
-
-  if (!q->started) {
-    q->started = TRUE;
-    q->first_ts = q->last_ts = ts;
-    return;
-  }
-  if (ts <= q->last_ts)
-    return;
-  dt = ts - q->last_ts;
-  q->level_integral += (gdouble) q->level * dt;
-  q->bytes_integral += (gdouble) q->bytes * dt;
-  if (q->level == 0)
-    q->empty_ns += dt;
-  else if (queue_full_locked (q))
-    q->full_ns += dt;
-  q->last_ts = ts;
-}
-
-static void
-queue_note_max_locked (SpQueue * q)
-{
-  if (q->level > 0 && (guint64) q->level > q->max_level)
-    q->max_level = q->level;
-  if (q->bytes > 0 && (guint64) q->bytes > q->max_bytes_seen)
-    q->max_bytes_seen = q->bytes;
-}
-
-/* A buffer arrives at the queue's chain. When the queue is full it blocks
- * before enqueuing: the buffer only counts once the task took one out. */
-static gboolean
-queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime pts)
-{
-  gboolean full;
-
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  full = queue_full_locked (q);
-  if (full) {
-    /* A leaky queue drops one buffer instead: the level stays. */
-    if (!q->leaky) {
-      q->pending += n;
-      q->pending_bytes += bytes;
-      q->pending_pts = pts;
-    }
-  } else {
-    q->level += n;
-    q->bytes += bytes;
-    if (GST_CLOCK_TIME_IS_VALID (pts))
-      q->in_pts = pts;
-    queue_note_max_locked (q);
-    emit_counter (r, q, ts);
-  }
-  g_mutex_unlock (&q->lock);
-  return full;
-}
-
-/* The put returned. If it had to wait, the buffer went in because the task
- * took one out, even when the task's push hook has not fired yet: count that
- * one out now (an early out), so the level never shows one buffer too many,
- * and let the late push hook settle the bytes. */
-static void
-queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur)
-{
-  g_mutex_lock (&q->lock);
-  if (q->pending) {
-    guint64 one = q->pending_bytes / q->pending;
-
-    queue_advance_locked (q, ts);
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
-    if (q->level > 0) {
-      q->level--;
-      q->bytes = (guint64) q->bytes > one ? q->bytes - (gint64) one : 0;
-      q->early_out++;
-      q->early_bytes += one;
-    }
-    queue_note_max_locked (q);
-    emit_counter (r, q, ts);
-  }
-  if (++q->put_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
-    stage_stats_add (&q->put, dur / 1e6);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime pts)
-{
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  if (q->early_out) {
-    /* Already counted out by queue_put_done(): fix the byte estimate. */
-    guint64 one = q->early_bytes / q->early_out;
-
-    q->early_out--;
-    q->early_bytes -= one;
-    q->bytes += (gint64) one - (gint64) bytes;
-    if (q->bytes < 0)
-      q->bytes = 0;
-  } else {
-    q->level = q->level > n ? q->level - n : 0;
-    q->bytes = (guint64) q->bytes > bytes ? q->bytes - (gint64) bytes : 0;
-  }
-  q->items += n;
-  if (GST_CLOCK_TIME_IS_VALID (pts))
-    q->out_pts = pts;
-  if (q->pending && !queue_full_locked (q)) {
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
-    queue_note_max_locked (q);
-  }
-  emit_counter (r, q, ts);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait)
-{
-  g_mutex_lock (&q->lock);
-  if (++q->get_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
-    stage_stats_add (&q->get, wait / 1e6);
-  g_mutex_unlock (&q->lock);
-}
-
-static void
-queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
-{
-  g_mutex_lock (&q->lock);
-  queue_advance_locked (q, ts);
-  q->level = q->bytes = 0;
-  q->pending = 0;
-  q->pending_bytes = 0;
-  q->early_out = 0;
-  q->early_bytes = 0;
-  q->in_pts = q->out_pts = GST_CLOCK_TIME_NONE;
-  emit_counter (r, q, ts);
-  g_mutex_unlock (&q->lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Hot path */
@@ -1123,10 +545,10 @@ add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
   if (rec->seen++ == 0)
     rec->first_ts = ts;
   rec->last_ts = ts;
+  rec->work_ns += ns;
   if (rec->seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
     stage_stats_add (&rec->stats, ns * 1e-6);
 }
-
 
 static inline void
 push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
@@ -1141,117 +563,207 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f = &st->stack[st->depth++];
   f->rec = rec;
   f->start = ts;
-  f->child = 0;
+  f->child = f->child_cpu = 0;
+  f->timed_children = 0;
   f->kind = kind;
   f->full = full;
   f->list = FALSE;
   f->cpu_on = FALSE;
 }
 
-/* CPU time this thread has used: a system call (0.35-0.5 µs on the test
- * machine), so only at the boundaries of the intervals we split, never on
- * every chain. */
-static inline guint64
-thread_cpu_ns (void)
-{
-  struct timespec t;
 
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (guint64) t.tv_sec * GST_SECOND + (guint64) t.tv_nsec;
+/* A long invocation: time the next ones by CPU too. */
+static inline void
+renew_samples (SpElemRec * rec)
+{
+  if (rec->sample_left < SP_CPU_RENEW)
+    rec->sample_left = SP_CPU_RENEW;
 }
 
-/* The part of an interval that was work: the `cpu` ns the thread used in
- * it, less the `child` ns its nested calls took (charged to their own
- * elements, and assumed to be work), never more than the interval's `own`
- * time. */
-static inline guint64
-cpu_work (guint64 cpu, guint64 child, guint64 own)
+/* A child that may wait inside a timed parent: its wall time would take
+ * that waiting out of the parent's work, so it is timed too. A queue (a
+ * full one blocks), an element with several inputs or synced to the clock.
+ * Other children are short (or timed on their own), so their wall time is
+ * their CPU time: timing every one of them cost two reads each. */
+static inline gboolean
+child_may_wait (SpElemRec * rec, SpFrame * f)
 {
-  guint64 work = cpu > child ? cpu - child : 0;
-
-  return MIN (work, own);
+  if (rec == NULL)
+    return FALSE;
+  return f->kind == SP_FRAME_QUEUE || rec->info->queue
+      || g_atomic_int_get (&rec->info->split_chain)
+      || g_atomic_int_get (&rec->info->multi_input);
 }
 
-/* Slices for a split interval [start, start + dur): the waiting first (an
- * aggregator waits for its inputs, then aggregates; a sync sink waits for
- * the clock, then renders), then the element's work. The hooks do not say
- * when inside the interval the thread waited, so this is only drawn when
- * nothing nested in it (its slices would straddle the boundary); otherwise
- * the interval is one element slice, as unsplit ones are. */
+/* Times the frame just pushed by CPU when its element asks for it (its
+ * first invocations, or the next ones after a long one, or always when it
+ * is known to wait), when `force`d (events), or when the frame it is
+ * nested in is timed: then the parent subtracts exactly the CPU its
+ * children used (a child's wall time would take its waiting, say in a
+ * full queue, out of the parent's work). */
 static void
-emit_split (SpRecorder * r, SpThreadRec * th, SpElemInfo * info,
-    guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind)
+frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
+    gboolean force)
 {
-  if (!info->traced)
+  SpFrame *f;
+
+  if (!r->cpu_clock || st->depth > SP_MAX_DEPTH)
     return;
-  if (nested || wait == 0 || wait > dur) {
-    emit_slice (r, th, info->name, start, dur, SLICE_ELEMENT);
+  f = &st->stack[st->depth - 1];
+  if (st->depth > 1 && f[-1].cpu_on && (force || child_may_wait (rec, f)))
+    f[-1].timed_children++;
+  else if (!force) {
+    if (rec == NULL || rec->sample_left == 0)
+      return;
+    if (rec->sample_left != G_MAXUINT)
+      rec->sample_left--;
+  }
+  f->cpu_on = TRUE;
+  f->cpu = sp_thread_cpu_ns ();
+}
+
+/* Slices for an interval [start, start + dur) split into waiting and work:
+ * the waiting first (an aggregator waits for its inputs, then aggregates;
+ * a sync sink waits for the clock, then renders). The hooks do not say
+ * when inside the interval the thread waited, so this is only drawn when
+ * nothing nested in it (its slices would straddle the boundary). */
+static void
+emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
+    guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind,
+    const gchar * wait_name)
+{
+  if (nested || wait == 0 || wait > dur || wait_kind < 0) {
+    emit_slice (r, th, name, start, dur, SLICE_ELEMENT);
     return;
   }
-  emit_slice (r, th, info->name, start, wait, wait_kind);
+  emit_slice (r, th, wait_name, start, wait, wait_kind);
   if (dur > wait)
-    emit_slice (r, th, info->name, start + wait, dur - wait, SLICE_ELEMENT);
+    emit_slice (r, th, name, start + wait, dur - wait, SLICE_ELEMENT);
+}
+
+/* Books the part of an element's own time that was not work, by what it
+ * waited for. A thread holding a buffer in an element with several inputs
+ * (funnel, input-selector, a muxer, an aggregator's pad, stagebin's
+ * reorder) waits for another input's turn: wait on output. Elements that
+ * sync to the clock wait for it; anything else (a sleep, a lock, a device)
+ * is blocked. Returns the trace slice kind. */
+static gint
+book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
+{
+  SpElemInfo *info = rec->info;
+
+  if (wait == 0)
+    return SLICE_WAIT_OUTPUT;
+  if (g_atomic_int_get (&info->sync_clock)) {
+    rec->clock_ns += wait;
+    th->blocked += wait;
+    return SLICE_WAIT_OUTPUT;
+  }
+  if (g_atomic_int_get (&info->multi_input)) {
+    rec->wait_ns += wait;
+    th->wait_out += wait;
+    return SLICE_WAIT_OUTPUT;
+  }
+  rec->blocked_ns += wait;
+  th->blocked += wait;
+  /* The trace has no blocked slice kind: one element slice, as before. */
+  return -1;
 }
 
 static void
 finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
 {
   guint64 dur = ts > f->start ? ts - f->start : 0;
+  guint64 cpu = dur;            /* what this frame cost its parent */
   SpElemRec *rec = f->rec;
 
-  if (f->kind == SP_FRAME_INNER) {
+  if (f->kind == SP_FRAME_INNER || rec == NULL) {
     /* Transparent: its time stays the list's own, its children stay the
-     * list's children. */
-    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+     * list's children. Likewise a frame we charge to no element (an event
+     * to an element still in NULL, a pull we do not attribute): what
+     * happens there is the enclosing element's (decodebin plugging a
+     * decoder inside a caps event) or, at the top, the pusher's. */
+    if (st->depth == 0) {
+      st->base_child += f->child;
+      st->base_child_cpu += f->child_cpu;
+      return;
+    }
+    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
       st->stack[st->depth - 1].child += f->child;
+      st->stack[st->depth - 1].child_cpu += f->child_cpu;
+      st->stack[st->depth - 1].timed_children += f->timed_children;
+    }
     return;
   }
-  if (rec) {
+  if (f->cpu_on)
+    cpu = sp_thread_cpu_ns () - f->cpu;
+  {
     SpThreadRec *th = rec->thread;
     SpElemInfo *info = rec->info;
+    guint64 self = dur > f->child ? dur - f->child : 0;
+    guint64 work = self;
+    const gchar *name = f->kind == SP_FRAME_EVENT ? info->event_name :
+        info->name;
 
-    if (f->kind == SP_FRAME_EVENT) {
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      th->busy += self;
-      if (info->traced)
-        emit_slice (r, th, info->event_name, f->start, dur, SLICE_ELEMENT);
-    } else if (f->kind == SP_FRAME_PULL && info->queue) {
+    sp_write_begin (th);
+
+    if (f->cpu_on) {
+      /* Less the CPU its children used, and the clock reads that timed
+       * them (the tracer's, not this element's: two a child, calibrated
+       * at start). Without this the reads kept a parent of many timed
+       * children long enough to stay timed. */
+      guint64 sub = f->child_cpu + 2 * f->timed_children * r->cpu_read_ns;
+      work = MIN (cpu > sub ? cpu - sub : 0, self);
+    }
+    if (f->kind == SP_FRAME_PULL && info->queue) {
       /* queue2 serving a pull waits for its download: input, not work. */
-      th->wait_in += dur;
-      if (info->traced)
-        emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_INPUT);
+      th->wait_in += self;
+      if (g_atomic_int_get (&info->traced))
+        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_INPUT);
     } else if (f->kind == SP_FRAME_QUEUE) {
-      queue_put_done (r, info->queue, ts, dur);
-      th->wait_out += dur;
-      if (info->traced && (f->full || (!info->queue->limits_known
-                  && dur >= SP_WAIT_SLICE_MIN_NS)))
-        emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_OUTPUT);
-    } else if (G_UNLIKELY (f->cpu_on)) {
-      /* A sync sink's clock wait, an aggregator's pad waiting for its task
-       * to take the buffer, a muxer's pad waiting for its other inputs:
-       * the thread holds a buffer it cannot hand on yet, so the waiting is
-       * wait on output. */
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      guint64 work = cpu_work (thread_cpu_ns () - f->cpu, f->child, self);
-      add_sample (r, rec, work, ts);
+      /* Its own work is microseconds; the rest is waiting for room. */
+      if (!f->cpu_on)
+        work = 0;
+      sp_queue_put_done (r, info->queue, ts, dur);
       th->busy += work;
       th->wait_out += self - work;
-      emit_split (r, th, info, f->start, dur, self - work, f->child > 0,
-          SLICE_WAIT_OUTPUT);
+      if (g_atomic_int_get (&info->traced) && (f->full
+              || (!g_atomic_int_get (&info->queue->limits_known)
+                  && dur >= SP_WAIT_SLICE_MIN_NS)))
+        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_OUTPUT);
+    } else if (f->kind == SP_FRAME_EVENT && info->queue) {
+      /* A serialized event waits for room in the queue, as buffers do. */
+      th->busy += work;
+      th->wait_out += self - work;
+      rec->work_ns += work;
+      if (g_atomic_int_get (&info->traced))
+        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
+            SLICE_WAIT_OUTPUT, info->name);
     } else {
-      guint64 self = dur > f->child ? dur - f->child : 0;
-      add_sample (r, rec, self, ts);
-      th->busy += self;
-      if (info->traced)
-        emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
+      gint kind = book_wait (th, rec, self - work);
+
+      if (f->kind == SP_FRAME_EVENT)
+        rec->work_ns += work;   /* not a sample: statistics are per buffer */
+      else
+        add_sample (r, rec, work, ts);
+      th->busy += work;
+      if ((f->cpu_on ? MAX (work, self - work) : self) >= r->split_min_ns)
+        renew_samples (rec);
+      if (g_atomic_int_get (&info->traced))
+        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
+            kind, info->name);
     }
     th->last_ts = ts;
+    sp_write_end (th);
   }
   if (st->depth > 0) {
-    if (st->depth <= SP_MAX_DEPTH)
+    if (st->depth <= SP_MAX_DEPTH) {
       st->stack[st->depth - 1].child += dur;
+      st->stack[st->depth - 1].child_cpu += cpu;
+    }
   } else {
     st->base_child += dur;
+    st->base_child_cpu += cpu;
   }
 }
 
@@ -1269,27 +781,32 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     return;
   f = &st->stack[st->depth];
   rec = f->rec;
-  if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL)) {
+  if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL
+          || st->depth == 0)) {
     finish_frame (r, st, f, ts);
     return;
   }
-  /* The plain chain, nearly every frame: finish_frame()'s last case,
-   * inlined, with the sample last so that it can be a tail call. */
+  /* The plain nested chain not timed by CPU, nearly every frame:
+   * finish_frame()'s last case, inlined, with the sample last so that it
+   * can be a tail call. */
   dur = ts > f->start ? ts - f->start : 0;
   {
     SpThreadRec *th = rec->thread;
     SpElemInfo *info = rec->info;
     guint64 self = dur > f->child ? dur - f->child : 0;
 
-    if (st->depth > 0)
-      f[-1].child += dur;
-    else
-      st->base_child += dur;
+    f[-1].child += dur;
+    f[-1].child_cpu += dur;   /* short and not waiting: wall is CPU */
+    /* It ran long: it may wait, so time it by CPU from now on. */
+    if (G_UNLIKELY (self >= r->split_min_ns))
+      renew_samples (rec);
+    if (g_atomic_int_get (&info->traced))
+      emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
+    sp_write_begin (th);
     th->busy += self;
     th->last_ts = ts;
-    if (info->traced)
-      emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
     add_sample (r, rec, self, ts);
+    sp_write_end (th);
   }
 }
 
@@ -1300,18 +817,28 @@ data_count (GstBuffer * buf, GstBufferList * list)
   return buf ? 1 : gst_buffer_list_length (list);
 }
 
+/* Bytes, and the stream time where the data starts and ends (pts, plus
+ * the duration when known, of the first and last buffer). */
 static void
 data_info (GstBuffer * buf, GstBufferList * list, guint64 * bytes,
-    GstClockTime * pts)
+    GstClockTime * start, GstClockTime * end)
 {
-  if (buf) {
-    *bytes = gst_buffer_get_size (buf);
-    *pts = GST_BUFFER_PTS (buf);
-  } else {
+  GstBuffer *first = buf, *last = buf;
+  guint n;
+
+  if (!buf) {
     *bytes = gst_buffer_list_calculate_size (list);
-    *pts = gst_buffer_list_length (list) ?
-        GST_BUFFER_PTS (gst_buffer_list_get (list, 0)) : GST_CLOCK_TIME_NONE;
+    n = gst_buffer_list_length (list);
+    first = n ? gst_buffer_list_get (list, 0) : NULL;
+    last = n ? gst_buffer_list_get (list, n - 1) : NULL;
+  } else {
+    *bytes = gst_buffer_get_size (buf);
   }
+  *start = first ? GST_BUFFER_PTS (first) : GST_CLOCK_TIME_NONE;
+  *end = last ? GST_BUFFER_PTS (last) : GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (*end) && last
+      && GST_BUFFER_DURATION_IS_VALID (last))
+    *end += GST_BUFFER_DURATION (last);
 }
 
 /* Every case; sp_record_chain_pre() handles the common one itself. */
@@ -1321,7 +848,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
 {
   guint n_buffers = data_count (buf, list);
   guint64 bytes;
-  GstClockTime pts;
+  GstClockTime start, pts;
   SpQueue *q;
 
   if (st->depth == 0) {
@@ -1332,20 +859,19 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     push_frame (st, rec, ts, SP_FRAME_INNER, FALSE);
     return;
   }
-  rec->buffers += n_buffers;
+  __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
+      __ATOMIC_RELAXED);
   q = rec->info->queue;
   if (q) {
-    data_info (buf, list, &bytes, &pts);
+    data_info (buf, list, &bytes, &start, &pts);
     push_frame (st, rec, ts, SP_FRAME_QUEUE,
-        queue_put (r, q, ts, n_buffers, bytes, pts));
+        sp_queue_put (r, q, ts, n_buffers, bytes, start, pts));
   } else {
     push_frame (st, rec, ts, SP_FRAME_CHAIN, FALSE);
-    if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain))
-        && st->depth <= SP_MAX_DEPTH) {
-      st->stack[st->depth - 1].cpu_on = TRUE;
-      st->stack[st->depth - 1].cpu = thread_cpu_ns ();
-    }
   }
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
+    rec->sample_left = G_MAXUINT;
+  frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= SP_MAX_DEPTH)
     st->stack[st->depth - 1].list = TRUE;
 }
@@ -1381,17 +907,20 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   /* The common case: one buffer, into a plain element, nested in a chain
    * that did not take a list; what chain_pre_full() would do there. */
   if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
-          || st->stack[depth - 1].list || rec->info->queue != NULL
-          || g_atomic_int_get (&rec->info->split_chain))) {
+          || st->stack[depth - 1].list || rec->sample_left != 0
+          || rec->info->queue != NULL || rec->info->split_chain
+          || (st->stack[depth - 1].cpu_on
+              && g_atomic_int_get (&rec->info->multi_input)))) {
     chain_pre_full (r, st, rec, ts, pad, buf, list);
     return;
   }
-  rec->buffers++;
+  __atomic_store_n (&rec->buffers, rec->buffers + 1, __ATOMIC_RELAXED);
   st->depth = depth + 1;
   f = &st->stack[depth];
   f->rec = rec;
   f->start = ts;
-  f->child = 0;
+  f->child = f->child_cpu = 0;
+  f->timed_children = 0;
   f->kind = SP_FRAME_CHAIN;
   f->full = FALSE;
   f->list = FALSE;
@@ -1436,7 +965,7 @@ check_task_queue (SpRecorder * r, SpElemInfo * info, GstPad * pad,
   g_mutex_lock (&r->lock);
   /* Published to the producer's thread, which reads it without the lock. */
   if (!info->queue)
-    g_atomic_pointer_set (&info->queue, queue_new_locked (r, info));
+    g_atomic_pointer_set (&info->queue, sp_queue_new_locked (r, info));
   g_mutex_unlock (&r->lock);
 }
 
@@ -1445,10 +974,97 @@ queue_get_data (SpRecorder * r, SpQueue * q, guint64 ts, GstBuffer * buf,
     GstBufferList * list)
 {
   guint64 bytes;
-  GstClockTime pts;
+  GstClockTime start, pts;
 
-  data_info (buf, list, &bytes, &pts);
-  queue_get (r, q, ts, data_count (buf, list), bytes, pts);
+  data_info (buf, list, &bytes, &start, &pts);
+  sp_queue_get (r, q, ts, data_count (buf, list), bytes, pts);
+}
+
+/* The time since the thread's last top-level push ended, booked when the
+ * next one (a buffer or an event) starts: the pushing element producing
+ * it, or, for a queue-like element, the thread waiting on input. Long
+ * intervals are split by CPU time: a source waiting for its clock, device
+ * or file, an aggregator waiting for its inputs. */
+static void
+top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
+    gboolean buffer)
+{
+  SpElemInfo *info = rec->info;
+  SpThreadRec *th = rec->thread;
+  guint64 gap, own;
+
+  if (!st->have_push_end || (st->push_end_rec != rec && st->push_end_rec)
+      || ts <= st->last_push_end) {
+    rec->split_next = r->cpu_clock && !info->queue && (info->split_task
+        || rec->sample_left != 0);
+    st->base_child = st->base_child_cpu = 0;
+    return;
+  }
+  gap = ts - st->last_push_end;
+  own = gap > st->base_child ? gap - st->base_child : 0;
+  sp_write_begin (th);
+  if (info->queue) {
+    if (buffer)
+      sp_queue_get_wait (r, info->queue, own);
+    th->wait_in += own;
+    if (g_atomic_int_get (&info->traced))
+      emit_slice (r, th, info->name, st->last_push_end, gap,
+          SLICE_WAIT_INPUT);
+  } else if (st->have_cpu_end) {
+    guint64 cpu = sp_thread_cpu_ns () - st->cpu_push_end;
+    guint64 work = cpu > st->base_child_cpu ? cpu - st->base_child_cpu : 0;
+
+    work = MIN (work, own);
+    if (buffer)
+      add_sample (r, rec, work, ts);
+    else
+      rec->work_ns += work;
+    th->busy += work;
+    th->wait_in += own - work;
+    /* A live source waits for its clock (or its device's). */
+    if (info->live_source)
+      rec->clock_ns += own - work;
+    if (g_atomic_int_get (&info->traced))
+      emit_split (r, th, info->name, st->last_push_end, gap, own - work,
+          st->base_child > 0, SLICE_WAIT_INPUT, info->name);
+  } else {
+    if (buffer)
+      add_sample (r, rec, own, ts);
+    else
+      rec->work_ns += own;
+    /* Unsplit (short, or no CPU clock): a live source's thread is still
+     * waiting for its next frame, not working. */
+    if (info->live_source)
+      th->wait_in += own;
+    else
+      th->busy += own;
+    if (g_atomic_int_get (&info->traced))
+      emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
+  }
+  sp_write_end (th);
+  if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
+    rec->sample_left--;
+  if (gap >= r->split_min_ns && !info->queue)
+    renew_samples (rec);
+  rec->split_next = r->cpu_clock && !info->queue && (info->split_task
+      || rec->sample_left != 0);
+  st->base_child = st->base_child_cpu = 0;
+}
+
+/* A top-level push (buffer or event) ended. */
+static void
+top_end (SpThreadState * st, SpElemRec * rec, guint64 ts)
+{
+  st->have_push_end = TRUE;
+  st->last_push_end = ts;
+  st->push_end_rec = rec;
+  st->base_child = st->base_child_cpu = 0;
+  st->have_cpu_end = rec->split_next;
+  if (G_UNLIKELY (rec->split_next))
+    st->cpu_push_end = sp_thread_cpu_ns ();
+  sp_write_begin (rec->thread);
+  rec->thread->last_ts = ts;
+  sp_write_end (rec->thread);
 }
 
 /* A push at the top of the stack: the thread's driving element. */
@@ -1457,53 +1073,14 @@ push_pre_top (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     guint64 ts, GstPad * pad, GstBuffer * buf, GstBufferList * list)
 {
   SpElemInfo *info;
-  SpThreadRec *th;
 
   rec = top_level (r, st, rec, pad, ts);
   info = rec->info;
-  th = rec->thread;
   if (G_UNLIKELY (!info->task_checked))
     check_task_queue (r, info, pad, GST_ELEMENT_CAST (GST_OBJECT_PARENT (pad)));
   if (info->queue)
     queue_get_data (r, info->queue, ts, buf, list);
-
-  if (st->have_push_end && st->push_end_rec == rec && ts > st->last_push_end) {
-    guint64 gap = ts - st->last_push_end;
-    guint64 own = gap > st->base_child ? gap - st->base_child : 0;
-
-    if (info->queue) {
-      queue_get_wait (r, info->queue, own);
-      th->wait_in += own;
-      if (info->traced)
-        emit_slice (r, th, info->name, st->last_push_end, gap,
-            SLICE_WAIT_INPUT);
-    } else if (st->have_cpu_end) {
-      /* An aggregator waiting for its inputs, a source waiting for its
-       * clock, device or file: CPU time is work, the rest waiting. */
-      guint64 work = cpu_work (thread_cpu_ns () - st->cpu_push_end,
-          st->base_child, own);
-      add_sample (r, rec, work, ts);
-      th->busy += work;
-      th->wait_in += own - work;
-      emit_split (r, th, info, st->last_push_end, gap, own - work,
-          st->base_child > 0, SLICE_WAIT_INPUT);
-    } else {
-      add_sample (r, rec, own, ts);
-      /* Unsplit (short, or no CPU clock): a live source's thread is still
-       * waiting for its next frame, not working. */
-      if (info->live_source)
-        th->wait_in += own;
-      else
-        th->busy += own;
-      if (info->traced)
-        emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
-    }
-    rec->split_next = info->split_task
-        || (r->cpu_clock && gap >= SP_CPU_SPLIT_MIN_NS && !info->queue);
-  } else {
-    rec->split_next = info->split_task;
-  }
-  st->base_child = 0;
+  top_gap (r, st, rec, ts, TRUE);
 }
 
 static G_GNUC_NO_INLINE void
@@ -1548,14 +1125,7 @@ push_post_hook (SpRecorder * r, guint64 ts, GstPad * pad)
   rec = lookup_pad (r, st, pad, ts);
   if (G_UNLIKELY (!rec))
     return;
-  st->have_push_end = TRUE;
-  st->last_push_end = ts;
-  st->push_end_rec = rec;
-  st->base_child = 0;
-  st->have_cpu_end = rec->split_next;
-  if (G_UNLIKELY (rec->split_next))
-    st->cpu_push_end = thread_cpu_ns ();
-  rec->thread->last_ts = ts;
+  top_end (st, rec, ts);
 }
 
 void
@@ -1592,410 +1162,66 @@ sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad)
   pop_frame (r, get_state (r, ts), ts);
 }
 
+/* The element that handles an event arriving at `pad`: a ghost pad's bin
+ * (what it does there is the bin's: decodebin plugs decoders in it), the
+ * pad's own element otherwise. */
+static GstElement *
+event_handler (GstPad * pad)
+{
+  GstObject *parent = pad ? GST_OBJECT_PARENT (pad) : NULL;
+
+  /* The internal pad of a ghost pad has the ghost pad as its parent. */
+  if (parent && GST_IS_PAD (parent))
+    parent = GST_OBJECT_PARENT (parent);
+  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) : NULL;
+}
+
 /* Events: the element the event is pushed to handles it inside the push,
  * so the push is a frame of that element (a decoder opening on its caps
- * event, a sink draining on EOS). Frames with no element (ghost pads) are
- * transparent. */
+ * event, a sink draining or waiting for the clock on EOS), timed by CPU
+ * like a long chain. Events are few, so the handler is found without the
+ * pad cache. */
 void
 sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
 {
-  GstPad *peer = GST_PAD_PEER (pad);
   SpThreadState *st = get_state (r, ts);
+  GstElement *handler = event_handler (GST_PAD_PEER (pad));
   SpElemRec *rec;
-  GstObject *parent = peer ? GST_OBJECT_PARENT (peer) : NULL;
 
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
    * application thread that only sends events upstream (latency, seeks). */
-  if (parent == NULL || !GST_IS_ELEMENT (parent)
-      || GST_STATE (parent) == GST_STATE_NULL
+  /* At the top the pusher drives the thread, as for buffers, and the time
+   * since its last push was spent producing this event (or waiting), even
+   * when nothing is linked yet to receive it. */
+  if (st->depth == 0 && GST_PAD_IS_SRC (pad) && GST_OBJECT_PARENT (pad)
+      && GST_IS_ELEMENT (GST_OBJECT_PARENT (pad))
+      && GST_STATE (GST_OBJECT_PARENT (pad)) != GST_STATE_NULL) {
+    rec = lookup_pad (r, st, pad, ts);
+    if (rec) {
+      rec = top_level (r, st, rec, pad, ts);
+      top_gap (r, st, rec, ts, FALSE);
+    }
+  }
+  if (handler == NULL || GST_STATE (handler) == GST_STATE_NULL
       || (st->thread == NULL && GST_PAD_IS_SINK (pad))) {
     push_frame (st, NULL, ts, SP_FRAME_EVENT, FALSE);
     return;
   }
-  /* At the top the pusher drives the thread, as for buffers. */
-  if (st->depth == 0) {
-    rec = lookup_pad (r, st, pad, ts);
-    if (rec)
-      top_level (r, st, rec, pad, ts);
-  }
-  rec = peer ? lookup_pad (r, st, peer, ts) : NULL;
+  rec = lookup_elem (r, st, handler, ts);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);
+  frame_cpu (r, st, rec, TRUE);
 }
 
 void
 sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad)
 {
-  pop_frame (r, get_state (r, ts), ts);
-}
+  SpThreadState *st = get_state (r, ts);
+  SpElemRec *rec;
 
-/* ------------------------------------------------------------------ */
-/* Cold path hooks */
-
-static SpElemInfo *
-info_lookup (SpRecorder * r, gpointer e)
-{
-  SpElemInfo *info;
-
-  g_mutex_lock (&r->lock);
-  info = g_hash_table_lookup (r->infos, e);
-  g_mutex_unlock (&r->lock);
-  return info;
-}
-
-void
-sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad)
-{
-  GstPad *peer = GST_PAD_PEER (srcpad);
-  GstElement *e = peer ? pad_element (peer) : NULL;
-  SpElemInfo *info = e ? info_lookup (r, e) : NULL;
-
-  if (info && info->queue)
-    queue_empty_out (r, info->queue, ts);
-}
-
-void
-sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
-    GstStateChange transition)
-{
-  SpElemInfo *info = info_lookup (r, element);
-
-  if (info && !info->queue && transition == GST_STATE_CHANGE_READY_TO_PAUSED)
-    info_read_split (r, info, element);   /* sync may have changed */
-  if (!info || !info->queue)
-    return;
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
-    queue_read_limits (info->queue, element);
-  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    queue_empty_out (r, info->queue, ts);
-}
-
-void
-sp_record_pad_destroyed (SpRecorder * r, gpointer pad)
-{
-  /* Threads cache pads by address: a new pad may take this one's. */
-  g_atomic_int_inc (&r->epoch);
-}
-
-void
-sp_record_element_destroyed (SpRecorder * r, gpointer element)
-{
-  SpElemInfo *info;
-
-  g_mutex_lock (&r->lock);
-  info = g_hash_table_lookup (r->infos, element);
-  if (info) {
-    g_atomic_pointer_set (&info->element, NULL);
-    g_hash_table_remove (r->infos, element);
-    /* Threads drop their caches: the address may come back for another
-     * element. */
-    g_atomic_int_inc (&r->epoch);
-  }
-  {
-    SpPipe *p = g_hash_table_lookup (r->pipes_by_obj, element);
-    if (p) {
-      p->obj = NULL;
-      g_hash_table_remove (r->pipes_by_obj, element);
-      g_atomic_int_inc (&r->epoch);
-    }
-  }
-  g_mutex_unlock (&r->lock);
-}
-
-/* ------------------------------------------------------------------ */
-/* Summary */
-
-static gboolean
-pipe_matches (SpPipe * p, gpointer pipeline)
-{
-  if (pipeline == SP_RECORDER_PENDING)
-    return !p->summarized;
-  return pipeline == NULL || p->obj == pipeline;
-}
-
-void
-sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline,
-    gboolean summarized)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  for (i = 0; i < r->pipes->len; i++) {
-    SpPipe *p = g_ptr_array_index (r->pipes, i);
-    if (pipe_matches (p, pipeline))
-      p->summarized = summarized;
-  }
-  g_mutex_unlock (&r->lock);
-}
-
-gboolean
-sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
-{
-  gboolean found = FALSE;
-  guint i;
-  gint gen;
-
-  g_mutex_lock (&r->lock);
-  gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < r->elems->len && !found; i++) {
-    SpElemRec *rec = g_ptr_array_index (r->elems, i);
-    found = rec->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline);
-  }
-  for (i = 0; i < r->queues->len && !found; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    found = q->items > 0 && pipe_matches (q->pipe, pipeline);
-  }
-  g_mutex_unlock (&r->lock);
-  return found;
-}
-
-gchar *
-sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
-{
-  SpPipe *p;
-  gchar *name = NULL;
-
-  g_mutex_lock (&r->lock);
-  p = g_hash_table_lookup (r->pipes_by_obj, pipeline);
-  if (p)
-    name = g_strdup (p->name);
-  g_mutex_unlock (&r->lock);
-  return name;
-}
-
-static gdouble
-thread_wall (SpThreadRec * th)
-{
-  return th->last_ts > th->first_ts ? (gdouble) (th->last_ts - th->first_ts)
-      : 0.0;
-}
-
-static gdouble
-pct (gdouble part, gdouble whole)
-{
-  return whole > 0 ? MIN (100.0, 100.0 * part / whole) : 0.0;
-}
-
-static gint
-cmp_total (gconstpointer a, gconstpointer b)
-{
-  const SpElemRec *ra = *(SpElemRec * const *) a;
-  const SpElemRec *rb = *(SpElemRec * const *) b;
-
-  if (ra->stats.total != rb->stats.total)
-    return ra->stats.total < rb->stats.total ? 1 : -1;
-  return g_strcmp0 (ra->info->name, rb->info->name);
-}
-
-static void
-array_append_structure (GValue * array, GstStructure * s)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, s);
-  gst_value_array_append_and_take_value (array, &v);
-}
-
-static GstStructure *
-element_row (SpElemRec * rec)
-{
-  const StageStats *s = &rec->stats;
-  gboolean any = s->count > 0;
-
-  return gst_structure_new ("element",
-      "name", G_TYPE_STRING, rec->info->name,
-      "thread", G_TYPE_STRING, rec->thread->name,
-      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-      "count", G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, any ? s->mean : 0.0,
-      "std_ms", G_TYPE_DOUBLE, stage_stats_std (s),
-      "min_ms", G_TYPE_DOUBLE, any ? s->min : 0.0,
-      "max_ms", G_TYPE_DOUBLE, any ? s->max : 0.0,
-      "median_ms", G_TYPE_DOUBLE, any ? stage_stats_median (s) : 0.0,
-      "p90_ms", G_TYPE_DOUBLE, any ? stage_stats_p90 (s) : 0.0,
-      "p99_ms", G_TYPE_DOUBLE, any ? stage_stats_p99 (s) : 0.0,
-      "last_ms", G_TYPE_DOUBLE, any ? s->last : 0.0,
-      "total_s", G_TYPE_DOUBLE, s->total / 1e3,
-      /* Unsplit, a live source's row is its frame interval: not work. */
-      "busy_pct", G_TYPE_DOUBLE, rec->info->live_source
-      && !rec->info->split_task ? 0.0 :
-      pct (s->total * 1e6, thread_wall (rec->thread)),
-      "skipped", G_TYPE_UINT64, rec->seen - s->count, NULL);
-}
-
-static GstStructure *
-queue_row (SpQueue * q)
-{
-  gdouble span = q->last_ts > q->first_ts ? q->last_ts - q->first_ts : 0;
-
-  return gst_structure_new ("queue",
-      "name", G_TYPE_STRING, q->name,
-      "pipeline", G_TYPE_STRING, q->pipe->name,
-      "items", G_TYPE_UINT64, q->items,
-      "qps", G_TYPE_DOUBLE, span > 0 ? q->items / (span / 1e9) : 0.0,
-      "mean_level", G_TYPE_DOUBLE, span > 0 ? q->level_integral / span : 0.0,
-      "max_level", G_TYPE_UINT64, q->max_level,
-      "mean_bytes", G_TYPE_DOUBLE, span > 0 ? q->bytes_integral / span : 0.0,
-      "max_bytes", G_TYPE_UINT64, q->max_bytes_seen,
-      "empty_pct", G_TYPE_DOUBLE, pct (q->empty_ns, span),
-      "full_pct", G_TYPE_DOUBLE, pct (q->full_ns, span),
-      "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
-      "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
-      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
-      NULL);
-}
-
-static GstStructure *
-thread_row (SpThreadRec * th)
-{
-  gdouble wall = thread_wall (th);
-
-  return gst_structure_new ("thread",
-      "name", G_TYPE_STRING, th->name,
-      "pipeline", G_TYPE_STRING, th->pipe->name,
-      "tid", G_TYPE_UINT64, th->tid,
-      "wall_s", G_TYPE_DOUBLE, wall / 1e9,
-      "busy_pct", G_TYPE_DOUBLE, pct (th->busy, wall),
-      "wait_input_pct", G_TYPE_DOUBLE, pct (th->wait_in, wall),
-      "wait_output_pct", G_TYPE_DOUBLE, pct (th->wait_out, wall), NULL);
-}
-
-/* Sinks: frames are buffers that reached the element, over every thread
- * that chained into it, and FPS is frames over the first-to-last span. */
-static void
-add_sinks (GValue * arr, GPtrArray * recs)
-{
-  GHashTable *seen = g_hash_table_new (NULL, NULL);
-  guint i, j;
-
-  for (i = 0; i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    guint64 frames = 0, first = G_MAXUINT64, last = 0;
-    gdouble span;
-
-    if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
-      continue;
-    g_hash_table_add (seen, rec->info);
-    for (j = i; j < recs->len; j++) {
-      SpElemRec *o = g_ptr_array_index (recs, j);
-      if (o->info != rec->info)
-        continue;
-      frames += o->buffers;
-      first = MIN (first, o->first_ts);
-      last = MAX (last, o->last_ts);
-    }
-    span = last > first ? (gdouble) (last - first) : 0;
-    array_append_structure (arr, gst_structure_new ("sink",
-            "name", G_TYPE_STRING, rec->info->name,
-            "frames", G_TYPE_UINT64, frames,
-            "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?
-            (frames - 1) / (span / 1e9) : 0.0, NULL));
-  }
-  g_hash_table_destroy (seen);
-}
-
-/* The bottleneck is the busiest thread (in a pipelined graph it sets the
- * pace), named by the element that costs most on it. Threads that lived for
- * a moment only (typefinding, a pooled thread's short first task) are left
- * out: 100% of a millisecond says nothing. */
-static gchar *
-verdict (GPtrArray * recs, GPtrArray * threads, gdouble wall)
-{
-  SpThreadRec *busiest = NULL;
-  SpElemRec *top = NULL;
-  gdouble best = -1;
-  guint i;
-
-  for (i = 0; i < threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (threads, i);
-    gdouble b = pct (th->busy, thread_wall (th));
-    if (thread_wall (th) < 0.25 * wall)
-      continue;
-    if (b > best) {
-      best = b;
-      busiest = th;
-    }
-  }
-  for (i = 0; busiest && i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    if (rec->thread == busiest
-        && (!rec->info->live_source || rec->info->split_task)
-        && (!top || rec->stats.total > top->stats.total))
-      top = rec;
-  }
-  if (!top)
-    return g_strdup ("no verdict: no streaming thread ran long enough to "
-        "judge");
-  return g_strdup_printf ("%s-bound: %s on thread %s busy %.0f%% "
-      "(%s: %.0f%% of the thread)", kind_labels[top->info->kind],
-      top->info->name, busiest->name, best, top->info->name,
-      pct (top->stats.total * 1e6, thread_wall (busiest)));
-}
-
-GstStructure *
-sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
-{
-  GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
-  GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
-      sv = G_VALUE_INIT;
-  GstStructure *s;
-  guint64 first = G_MAXUINT64, last = 0;
-  gchar *v;
-  guint i;
-  gint gen;
-
-  g_value_init (&ev, GST_TYPE_ARRAY);
-  g_value_init (&qv, GST_TYPE_ARRAY);
-  g_value_init (&tv, GST_TYPE_ARRAY);
-  g_value_init (&sv, GST_TYPE_ARRAY);
-
-  g_mutex_lock (&r->lock);
-  gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < r->elems->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (r->elems, i);
-    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
-        && pipe_matches (rec->info->pipe, pipeline))
-      g_ptr_array_add (recs, rec);
-  }
-  for (i = 0; i < r->threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (r->threads, i);
-    if (th->gen == gen && pipe_matches (th->pipe, pipeline)
-        && th->last_ts > th->first_ts) {
-      g_ptr_array_add (threads, th);
-      first = MIN (first, th->first_ts);
-      last = MAX (last, th->last_ts);
-    }
-  }
-  g_ptr_array_sort (recs, cmp_total);
-  for (i = 0; i < recs->len; i++)
-    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i)));
-  for (i = 0; i < r->queues->len; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    if (!pipe_matches (q->pipe, pipeline))
-      continue;
-    g_mutex_lock (&q->lock);
-    if (q->items > 0 || q->put_seen > 0)
-      array_append_structure (&qv, queue_row (q));
-    g_mutex_unlock (&q->lock);
-  }
-  for (i = 0; i < threads->len; i++)
-    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i)));
-  add_sinks (&sv, recs);
-  v = verdict (recs, threads, last > first ? (gdouble) (last - first) : 0);
-  g_mutex_unlock (&r->lock);
-
-  s = gst_structure_new ("stageprof-summary",
-      "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
-      "final", G_TYPE_BOOLEAN, final, NULL);
-  gst_structure_take_value (s, "elements", &ev);
-  gst_structure_take_value (s, "queues", &qv);
-  gst_structure_take_value (s, "threads", &tv);
-  gst_structure_take_value (s, "sinks", &sv);
-  gst_structure_set (s, "verdict", G_TYPE_STRING, v, NULL);
-  g_free (v);
-  g_ptr_array_free (recs, TRUE);
-  g_ptr_array_free (threads, TRUE);
-  return s;
+  pop_frame (r, st, ts);
+  if (st->depth == 0 && GST_PAD_IS_SRC (pad) && st->thread != NULL
+      && (rec = lookup_pad (r, st, pad, ts)) != NULL
+      && rec->info->pipe == st->thread->pipe)
+    top_end (st, rec, ts);
 }

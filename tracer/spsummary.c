@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "spsummary.h"
 
 SpSummaryFormat
@@ -71,12 +73,40 @@ get_u (const GstStructure * s, const gchar * f)
   return u;
 }
 
-static const gchar *
-get_s (const GstStructure * s, const gchar * f)
+gchar *
+sp_summary_escape (const gchar * str)
 {
-  const gchar *str = gst_structure_get_string (s, f);
+  GString *out = g_string_new (NULL);
+  const gchar *p = str ? str : "";
 
-  return str ? str : "";
+  while (*p) {
+    gunichar c = g_utf8_get_char_validated (p, -1);
+
+    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
+      g_string_append_printf (out, "\\x%02x", (guchar) * p);
+      p++;
+      continue;
+    }
+    if (c == '\n')
+      g_string_append (out, "\\n");
+    else if (c == '\r')
+      g_string_append (out, "\\r");
+    else if (c == '\t')
+      g_string_append (out, "\\t");
+    else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+      g_string_append_printf (out, "\\x%02x", c);
+    else
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    p = g_utf8_next_char (p);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* A string field of a row, escaped for a table cell (newly allocated). */
+static gchar *
+get_esc (const GstStructure * s, const gchar * f)
+{
+  return sp_summary_escape (gst_structure_get_string (s, f));
 }
 
 /* ------------------------------------------------------------------ */
@@ -161,8 +191,8 @@ text_elements (const GstStructure * s, GString * out)
   table_init (&t, 2, hdr);
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
-    table_add (&t, g_strdup (get_s (r, "name")));
-    table_add (&t, g_strdup (get_s (r, "thread")));
+    table_add (&t, get_esc (r, "name"));
+    table_add (&t, get_esc (r, "thread"));
     table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "count")));
     for (guint k = 0; ms[k]; k++)
       table_add (&t, fmt_num (get_d (r, ms[k]), 3));
@@ -177,7 +207,7 @@ text_queues (const GstStructure * s, GString * out)
 {
   static const gchar *const hdr[] = { "Queue", "Items", "Items/s",
     "Mean lvl", "Max lvl", "Mean bytes", "Max bytes", "%Empty", "%Full",
-    "Put ms", "Get ms", NULL
+    "Put ms", "Get ms", "Dropped", NULL
   };
   const GValue *rows = rows_of (s, "queues");
   Table t;
@@ -188,7 +218,7 @@ text_queues (const GstStructure * s, GString * out)
   table_init (&t, 1, hdr);
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
-    table_add (&t, g_strdup (get_s (r, "name")));
+    table_add (&t, get_esc (r, "name"));
     table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "items")));
     table_add (&t, fmt_num (get_d (r, "qps"), 1));
     table_add (&t, fmt_num (get_d (r, "mean_level"), 2));
@@ -201,6 +231,8 @@ text_queues (const GstStructure * s, GString * out)
     table_add (&t, fmt_num (get_d (r, "full_pct"), 1));
     table_add (&t, fmt_num (get_d (r, "ave_put_ms"), 3));
     table_add (&t, fmt_num (get_d (r, "ave_get_ms"), 3));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
+            get_u (r, "dropped")));
   }
   table_render (&t, out);
 }
@@ -209,21 +241,92 @@ static void
 text_threads (const GstStructure * s, GString * out)
 {
   static const gchar *const hdr[] = { "Thread", "%Busy", "%Wait input",
-    "%Wait output", NULL
+    "%Wait output", "%Blocked", "%CPU wait", NULL
+  };
+  static const gchar *const f[] = { "busy_pct", "wait_input_pct",
+    "wait_output_pct", "blocked_pct", "cpu_wait_pct", NULL
   };
   const GValue *rows = rows_of (s, "threads");
   Table t;
 
-  g_string_append (out, "Threads (share of each thread's wall time):\n");
+  g_string_append (out, "Threads (share of each thread's wall time; "
+      "blocked: on the clock or in an element's own code; CPU wait: ready "
+      "but waiting for a core):\n");
   table_init (&t, 1, hdr);
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
-    table_add (&t, g_strdup (get_s (r, "name")));
-    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
-    table_add (&t, fmt_num (get_d (r, "wait_input_pct"), 1));
-    table_add (&t, fmt_num (get_d (r, "wait_output_pct"), 1));
+    table_add (&t, get_esc (r, "name"));
+    for (guint k = 0; f[k]; k++)
+      table_add (&t, fmt_num (get_d (r, f[k]), 1));
   }
   table_render (&t, out);
+}
+
+/* Every thread of the process, busiest first; idle ones (under 1 ms of
+ * CPU) are counted, not listed. */
+static void
+text_os_threads (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "OS thread", "TID", "CPU s",
+    "%Process", NULL
+  };
+  const GValue *rows = rows_of (s, "os_threads");
+  const GValue *pv = gst_structure_get_value (s, "process");
+  const GstStructure *p = pv && GST_VALUE_HOLDS_STRUCTURE (pv) ?
+      gst_value_get_structure (pv) : NULL;
+  guint idle = 0;
+  Table t;
+
+  if (n_rows (rows) == 0)
+    return;
+  if (p) {
+    gchar *cpu = fmt_num (get_d (p, "cpu_s"), 3);
+    gchar *used = fmt_num (get_d (p, "cores_used"), 2);
+    guint cores = 0;
+    gst_structure_get_uint (p, "cores", &cores);
+    g_string_append_printf (out, "Process: %s s of CPU, %s of %u cores "
+        "used since the tracer started\n", cpu, used, cores);
+    g_free (cpu);
+    g_free (used);
+  }
+  table_init (&t, 1, hdr);
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    if (get_d (r, "cpu_s") < 0.001) {
+      idle++;
+      continue;
+    }
+    table_add (&t, get_esc (r, "name"));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "tid")));
+    table_add (&t, fmt_num (get_d (r, "cpu_s"), 3));
+    table_add (&t, fmt_num (get_d (r, "share_pct"), 1));
+  }
+  table_render (&t, out);
+  if (idle)
+    g_string_append_printf (out, "  (%u more threads used under 1 ms)\n",
+        idle);
+}
+
+static void
+text_verdicts (const GstStructure * s, GString * out)
+{
+  const GValue *rows = rows_of (s, "pipelines");
+
+  if (n_rows (rows) <= 1) {
+    gchar *v = get_esc (s, "verdict");
+    g_string_append_printf (out, "Verdict: %s\n", v);
+    g_free (v);
+    return;
+  }
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    gchar *p = get_esc (r, "pipeline"), *v = get_esc (r, "verdict");
+    guint run = 1;
+    gst_structure_get_uint (r, "run", &run);
+    g_string_append_printf (out, "Verdict %s (run %u): %s\n", p, run, v);
+    g_free (p);
+    g_free (v);
+  }
 }
 
 gchar *
@@ -233,20 +336,25 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   const GValue *sinks = rows_of (s, "sinks");
   gchar *wall = fmt_num (get_d (s, "wall_s"), 3);
 
+  gchar *t = sp_summary_escape (title);
+
   g_string_append_printf (out, "=== stageprof%s%s: %s s ===\n",
-      title ? " " : "", title ? title : "", wall);
+      title ? " " : "", title ? t : "", wall);
+  g_free (t);
   g_free (wall);
   text_elements (s, out);
   text_queues (s, out);
   text_threads (s, out);
+  text_os_threads (s, out);
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);
-    gchar *fps = fmt_num (get_d (r, "fps"), 2);
+    gchar *fps = fmt_num (get_d (r, "fps"), 2), *name = get_esc (r, "name");
     g_string_append_printf (out, "Sink %s: %" G_GUINT64_FORMAT
-        " frames, %s fps\n", get_s (r, "name"), get_u (r, "frames"), fps);
+        " frames, %s fps\n", name, get_u (r, "frames"), fps);
     g_free (fps);
+    g_free (name);
   }
-  g_string_append_printf (out, "Verdict: %s\n", get_s (s, "verdict"));
+  text_verdicts (s, out);
   return g_string_free (out, FALSE);
 }
 
@@ -356,8 +464,9 @@ sp_summary_to_json (const GstStructure * s)
 }
 
 /* ------------------------------------------------------------------ */
-/* CSV: one section per table, each with its header; the first column names
- * the table so rows can be filtered with grep or a spreadsheet. */
+/* CSV: one tidy table per file (a header, then one row per record, every
+ * row the same columns), so pandas.read_csv and sqlite3's .import read it
+ * as it is. Strings are always quoted. */
 
 static void
 csv_cell (GString * out, const GValue * v)
@@ -367,15 +476,23 @@ csv_cell (GString * out, const GValue * v)
     gchar **parts;
     gchar *joined;
 
+    gchar *esc;
+
     if (!str)
       return;
-    parts = g_strsplit (str, "\"", -1);
+    /* One record a line: control characters and bytes that are not
+     * UTF-8 are escaped, as in the text tables. */
+    esc = sp_summary_escape (str);
+    parts = g_strsplit (esc, "\"", -1);
+    g_free (esc);
     joined = g_strjoinv ("\"\"", parts);
     g_string_append_printf (out, "\"%s\"", joined);
     g_free (joined);
     g_strfreev (parts);
   } else if (G_VALUE_TYPE (v) == G_TYPE_DOUBLE) {
     json_number (out, g_value_get_double (v));
+  } else if (G_VALUE_TYPE (v) == G_TYPE_BOOLEAN) {
+    g_string_append (out, g_value_get_boolean (v) ? "1" : "0");
   } else {
     gchar *str = gst_value_serialize (v);
     g_string_append (out, str ? str : "");
@@ -383,51 +500,91 @@ csv_cell (GString * out, const GValue * v)
   }
 }
 
-static void
-csv_section (GString * out, const GstStructure * s, const gchar * field)
+const gchar *const sp_summary_tables[] = {
+  "elements", "queues", "threads", "sinks", "os_threads", "pipelines", NULL
+};
+
+gchar *
+sp_summary_table_to_csv (const GstStructure * s, const gchar * table)
 {
-  const GValue *rows = rows_of (s, field);
+  const GValue *rows = rows_of (s, table);
+  const GstStructure *first;
+  GString *out;
+  gint n;
 
   if (n_rows (rows) == 0)
-    return;
+    return NULL;
+  out = g_string_new (NULL);
+  first = row_at (rows, 0);
+  n = gst_structure_n_fields (first);
+  for (gint k = 0; k < n; k++)
+    g_string_append_printf (out, "%s%s", k ? "," : "",
+        gst_structure_nth_field_name (first, k));
+  g_string_append_c (out, '\n');
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
-    gint n = gst_structure_n_fields (r);
 
-    if (i == 0) {
-      g_string_append (out, "table");
-      for (gint k = 0; k < n; k++)
-        g_string_append_printf (out, ",%s", gst_structure_nth_field_name (r, k));
-      g_string_append_c (out, '\n');
-    }
-    g_string_append (out, gst_structure_get_name (r));
+    /* By the first row's columns, so every row has the same ones. */
     for (gint k = 0; k < n; k++) {
-      g_string_append_c (out, ',');
-      csv_cell (out, gst_structure_get_value (r,
-              gst_structure_nth_field_name (r, k)));
+      const GValue *v = gst_structure_get_value (r,
+          gst_structure_nth_field_name (first, k));
+      if (k)
+        g_string_append_c (out, ',');
+      if (v)
+        csv_cell (out, v);
     }
     g_string_append_c (out, '\n');
   }
-  g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
 }
 
 gchar *
 sp_summary_to_csv (const GstStructure * s)
 {
-  GString *out = g_string_new (NULL);
-  const GValue *verdict = gst_structure_get_value (s, "verdict");
+  gchar *csv = sp_summary_table_to_csv (s, "elements");
 
-  csv_section (out, s, "elements");
-  csv_section (out, s, "queues");
-  csv_section (out, s, "threads");
-  csv_section (out, s, "sinks");
-  g_string_append (out, "table,wall_s,verdict\nsummary,");
-  json_number (out, get_d (s, "wall_s"));
-  g_string_append_c (out, ',');
-  if (verdict)
-    csv_cell (out, verdict);
-  g_string_append_c (out, '\n');
-  return g_string_free (out, FALSE);
+  return csv ? csv : g_strdup ("");
+}
+
+gchar *
+sp_summary_csv_path (const gchar * path, const gchar * table)
+{
+  gsize n = strlen (path);
+
+  if (strcmp (table, "elements") == 0)
+    return g_strdup (path);
+  if (n >= 4 && g_ascii_strcasecmp (path + n - 4, ".csv") == 0)
+    n -= 4;
+  return g_strdup_printf ("%.*s.%s.csv", (gint) n, path, table);
+}
+
+/* Each table to its own file: PATH for the elements, PATH less .csv plus
+ * .TABLE.csv for the others; a table with no rows has no file. */
+static gboolean
+csv_write_files (const GstStructure * s, const gchar * path, GError ** error)
+{
+  for (guint i = 0; sp_summary_tables[i]; i++) {
+    gchar *file = sp_summary_csv_path (path, sp_summary_tables[i]);
+    gchar *csv = sp_summary_table_to_csv (s, sp_summary_tables[i]);
+    GError *err = NULL;
+    gboolean ok = TRUE;
+
+    if (csv || i == 0)
+      ok = g_file_set_contents (file, csv ? csv : "", -1, &err);
+    else
+      g_unlink (file);
+    g_free (csv);
+    if (!ok) {
+      g_set_error (error, G_FILE_ERROR, err->code,
+          "cannot write the stageprof summary to '%s': %s", file,
+          err->message);
+      g_clear_error (&err);
+      g_free (file);
+      return FALSE;
+    }
+    g_free (file);
+  }
+  return TRUE;
 }
 
 gchar *
@@ -448,9 +605,14 @@ gboolean
 sp_summary_write_file (const GstStructure * s, const gchar * path,
     GError ** error)
 {
-  gchar *text = sp_summary_render (s, sp_summary_format_for_path (path), NULL);
+  gchar *text;
   GError *err = NULL;
-  gboolean ok = g_file_set_contents (path, text, -1, &err);
+  gboolean ok;
+
+  if (sp_summary_format_for_path (path) == SP_SUMMARY_CSV)
+    return csv_write_files (s, path, error);
+  text = sp_summary_render (s, sp_summary_format_for_path (path), NULL);
+  ok = g_file_set_contents (path, text, -1, &err);
 
   if (!ok) {
     g_set_error (error, G_FILE_ERROR, err->code,

@@ -23,9 +23,21 @@ SpSummaryFormat sp_summary_format_for_path (const gchar * path);
 /* `title` heads the text form (e.g. the pipeline name); may be NULL. */
 gchar *sp_summary_to_text (const GstStructure * summary, const gchar * title);
 gchar *sp_summary_to_json (const GstStructure * summary);
+/* CSV is one tidy table per file: sp_summary_to_csv() is the elements
+ * table; sp_summary_table_to_csv() any of sp_summary_tables (NULL when it
+ * has no rows), written by sp_summary_write_file() beside PATH as
+ * sp_summary_csv_path() names it (prof.csv, prof.threads.csv, ...). */
 gchar *sp_summary_to_csv (const GstStructure * summary);
+extern const gchar *const sp_summary_tables[];
+gchar *sp_summary_table_to_csv (const GstStructure * summary,
+    const gchar * table);
+gchar *sp_summary_csv_path (const gchar * path, const gchar * table);
 gchar *sp_summary_render (const GstStructure * summary, SpSummaryFormat format,
     const gchar * title);
+
+/* `str` with control characters and bytes that are not UTF-8 escaped
+ * (\n, \t, \xNN): valid UTF-8 on one line, for tables, CSV and names. */
+gchar *sp_summary_escape (const gchar * str);
 
 /* Writes the rendering for `path`'s extension; the error names the path. */
 gboolean sp_summary_write_file (const GstStructure * summary,

@@ -1,0 +1,794 @@
+/* stageprof against ground truth, one case per topology our users run.
+ *
+ * Each case puts `stagetruth` elements (tests/truth-element.h) in a
+ * topology: burners cost a known CPU time per buffer and measure it
+ * themselves, sleepers and clock waiters block. Each case then asserts, on
+ * the summary of the same run:
+ *  - a burner's self time is its own measured CPU time within 2 % (or
+ *    0.1 ms);
+ *  - an element that blocks (sleep, clock, another pad's turn) reports
+ *    little self time;
+ *  - every thread's shares add up to 100 % +- 1 %;
+ *  - the verdict names the stage that sets the rate, or says the clock
+ *    paces the pipeline.
+ * Only measurements of the same run are compared, so a loaded machine
+ * (waiting for a CPU stretches wall times) does not change the outcome.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+
+#include "stageprof-check.h"
+#include "truth-element.h"
+#include "spsummary.h"
+
+static GstElement *
+run_keep (const gchar * name, const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", desc,
+      err ? err->message : "?");
+  gst_object_set_name (GST_OBJECT (p), name);
+  bus = gst_element_get_bus (p);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS within 90 s", name);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    fail ("%s: error: %s", name, e->message);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  /* Stopped before the summary is read: an invocation still blocked at
+   * EOS (an inactive selector pad) ends with the flush, as it does in the
+   * element's own measurement. */
+  gst_element_set_state (p, GST_STATE_NULL);
+  return p;
+}
+
+static void
+stop (GstElement * p)
+{
+  gst_object_unref (p);
+}
+
+static guint64
+truth (GstElement * p, const gchar * name, const gchar * what)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p), name);
+  guint64 v = 0;
+
+  fail_unless (e != NULL, "no element %s", name);
+  g_object_get (e, what, &v, NULL);
+  gst_object_unref (e);
+  return v;
+}
+
+/* Sum of a field over an element's rows (one per thread it ran on). */
+static gdouble
+elem_sum (const GstStructure * s, const gchar * pipe, const gchar * name,
+    const gchar * field)
+{
+  GPtrArray *r = rows (s, "elements", name, pipe);
+  gdouble sum = 0;
+  guint i;
+
+  fail_unless (r->len > 0, "no row for %s in %s", name, pipe);
+  for (i = 0; i < r->len; i++)
+    sum += dget (g_ptr_array_index (r, i), field);
+  g_ptr_array_free (r, TRUE);
+  return sum;
+}
+
+/* A burner's self time is the CPU time it measured itself, within 2 % or
+ * 0.1 ms, plus 10 µs a buffer: the element measures inside transform_ip,
+ * the tracer around the whole chain (GstBaseTransform's own work and the
+ * tracer's clock reads of nested elements, which no element can see). */
+static void
+assert_self (const GstStructure * s, GstElement * p, const gchar * pipe,
+    const gchar * name)
+{
+  gdouble want = truth (p, name, "cpu-ns") / 1e9;
+  gdouble got = elem_sum (s, pipe, name, "total_s");
+  gdouble tol = MAX (0.02 * want, 0.0001) +
+      truth (p, name, "count") * 10e-6;
+
+  fail_unless (ABS (got - want) <= tol,
+      "%s/%s: self %.6f s, truth %.6f s (tolerance %.6f)", pipe, name, got,
+      want, tol);
+}
+
+/* An element that blocks reports a small self time: its own CPU time plus
+ * at most 3 % of the pipeline's running time. */
+static void
+assert_blocking (const GstStructure * s, const gchar * pipe,
+    const gchar * name, gdouble cpu_s)
+{
+  gdouble got = elem_sum (s, pipe, name, "total_s");
+  gdouble wall = dget (s, "wall_s");
+  gdouble bound = cpu_s + 0.03 * wall + 0.0005;
+
+  fail_unless (got <= bound, "%s/%s blocks but shows %.6f s of self time "
+      "(bound %.6f, running time %.3f s)", pipe, name, got, bound, wall);
+}
+
+static const gchar *const share_fields[] = {
+  "busy_pct", "wait_input_pct", "wait_output_pct", "blocked_pct",
+  "cpu_wait_pct"
+};
+
+static void
+check_shares (const GstStructure * s, const gchar * pipe, gboolean need_rows)
+{
+  const GValue *arr = gst_structure_get_value (s, "threads");
+  guint i, j, n = 0;
+
+  for (i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *t =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    gdouble sum = 0;
+
+    if (g_strcmp0 (gst_structure_get_string (t, "pipeline"), pipe))
+      continue;
+    n++;
+    for (j = 0; j < G_N_ELEMENTS (share_fields); j++) {
+      gdouble v = dget (t, share_fields[j]);
+      fail_unless (v >= 0 && v <= 100.0 + 1e-9, "%s %s: %s = %f", pipe,
+          gst_structure_get_string (t, "name"), share_fields[j], v);
+      sum += v;
+    }
+    fail_unless (sum >= 99.0 && sum <= 101.0,
+        "%s thread %s: shares add up to %.2f %%", pipe,
+        gst_structure_get_string (t, "name"), sum);
+  }
+  fail_unless (n > 0 || !need_rows, "no thread rows for %s", pipe);
+}
+
+static void
+assert_shares (const GstStructure * s, const gchar * pipe)
+{
+  check_shares (s, pipe, TRUE);
+}
+
+static void
+assert_verdict (const GstStructure * s, const gchar * want)
+{
+  const gchar *v = gst_structure_get_string (s, "verdict");
+
+  if (v == NULL || strstr (v, want) == NULL) {
+    gchar *text = sp_summary_to_text (s, NULL);
+    fail ("verdict '%s' does not say '%s'\n%s", v, want, text);
+  }
+}
+
+static GstStructure *
+summary_of (void)
+{
+  return get_summary ();
+}
+
+/* All on the source's thread: every element's time is its own. */
+GST_START_TEST (test_linear)
+{
+  GstElement *p = run_keep ("t_linear",
+      "fakesrc num-buffers=40 sizetype=fixed sizemax=64 ! "
+      "stagetruth name=lin_a us=1500 ! stagetruth name=lin_b us=500 ! "
+      "stagetruth name=lin_s mode=sleep us=500 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_linear", "lin_a");
+  assert_self (s, p, "t_linear", "lin_b");
+  assert_blocking (s, "t_linear", "lin_s", truth (p, "lin_s", "cpu-ns") / 1e9);
+  assert_shares (s, "t_linear");
+  assert_verdict (s, "lin_a");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* Three stages behind queues: the slowest sets the rate. */
+GST_START_TEST (test_queues)
+{
+  GstElement *p = run_keep ("t_queues",
+      "fakesrc num-buffers=40 sizetype=fixed sizemax=64 ! "
+      "stagetruth name=q_a us=500 ! queue ! stagetruth name=q_b us=2000 ! "
+      "queue ! stagetruth name=q_c us=1000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_queues", "q_a");
+  assert_self (s, p, "t_queues", "q_b");
+  assert_self (s, p, "t_queues", "q_c");
+  assert_shares (s, "t_queues");
+  assert_verdict (s, "q_b");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A tee with a queued and an unqueued branch. */
+GST_START_TEST (test_tee)
+{
+  GstElement *p = run_keep ("t_tee",
+      "fakesrc num-buffers=40 sizetype=fixed sizemax=64 ! tee name=t "
+      "t. ! queue ! stagetruth name=tee_q us=2000 ! fakesink sync=false "
+      "t. ! stagetruth name=tee_u us=500 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_tee", "tee_q");
+  assert_self (s, p, "t_tee", "tee_u");
+  assert_shares (s, "t_tee");
+  assert_verdict (s, "tee_q");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* Two threads merge in a funnel: the one waiting for the other's turn
+ * waits, the funnel does not work. */
+GST_START_TEST (test_funnel)
+{
+  GstElement *p = run_keep ("t_funnel",
+      "funnel name=f ! stagetruth name=fn_sink us=1500 ! fakesink sync=false "
+      "fakesrc num-buffers=30 sizetype=fixed sizemax=64 ! "
+      "stagetruth name=fn_a us=200 ! f. "
+      "fakesrc num-buffers=30 sizetype=fixed sizemax=64 ! "
+      "stagetruth name=fn_b us=200 ! f.");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_funnel", "fn_sink");
+  assert_self (s, p, "t_funnel", "fn_a");
+  assert_blocking (s, "t_funnel", "f", 0);
+  assert_shares (s, "t_funnel");
+  assert_verdict (s, "fn_sink");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* input-selector: the inactive pad's thread blocks in the selector. */
+GST_START_TEST (test_input_selector)
+{
+  GstElement *p = run_keep ("t_isel",
+      "input-selector name=sel sync-streams=true sync-mode=clock ! "
+      "stagetruth name=is_sink us=1000 ! fakesink sync=false "
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48,"
+      "framerate=200/1 ! stagetruth name=is_a us=300 ! sel.sink_0 "
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48,"
+      "framerate=200/1 ! stagetruth name=is_b us=300 ! sel.sink_1");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_isel", "is_sink");
+  assert_self (s, p, "t_isel", "is_a");
+  assert_self (s, p, "t_isel", "is_b");
+  assert_blocking (s, "t_isel", "sel", 0);
+  assert_shares (s, "t_isel");
+  assert_verdict (s, "is_sink");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* compositor: an aggregator; its sink pads wait for the others' data. */
+GST_START_TEST (test_compositor)
+{
+  GstElement *p = run_keep ("t_comp",
+      "compositor name=c ! video/x-raw,width=64,height=48 ! "
+      "stagetruth name=co_out us=2000 ! fakesink sync=false "
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48 ! "
+      "stagetruth name=co_a us=300 ! c. "
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48 ! "
+      "stagetruth name=co_b us=300 ! c.");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_comp", "co_out");
+  assert_self (s, p, "t_comp", "co_a");
+  assert_self (s, p, "t_comp", "co_b");
+  assert_shares (s, "t_comp");
+  assert_verdict (s, "co_out");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* clocksync and identity sync=true wait on the clock: not work, and the
+ * clock paces the pipeline. */
+GST_START_TEST (test_clocksync)
+{
+  GstElement *p = run_keep ("t_csync",
+      "videotestsrc num-buffers=15 ! video/x-raw,width=64,height=48,"
+      "framerate=50/1 ! clocksync name=cs ! stagetruth name=cs_b us=300 ! "
+      "identity name=cs_id sync=true ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_csync", "cs_b");
+  assert_blocking (s, "t_csync", "cs", 0);
+  assert_blocking (s, "t_csync", "cs_id", 0);
+  assert_shares (s, "t_csync");
+  assert_verdict (s, "paced by the clock");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A sync sink at a low framerate: its clock wait is not work. */
+GST_START_TEST (test_sync_sink)
+{
+  GstElement *p = run_keep ("t_ssink",
+      "videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48,"
+      "framerate=25/1 ! stagetruth name=ss_b us=1000 ! "
+      "fakesink name=ss_sink sync=true");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_ssink", "ss_b");
+  assert_blocking (s, "t_ssink", "ss_sink", 0);
+  assert_shares (s, "t_ssink");
+  assert_verdict (s, "paced by the clock");
+  assert_verdict (s, "ss_sink");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A live source waits for its clock between frames. */
+GST_START_TEST (test_live_source)
+{
+  GstElement *p = run_keep ("t_live",
+      "videotestsrc name=lv_src is-live=true num-buffers=10 ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! "
+      "stagetruth name=lv_b us=1000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_live", "lv_b");
+  assert_shares (s, "t_live");
+  assert_verdict (s, "paced by the clock");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A leaky queue before a slow stage. */
+GST_START_TEST (test_leaky_queue)
+{
+  GstElement *p = run_keep ("t_leaky",
+      "fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
+      "stagetruth name=lk_a us=200 ! queue name=lk_q leaky=downstream "
+      "max-size-buffers=2 max-size-bytes=0 max-size-time=0 ! "
+      "stagetruth name=lk_b us=2000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+  const GstStructure *q;
+
+  assert_self (s, p, "t_leaky", "lk_a");
+  assert_self (s, p, "t_leaky", "lk_b");
+  assert_shares (s, "t_leaky");
+  assert_verdict (s, "lk_b");
+  /* The drops are counted: what reached lk_b plus what the queue dropped
+   * is what went in. */
+  q = row (s, "queues", "lk_q", "t_leaky");
+  fail_unless (uget (q, "dropped") > 0);
+  fail_unless_equals_int (uget (q, "dropped") + truth (p, "lk_b", "count"),
+      60);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A queue limited by time only. */
+GST_START_TEST (test_time_queue)
+{
+  GstElement *p = run_keep ("t_tq",
+      "videotestsrc num-buffers=40 ! video/x-raw,width=64,height=48,"
+      "framerate=100/1 ! queue name=tq_q max-size-buffers=0 "
+      "max-size-bytes=0 max-size-time=50000000 ! "
+      "stagetruth name=tq_b us=2000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+  const GstStructure *q;
+
+  assert_self (s, p, "t_tq", "tq_b");
+  assert_shares (s, "t_tq");
+  assert_verdict (s, "tq_b");
+  q = row (s, "queues", "tq_q", "t_tq");
+  /* 50 ms at 100 fps: 5 buffers, never more, from the first buffer on. */
+  fail_unless (uget (q, "max_level") <= 5, "max level %" G_GUINT64_FORMAT,
+      uget (q, "max_level"));
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* stagebin's replicas and reorder wait for each other; a slow element
+ * after the bin sets the rate. */
+GST_START_TEST (test_stagebin)
+{
+  GstElement *p;
+  GstStructure *s;
+  const gchar *v;
+
+  p = run_keep ("t_sbin",
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48 ! "
+      "stagebin replicas=2 work-packet-size=1 ops=\"videoflip "
+      "method=clockwise\" ! stagetruth name=sb_slow mode=sleep us=5000 ! "
+      "fakesink sync=false");
+  s = summary_of ();
+  assert_blocking (s, "t_sbin", "sb_slow",
+      truth (p, "sb_slow", "cpu-ns") / 1e9);
+  assert_shares (s, "t_sbin");
+  v = gst_structure_get_string (s, "verdict");
+  /* The slow one blocks: its thread sets the rate; never the reorder. */
+  fail_if (strstr (v, "reorder") != NULL, "verdict: %s", v);
+  assert_verdict (s, "sb_slow");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+static gchar *
+make_clip (gchar ** dir)
+{
+  gchar *path, *desc;
+  GstElement *p;
+
+  *dir = g_dir_make_tmp ("sptruth-XXXXXX", NULL);
+  fail_unless (*dir != NULL);
+  path = g_build_filename (*dir, "clip.mp4", NULL);
+  desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=160,height=120,framerate=30/1 ! x264enc "
+      "speed-preset=ultrafast ! mp4mux ! filesink location=\"%s\"", path);
+  p = run_keep ("t_clip", desc);
+  stop (p);
+  {
+    /* The clip's own pipeline is not part of the case. */
+    GstTracer *t = find_prof ();
+    g_signal_emit_by_name (t, "reset");
+    gst_object_unref (t);
+  }
+  g_free (desc);
+  return path;
+}
+
+static void
+drop_clip (gchar * dir, gchar * path)
+{
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+static gboolean
+have (const gchar * factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+
+  if (f)
+    gst_object_unref (f);
+  else
+    g_printerr ("SKIP: no %s here\n", factory);
+  return f != NULL;
+}
+
+/* qtdemux's task, a decoder on a queue thread. */
+GST_START_TEST (test_demux_decode)
+{
+  gchar *dir, *path, *desc;
+  GstElement *p;
+  GstStructure *s;
+
+  if (!have ("x264enc") || !have ("avdec_h264") || !have ("mp4mux"))
+    return;
+  path = make_clip (&dir);
+  desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! h264parse ! "
+      "queue ! avdec_h264 ! stagetruth name=dd_b us=2000 ! "
+      "fakesink sync=false", path);
+  p = run_keep ("t_dd", desc);
+  s = summary_of ();
+  assert_self (s, p, "t_dd", "dd_b");
+  assert_shares (s, "t_dd");
+  assert_verdict (s, "dd_b");
+  gst_structure_free (s);
+  stop (p);
+  g_free (desc);
+  drop_clip (dir, path);
+}
+
+GST_END_TEST;
+
+/* uridecodebin: events through ghost pads are charged to the element
+ * handling them, so the shares still add up. */
+GST_START_TEST (test_uridecodebin)
+{
+  gchar *dir, *path, *uri, *desc;
+  GstElement *p;
+  GstStructure *s;
+
+  if (!have ("x264enc") || !have ("avdec_h264") || !have ("mp4mux"))
+    return;
+  path = make_clip (&dir);
+  uri = gst_filename_to_uri (path, NULL);
+  desc = g_strdup_printf ("uridecodebin uri=\"%s\" ! "
+      "stagetruth name=ud_b us=2000 ! fakesink sync=false", uri);
+  p = run_keep ("t_ud", desc);
+  s = summary_of ();
+  assert_self (s, p, "t_ud", "ud_b");
+  assert_shares (s, "t_ud");
+  assert_verdict (s, "ud_b");
+  gst_structure_free (s);
+  stop (p);
+  g_free (desc);
+  g_free (uri);
+  drop_clip (dir, path);
+}
+
+GST_END_TEST;
+
+/* A pipeline played twice is two runs: each with its own rows and
+ * verdict, names the same in both (a nested bin's element by its path). */
+GST_START_TEST (test_restart)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
+      "sizemax=64 ! bin.( name=rs_bin stagetruth name=rs_b us=500 ) ! "
+      "fakesink sync=false", &err);
+  GstStructure *s;
+  GPtrArray *r;
+  const GValue *pipes;
+  guint i, run, n = 0;
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), "t_restart");
+  for (run = 1; run <= 2; run++) {
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *msg;
+
+    fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+  }
+  s = summary_of ();
+  r = rows (s, "elements", "rs_bin/rs_b", "t_restart");
+  fail_unless_equals_int (r->len, 2);
+  for (i = 0; i < r->len; i++) {
+    const GstStructure *e = g_ptr_array_index (r, i);
+    guint er = 0;
+    fail_unless (gst_structure_get_uint (e, "run", &er));
+    fail_unless (er == 1 || er == 2);
+    fail_unless_equals_int (uget (e, "count"), 20);
+  }
+  g_ptr_array_free (r, TRUE);
+  pipes = gst_structure_get_value (s, "pipelines");
+  for (i = 0; i < gst_value_array_get_size (pipes); i++) {
+    const GstStructure *pr =
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    if (g_strcmp0 (gst_structure_get_string (pr, "pipeline"),
+            "t_restart") == 0) {
+      n++;
+      fail_unless (strstr (gst_structure_get_string (pr, "verdict"),
+              "rs_bin/rs_b") != NULL, "%s",
+          gst_structure_get_string (pr, "verdict"));
+    }
+  }
+  fail_unless_equals_int (n, 2);
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* Live summaries while three streaming threads write: every snapshot is
+ * consistent (statistics of one moment, shares adding up). */
+GST_START_TEST (test_live_snapshots)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=40000 sizetype=empty "
+      "! identity name=ls_a ! queue ! identity name=ls_b ! queue ! "
+      "stagetruth name=ls_c us=5 ! fakesink sync=false", NULL);
+  GstBus *bus;
+  GstMessage *msg = NULL;
+  guint n = 0;
+
+  fail_unless (p != NULL);
+  gst_object_set_name (GST_OBJECT (p), "t_live_snap");
+  bus = gst_element_get_bus (p);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  while (!msg && n < 2000) {
+    GstStructure *s = summary_of ();
+    const GValue *el = gst_structure_get_value (s, "elements");
+    guint i;
+
+    for (i = 0; i < gst_value_array_get_size (el); i++) {
+      const GstStructure *e =
+          gst_value_get_structure (gst_value_array_get_value (el, i));
+      if (uget (e, "count") == 0)
+        continue;
+      fail_unless (dget (e, "min_ms") <= dget (e, "mean_ms") + 1e-9
+          && dget (e, "mean_ms") <= dget (e, "max_ms") + 1e-9,
+          "%s: min %f mean %f max %f", gst_structure_get_string (e, "name"),
+          dget (e, "min_ms"), dget (e, "mean_ms"), dget (e, "max_ms"));
+      fail_unless (ABS (dget (e, "total_s") * 1e3 - dget (e, "mean_ms") *
+              uget (e, "count")) <= 1e-6 * MAX (1.0, dget (e, "total_s") *
+              1e3), "%s: total and mean disagree",
+          gst_structure_get_string (e, "name"));
+    }
+    check_shares (s, "t_live_snap", FALSE);
+    gst_structure_free (s);
+    n++;
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  }
+  if (!msg)
+    msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  fail_unless (n > 1);
+}
+
+GST_END_TEST;
+
+/* An element name with a newline and a byte that is not UTF-8 is escaped
+ * once, where it is recorded: every output carries the same safe name. */
+GST_START_TEST (test_odd_names)
+{
+  GstElement *p = gst_pipeline_new ("t_odd");
+  GstElement *src = gst_element_factory_make ("fakesrc", NULL);
+  GstElement *id = gst_element_factory_make ("identity", "bad\nna,me\xff");
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GstStructure *s;
+  gchar *text, *csv, **lines;
+  guint i;
+
+  g_object_set (src, "num-buffers", 5, NULL);
+  gst_bin_add_many (GST_BIN (p), src, id, sink, NULL);
+  fail_unless (gst_element_link_many (src, id, sink, NULL));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 90 * GST_SECOND, GST_MESSAGE_EOS);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = summary_of ();
+  fail_unless_equals_int (count_sum (s, "bad\\nna,me\\xff", "t_odd"), 5);
+  text = sp_summary_to_text (s, NULL);
+  fail_unless (g_utf8_validate (text, -1, NULL));
+  fail_unless (strstr (text, "bad\\nna,me\\xff") != NULL, "%s", text);
+  csv = sp_summary_to_csv (s);
+  fail_unless (g_utf8_validate (csv, -1, NULL));
+  lines = g_strsplit (csv, "\n", -1);
+  for (i = 0; lines[i]; i++)
+    if (strstr (lines[i], "bad\\nna,me"))
+      fail_unless (g_str_has_prefix (lines[i], "\"bad\\nna,me\\xff\","),
+          "%s", lines[i]);
+  g_strfreev (lines);
+  g_free (text);
+  g_free (csv);
+  gst_structure_free (s);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static gsize
+rss_bytes (void)
+{
+  gchar *text = NULL;
+  gsize pages = 0;
+
+  if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+    sscanf (text, "%*s %" G_GSIZE_FORMAT, &pages);
+  g_free (text);
+  return pages * sysconf (_SC_PAGESIZE);
+}
+
+static void
+cycles (guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstElement *p = gst_parse_launch ("fakesrc num-buffers=3 ! queue ! "
+        "identity ! fakesink sync=false", NULL);
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *msg;
+
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+  }
+}
+
+/* Records of pipelines that were destroyed (after their summary) are
+ * freed: memory stays flat over many create/destroy cycles (it grew by
+ * about 10 KB a pipeline). */
+GST_START_TEST (test_memory_flat)
+{
+  gsize before, after;
+
+  cycles (150);                 /* warm up: pools, caches, registries */
+  before = rss_bytes ();
+  cycles (600);
+  after = rss_bytes ();
+  fail_unless (after < before + 1024 * 1024,
+      "RSS grew by %" G_GSIZE_FORMAT " KB over 600 pipelines",
+      (after - before) / 1024);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_truth_suite (void)
+{
+  Suite *s = suite_create ("stageprof_truth");
+  TCase *tc = tcase_create ("truth");
+
+  tcase_set_timeout (tc, 180);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_linear);
+  tcase_add_test (tc, test_queues);
+  tcase_add_test (tc, test_tee);
+  tcase_add_test (tc, test_funnel);
+  tcase_add_test (tc, test_input_selector);
+  tcase_add_test (tc, test_compositor);
+  tcase_add_test (tc, test_clocksync);
+  tcase_add_test (tc, test_sync_sink);
+  tcase_add_test (tc, test_live_source);
+  tcase_add_test (tc, test_leaky_queue);
+  tcase_add_test (tc, test_time_queue);
+  tcase_add_test (tc, test_stagebin);
+  tcase_add_test (tc, test_demux_decode);
+  tcase_add_test (tc, test_uridecodebin);
+  tcase_add_test (tc, test_restart);
+  tcase_add_test (tc, test_live_snapshots);
+  tcase_add_test (tc, test_odd_names);
+  tcase_add_test (tc, test_memory_flat);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS", "stageprof(summary=none)", TRUE);
+  gst_check_init (&argc, &argv);
+  truth_element_register ();
+  s = stageprof_truth_suite ();
+  return gst_check_run_suite (s, "stageprof_truth", __FILE__);
+}

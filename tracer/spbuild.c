@@ -1,0 +1,565 @@
+/* spbuild: turns stageprof's records into the "stageprof-summary"
+ * GstStructure (documented in docs/tracer.md): element, queue, thread and
+ * sink rows, and the verdict (spverdict.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "sprecord-priv.h"
+
+const gchar *const sp_kind_labels[] = {
+  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
+};
+/* ------------------------------------------------------------------ */
+/* Summary */
+
+static gboolean
+pipe_matches (SpPipe * p, gpointer pipeline)
+{
+  if (pipeline == SP_RECORDER_PENDING)
+    return !p->summarized;
+  return pipeline == NULL || p->obj == pipeline;
+}
+
+/* The run a pipeline's own summary is about: the one going on, or the one
+ * that just stopped (the next is numbered at the stop). */
+static gint
+latest_run (SpPipe * p)
+{
+  return p->run_used || p->run == 1 ? p->run : p->run - 1;
+}
+
+/* A record of run `run` of `p` belongs to the summary for `pipeline`: all
+ * runs in the summary of every pipeline, the latest one in a pipeline's
+ * own (its earlier runs were summarized when they stopped). */
+static gboolean
+run_matches (SpPipe * p, gint run, gpointer pipeline)
+{
+  if (!pipe_matches (p, pipeline))
+    return FALSE;
+  return pipeline == NULL || run == latest_run (p);
+}
+
+
+static SP_SEQLOCK_READER gboolean
+rec_has_data (SpElemRec * rec, gint gen)
+{
+  SpThreadRec *th = rec->thread;
+  gboolean res;
+  guint s1;
+
+  do {
+    while ((s1 = __atomic_load_n (&th->seq, __ATOMIC_ACQUIRE)) & 1)
+      g_thread_yield ();
+    res = rec->gen == gen && rec->seen > 0;
+    __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  } while (__atomic_load_n (&th->seq, __ATOMIC_RELAXED) != s1);
+  return res;
+}
+
+gboolean
+sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
+{
+  gboolean found = FALSE;
+  guint i;
+  gint gen;
+
+  g_mutex_lock (&r->lock);
+  gen = g_atomic_int_get (&r->gen);
+  for (i = 0; i < r->elems->len && !found; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    found = rec_has_data (rec, gen)
+        && run_matches (rec->info->pipe, rec->run, pipeline);
+  }
+  for (i = 0; i < r->queues->len && !found; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    found = q->items > 0 && pipe_matches (q->pipe, pipeline);
+  }
+  g_mutex_unlock (&r->lock);
+  return found;
+}
+
+gchar *
+sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
+{
+  SpPipe *p;
+  gchar *name = NULL;
+
+  g_mutex_lock (&r->lock);
+  p = g_hash_table_lookup (r->pipes_by_obj, pipeline);
+  if (p)
+    name = g_strdup (p->name);
+  g_mutex_unlock (&r->lock);
+  return name;
+}
+
+/* ------------------------------------------------------------------ */
+/* Consistent copies of what streaming threads write (see SpThreadRec.seq):
+ * the summary works on these, never on the live records. */
+
+typedef struct
+{
+  GPtrArray *threads;           /* SpThreadRec copies, owned */
+  GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
+} SpSnapshot;
+
+static SP_SEQLOCK_READER gboolean
+copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
+    SpElemRec * rec_copies)
+{
+  guint s1 = __atomic_load_n (&th->seq, __ATOMIC_ACQUIRE), i;
+
+  if (s1 & 1)
+    return FALSE;
+  *th_copy = *th;
+  for (i = 0; i < recs->len; i++)
+    rec_copies[i] = *(SpElemRec *) g_ptr_array_index (recs, i);
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  return __atomic_load_n (&th->seq, __ATOMIC_RELAXED) == s1;
+}
+
+/* Under the recorder lock (no record comes or goes meanwhile). */
+static SpSnapshot *
+snapshot_locked (SpRecorder * r)
+{
+  SpSnapshot *snap = g_new0 (SpSnapshot, 1);
+  GHashTable *by_thread = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) g_ptr_array_unref);
+  guint i, j, tries;
+
+  snap->threads = g_ptr_array_new_with_free_func (g_free);
+  snap->elems = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < r->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    GPtrArray *a = g_hash_table_lookup (by_thread, rec->thread);
+    if (!a) {
+      a = g_ptr_array_new ();
+      g_hash_table_insert (by_thread, rec->thread, a);
+    }
+    g_ptr_array_add (a, rec);
+  }
+  for (i = 0; i < r->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (r->threads, i);
+    GPtrArray *recs = g_hash_table_lookup (by_thread, th);
+    static GPtrArray none;
+    SpThreadRec *tc = g_new (SpThreadRec, 1);
+    SpElemRec *rc;
+
+    if (!recs)
+      recs = &none;
+    rc = g_new (SpElemRec, MAX (recs->len, 1));
+    /* A writer holds the count odd for a few stores, never across a
+     * wait: a retry or a yield is enough. */
+    for (tries = 0; !copy_thread (th, recs, tc, rc); tries++)
+      if (tries > 16)
+        g_thread_yield ();
+    g_ptr_array_add (snap->threads, tc);
+    for (j = 0; j < recs->len; j++) {
+      SpElemRec *c = g_new (SpElemRec, 1);
+      *c = rc[j];
+      c->thread = tc;
+      g_ptr_array_add (snap->elems, c);
+    }
+    g_free (rc);
+  }
+  g_hash_table_destroy (by_thread);
+  return snap;
+}
+
+static void
+snapshot_free (SpSnapshot * snap)
+{
+  g_ptr_array_free (snap->threads, TRUE);
+  g_ptr_array_free (snap->elems, TRUE);
+  g_free (snap);
+}
+
+static gdouble
+thread_wall (SpThreadRec * th)
+{
+  return th->last_ts > th->first_ts ? (gdouble) (th->last_ts - th->first_ts)
+      : 0.0;
+}
+
+static gdouble
+pct (gdouble part, gdouble whole)
+{
+  return whole > 0 ? MIN (100.0, 100.0 * part / whole) : 0.0;
+}
+
+/* A thread's time, every nanosecond of it in exactly one share. What the
+ * hooks booked (busy, waits, blocked) covers the thread's life but for
+ * moments outside any element (GStreamer's own code between hooks), which
+ * count as blocked; the kernel's run-queue delay, time the thread was ready
+ * but had no CPU, was booked as whatever the thread was doing meanwhile.
+ * Busy time is mostly thread CPU time already (long invocations are timed
+ * by CPU), so the delay sits in the rest: in an invocation's non-work part
+ * (blocked, or wait on output in a queue or a multi-input element) or in a
+ * wait the thread had just woken from. It is taken out of blocked, wait on
+ * output, wait on input, and busy last. */
+void
+sp_thread_shares (SpThreadRec * th, SpShares * o)
+{
+  guint64 wall = th->last_ts > th->first_ts ? th->last_ts - th->first_ts : 0;
+  guint64 m = th->busy + th->wait_in + th->wait_out + th->blocked, rq, take;
+  guint64 *from[4];
+  guint i;
+
+  o->wall = wall;
+  o->busy = th->busy;
+  o->wait_in = th->wait_in;
+  o->wait_out = th->wait_out;
+  o->blocked = th->blocked;
+  if (m > wall && m > 0) {
+    /* Overlap (a hook pair the thread never closed): scale down. */
+    gdouble f = (gdouble) wall / m;
+    o->busy *= f;
+    o->wait_in *= f;
+    o->wait_out *= f;
+    o->blocked = wall - o->busy - o->wait_in - o->wait_out;
+  } else {
+    o->blocked += wall - m;
+  }
+  rq = MIN (sp_thread_cpu_wait (th), wall);
+  o->cpu_wait = rq;
+  from[0] = &o->blocked;
+  from[1] = &o->wait_out;
+  from[2] = &o->wait_in;
+  from[3] = &o->busy;
+  for (i = 0; i < 4 && rq > 0; i++) {
+    take = MIN (rq, *from[i]);
+    *from[i] -= take;
+    rq -= take;
+  }
+}
+
+static gint
+cmp_total (gconstpointer a, gconstpointer b)
+{
+  const SpElemRec *ra = *(SpElemRec * const *) a;
+  const SpElemRec *rb = *(SpElemRec * const *) b;
+
+  if (ra->stats.total != rb->stats.total)
+    return ra->stats.total < rb->stats.total ? 1 : -1;
+  return g_strcmp0 (ra->info->name, rb->info->name);
+}
+
+static void
+array_append_structure (GValue * array, GstStructure * s)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, s);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+static GstStructure *
+element_row (SpElemRec * rec)
+{
+  const StageStats *s = &rec->stats;
+  gboolean any = s->count > 0;
+
+  return gst_structure_new ("element",
+      "name", G_TYPE_STRING, rec->info->name,
+      "thread", G_TYPE_STRING, rec->thread->name,
+      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
+      "count", G_TYPE_UINT64, (guint64) s->count,
+      "mean_ms", G_TYPE_DOUBLE, any ? s->mean : 0.0,
+      "std_ms", G_TYPE_DOUBLE, stage_stats_std (s),
+      "min_ms", G_TYPE_DOUBLE, any ? s->min : 0.0,
+      "max_ms", G_TYPE_DOUBLE, any ? s->max : 0.0,
+      "median_ms", G_TYPE_DOUBLE, any ? stage_stats_median (s) : 0.0,
+      "p90_ms", G_TYPE_DOUBLE, any ? stage_stats_p90 (s) : 0.0,
+      "p99_ms", G_TYPE_DOUBLE, any ? stage_stats_p99 (s) : 0.0,
+      "last_ms", G_TYPE_DOUBLE, any ? s->last : 0.0,
+      "total_s", G_TYPE_DOUBLE, s->total / 1e3,
+      "busy_pct", G_TYPE_DOUBLE, pct (s->total * 1e6,
+          thread_wall (rec->thread)),
+      /* Inside its own invocations but not working. */
+      "clock_wait_s", G_TYPE_DOUBLE, rec->clock_ns / 1e9,
+      "input_wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
+      "blocked_s", G_TYPE_DOUBLE, rec->blocked_ns / 1e9,
+      "skipped", G_TYPE_UINT64, rec->seen - s->count,
+      "run", G_TYPE_UINT, (guint) rec->run, NULL);
+}
+
+static GstStructure *
+thread_row (SpThreadRec * th, const SpShares * sh)
+{
+  return gst_structure_new ("thread",
+      "name", G_TYPE_STRING, th->name,
+      "pipeline", G_TYPE_STRING, th->pipe->name,
+      "tid", G_TYPE_UINT64, th->tid,
+      "wall_s", G_TYPE_DOUBLE, sh->wall / 1e9,
+      "busy_pct", G_TYPE_DOUBLE, pct (sh->busy, sh->wall),
+      "wait_input_pct", G_TYPE_DOUBLE, pct (sh->wait_in, sh->wall),
+      "wait_output_pct", G_TYPE_DOUBLE, pct (sh->wait_out, sh->wall),
+      "blocked_pct", G_TYPE_DOUBLE, pct (sh->blocked, sh->wall),
+      "cpu_wait_pct", G_TYPE_DOUBLE, pct (sh->cpu_wait, sh->wall),
+      "run", G_TYPE_UINT, (guint) th->run, NULL);
+}
+
+/* Sinks: frames are buffers that reached the element, over every thread
+ * that chained into it, and FPS is frames over the first-to-last span. */
+static void
+add_sinks (GValue * arr, GPtrArray * recs)
+{
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  guint i, j;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    guint64 frames = 0, first = G_MAXUINT64, last = 0;
+    gdouble span;
+
+    if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
+      continue;
+    g_hash_table_add (seen, rec->info);
+    for (j = i; j < recs->len; j++) {
+      SpElemRec *o = g_ptr_array_index (recs, j);
+      if (o->info != rec->info)
+        continue;
+      frames += o->buffers;
+      first = MIN (first, o->first_ts);
+      last = MAX (last, o->last_ts);
+    }
+    span = last > first ? (gdouble) (last - first) : 0;
+    array_append_structure (arr, gst_structure_new ("sink",
+            "name", G_TYPE_STRING, rec->info->name,
+            "pipeline", G_TYPE_STRING, rec->info->pipe->name,
+            "frames", G_TYPE_UINT64, frames,
+            "sync", G_TYPE_BOOLEAN,
+            (gboolean) g_atomic_int_get (&rec->info->sync_clock),
+            "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?
+            (frames - 1) / (span / 1e9) : 0.0, NULL));
+  }
+  g_hash_table_destroy (seen);
+}
+
+/* CPU the process used since the first of the summarized pipelines was
+ * seen. */
+static gdouble
+process_cpu_since (GPtrArray * recs)
+{
+  guint64 t0 = G_MAXUINT64, now = sp_process_cpu_ns ();
+  guint i;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    t0 = MIN (t0, rec->info->pipe->proc_cpu0);
+  }
+  return t0 < now ? (now - t0) / 1e9 : 0.0;
+}
+
+/* One pipeline's verdict, over its own records, threads and sinks. */
+/* Threads of `p` that put buffers into a leaky queue that dropped some. */
+static GHashTable *
+ahead_threads (GPtrArray * elems, SpPipe * p, gint run)
+{
+  GHashTable *ahead = g_hash_table_new (NULL, NULL);
+  guint i;
+
+  for (i = 0; i < elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (elems, i);
+    SpQueue *q = g_atomic_pointer_get (&rec->info->queue);
+    if (rec->info->pipe == p && rec->run == run && q && rec->buffers > 0
+        && q->dropped > 0)
+      g_hash_table_add (ahead, rec->thread);
+  }
+  return ahead;
+}
+
+static GstStructure *
+pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
+    GPtrArray * threads, const SpShares * shares)
+{
+  GPtrArray *pr = g_ptr_array_new (), *pt = g_ptr_array_new ();
+  SpShares *ps = g_new0 (SpShares, MAX (threads->len, 1));
+  GValue sinks = G_VALUE_INIT;
+  SpVerdictInput in;
+  guint64 first = G_MAXUINT64, last = 0;
+  GstStructure *row;
+  gchar *v;
+  guint i;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    if (rec->info->pipe == p && rec->run == run)
+      g_ptr_array_add (pr, rec);
+  }
+  for (i = 0; i < threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (threads, i);
+    if (th->pipe != p || th->run != run)
+      continue;
+    ps[pt->len] = shares[i];
+    g_ptr_array_add (pt, th);
+    first = MIN (first, th->first_ts);
+    last = MAX (last, th->last_ts);
+  }
+  g_value_init (&sinks, GST_TYPE_ARRAY);
+  add_sinks (&sinks, pr);
+  in.ahead = ahead_threads (all_elems, p, run);
+  in.running_s = last > first ? (last - first) / 1e9 : 0.0;
+  in.process_cpu_s = process_cpu_since (pr);
+  in.cores = g_get_num_processors ();
+  v = sp_verdict (&in, pr, pt, ps, &sinks);
+  g_hash_table_destroy (in.ahead);
+  row = gst_structure_new ("pipeline",
+      "pipeline", G_TYPE_STRING, p->name,
+      "run", G_TYPE_UINT, (guint) run,
+      "wall_s", G_TYPE_DOUBLE, in.running_s,
+      "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
+      "verdict", G_TYPE_STRING, v, NULL);
+  g_free (v);
+  g_value_unset (&sinks);
+  g_free (ps);
+  g_ptr_array_free (pr, TRUE);
+  g_ptr_array_free (pt, TRUE);
+  return row;
+}
+
+/* The verdict field: the pipeline's own, or each pipeline's by name. */
+static gchar *
+joined_verdict (const GValue * pipes)
+{
+  guint i, n = gst_value_array_get_size (pipes);
+  GString *out = g_string_new (NULL);
+
+  if (n == 0)
+    g_string_append (out, "no verdict: no streaming thread ran long enough "
+        "to judge");
+  for (i = 0; i < n; i++) {
+    const GstStructure *p =
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    if (n == 1) {
+      g_string_append (out, gst_structure_get_string (p, "verdict"));
+      break;
+    }
+    {
+      guint run = 1;
+      gst_structure_get_uint (p, "run", &run);
+      g_string_append_printf (out, "%s%s", i ? "; " : "",
+          gst_structure_get_string (p, "pipeline"));
+      if (run > 1)
+        g_string_append_printf (out, " (run %u)", run);
+      g_string_append_printf (out, ": %s",
+          gst_structure_get_string (p, "verdict"));
+    }
+  }
+  return g_string_free (out, FALSE);
+}
+
+GstStructure *
+sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
+{
+  GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
+  GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
+      sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT;
+  GstStructure *s, *proc;
+  SpShares *shares;
+  SpSnapshot *snap;
+  SpPipe *one = NULL;
+  const gchar *one_name = NULL;
+  guint one_run = 0;
+  guint64 first = G_MAXUINT64, last = 0;
+  gchar *v;
+  guint i;
+  gint gen;
+
+  g_value_init (&ev, GST_TYPE_ARRAY);
+  g_value_init (&qv, GST_TYPE_ARRAY);
+  g_value_init (&tv, GST_TYPE_ARRAY);
+  g_value_init (&sv, GST_TYPE_ARRAY);
+  g_value_init (&ov, GST_TYPE_ARRAY);
+  g_value_init (&pv, GST_TYPE_ARRAY);
+
+  proc = sp_os_threads (r, &ov);
+  g_mutex_lock (&r->lock);
+  snap = snapshot_locked (r);
+  gen = g_atomic_int_get (&r->gen);
+  for (i = 0; i < snap->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (snap->elems, i);
+    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
+        && run_matches (rec->info->pipe, rec->run, pipeline))
+      g_ptr_array_add (recs, rec);
+  }
+  for (i = 0; i < snap->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (snap->threads, i);
+    if (th->gen == gen && run_matches (th->pipe, th->run, pipeline)
+        && th->last_ts > th->first_ts) {
+      g_ptr_array_add (threads, th);
+      first = MIN (first, th->first_ts);
+      last = MAX (last, th->last_ts);
+    }
+  }
+  g_ptr_array_sort (recs, cmp_total);
+  for (i = 0; i < recs->len; i++)
+    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i)));
+  for (i = 0; i < r->queues->len; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    if (!pipe_matches (q->pipe, pipeline))
+      continue;
+    g_mutex_lock (&q->lock);
+    if (q->items > 0 || q->put_seen > 0)
+      array_append_structure (&qv, sp_queue_row (q));
+    g_mutex_unlock (&q->lock);
+  }
+  shares = g_new0 (SpShares, MAX (threads->len, 1));
+  for (i = 0; i < threads->len; i++) {
+    sp_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
+    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
+            &shares[i]));
+  }
+  add_sinks (&sv, recs);
+  for (i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+    gint run;
+    guint j;
+
+    for (run = 1; run <= p->run; run++) {
+      gboolean any = FALSE;
+      for (j = 0; j < threads->len && !any; j++) {
+        SpThreadRec *th = g_ptr_array_index (threads, j);
+        any = th->pipe == p && th->run == run;
+      }
+      if (any)
+        array_append_structure (&pv, pipeline_row (p, run, snap->elems, recs,
+                threads, shares));
+    }
+    if (p->obj == pipeline && pipeline != NULL)
+      one = p;
+  }
+  if (one) {
+    one_name = one->name;       /* interned */
+    one_run = latest_run (one);
+  }
+  g_mutex_unlock (&r->lock);
+  g_free (shares);
+  v = joined_verdict (&pv);
+
+  s = gst_structure_new ("stageprof-summary",
+      "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
+      "final", G_TYPE_BOOLEAN, final, NULL);
+  gst_structure_take_value (s, "elements", &ev);
+  gst_structure_take_value (s, "queues", &qv);
+  gst_structure_take_value (s, "threads", &tv);
+  gst_structure_take_value (s, "sinks", &sv);
+  gst_structure_take_value (s, "os_threads", &ov);
+  gst_structure_take_value (s, "pipelines", &pv);
+  gst_structure_set (s, "verdict", G_TYPE_STRING, v,
+      "process", GST_TYPE_STRUCTURE, proc, NULL);
+  /* One pipeline's summary says which, and which run. */
+  if (one)
+    gst_structure_set (s, "pipeline", G_TYPE_STRING, one_name,
+        "run", G_TYPE_UINT, one_run, NULL);
+  gst_structure_free (proc);
+  g_free (v);
+  g_ptr_array_free (recs, TRUE);
+  g_ptr_array_free (threads, TRUE);
+  snapshot_free (snap);
+  return s;
+}

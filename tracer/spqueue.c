@@ -1,0 +1,295 @@
+/* spqueue: stageprof's queue accounting. Levels are counted from the
+ * hooks: in at the queue's chain, out at its push, never by reading the
+ * queue's properties on the hot path. Each queue has its own small lock,
+ * shared by its producer and its task only.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "sprecord-priv.h"
+
+static gdouble
+pct (gdouble part, gdouble whole)
+{
+  return whole > 0 ? MIN (100.0, 100.0 * part / whole) : 0.0;
+}
+
+void
+sp_queue_free (gpointer data)
+{
+  SpQueue *q = data;
+
+  g_mutex_clear (&q->lock);
+  g_free (q);
+}
+
+void
+sp_queue_reset_stats_locked (SpQueue * q)
+{
+  q->started = FALSE;
+  q->level_integral = q->bytes_integral = 0;
+  q->empty_ns = q->full_ns = 0;
+  q->items = q->put_seen = q->get_seen = 0;
+  q->dropped = 0;
+  q->max_level = q->level;
+  q->max_bytes_seen = q->bytes;
+  stage_stats_init (&q->put);
+  stage_stats_init (&q->get);
+}
+
+/* Limits are read here, on first sight and on state changes, never on the
+ * hot path: reading properties takes the object lock. */
+void
+sp_queue_read_limits (SpQueue * q, GstElement * e)
+{
+  guint maxb = 0, maxbytes = 0;
+  guint64 maxt = 0;
+  gint leaky = 0;
+
+  if (!sp_has_property (e, "max-size-buffers") || GST_IS_BIN (e)
+      || strcmp (G_OBJECT_TYPE_NAME (e), "GstMultiQueue") == 0)
+    return;
+  g_object_get (e, "max-size-buffers", &maxb, "max-size-bytes", &maxbytes,
+      "max-size-time", &maxt, NULL);
+  if (sp_has_property (e, "leaky"))
+    g_object_get (e, "leaky", &leaky, NULL);
+  g_mutex_lock (&q->lock);
+  g_atomic_int_set (&q->limits_known, TRUE);
+  q->max_buffers = maxb;
+  q->max_bytes = maxbytes;
+  q->max_time = maxt;
+  q->leaky = leaky != 0;
+  g_mutex_unlock (&q->lock);
+}
+
+SpQueue *
+sp_queue_new_locked (SpRecorder * r, SpElemInfo * info)
+{
+  SpQueue *q = g_new0 (SpQueue, 1);
+
+  g_mutex_init (&q->lock);
+  q->name = info->name;
+  q->pipe = info->pipe;
+  q->run = info->pipe->run;
+  q->pid = info->pipe->pid;
+  q->traced = info->traced;
+  q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
+  stage_stats_init (&q->put);
+  stage_stats_init (&q->get);
+  g_ptr_array_add (r->queues, q);
+  return q;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue occupancy; the queue's own small lock, shared by its producer and
+ * its task only. */
+
+static gboolean
+queue_full_locked (SpQueue * q)
+{
+  GstClockTime out = GST_CLOCK_TIME_IS_VALID (q->out_pts) ? q->out_pts :
+      q->first_in_pts;
+
+  if (!q->limits_known)
+    return FALSE;
+  if (q->max_buffers && q->level >= q->max_buffers)
+    return TRUE;
+  if (q->max_bytes && q->bytes >= q->max_bytes)
+    return TRUE;
+  if (q->max_time && GST_CLOCK_TIME_IS_VALID (q->in_pts)
+      && GST_CLOCK_TIME_IS_VALID (out) && q->in_pts > out
+      && q->in_pts - out >= q->max_time)
+    return TRUE;
+  return FALSE;
+}
+
+static void
+queue_advance_locked (SpQueue * q, guint64 ts)
+{
+  guint64 dt;
+
+  if (!q->started) {
+    q->started = TRUE;
+    q->first_ts = q->last_ts = ts;
+    return;
+  }
+  if (ts <= q->last_ts)
+    return;
+  dt = ts - q->last_ts;
+  q->level_integral += (gdouble) q->level * dt;
+  q->bytes_integral += (gdouble) q->bytes * dt;
+  if (q->level == 0)
+    q->empty_ns += dt;
+  else if (queue_full_locked (q))
+    q->full_ns += dt;
+  q->last_ts = ts;
+}
+
+static void
+queue_note_max_locked (SpQueue * q)
+{
+  if (q->level > 0 && (guint64) q->level > q->max_level)
+    q->max_level = q->level;
+  if (q->bytes > 0 && (guint64) q->bytes > q->max_bytes_seen)
+    q->max_bytes_seen = q->bytes;
+}
+
+/* A buffer arrives at the queue's chain. When the queue is full it blocks
+ * before enqueuing: the buffer only counts once the task took one out. */
+gboolean
+sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime start, GstClockTime pts)
+{
+  gboolean full;
+
+  g_mutex_lock (&q->lock);
+  queue_advance_locked (q, ts);
+  if (G_UNLIKELY (q->run != g_atomic_int_get (&q->pipe->run))) {
+    /* The first buffer of a new run of the pipeline. */
+    sp_queue_reset_stats_locked (q);
+    q->dropped = 0;
+    q->run = g_atomic_int_get (&q->pipe->run);
+    q->pid = g_atomic_int_get (&q->pipe->pid);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (q->first_in_pts))
+    q->first_in_pts = start;
+  full = queue_full_locked (q);
+  if (full) {
+    /* A leaky queue drops one buffer instead (the new one, or its oldest
+     * to make room for it): the level stays. */
+    if (q->leaky)
+      q->dropped += n;
+    else {
+      q->pending += n;
+      q->pending_bytes += bytes;
+      q->pending_pts = pts;
+    }
+  } else {
+    q->level += n;
+    q->bytes += bytes;
+    if (GST_CLOCK_TIME_IS_VALID (pts))
+      q->in_pts = pts;
+    queue_note_max_locked (q);
+    emit_counter (r, q, ts);
+  }
+  g_mutex_unlock (&q->lock);
+  return full;
+}
+
+/* The put returned. If it had to wait, the buffer went in because the task
+ * took one out, even when the task's push hook has not fired yet: count that
+ * one out now (an early out), so the level never shows one buffer too many,
+ * and let the late push hook settle the bytes. */
+void
+sp_queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur)
+{
+  g_mutex_lock (&q->lock);
+  if (q->pending) {
+    guint64 one = q->pending_bytes / q->pending;
+
+    queue_advance_locked (q, ts);
+    q->level += q->pending;
+    q->bytes += q->pending_bytes;
+    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
+      q->in_pts = q->pending_pts;
+    q->pending = 0;
+    q->pending_bytes = 0;
+    if (q->level > 0) {
+      q->level--;
+      q->bytes = (guint64) q->bytes > one ? q->bytes - (gint64) one : 0;
+      q->early_out++;
+      q->early_bytes += one;
+    }
+    queue_note_max_locked (q);
+    emit_counter (r, q, ts);
+  }
+  if (++q->put_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
+    stage_stats_add (&q->put, dur / 1e6);
+  g_mutex_unlock (&q->lock);
+}
+
+void
+sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime pts)
+{
+  g_mutex_lock (&q->lock);
+  queue_advance_locked (q, ts);
+  if (q->early_out) {
+    /* Already counted out by sp_queue_put_done(): fix the byte estimate. */
+    guint64 one = q->early_bytes / q->early_out;
+
+    q->early_out--;
+    q->early_bytes -= one;
+    q->bytes += (gint64) one - (gint64) bytes;
+    if (q->bytes < 0)
+      q->bytes = 0;
+  } else {
+    q->level = q->level > n ? q->level - n : 0;
+    q->bytes = (guint64) q->bytes > bytes ? q->bytes - (gint64) bytes : 0;
+  }
+  q->items += n;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    q->out_pts = pts;
+  if (q->pending && !queue_full_locked (q)) {
+    q->level += q->pending;
+    q->bytes += q->pending_bytes;
+    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
+      q->in_pts = q->pending_pts;
+    q->pending = 0;
+    q->pending_bytes = 0;
+    queue_note_max_locked (q);
+  }
+  emit_counter (r, q, ts);
+  g_mutex_unlock (&q->lock);
+}
+
+void
+sp_queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait)
+{
+  g_mutex_lock (&q->lock);
+  if (++q->get_seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
+    stage_stats_add (&q->get, wait / 1e6);
+  g_mutex_unlock (&q->lock);
+}
+
+void
+sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
+{
+  g_mutex_lock (&q->lock);
+  queue_advance_locked (q, ts);
+  q->level = q->bytes = 0;
+  q->pending = 0;
+  q->pending_bytes = 0;
+  q->early_out = 0;
+  q->early_bytes = 0;
+  q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
+  emit_counter (r, q, ts);
+  g_mutex_unlock (&q->lock);
+}
+
+GstStructure *
+sp_queue_row (SpQueue * q)
+{
+  gdouble span = q->last_ts > q->first_ts ? q->last_ts - q->first_ts : 0;
+
+  return gst_structure_new ("queue",
+      "name", G_TYPE_STRING, q->name,
+      "pipeline", G_TYPE_STRING, q->pipe->name,
+      "items", G_TYPE_UINT64, q->items,
+      "qps", G_TYPE_DOUBLE, span > 0 ? q->items / (span / 1e9) : 0.0,
+      "mean_level", G_TYPE_DOUBLE, span > 0 ? q->level_integral / span : 0.0,
+      "max_level", G_TYPE_UINT64, q->max_level,
+      "mean_bytes", G_TYPE_DOUBLE, span > 0 ? q->bytes_integral / span : 0.0,
+      "max_bytes", G_TYPE_UINT64, q->max_bytes_seen,
+      "empty_pct", G_TYPE_DOUBLE, pct (q->empty_ns, span),
+      "full_pct", G_TYPE_DOUBLE, pct (q->full_ns, span),
+      "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
+      "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
+      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
+      "leaky", G_TYPE_BOOLEAN, q->leaky,
+      "dropped", G_TYPE_UINT64, q->dropped,
+      "run", G_TYPE_UINT, (guint) q->run, NULL);
+}

@@ -1,0 +1,330 @@
+/* sprecord-priv: the records that stageprof's hot path writes and its
+ * queue accounting, summary building and verdict read. Internal to the
+ * tracer (sprecord.c, spqueue.c, spbuild.c, spverdict.c).
+ */
+#ifndef __SP_RECORD_PRIV_H__
+#define __SP_RECORD_PRIV_H__
+
+#include <gst/gst.h>
+
+#include "sprecord.h"
+#include "stats.h"
+
+G_BEGIN_DECLS
+
+/* A put into a queue whose limits we cannot see (multiqueue, generic
+ * queue-like elements) only gets a grey slice when it blocked this long;
+ * shorter puts would bloat the trace with invisible slivers. */
+#define SP_WAIT_SLICE_MIN_NS (50 * GST_USECOND)
+/* An invocation or task interval this long may hide waiting: from then on
+ * every invocation of that element on that thread (and everything nested
+ * in it) is also timed by the thread's CPU clock, which splits it into
+ * work and waiting. Shorter ones (a fakesrc or an identity in a tight
+ * loop) are all work and skip the two clock_gettime() calls (0.2-0.5 us
+ * each), which cost more than such an interval's figure is worth. The
+ * first SP_CPU_FIRST_SAMPLES invocations of each element are timed
+ * regardless, so an element that blocks from the start is caught there.
+ * A long one times the next SP_CPU_RENEW, renewed while they stay long
+ * (in work or in waiting): a thread preempted once on a loaded machine
+ * (a long invocation that is neither) goes back to the cheap path soon. */
+#define SP_CPU_SPLIT_MIN_NS (50 * GST_USECOND)
+#define SP_CPU_FIRST_SAMPLES 8
+#define SP_CPU_RENEW 16
+
+typedef enum
+{
+  SP_KIND_OTHER,
+  SP_KIND_SOURCE,
+  SP_KIND_DEMUX,
+  SP_KIND_DECODE,
+  SP_KIND_CONVERT,
+  SP_KIND_ENCODE,
+  SP_KIND_MUX,
+  SP_KIND_SINK,
+} SpKind;
+
+extern const gchar *const sp_kind_labels[];
+
+typedef struct
+{
+  gpointer obj;                 /* identity only, never dereferenced */
+  const gchar *name;
+  gint pid;
+  gboolean summarized;
+  guint64 proc_cpu0;            /* process CPU time when first seen (ns) */
+  /* Each PLAYING run (NULL/READY -> PAUSED again after data) is a run of
+   * its own: new records, numbered from 1. Written under the recorder
+   * lock, read by streaming threads at their refresh. */
+  gint run;
+  gboolean run_used;            /* a record exists for this run */
+  GHashTable *threads_by_tid;   /* tid -> SpThreadRec of the current run */
+  gboolean dead_queued;         /* destroyed and summarized: may be freed */
+} SpPipe;
+
+typedef struct
+{
+  GMutex lock;
+  const gchar *name;
+  SpPipe *pipe;
+  gboolean limits_known;
+  guint max_buffers;
+  guint max_bytes;
+  guint64 max_time;
+  gboolean leaky;
+  gint64 level, bytes;
+  guint pending;
+  guint64 pending_bytes;
+  guint early_out;
+  guint64 early_bytes;
+  GstClockTime pending_pts;
+  /* Stream time at the queue's input and output (a buffer's pts plus its
+   * duration, as GstQueue counts its time level); before anything left,
+   * the output is where the first buffer started. */
+  GstClockTime in_pts, out_pts, first_in_pts;
+  guint64 dropped;              /* buffers a leaky queue dropped */
+  guint64 max_level, max_bytes_seen;
+  gboolean started;
+  guint64 first_ts, last_ts;
+  gdouble level_integral, bytes_integral;
+  guint64 empty_ns, full_ns;
+  guint64 items, put_seen, get_seen;
+  StageStats put, get;
+  gboolean traced;
+  gint run;
+  guint pid;
+} SpQueue;
+
+typedef struct
+{
+  gpointer element;             /* identity only; NULL once destroyed */
+  const gchar *name;
+  const gchar *event_name;      /* "NAME event": its event-handling slices */
+  SpPipe *pipe;
+  SpQueue *queue;               /* set when the element is queue-like */
+  gboolean task_checked;
+  gboolean aggregator;
+  gboolean is_sink;
+  gboolean live_source;
+  /* Split every src task interval by CPU time (aggregators, live sources). */
+  gboolean split_task;
+  /* Split chain calls by CPU time (aggregator sink pads, other muxers,
+   * sinks with sync=true); read by streaming threads, set on the cold
+   * path. */
+  gint split_chain;
+  /* Waits on the clock inside its chain and events (a `sync` property set:
+   * sinks, identity, clocksync); set on the cold path. */
+  gint sync_clock;
+  /* Several inputs (funnel, input-selector, a muxer, an aggregator):
+   * its waiting is for another input's turn. Set on the cold path. */
+  gint multi_input;
+  SpKind kind;
+  gboolean traced;
+  GHashTable *recs_by_thread;   /* SpThreadRec* -> SpElemRec* */
+} SpElemInfo;
+
+typedef struct
+{
+  /* Sequence counter of this thread record and of the element records
+   * charged to it, all written by the one OS thread they belong to: odd
+   * while it writes. A summary copies them and retries if it changed
+   * (sp_thread_snapshot): consistent figures, no lock on the hot path. */
+  guint seq;
+  guint64 tid;
+  SpPipe *pipe;
+  const gchar *name;
+  gint gen;
+  gint run;
+  guint pid;                    /* the trace process of its pipeline run */
+  guint64 first_ts, last_ts;
+  guint64 busy, wait_in, wait_out, blocked;
+  /* The kernel's run-queue delay of this thread (ns, schedstat): at first
+   * sight, and at its exit once `ended`. */
+  guint64 sched_delay0, sched_delay_end;
+  gboolean ended;
+} SpThreadRec;
+
+typedef struct
+{
+  SpElemInfo *info;
+  SpThreadRec *thread;
+  gint gen;
+  gint run;
+  guint64 seen, buffers;
+  guint64 first_ts, last_ts;
+  StageStats stats;
+  /* Time inside its own invocations (children excluded): work (every
+   * sample, skip-first or not), and the rest by what it waited for: the
+   * clock, other inputs (an element with several sink pads), anything
+   * else. */
+  guint64 work_ns, clock_ns, wait_ns, blocked_ns;
+  /* How many of its next invocations are timed by thread CPU too
+   * (G_MAXUINT: all; see SP_CPU_SPLIT_MIN_NS). */
+  guint sample_left;
+  gboolean cpu_on;
+  /* Sample CPU time at the end of this element's next push: its last task
+   * interval was long or it always waits (split_task). */
+  gboolean split_next;
+} SpElemRec;
+
+
+struct _SpRecorder
+{
+  GMutex lock;
+  GHashTable *infos;            /* live GstElement* -> SpElemInfo* */
+  GHashTable *pipes_by_obj;
+  GPtrArray *all_infos, *threads, *elems, *queues, *pipes;
+  gint epoch;
+  gint gen;
+  guint skip_first;
+  SpTrace *trace;
+  GRegex *filter;
+  guint next_pid;
+  gboolean cpu_clock;           /* CLOCK_THREAD_CPUTIME_ID works here */
+  guint64 cpu_read_ns;          /* what one read of it costs */
+  guint64 split_min_ns;         /* an invocation this long is timed */
+  guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
+  GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
+  /* Freeing the records of dead pipelines (sprecord.c): thread states
+   * register here and say which free generation they have seen; records
+   * wait in limbo until every state has seen theirs. */
+  gint free_gen;
+  GPtrArray *states;
+  GQueue dead;                  /* SpPipe* destroyed and summarized */
+  GPtrArray *limbo;
+};
+
+/* Trace helpers: compiled out when the trace writer is not built. */
+
+static inline SpTrace *
+get_trace (SpRecorder * r)
+{
+  return (SpTrace *) g_atomic_pointer_get (&r->trace);
+}
+
+static inline void
+emit_slice (SpRecorder * r, SpThreadRec * th, const gchar * name,
+    guint64 ts, guint64 dur, gint kind)
+{
+  SpTrace *t = get_trace (r);
+  if (t)
+    sp_trace_slice (t, th->pid, th->tid, name, ts, dur,
+        (SpSliceKind) kind);
+}
+
+static inline void
+emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
+{
+  SpTrace *t = get_trace (r);
+  if (t && g_atomic_int_get (&q->traced))
+    sp_trace_counter (t, q->pid, q->name, ts, q->level, q->bytes);
+}
+
+#define SLICE_ELEMENT SP_SLICE_ELEMENT
+#define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
+#define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
+
+/* Writer side of SpThreadRec.seq; the owning thread only. On x86 both are
+ * plain stores with a compiler barrier. */
+static inline void
+sp_write_begin (SpThreadRec * th)
+{
+  __atomic_store_n (&th->seq, th->seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence (__ATOMIC_RELEASE);
+}
+
+static inline void
+sp_write_end (SpThreadRec * th)
+{
+  __atomic_store_n (&th->seq, th->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A seqlock reader: the data it copies may be written meanwhile (then it
+ * retries), which ThreadSanitizer cannot tell from a race. */
+#if defined(__SANITIZE_THREAD__)
+#define SP_SEQLOCK_READER __attribute__ ((no_sanitize_thread, noinline))
+#else
+#define SP_SEQLOCK_READER
+#endif
+
+#include <time.h>
+
+/* CPU time this thread has used: a system call (0.2-0.5 µs), so only at
+ * the boundaries of the invocations we time by CPU, never on every chain. */
+static inline guint64
+sp_thread_cpu_ns (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (guint64) t.tv_sec * GST_SECOND + (guint64) t.tv_nsec;
+}
+
+static inline GstElement *
+sp_pad_element (GstPad * pad)
+{
+  GstObject *parent;
+
+  /* Ghost and proxy pads only forward: the real pads inside get their own
+   * hooks, so skipping these keeps every invocation counted once. */
+  if (G_UNLIKELY (GST_IS_PROXY_PAD (pad)))
+    return NULL;
+  parent = GST_OBJECT_PARENT (pad);
+  if (G_UNLIKELY (parent == NULL || !GST_IS_ELEMENT (parent)))
+    return NULL;
+  return GST_ELEMENT_CAST (parent);
+}
+
+/* spregistry.c: the recorder's registries (cold path, recorder lock). */
+SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
+const gchar *sp_escaped_name (const gchar * name);
+void sp_limbo_collect_locked (SpRecorder * r);
+/* sprecord.c: recorders alive, for threads that exit after theirs. */
+void sp_live_recorder (SpRecorder * r, gboolean alive);
+
+/* spqueue.c: queue occupancy, under each queue's own small lock (shared by
+ * its producer and its task only). */
+void sp_queue_free (gpointer data);
+void sp_queue_reset_stats_locked (SpQueue * q);
+void sp_queue_read_limits (SpQueue * q, GstElement * e);
+SpQueue *sp_queue_new_locked (SpRecorder * r, SpElemInfo * info);
+gboolean sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
+    guint64 bytes, GstClockTime pts, GstClockTime end);
+void sp_queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur);
+void sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
+    guint64 bytes, GstClockTime pts);
+void sp_queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait);
+void sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts);
+GstStructure *sp_queue_row (SpQueue * q);
+
+/* Thread shares (ns): what a thread row shows, adding up to its wall. */
+typedef struct
+{
+  guint64 wall, busy, wait_in, wait_out, blocked, cpu_wait;
+} SpShares;
+
+/* spverdict.c: the one-line verdict of a summary (see docs/tracer.md). */
+typedef struct
+{
+  gdouble running_s;            /* the pipeline's running time */
+  gdouble process_cpu_s;        /* CPU the process used meanwhile */
+  guint cores;
+  /* Threads that feed a leaky queue which dropped buffers: they run ahead
+   * of the rate at the sink, so they do not set it. */
+  GHashTable *ahead;
+} SpVerdictInput;
+gchar *sp_verdict (const SpVerdictInput * in, GPtrArray * recs,
+    GPtrArray * threads, const SpShares * shares, const GValue * sinks);
+
+void sp_thread_shares (SpThreadRec * th, SpShares * out);
+guint64 sp_sched_delay (guint64 tid);
+guint64 sp_process_cpu_ns (void);
+guint64 sp_thread_cpu_wait (SpThreadRec * th);
+
+/* spthreads.c: every OS thread of the process. */
+GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
+
+gboolean sp_has_property (GstElement * e, const gchar * name);
+
+G_END_DECLS
+
+#endif /* __SP_RECORD_PRIV_H__ */

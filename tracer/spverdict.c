@@ -1,0 +1,194 @@
+/* spverdict: the one-line verdict of a stageprof summary, decided on
+ * throughput over the pipeline's running time (see "How the verdict is
+ * decided" in docs/tracer.md):
+ *
+ *  1. paced by the clock: an element synced to the clock (a sync sink,
+ *     identity sync=true, clocksync) or a live source waited for it for a
+ *     tenth of the running time or more: the clock sets the rate;
+ *  2. CPU-starved: the process used (nearly) every core and its threads
+ *     waited a tenth of the running time or more for a CPU;
+ *  3. compute-bound: an element worked (or was ready to work but waited for
+ *     a CPU) for 60 % of the running time or more: it sets the rate
+ *     (unless it runs ahead of a leaky queue that dropped buffers: then
+ *     its rate is not the sink's);
+ *  4. blocked: an element was blocked in its own code (a sleep, a lock, a
+ *     device) for 60 % of the running time or more;
+ *  5. otherwise no single bottleneck.
+ * Elements that only wait for another input's turn (funnel,
+ * input-selector, a muxer, stagebin's reorder) or for room downstream are
+ * never named: their waiting is not what limits the rate.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sprecord-priv.h"
+
+#define SP_CLOCK_PACED 0.10
+#define SP_CPU_STARVED 0.10
+#define SP_CORES_USED 0.85
+#define SP_SETS_RATE 0.60
+
+typedef struct
+{
+  SpElemInfo *info;
+  SpThreadRec *thread;          /* where it worked most */
+  guint64 thread_work;
+  gdouble work, demand, clock, blocked;
+} SpStage;
+
+static SpStage *
+stage_of (GHashTable * stages, SpElemRec * rec)
+{
+  SpStage *st = g_hash_table_lookup (stages, rec->info);
+
+  if (!st) {
+    st = g_new0 (SpStage, 1);
+    st->info = rec->info;
+    g_hash_table_insert (stages, rec->info, st);
+  }
+  return st;
+}
+
+/* Totals per element over its threads. The run-queue delay of a thread
+ * that held up its work is shared among the elements working on it by
+ * their work: time each would have been working with a CPU of its own. */
+static GHashTable *
+stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
+    const SpShares * shares)
+{
+  GHashTable *stages = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  guint i, j;
+
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    SpStage *st = stage_of (stages, rec);
+    gdouble rq = 0;
+
+    for (j = 0; j < threads->len; j++) {
+      const SpShares *sh = &shares[j];
+      gdouble rest = (gdouble) sh->wall - sh->cpu_wait;
+
+      /* The part of the delay that held up work, in proportion to the
+       * work in the thread's time that was not delay (a thread woken from
+       * its waits on a loaded machine waits for a core too, but that is
+       * not its elements' doing), shared by work. */
+      if (g_ptr_array_index (threads, j) == rec->thread && rec->thread->busy
+          && rest > 0)
+        rq = sh->cpu_wait * MIN (1.0, sh->busy / rest) * MIN (1.0,
+            (gdouble) rec->work_ns / rec->thread->busy);
+    }
+    st->work += rec->work_ns;
+    /* Ahead of a leaky queue that dropped, it does not set the rate at
+     * the sink however hard it works. */
+    if (!in->ahead || !g_hash_table_contains (in->ahead, rec->thread))
+      st->demand += rec->work_ns + rq;
+    st->clock += rec->clock_ns;
+    st->blocked += rec->blocked_ns > rq ? rec->blocked_ns - rq : 0;
+    if (!st->thread || rec->work_ns > st->thread_work) {
+      st->thread = rec->thread;
+      st->thread_work = rec->work_ns;
+    }
+  }
+  return stages;
+}
+
+/* The best stage by `field` (an offset into SpStage), ties by name so that
+ * the verdict does not depend on the order records were made in. */
+static SpStage *
+stage_max (GHashTable * stages, gsize field)
+{
+  GHashTableIter iter;
+  gpointer v;
+  SpStage *best = NULL;
+
+  g_hash_table_iter_init (&iter, stages);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpStage *st = v;
+    gdouble x = G_STRUCT_MEMBER (gdouble, st, field);
+    gdouble b = best ? G_STRUCT_MEMBER (gdouble, best, field) : -1;
+    if (x > b || (x == b && g_strcmp0 (st->info->name, best->info->name) < 0))
+      best = st;
+  }
+  return best;
+}
+
+static gdouble
+sink_fps (const GValue * sinks, const gchar * prefer)
+{
+  gdouble fps = 0;
+  guint i;
+
+  for (i = 0; sinks && i < gst_value_array_get_size (sinks); i++) {
+    const GstStructure *s =
+        gst_value_get_structure (gst_value_array_get_value (sinks, i));
+    gdouble f = 0;
+    gst_structure_get_double (s, "fps", &f);
+    if (g_strcmp0 (gst_structure_get_string (s, "name"), prefer) == 0)
+      return f;
+    fps = MAX (fps, f);
+  }
+  return fps;
+}
+
+gchar *
+sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
+    const SpShares * shares, const GValue * sinks)
+{
+  gdouble run = in->running_s * 1e9, rq = 0;
+  GHashTable *stages;
+  SpStage *busiest, *clock, *blocked;
+  gchar *res, *busy_txt;
+  guint i;
+
+  if (run < 1e6 || recs->len == 0)
+    return g_strdup ("no verdict: no streaming thread ran long enough to "
+        "judge");
+  stages = stages_new (in, recs, threads, shares);
+  for (i = 0; i < threads->len; i++)
+    rq += shares[i].cpu_wait;
+  busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));
+  clock = stage_max (stages, G_STRUCT_OFFSET (SpStage, clock));
+  blocked = stage_max (stages, G_STRUCT_OFFSET (SpStage, blocked));
+  busy_txt = g_strdup_printf ("busiest stage %s at %.0f %%",
+      busiest->info->name, 100.0 * busiest->work / run);
+
+  if (clock->clock >= SP_CLOCK_PACED * run) {
+    gdouble fps = sink_fps (sinks, clock->info->name);
+    gchar *rate = fps > 0 ? g_strdup_printf (" at %.1f fps", fps) :
+        g_strdup ("");
+    res = g_strdup_printf ("paced by the clock%s (%s `%s`%s, waiting %.0f %% "
+        "of the running time); %s", rate,
+        clock->info->live_source ? "live source" :
+        clock->info->is_sink ? "sink" : "element", clock->info->name,
+        clock->info->live_source ? "" : " sync=true",
+        100.0 * clock->clock / run, busy_txt);
+    g_free (rate);
+  } else if (in->process_cpu_s >= SP_CORES_USED * in->cores * in->running_s
+      && rq >= SP_CPU_STARVED * run) {
+    res = g_strdup_printf ("CPU-starved: the process used %.1f of %u cores "
+        "and its threads waited %.1f s for a CPU; %s",
+        in->process_cpu_s / in->running_s, in->cores, rq / 1e9, busy_txt);
+  } else if (busiest->demand >= SP_SETS_RATE * run) {
+    gdouble waited = busiest->demand - busiest->work;
+    gchar *cpu = waited >= 0.05 * run ?
+        g_strdup_printf (", and %.0f %% waiting for a CPU",
+        100.0 * waited / run) : g_strdup ("");
+    res = g_strdup_printf ("%s-bound: %s on thread %s (working %.0f %% of "
+        "the running time%s)", sp_kind_labels[busiest->info->kind],
+        busiest->info->name, busiest->thread->name,
+        100.0 * busiest->work / run, cpu);
+    g_free (cpu);
+  } else if (blocked->blocked >= SP_SETS_RATE * run) {
+    res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
+        "running time in its own code, not on a CPU: a sleep, a lock or a "
+        "device); %s", blocked->info->name, blocked->thread->name,
+        100.0 * blocked->blocked / run, busy_txt);
+  } else {
+    res = g_strdup_printf ("no single bottleneck: %s of the running time "
+        "(%s)", busy_txt, busiest->thread->name);
+  }
+  g_free (busy_txt);
+  g_hash_table_destroy (stages);
+  return res;
+}
