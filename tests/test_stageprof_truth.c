@@ -27,6 +27,7 @@
 #include "stageprof-check.h"
 #include "truth-element.h"
 #include "spsummary.h"
+#include "sprecord-priv.h"
 
 static GstElement *
 run_keep (const gchar * name, const gchar * desc)
@@ -752,6 +753,138 @@ GST_START_TEST (test_memory_flat)
 
 GST_END_TEST;
 
+/* The verdict's rules on records made up for each kind (spverdict.c), so
+ * every kind is checked whatever the machine: a CPU-starved process, for
+ * one, cannot be staged on a shared test machine. */
+#define T_NS (1000 * GST_MSECOND)
+
+typedef struct
+{
+  SpPipe pipe;
+  SpElemInfo info[3];
+  SpThreadRec th[2];
+  SpElemRec rec[3];
+  SpShares sh[2];
+  GPtrArray *recs, *threads;
+  GValue sinks;
+  SpVerdictInput in;
+} VerdictCase;
+
+static void
+vcase_init (VerdictCase * c)
+{
+  static const gchar *names[] = { "src", "conv", "sink" };
+  static const SpKind kinds[] = { SP_KIND_SOURCE, SP_KIND_CONVERT,
+    SP_KIND_SINK
+  };
+  GstStructure *sink;
+  GValue v = G_VALUE_INIT;
+  guint i;
+
+  memset (c, 0, sizeof (*c));
+  c->pipe.name = "p";
+  c->recs = g_ptr_array_new ();
+  c->threads = g_ptr_array_new ();
+  for (i = 0; i < 2; i++) {
+    c->th[i].pipe = &c->pipe;
+    c->th[i].name = i ? "t1" : "t0";
+    c->th[i].busy = T_NS / 10;
+    c->sh[i].wall = T_NS;
+    c->sh[i].busy = T_NS / 10;
+    g_ptr_array_add (c->threads, &c->th[i]);
+  }
+  for (i = 0; i < 3; i++) {
+    c->info[i].name = names[i];
+    c->info[i].kind = kinds[i];
+    c->info[i].pipe = &c->pipe;
+    c->rec[i].info = &c->info[i];
+    c->rec[i].thread = &c->th[i ? 1 : 0];
+    c->rec[i].work_ns = T_NS / 20;
+    g_ptr_array_add (c->recs, &c->rec[i]);
+  }
+  c->info[2].is_sink = TRUE;
+  g_value_init (&c->sinks, GST_TYPE_ARRAY);
+  sink = gst_structure_new ("sink", "name", G_TYPE_STRING, "sink",
+      "fps", G_TYPE_DOUBLE, 25.0, NULL);
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, sink);
+  gst_value_array_append_and_take_value (&c->sinks, &v);
+  c->in.running_s = 1.0;
+  c->in.process_cpu_s = 0.2;
+  c->in.cores = 2;
+}
+
+static void
+vcase_expect (VerdictCase * c, const gchar * want, const gchar * not_named)
+{
+  gchar *v = sp_verdict (&c->in, c->recs, c->threads, c->sh, &c->sinks);
+
+  fail_unless (strstr (v, want) != NULL, "verdict '%s' does not say '%s'",
+      v, want);
+  if (not_named)
+    fail_if (strstr (v, not_named) != NULL, "verdict '%s' names %s", v,
+        not_named);
+  g_free (v);
+  g_ptr_array_free (c->recs, TRUE);
+  g_ptr_array_free (c->threads, TRUE);
+  g_value_unset (&c->sinks);
+}
+
+GST_START_TEST (test_verdict_kinds)
+{
+  VerdictCase c;
+
+  /* The sink waits for the clock 80 % of the time. */
+  vcase_init (&c);
+  g_atomic_int_set (&c.info[2].sync_clock, TRUE);
+  c.rec[2].clock_ns = T_NS * 8 / 10;
+  vcase_expect (&c, "paced by the clock at 25.0 fps (sink `sink` sync=true",
+      NULL);
+
+  /* Both cores used, threads waiting for a CPU. */
+  vcase_init (&c);
+  c.in.process_cpu_s = 1.9;
+  c.sh[0].cpu_wait = c.sh[1].cpu_wait = T_NS * 3 / 10;
+  vcase_expect (&c, "CPU-starved: the process used 1.9 of 2 cores", NULL);
+
+  /* conv works 90 % of the running time. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.th[1].busy = T_NS * 9 / 10;
+  c.sh[1].busy = T_NS * 9 / 10;
+  vcase_expect (&c, "convert-bound: conv on thread t1", NULL);
+
+  /* conv works 40 %, and waits for a core another 40 %: it would work. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.th[1].busy = c.sh[1].busy = T_NS * 4 / 10;
+  c.sh[1].cpu_wait = T_NS * 4 / 10;
+  vcase_expect (&c, "convert-bound: conv", NULL);
+
+  /* conv blocks 90 % in its own code. */
+  vcase_init (&c);
+  c.rec[1].blocked_ns = T_NS * 9 / 10;
+  vcase_expect (&c, "blocked: conv on thread t1", NULL);
+
+  /* Nothing stands out; conv waits 90 % for another input's turn: never
+   * named for it. */
+  vcase_init (&c);
+  c.rec[1].wait_ns = T_NS * 9 / 10;
+  c.rec[0].work_ns = T_NS / 5;
+  vcase_expect (&c, "no single bottleneck: busiest stage src at 20 %",
+      "conv");
+
+  /* src works 90 %, but ahead of a leaky queue that dropped: the sink's
+   * rate is conv's. */
+  vcase_init (&c);
+  c.rec[0].work_ns = c.th[0].busy = c.sh[0].busy = T_NS * 9 / 10;
+  c.rec[1].work_ns = c.th[1].busy = c.sh[1].busy = T_NS * 7 / 10;
+  c.in.ahead = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (c.in.ahead, &c.th[0]);
+  vcase_expect (&c, "convert-bound: conv", NULL);
+  g_hash_table_destroy (c.in.ahead);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_truth_suite (void)
 {
@@ -778,6 +911,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_live_snapshots);
   tcase_add_test (tc, test_odd_names);
   tcase_add_test (tc, test_memory_flat);
+  tcase_add_test (tc, test_verdict_kinds);
   return s;
 }
 
