@@ -325,6 +325,10 @@ GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
 
 gboolean sp_has_property (GstElement * e, const gchar * name);
 
+/* spregistry.c: names the trace process of the pipeline's current run
+ * ("NAME", or "NAME (run N)" after a restart). r->lock held. */
+void sp_pipe_name_process (SpRecorder * r, SpPipe * p);
+
 G_END_DECLS
 
 #endif /* __SP_RECORD_PRIV_H__ */

@@ -258,6 +258,8 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
       rec->thread = st->thread;
       rec_reset (rec, gen);
       rec->run = info->pipe->run;
+      if (!info->pipe->run_used && info->pipe->run > 1)
+        sp_pipe_name_process (r, info->pipe);
       info->pipe->run_used = TRUE;
       g_ptr_array_add (r->elems, rec);
       g_hash_table_insert (info->recs_by_thread, st->thread, rec);

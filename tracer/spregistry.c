@@ -153,18 +153,19 @@ void
 sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
 {
   g_mutex_lock (&r->lock);
+  g_atomic_pointer_set (&r->trace, trace);
   if (trace) {
     guint i;
     for (i = 0; i < r->pipes->len; i++) {
       SpPipe *p = g_ptr_array_index (r->pipes, i);
-      sp_trace_process_name (trace, p->pid, p->name);
+      if (p->run == 1 || p->run_used)
+        sp_pipe_name_process (r, p);
     }
     for (i = 0; i < r->threads->len; i++) {
       SpThreadRec *th = g_ptr_array_index (r->threads, i);
       sp_trace_thread_name (trace, th->pid, th->tid, th->name);
     }
   }
-  g_atomic_pointer_set (&r->trace, trace);
   g_mutex_unlock (&r->lock);
 }
 
@@ -614,6 +615,23 @@ sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad)
     sp_queue_empty_out (r, info->queue, ts);
 }
 
+/* Names the trace process of `p`'s current run. r->lock held. */
+void
+sp_pipe_name_process (SpRecorder * r, SpPipe * p)
+{
+  gchar *name;
+
+  if (!r->trace)
+    return;
+  if (p->run == 1) {
+    sp_trace_process_name (r->trace, p->pid, p->name);
+    return;
+  }
+  name = g_strdup_printf ("%s (run %d)", p->name, p->run);
+  sp_trace_process_name (r->trace, p->pid, name);
+  g_free (name);
+}
+
 /* A top-level pipeline stopped after a run that recorded data: if it
  * starts again, that is a new run, with records of its own, its own queue
  * figures and its own process in the trace. */
@@ -629,11 +647,8 @@ pipe_new_run (SpRecorder * r, GstElement * top)
     g_atomic_int_set (&p->pid, ++r->next_pid);
     g_atomic_int_inc (&p->run);
     g_hash_table_remove_all (p->threads_by_tid);
-    if (r->trace) {
-      gchar *name = g_strdup_printf ("%s (run %d)", p->name, p->run);
-      sp_trace_process_name (r->trace, p->pid, name);
-      g_free (name);
-    }
+    /* The new run's process is named when it records its first data
+     * (sp_pipe_name_process): a pipeline stopped for good gets none. */
     /* Queues start over at their first buffer of the new run. */
     g_atomic_int_inc (&r->epoch);
   }
