@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "spsummary.h"
+#include "spfile.h"
 
 SpSummaryFormat
 sp_summary_format_for_path (const gchar * path)
@@ -569,6 +570,13 @@ csv_write_files (const GstStructure * s, const gchar * path, GError ** error)
     GError *err = NULL;
     gboolean ok = TRUE;
 
+    /* Each file of the set follows the summary file's policy: never
+     * written through a symbolic link (docs/tracer.md, Output files). */
+    if (!sp_file_check_not_symlink (file, "summary file", error)) {
+      g_free (csv);
+      g_free (file);
+      return FALSE;
+    }
     if (csv || i == 0)
       ok = g_file_set_contents (file, csv ? csv : "", -1, &err);
     else
