@@ -161,49 +161,6 @@ sp_table_render (SpTable * t, SpFormat format, GString * out)
   g_free (t);
 }
 
-/* ---- JSON helpers --------------------------------------------------- */
-
-void
-sp_json_str (GString * out, const gchar * s)
-{
-  const gchar *p;
-
-  if (!s) {
-    g_string_append (out, "null");
-    return;
-  }
-  g_string_append_c (out, '"');
-  for (p = s; *p; p = g_utf8_next_char (p)) {
-    gunichar c = g_utf8_get_char_validated (p, -1);
-    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
-      g_string_append (out, "\\ufffd");
-      p++;
-      if (!*p)
-        break;
-      p--;
-      continue;
-    }
-    if (c == '"' || c == '\\')
-      g_string_append_printf (out, "\\%c", (gchar) c);
-    else if (c < 0x20)
-      g_string_append_printf (out, "\\u%04x", c);
-    else
-      g_string_append_len (out, p, g_utf8_next_char (p) - p);
-  }
-  g_string_append_c (out, '"');
-}
-
-void
-sp_json_num (GString * out, gdouble v)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (isnan (v) || isinf (v))
-    g_string_append (out, "null");
-  else
-    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.10g", v));
-}
-
 /* ---- the profile ---------------------------------------------------- */
 
 static const gchar *const elem_hdr[] = { "Node", "Thread", "Count", "Mean",

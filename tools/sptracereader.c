@@ -4,6 +4,7 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -11,6 +12,10 @@
 
 #include "spreport.h"
 #include "sptracereader.h"
+
+/* Declared in spreport.h; defined here, in the library that stage-batch
+ * links too (the reader is the domain's first user). */
+G_DEFINE_QUARK (sp-report-error-quark, sp_report_error);
 
 #define BLOCK (4 * 1024 * 1024)
 /* An event larger than this is not one stageprof wrote. */
@@ -261,6 +266,38 @@ string (Cur * c, GString * out)
   }
 }
 
+/* JSON's number grammar, no more: what passes is copied verbatim into a
+ * merged trace, which must stay strict JSON. */
+static gboolean
+json_number_ok (const gchar * s, const gchar * end)
+{
+  if (s < end && *s == '-')
+    s++;
+  if (s >= end || !g_ascii_isdigit (*s))
+    return FALSE;
+  if (*s == '0')
+    s++;
+  else
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  if (s < end && *s == '.') {
+    if (++s >= end || !g_ascii_isdigit (*s))
+      return FALSE;
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  }
+  if (s < end && (*s == 'e' || *s == 'E')) {
+    s++;
+    if (s < end && (*s == '+' || *s == '-'))
+      s++;
+    if (s >= end || !g_ascii_isdigit (*s))
+      return FALSE;
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  }
+  return s == end;
+}
+
 static PStatus
 number (Cur * c, gdouble * v)
 {
@@ -275,7 +312,7 @@ number (Cur * c, gdouble * v)
   if (c->p >= c->end)
     return P_MORE;
   n = c->p - s;
-  if (n == 0 || n >= sizeof (tmp))
+  if (n == 0 || n >= sizeof (tmp) || !json_number_ok (s, c->p))
     return P_BAD;
   /* Fast path: plain decimals, the only numbers stageprof writes. */
   {
@@ -305,6 +342,9 @@ number (Cur * c, gdouble * v)
   memcpy (tmp, s, n);
   tmp[n] = 0;
   *v = g_ascii_strtod (tmp, &e);
+  /* 1e999: a number JSON allows, no double holds; clamped. */
+  if (isinf (*v))
+    *v = *v > 0 ? G_MAXDOUBLE : -G_MAXDOUBLE;
   return *e == 0 ? P_OK : P_BAD;
 }
 
@@ -590,6 +630,42 @@ done:
   return P_OK;
 }
 
+/* The object format, {"traceEvents":[...], ...}: through to the array's
+ * '['; other members before it are skipped, those after it never read. */
+static PStatus
+open_object (SpTraceReader * r, Cur * c)
+{
+  PStatus s;
+
+  c->p++;
+  for (;;) {
+    ws (c);
+    if ((s = string (c, r->tmp)) != P_OK)
+      return s;
+    ws (c);
+    if (c->p >= c->end)
+      return P_MORE;
+    if (*c->p++ != ':')
+      return P_BAD;
+    ws (c);
+    if (c->p >= c->end)
+      return P_MORE;
+    if (strcmp (r->tmp->str, "traceEvents") == 0) {
+      if (*c->p != '[')
+        return P_BAD;
+      c->p++;
+      return P_OK;
+    }
+    if ((s = skip_value (c, 1)) != P_OK)
+      return s;
+    ws (c);
+    if (c->p >= c->end)
+      return P_MORE;
+    if (*c->p++ != ',')
+      return P_BAD;           /* '}': an object without traceEvents */
+  }
+}
+
 static gboolean
 fail (SpTraceReader * r, GError ** error, const gchar * why)
 {
@@ -636,8 +712,20 @@ sp_trace_reader_next (SpTraceReader * r, SpEvent ** out, GError ** error)
       return FALSE;
     }
     if (!r->begun) {
+      if (*c.p == '{') {
+        s = open_object (r, &c);
+        if (s == P_MORE && refill (r))
+          continue;
+        if (s != P_OK)
+          return fail (r, error, "not a Chrome trace (neither a JSON array "
+              "nor an object with traceEvents)");
+        r->begun = TRUE;
+        r->start = c.p - r->buf;
+        continue;
+      }
       if (*c.p != '[')
-        return fail (r, error, "not a JSON array trace (no '[')");
+        return fail (r, error, "not a Chrome trace (neither a JSON array "
+            "nor an object with traceEvents)");
       r->begun = TRUE;
       r->start++;
       continue;
