@@ -12,7 +12,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-#include "spjson.h"
+#include "jsontext.h"
 #include "spreport.h"
 #include "sptracereader.h"
 
@@ -84,7 +84,7 @@ write_meta_str (SpMergeWriter * w, const gchar * what, guint pid,
 
   g_string_append_printf (o, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,"
       "\"args\":{\"%s\":", what, pid, key);
-  sp_json_str (o, value);
+  stage_json_str (o, value);
   g_string_append (o, "}}\n");
 }
 
@@ -140,6 +140,17 @@ map_pid (SpMergeInput * in, gint64 old)
   return GPOINTER_TO_UINT (v);
 }
 
+/* A time in µs as stageprof writes them (ns precision); a damaged trace
+ * may hold any time: kept a finite number. */
+static void
+append_us (GString * o, gdouble us)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (o, g_ascii_formatd (buf, sizeof (buf), "%.3f",
+          CLAMP (us, -1e300, 1e300)));
+}
+
 /* The event as it was read, with its pid and ts values replaced: every
  * other field passes through unchanged (the reader checked it is JSON). */
 static void
@@ -167,14 +178,10 @@ copy_event (GString * o, const SpEvent * ev, guint pid, gdouble shift_us)
   }
   for (i = 0; i < n; i++) {
     g_string_append_len (o, ev->raw + at, cut[i][0] - at);
-    if (cut[i][2] == 0) {
+    if (cut[i][2] == 0)
       g_string_append_printf (o, "%u", pid);
-    } else {
-      gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-      /* A damaged trace may hold any time: kept a finite number. */
-      gdouble ts = CLAMP (ev->ts + shift_us, -1e300, 1e300);
-      g_string_append (o, g_ascii_formatd (buf, sizeof (buf), "%.3f", ts));
-    }
+    else
+      append_us (o, ev->ts + shift_us);
     at = cut[i][0] + cut[i][1];
   }
   g_string_append_len (o, ev->raw + at, ev->raw_len - at);
@@ -272,16 +279,16 @@ sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
     g_string_append_printf (o, "{\"name\":\"thread_name\",\"ph\":\"M\","
         "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"name\":", pid,
         tid);
-    sp_json_str (o, thread_name);
+    stage_json_str (o, thread_name);
     g_string_append (o, "}}\n");
   }
   o = begin_event (w);
   g_string_append (o, "{\"name\":");
-  sp_json_str (o, name);
+  stage_json_str (o, name);
   g_string_append (o, ",\"ph\":\"X\",\"ts\":");
-  sp_json_num (o, ts_us);
+  append_us (o, ts_us);
   g_string_append (o, ",\"dur\":");
-  sp_json_num (o, dur_us);
+  append_us (o, dur_us);
   g_string_append_printf (o, ",\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT, pid,
       tid);
   if (args) {

@@ -319,27 +319,27 @@ render_json (const SpProfile * p, guint top, GString * o)
   guint i;
 
   g_string_append (o, "{\"source\":");
-  sp_json_str (o, p->path);
+  stage_json_str (o, p->path);
   g_string_append (o, ",\"kind\":");
-  sp_json_str (o, kind_name (p->kind));
+  stage_json_str (o, kind_name (p->kind));
   g_string_append (o, ",\"wall_s\":");
-  sp_json_num (o, p->wall_s);
+  stage_json_num (o, p->wall_s, 10);
   g_string_append (o, ",\"verdict\":");
-  sp_json_str (o, p->verdict);
+  stage_json_str (o, p->verdict);
   g_string_append (o, ",\n\"elements\":[");
   for (i = 0; i < p->elements->len && (!top || i < top); i++) {
     const SpElemRow *r = p->elements->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"thread\":");
-    sp_json_str (o, r->thread);
+    stage_json_str (o, r->thread);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     if (r->run) {
       g_string_append (o, ",\"run\":");
-      sp_json_str (o, r->run);
+      stage_json_str (o, r->run);
     }
-#define NUMF(f) g_string_append (o, ",\"" #f "\":"); sp_json_num (o, r->f)
+#define NUMF(f) g_string_append (o, ",\"" #f "\":"); stage_json_num (o, r->f, 10)
     NUMF (count);
     NUMF (mean_ms);
     NUMF (std_ms);
@@ -356,9 +356,9 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->queues->len; i++) {
     const SpQueueRow *r = p->queues->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     NUMF (items);
     NUMF (qps);
     NUMF (mean_level);
@@ -375,9 +375,9 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->threads->len; i++) {
     const SpThreadRow *r = p->threads->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     NUMF (wall_s);
     NUMF (busy_pct);
     NUMF (wait_input_pct);
@@ -390,7 +390,7 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->sinks->len; i++) {
     const SpSinkRow *r = p->sinks->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     NUMF (frames);
     NUMF (fps);
     g_string_append_c (o, '}');
@@ -400,7 +400,7 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->notes->len; i++) {
     if (i)
       g_string_append_c (o, ',');
-    sp_json_str (o, p->notes->pdata[i]);
+    stage_json_str (o, p->notes->pdata[i]);
   }
   g_string_append (o, "]}\n");
 }

@@ -4,7 +4,7 @@
 #define __SP_SHOW_H__
 
 #include "spreport.h"
-#include "spjson.h"
+#include "jsontext.h"
 
 G_BEGIN_DECLS
 
