@@ -350,6 +350,40 @@ number (Cur * c, gdouble * v)
 
 static PStatus skip_value (Cur * c, gint depth);
 
+/* An object member's `"key":`, up to its value; the key into `key` (NULL:
+ * not kept). */
+static PStatus
+member_key (Cur * c, GString * key)
+{
+  PStatus s;
+
+  ws (c);
+  if ((s = string (c, key)) != P_OK)
+    return s;
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  if (*c->p++ != ':')
+    return P_BAD;
+  ws (c);
+  return c->p < c->end ? P_OK : P_MORE;
+}
+
+/* What follows a member or an element: ',' (another one) or `close` (the
+ * end, *closed set). */
+static PStatus
+next_member (Cur * c, gchar close, gboolean * closed)
+{
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  *closed = *c->p == close;
+  if (*c->p != ',' && *c->p != close)
+    return P_BAD;
+  c->p++;
+  return P_OK;
+}
+
 static PStatus
 skip_container (Cur * c, gint depth)
 {
@@ -368,30 +402,13 @@ skip_container (Cur * c, gint depth)
     return P_OK;
   }
   for (;;) {
-    ws (c);
-    if (obj) {
-      if ((s = string (c, NULL)) != P_OK)
-        return s;
-      ws (c);
-      if (c->p >= c->end)
-        return P_MORE;
-      if (*c->p++ != ':')
-        return P_BAD;
-    }
+    gboolean closed;
+    if (obj && (s = member_key (c, NULL)) != P_OK)
+      return s;
     if ((s = skip_value (c, depth + 1)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == close) {
-      c->p++;
-      return P_OK;
-    }
-    return P_BAD;
+    if ((s = next_member (c, close, &closed)) != P_OK || closed)
+      return s;
   }
 }
 
@@ -452,17 +469,9 @@ parse_args (SpTraceReader * r, Cur * c)
   for (;;) {
     SpEventArg *a = ev->n_args < SP_EVENT_MAX_ARGS ? &ev->args[ev->n_args] :
         NULL;
-    ws (c);
-    if ((s = string (c, r->tmp)) != P_OK)
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ':')
-      return P_BAD;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
     if (a && r->tmp->len < sizeof (a->key)) {
       memcpy (a->key, r->tmp->str, r->tmp->len + 1);
       if (*c->p == '"') {
@@ -483,18 +492,8 @@ parse_args (SpTraceReader * r, Cur * c)
     } else if ((s = skip_value (c, 2)) != P_OK) {
       return s;
     }
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == '}') {
-      c->p++;
-      return P_OK;
-    }
-    return P_BAD;
+    if ((s = next_member (c, '}', &closed)) != P_OK || closed)
+      return s;
   }
 }
 
@@ -540,17 +539,9 @@ parse_event (SpTraceReader * r, Cur * c)
   }
   for (;;) {
     const gchar *vstart;
-    ws (c);
-    if ((s = string (c, r->tmp)) != P_OK)
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ':')
-      return P_BAD;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
     vstart = c->p;
     switch (r->tmp->len) {
       case 2:
@@ -611,18 +602,10 @@ parse_event (SpTraceReader * r, Cur * c)
           return s;
         break;
     }
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == '}') {
-      c->p++;
+    if ((s = next_member (c, '}', &closed)) != P_OK)
+      return s;
+    if (closed)
       break;
-    }
-    return P_BAD;
   }
 done:
   ev->raw = obj;
@@ -639,17 +622,9 @@ open_object (SpTraceReader * r, Cur * c)
 
   c->p++;
   for (;;) {
-    ws (c);
-    if ((s = string (c, r->tmp)) != P_OK)
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ':')
-      return P_BAD;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
     if (strcmp (r->tmp->str, "traceEvents") == 0) {
       if (*c->p != '[')
         return P_BAD;
@@ -658,11 +633,10 @@ open_object (SpTraceReader * r, Cur * c)
     }
     if ((s = skip_value (c, 1)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ',')
-      return P_BAD;           /* '}': an object without traceEvents */
+    if ((s = next_member (c, '}', &closed)) != P_OK)
+      return s;
+    if (closed)
+      return P_BAD;             /* an object without traceEvents */
   }
 }
 
