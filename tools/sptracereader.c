@@ -350,6 +350,21 @@ number (Cur * c, gdouble * v)
 
 static PStatus skip_value (Cur * c, gint depth);
 
+/* Past the opening '{' or '[' at c->p; *empty when `close` follows at
+ * once (and is passed too). */
+static PStatus
+open_container (Cur * c, gchar close, gboolean * empty)
+{
+  c->p++;
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  *empty = *c->p == close;
+  if (*empty)
+    c->p++;
+  return P_OK;
+}
+
 /* An object member's `"key":`, up to its value; the key into `key` (NULL:
  * not kept). */
 static PStatus
@@ -390,17 +405,12 @@ skip_container (Cur * c, gint depth)
   gchar close = *c->p == '{' ? '}' : ']';
   gboolean obj = close == '}';
   PStatus s;
+  gboolean empty;
 
   if (depth > 64)
     return P_BAD;
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == close) {
-    c->p++;
-    return P_OK;
-  }
+  if ((s = open_container (c, close, &empty)) != P_OK || empty)
+    return s;
   for (;;) {
     gboolean closed;
     if (obj && (s = member_key (c, NULL)) != P_OK)
@@ -455,17 +465,12 @@ parse_args (SpTraceReader * r, Cur * c)
 {
   SpEvent *ev = &r->ev;
   PStatus s;
+  gboolean empty;
 
   if (*c->p != '{')
     return skip_value (c, 1);
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == '}') {
-    c->p++;
-    return P_OK;
-  }
+  if ((s = open_container (c, '}', &empty)) != P_OK || empty)
+    return s;
   for (;;) {
     SpEventArg *a = ev->n_args < SP_EVENT_MAX_ARGS ? &ev->args[ev->n_args] :
         NULL;
@@ -522,6 +527,7 @@ parse_event (SpTraceReader * r, Cur * c)
   SpEvent *ev = &r->ev;
   const gchar *obj = c->p;
   PStatus s;
+  gboolean empty;
 
   memset (ev, 0, G_STRUCT_OFFSET (SpEvent, args));
   ev->n_args = 0;
@@ -529,15 +535,9 @@ parse_event (SpTraceReader * r, Cur * c)
   g_string_truncate (r->name, 0);
   if (*c->p != '{')
     return P_BAD;
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == '}') {
-    c->p++;
-    goto done;
-  }
-  for (;;) {
+  if ((s = open_container (c, '}', &empty)) != P_OK)
+    return s;
+  while (!empty) {
     const gchar *vstart;
     gboolean closed;
     if ((s = member_key (c, r->tmp)) != P_OK)
@@ -607,7 +607,6 @@ parse_event (SpTraceReader * r, Cur * c)
     if (closed)
       break;
   }
-done:
   ev->raw = obj;
   ev->raw_len = c->p - obj;
   return P_OK;
