@@ -206,6 +206,7 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
   GHashTableIter it;
   gpointer k, v;
   guint64 n = 0, bad_text = 0;
+  gboolean ok;
 
   if (n_events)
     *n_events = 0;
@@ -241,7 +242,8 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
     }
     n++;
   }
-  if (err) {
+  ok = err == NULL;
+  if (!ok) {
     /* Nothing was written: the reader fails only before its first event. */
     g_propagate_error (error, err);
   } else {
@@ -264,7 +266,7 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
   g_hash_table_destroy (in.pids);
   g_hash_table_destroy (in.named);
   sp_trace_reader_free (r);
-  return err == NULL;
+  return ok;
 }
 
 void
