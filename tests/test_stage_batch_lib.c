@@ -328,6 +328,53 @@ GST_START_TEST (test_merge_summaries)
 
 GST_END_TEST;
 
+/* The merged trace is strict JSON whatever the input: a number JSON does
+ * not allow is not copied (the first event: not a trace; later: the end
+ * of what is read, noted), nor is text that is not UTF-8 (noted). */
+GST_START_TEST (test_merge_strict)
+{
+  gchar *bad = write_tmp_first ("bad.json", "[{\"name\":\"a\",\"ph\":\"X\","
+      "\"ts\":01,\"pid\":1}]");
+  gchar *odd = write_tmp ("odd.json", "[\n"
+      "{\"name\":\"ok\",\"ph\":\"X\",\"ts\":1,\"dur\":1e2,\"pid\":1,\"tid\":1}\n"
+      ",{\"name\":\"x\xff\",\"ph\":\"X\",\"ts\":2,\"pid\":1,\"tid\":1}\n"
+      ",{\"name\":\"late\",\"ph\":\"X\",\"ts\":.5,\"pid\":1,\"tid\":1}\n]\n");
+  gchar *out = g_build_filename (tmpdir, "strict.json", NULL);
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+  JsonParser *p = json_parser_new ();
+  SpMergeWriter *w;
+  JsonArray *ev;
+  GError *err = NULL;
+  guint64 n = 0;
+
+  w = sp_merge_writer_new (out, &err);
+  g_assert_no_error (err);
+  fail_if (sp_merge_writer_add_trace (w, bad, "b", 0, 0, &n, notes, &err));
+  fail_unless (err && strstr (err->message, "bad.json"));
+  g_clear_error (&err);
+  fail_unless (sp_merge_writer_add_trace (w, odd, "o", 0, 0, &n, notes, &err));
+  g_assert_no_error (err);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_int (notes->len, 2);
+  fail_unless (sp_merge_writer_close (w, &err));
+  ev = load_array (out, p);     /* json-glib: strict */
+  fail_unless (find_event (ev, "ok", -1) != NULL);
+  fail_unless (find_event (ev, "late", -1) == NULL);
+
+  g_object_unref (p);
+  g_ptr_array_free (notes, TRUE);
+  g_unlink (bad);
+  g_unlink (odd);
+  g_unlink (out);
+  g_free (bad);
+  g_free (odd);
+  g_free (out);
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+}
+
+GST_END_TEST;
+
 static Suite *
 stage_batch_lib_suite (void)
 {
@@ -340,6 +387,7 @@ stage_batch_lib_suite (void)
   tcase_add_test (tc, test_template);
   tcase_add_test (tc, test_merge_traces);
   tcase_add_test (tc, test_merge_summaries);
+  tcase_add_test (tc, test_merge_strict);
   return s;
 }
 
