@@ -121,7 +121,7 @@ GST_START_TEST (test_template)
 
 GST_END_TEST;
 
-/* ---- spmerge ------------------------------------------------------------- */
+/* ---- spmerge (its whole-trace use: test_stageprof_report's merge) --------- */
 
 static gchar *tmpdir;
 
@@ -181,34 +181,51 @@ GST_START_TEST (test_merge_traces)
   gchar *b = write_tmp ("b.json", "{\"traceEvents\":[{\"name\":\"enc\","
       "\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]}");
   gchar *out = g_build_filename (tmpdir, "merged.json", NULL);
+  gchar *part = g_strconcat (out, ".part", NULL), *bad;
   JsonParser *p = json_parser_new ();
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
   SpMergeWriter *w;
   JsonArray *ev;
   JsonObject *o;
   GError *err = NULL;
   guint64 n = 0;
   gint64 wall = 0;
+  gboolean found;
   guint pa, pb;
 
-  fail_unless (sp_merge_trace_wall_start (a, &wall));
+  fail_unless (sp_merge_trace_wall_start (a, &wall, &found, &err));
+  g_assert_no_error (err);
+  fail_unless (found);
   fail_unless_equals_int64 (wall, 1000000);
-  fail_if (sp_merge_trace_wall_start (b, &wall));
+  fail_unless (sp_merge_trace_wall_start (b, &wall, &found, &err));
+  fail_if (found);
 
   w = sp_merge_writer_new (out, &err);
   g_assert_no_error (err);
   sp_merge_writer_set_origin (w, 999000);
-  pa = sp_merge_writer_add_trace (w, a, "job 0 a", 1000.0, &n, &err);
+  pa = sp_merge_writer_add_process (w, "job 0 a");
+  fail_unless (sp_merge_writer_add_trace (w, a, "job 0 a", pa, 1000.0, &n,
+          notes, &err));
   g_assert_no_error (err);
   /* Copied: the link, dec, p2; not the half line, nor the process name and
-   * wall-clock start that the merge writes itself. */
+   * wall-clock start that the merge writes itself. The cut is noted. */
   fail_unless_equals_int (n, 3);
-  pb = sp_merge_writer_add_trace (w, b, "job 1 b", 0.0, &n, &err);
+  fail_unless_equals_int (notes->len, 1);
+  fail_unless (strstr (notes->pdata[0], "a.json") != NULL, "%s",
+      (gchar *) notes->pdata[0]);
+  pb = sp_merge_writer_add_process (w, "job 1 b");
+  fail_unless (sp_merge_writer_add_trace (w, b, "job 1 b", pb, 0.0, &n,
+          notes, &err));
   g_assert_no_error (err);
   fail_unless_equals_int (n, 1);
   fail_unless (pa != 0 && pb != 0 && pa != pb);
   sp_merge_writer_add_slice (w, pb, 0, "stage-batch", "job 1: ok", 0, 9,
       NULL);
+  /* Written beside the output, renamed into place when complete. */
+  fail_unless (g_file_test (part, G_FILE_TEST_EXISTS));
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
   fail_unless (sp_merge_writer_close (w, &err));
+  fail_if (g_file_test (part, G_FILE_TEST_EXISTS));
 
   ev = load_array (out, p);
   o = find_event (ev, "dec", -1);
@@ -219,11 +236,16 @@ GST_START_TEST (test_merge_traces)
       && json_object_get_int_member (o, "pid") != pb);
   fail_unless_equals_int64 (json_object_get_int_member (find_event (ev, "enc",
               -1), "pid"), pb);
-  /* The first process keeps the caller's name, others get the original in
-   * parentheses; pid 0 metadata stays pid 0; one stageprof_start, ours. */
+  /* The first process keeps the caller's name, others are named
+   * "PIPELINE (LABEL)"; pid 0 metadata stays pid 0; one stageprof_start,
+   * ours. */
   o = find_event (ev, "process_name", pa);
   fail_unless_equals_string (json_object_get_string_member
       (json_object_get_object_member (o, "args"), "name"), "job 0 a");
+  o = find_event (ev, "process_name", json_object_get_int_member (find_event
+          (ev, "p2", -1), "pid"));
+  fail_unless_equals_string (json_object_get_string_member
+      (json_object_get_object_member (o, "args"), "name"), "process (job 0 a)");
   fail_unless_equals_int64 (json_object_get_int_member (find_event (ev,
               "stageprof_link", -1), "pid"), 0);
   o = find_event (ev, "stageprof_start", -1);
@@ -231,6 +253,21 @@ GST_START_TEST (test_merge_traces)
       (json_object_get_object_member (o, "args"), "wall_clock_us"), 999000);
   fail_unless (find_event (ev, "job 1: ok", pb) != NULL);
 
+  /* A file that is no trace: an error, nothing written; abort leaves
+   * nothing behind. */
+  bad = write_tmp ("bad.txt", "hello\n");
+  w = sp_merge_writer_new (out, &err);
+  g_assert_no_error (err);
+  fail_if (sp_merge_writer_add_trace (w, bad, "x", 0, 0, &n, NULL, &err));
+  fail_unless (err != NULL && strstr (err->message, "bad.txt") != NULL);
+  g_clear_error (&err);
+  sp_merge_writer_abort (w);
+  fail_if (g_file_test (part, G_FILE_TEST_EXISTS));
+  g_unlink (bad);
+  g_free (bad);
+
+  g_ptr_array_free (notes, TRUE);
+  g_free (part);
   g_object_unref (p);
   g_unlink (a);
   g_unlink (b);
@@ -291,6 +328,53 @@ GST_START_TEST (test_merge_summaries)
 
 GST_END_TEST;
 
+/* The merged trace is strict JSON whatever the input: a number JSON does
+ * not allow is not copied (the first event: not a trace; later: the end
+ * of what is read, noted), nor is text that is not UTF-8 (noted). */
+GST_START_TEST (test_merge_strict)
+{
+  gchar *bad = write_tmp_first ("bad.json", "[{\"name\":\"a\",\"ph\":\"X\","
+      "\"ts\":01,\"pid\":1}]");
+  gchar *odd = write_tmp ("odd.json", "[\n"
+      "{\"name\":\"ok\",\"ph\":\"X\",\"ts\":1,\"dur\":1e2,\"pid\":1,\"tid\":1}\n"
+      ",{\"name\":\"x\xff\",\"ph\":\"X\",\"ts\":2,\"pid\":1,\"tid\":1}\n"
+      ",{\"name\":\"late\",\"ph\":\"X\",\"ts\":.5,\"pid\":1,\"tid\":1}\n]\n");
+  gchar *out = g_build_filename (tmpdir, "strict.json", NULL);
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+  JsonParser *p = json_parser_new ();
+  SpMergeWriter *w;
+  JsonArray *ev;
+  GError *err = NULL;
+  guint64 n = 0;
+
+  w = sp_merge_writer_new (out, &err);
+  g_assert_no_error (err);
+  fail_if (sp_merge_writer_add_trace (w, bad, "b", 0, 0, &n, notes, &err));
+  fail_unless (err && strstr (err->message, "bad.json"));
+  g_clear_error (&err);
+  fail_unless (sp_merge_writer_add_trace (w, odd, "o", 0, 0, &n, notes, &err));
+  g_assert_no_error (err);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_int (notes->len, 2);
+  fail_unless (sp_merge_writer_close (w, &err));
+  ev = load_array (out, p);     /* json-glib: strict */
+  fail_unless (find_event (ev, "ok", -1) != NULL);
+  fail_unless (find_event (ev, "late", -1) == NULL);
+
+  g_object_unref (p);
+  g_ptr_array_free (notes, TRUE);
+  g_unlink (bad);
+  g_unlink (odd);
+  g_unlink (out);
+  g_free (bad);
+  g_free (odd);
+  g_free (out);
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+}
+
+GST_END_TEST;
+
 static Suite *
 stage_batch_lib_suite (void)
 {
@@ -303,6 +387,7 @@ stage_batch_lib_suite (void)
   tcase_add_test (tc, test_template);
   tcase_add_test (tc, test_merge_traces);
   tcase_add_test (tc, test_merge_summaries);
+  tcase_add_test (tc, test_merge_strict);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sptrace.h"
+#include "jsontext.h"
 #ifdef HAVE_SPDB
 #include <sqlite3.h>
 #include "spdb.h"
@@ -275,7 +276,7 @@ GST_START_TEST (test_escape_function)
 {
   GString *s = g_string_new (NULL);
 
-  sp_json_escape_append (s, "a\"b\\c\x01\x7f\xc3\xa9\xff");
+  stage_json_escape (s, "a\"b\\c\x01\x7f\xc3\xa9\xff");
   fail_unless_equals_string (s->str,
       "a\\\"b\\\\c\\u0001\x7f\xc3\xa9\xef\xbf\xbd");
   g_string_free (s, TRUE);

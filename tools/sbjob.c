@@ -339,29 +339,33 @@ read_records (const gchar * dir, GHashTable * only, GError ** error)
   return recs;
 }
 
+/* The wall clock of the job's trace's ts 0: the one the trace records, else
+ * the one the runner read before gst_init (see the top of this file). */
 static gint64
 record_ts0 (JsonObject * r)
 {
   const gchar *trace = json_object_get_string_member_with_default (r,
       "trace_path", NULL);
   gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
+  gboolean found = FALSE;
 
-  if (trace)
-    sp_merge_trace_wall_start (trace, &ts0);
+  if (trace && g_file_test (trace, G_FILE_TEST_EXISTS))
+    sp_merge_trace_wall_start (trace, &ts0, &found, NULL);
   return ts0;
 }
 
 static void
-merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
+merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 ts0,
+    gint64 origin)
 {
   const gchar *label = json_object_get_string_member_with_default (r,
       "label", "");
   const gchar *trace = json_object_get_string_member_with_default (r,
       "trace_path", NULL);
   gint64 job = json_object_get_int_member (r, "job");
-  gint64 ts0 = json_object_get_int_member_with_default (r, "ts0_wall_us", 0);
   gint64 start = json_object_get_int_member_with_default (r,
-      "start_wall_us", ts0);
+      "start_wall_us", json_object_get_int_member_with_default (r,
+          "ts0_wall_us", 0));
   gchar *pname = g_strdup_printf ("job %" G_GINT64_FORMAT " %s", job, label);
   gchar *sname = g_strdup_printf ("job %" G_GINT64_FORMAT ": %s", job,
       json_object_get_string_member_with_default (r, "status", "?"));
@@ -369,22 +373,23 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
   const gchar *keys[] = { "status", "frames", "fps", "wall_s", "verdict",
     "error", "where", "log", NULL
   };
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
   guint pid, i;
   GError *err = NULL;
 
-  if (trace && !g_file_test (trace, G_FILE_TEST_EXISTS))
-    trace = NULL;
-  /* A trace that records its own wall-clock start is placed by it; else by
-   * the one the runner read before gst_init (see the top of this file). */
-  if (trace)
-    sp_merge_trace_wall_start (trace, &ts0);
-  pid = sp_merge_writer_add_trace (w, trace, pname, ts0 - origin, NULL, &err);
-  if (!pid) {
+  /* The job's process, there even when its trace is not (a failed job):
+   * the trace's first pipeline goes into it. */
+  pid = sp_merge_writer_add_process (w, pname);
+  if (trace && g_file_test (trace, G_FILE_TEST_EXISTS)
+      && !sp_merge_writer_add_trace (w, trace, pname, pid, ts0 - origin,
+          NULL, notes, &err)) {
     g_printerr ("stage-batch: job %" G_GINT64_FORMAT ": %s\n", job,
         err->message);
     g_clear_error (&err);
-    pid = sp_merge_writer_add_process (w, pname);
   }
+  for (i = 0; i < notes->len; i++)
+    g_printerr ("stage-batch: job %" G_GINT64_FORMAT ": note: %s\n", job,
+        (gchar *) notes->pdata[i]);
   for (i = 0; keys[i]; i++)
     if (json_object_has_member (r, keys[i]))
       json_object_set_member (args, keys[i],
@@ -393,6 +398,7 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 origin)
       (gdouble) (start - origin),
       json_object_get_double_member_with_default (r, "wall_s", 0) * 1e6,
       args);
+  g_ptr_array_free (notes, TRUE);
   g_free (pname);
   g_free (sname);
 }
@@ -406,21 +412,23 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
   SpMergeWriter *w;
   JsonArray *jobs;
   JsonNode *sum;
-  gint64 origin = G_MAXINT64;
+  gint64 origin = G_MAXINT64, *ts0;
   guint i;
   gboolean ok;
 
   if (!recs)
     return FALSE;
+  ts0 = g_new0 (gint64, recs->len + 1);
   for (i = 0; i < recs->len; i++) {
     JsonObject *r = recs->pdata[i];
-    gint64 ts0 = record_ts0 (r);
-    gint64 st = json_object_get_int_member_with_default (r, "start_wall_us",
-        ts0);
-    origin = MIN (origin, MIN (ts0, st));
+    gint64 st;
+    ts0[i] = record_ts0 (r);
+    st = json_object_get_int_member_with_default (r, "start_wall_us", ts0[i]);
+    origin = MIN (origin, MIN (ts0[i], st));
   }
   w = sp_merge_writer_new (trace_path, error);
   if (!w) {
+    g_free (ts0);
     g_ptr_array_free (recs, TRUE);
     return FALSE;
   }
@@ -428,7 +436,7 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     sp_merge_writer_set_origin (w, origin);
   jobs = json_array_new ();
   for (i = 0; i < recs->len; i++) {
-    merge_one_trace (w, recs->pdata[i], origin);
+    merge_one_trace (w, recs->pdata[i], ts0[i], origin);
     json_array_add_object_element (jobs, json_object_ref (recs->pdata[i]));
   }
   ok = sp_merge_writer_close (w, error);
@@ -444,6 +452,7 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     *n_jobs = recs->len;
   json_node_unref (sum);
   json_array_unref (jobs);
+  g_free (ts0);
   g_ptr_array_free (recs, TRUE);
   return ok;
 }

@@ -248,25 +248,25 @@ render_json (const SpDiff * d, GString * o)
   guint i;
 
   g_string_append (o, "{\"a\":");
-  sp_json_str (o, d->a->path);
+  stage_json_str (o, d->a->path);
   g_string_append (o, ",\"b\":");
-  sp_json_str (o, d->b->path);
+  stage_json_str (o, d->b->path);
   g_string_append (o, ",\"verdict_a\":");
-  sp_json_str (o, d->a->verdict);
+  stage_json_str (o, d->a->verdict);
   g_string_append (o, ",\"verdict_b\":");
-  sp_json_str (o, d->b->verdict);
+  stage_json_str (o, d->b->verdict);
   g_string_append (o, ",\n\"elements\":[");
   for (i = 0; i < d->elems->len; i++) {
     const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, e->a->name);
+    stage_json_str (o, e->a->name);
     g_string_append (o, ",\"thread_a\":");
-    sp_json_str (o, e->a->thread);
+    stage_json_str (o, e->a->thread);
     g_string_append (o, ",\"thread_b\":");
-    sp_json_str (o, e->b->thread);
+    stage_json_str (o, e->b->thread);
 #define PAIR(f) \
-    g_string_append (o, ",\"" #f "_a\":"); sp_json_num (o, e->a->f); \
-    g_string_append (o, ",\"" #f "_b\":"); sp_json_num (o, e->b->f);
+    g_string_append (o, ",\"" #f "_a\":"); stage_json_num (o, e->a->f, 10); \
+    g_string_append (o, ",\"" #f "_b\":"); stage_json_num (o, e->b->f, 10);
     PAIR (count);
     PAIR (mean_ms);
     PAIR (std_ms);
@@ -275,13 +275,13 @@ render_json (const SpDiff * d, GString * o)
     PAIR (total_s);
 #undef PAIR
     g_string_append (o, ",\"mean_change_pct\":");
-    sp_json_num (o, e->d_mean_pct);
+    stage_json_num (o, e->d_mean_pct, 10);
     g_string_append (o, ",\"median_change_pct\":");
-    sp_json_num (o, pct (e->a->median_ms, e->b->median_ms));
+    stage_json_num (o, pct (e->a->median_ms, e->b->median_ms), 10);
     g_string_append (o, ",\"p90_change_pct\":");
-    sp_json_num (o, e->d_p90_pct);
+    stage_json_num (o, e->d_p90_pct, 10);
     g_string_append (o, ",\"total_change_pct\":");
-    sp_json_num (o, e->d_total_pct);
+    stage_json_num (o, e->d_total_pct, 10);
     g_string_append_printf (o, ",\"change\":\"%s\"}",
         e->change == SP_CHANGE_SLOWER ? "slower" :
         e->change == SP_CHANGE_FASTER ? "faster" : "noise");
@@ -290,24 +290,24 @@ render_json (const SpDiff * d, GString * o)
   for (i = 0; i < d->only_a->len; i++) {
     if (i)
       g_string_append_c (o, ',');
-    sp_json_str (o, ((SpElemRow *) d->only_a->pdata[i])->name);
+    stage_json_str (o, ((SpElemRow *) d->only_a->pdata[i])->name);
   }
   g_string_append (o, "],\"only_b\":[");
   for (i = 0; i < d->only_b->len; i++) {
     if (i)
       g_string_append_c (o, ',');
-    sp_json_str (o, ((SpElemRow *) d->only_b->pdata[i])->name);
+    stage_json_str (o, ((SpElemRow *) d->only_b->pdata[i])->name);
   }
   g_string_append (o, "],\n\"threads\":[");
   for (i = 0; i < d->threads->len; i += 2) {
     const SpThreadRow *ta = d->threads->pdata[i], *tb =
         d->threads->pdata[i + 1];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, ta ? ta->name : tb->name);
+    stage_json_str (o, ta ? ta->name : tb->name);
     g_string_append (o, ",\"busy_pct_a\":");
-    sp_json_num (o, ta ? ta->busy_pct : NAN);
+    stage_json_num (o, ta ? ta->busy_pct : NAN, 10);
     g_string_append (o, ",\"busy_pct_b\":");
-    sp_json_num (o, tb ? tb->busy_pct : NAN);
+    stage_json_num (o, tb ? tb->busy_pct : NAN, 10);
     g_string_append_c (o, '}');
   }
   g_string_append (o, "]}\n");

@@ -7,96 +7,113 @@
 #include "spmerge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
-#define SP_MERGE_ERROR (g_quark_from_static_string ("spmerge-error"))
+#include "jsontext.h"
+#include "spreport.h"
+#include "sptracereader.h"
+
+/* What is buffered before a write. */
+#define FLUSH_AT (1 << 20)
 
 struct _SpMergeWriter
 {
-  gchar *path;
+  gchar *path, *tmp;
   FILE *f;
+  GString *o;
   gboolean first;
-  gboolean failed;
+  gint write_errno;             /* 0: no write failed */
   guint next_pid;
   gint64 origin_wall_us;        /* 0: not set */
-  JsonGenerator *gen;
 };
 
 SpMergeWriter *
 sp_merge_writer_new (const gchar * path, GError ** error)
 {
   SpMergeWriter *w;
-  FILE *f = fopen (path, "wb");
+  gchar *tmp = g_strdup_printf ("%s.part", path);
+  FILE *f = g_fopen (tmp, "wb");
 
   if (!f) {
     int e = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-        "cannot write the merged trace \"%s\": %s", path, g_strerror (e));
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        "cannot write the merged trace '%s': %s", tmp, g_strerror (e));
+    g_free (tmp);
     return NULL;
   }
   w = g_new0 (SpMergeWriter, 1);
   w->path = g_strdup (path);
+  w->tmp = tmp;
   w->f = f;
+  w->o = g_string_new ("[\n");
   w->first = TRUE;
   w->next_pid = 1;
-  w->gen = json_generator_new ();
-  fputs ("[\n", f);
   return w;
 }
 
-/* One event per line, the stageprof way: lines after the first start with
+static void
+flush (SpMergeWriter * w, gboolean force)
+{
+  if (w->o->len < FLUSH_AT && !force)
+    return;
+  if (!w->write_errno && fwrite (w->o->str, 1, w->o->len, w->f) != w->o->len)
+    w->write_errno = errno ? errno : EIO;
+  g_string_truncate (w->o, 0);
+}
+
+/* One event a line, the stageprof way: lines after the first start with
  * ',' so a cut file is fixed by appending ']'. */
-static void
-write_node (SpMergeWriter * w, JsonNode * n)
+static GString *
+begin_event (SpMergeWriter * w)
 {
-  gchar *s;
-
-  json_generator_set_root (w->gen, n);
-  s = json_generator_to_data (w->gen, NULL);
+  flush (w, FALSE);
   if (!w->first)
-    fputc (',', w->f);
+    g_string_append_c (w->o, ',');
   w->first = FALSE;
-  if (fputs (s, w->f) == EOF || fputc ('\n', w->f) == EOF)
-    w->failed = TRUE;
-  g_free (s);
+  return w->o;
 }
 
 static void
-write_object (SpMergeWriter * w, JsonObject * o)
+write_meta_str (SpMergeWriter * w, const gchar * what, guint pid,
+    const gchar * key, const gchar * value)
 {
-  JsonNode *n = json_node_init_object (json_node_alloc (), o);
+  GString *o = begin_event (w);
 
-  write_node (w, n);
-  json_node_unref (n);
+  g_string_append_printf (o, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,"
+      "\"args\":{\"%s\":", what, pid, key);
+  stage_json_str (o, value);
+  g_string_append (o, "}}\n");
 }
 
 static void
-write_meta (SpMergeWriter * w, const gchar * what, guint pid, gint64 tid,
-    const gchar * key, JsonNode * value)
+process_name (SpMergeWriter * w, guint pid, const gchar * name,
+    const gchar * label)
 {
-  JsonObject *o = json_object_new (), *args = json_object_new ();
+  gchar *full = g_strdup_printf ("%s (%s)", name, label);
 
-  json_object_set_string_member (o, "name", what);
-  json_object_set_string_member (o, "ph", "M");
-  json_object_set_int_member (o, "pid", pid);
-  if (tid >= 0)
-    json_object_set_int_member (o, "tid", tid);
-  json_object_set_member (args, key, value);
-  json_object_set_object_member (o, "args", args);
-  write_object (w, o);
-  json_object_unref (o);
+  write_meta_str (w, "process_name", pid, "name", full);
+  g_free (full);
+}
+
+static guint
+new_pid (SpMergeWriter * w)
+{
+  guint pid = w->next_pid++;
+
+  g_string_append_printf (begin_event (w), "{\"name\":\"process_sort_index\","
+      "\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}\n", pid, pid);
+  return pid;
 }
 
 guint
 sp_merge_writer_add_process (SpMergeWriter * w, const gchar * name)
 {
-  guint pid = w->next_pid++;
+  guint pid = new_pid (w);
 
-  write_meta (w, "process_name", pid, -1, "name",
-      json_node_init_string (json_node_alloc (), name));
-  write_meta (w, "process_sort_index", pid, -1, "sort_index",
-      json_node_init_int (json_node_alloc (), pid));
+  write_meta_str (w, "process_name", pid, "name", name);
   return pid;
 }
 
@@ -104,176 +121,152 @@ typedef struct
 {
   SpMergeWriter *w;
   GHashTable *pids;             /* old pid -> new pid */
-  const gchar *name;
-  gdouble offset_us;
-  guint first_pid;
-  guint64 n;
+  GHashTable *named;            /* old pids with a process_name */
+  guint own_pid;
 } SpMergeInput;
 
 static guint
 map_pid (SpMergeInput * in, gint64 old)
 {
-  gpointer v;
+  gpointer key = GINT_TO_POINTER ((gint) old), v;
 
-  if (g_hash_table_lookup_extended (in->pids, GINT_TO_POINTER ((gint) old),
-          NULL, &v))
+  if (g_hash_table_lookup_extended (in->pids, key, NULL, &v))
     return GPOINTER_TO_UINT (v);
-  if (g_hash_table_size (in->pids) == 0 && in->first_pid) {
-    v = GUINT_TO_POINTER (in->first_pid);
-  } else {
-    v = GUINT_TO_POINTER (sp_merge_writer_add_process (in->w, in->name));
-  }
-  g_hash_table_insert (in->pids, GINT_TO_POINTER ((gint) old), v);
+  if (g_hash_table_size (in->pids) == 0 && in->own_pid)
+    v = GUINT_TO_POINTER (in->own_pid);
+  else
+    v = GUINT_TO_POINTER (new_pid (in->w));
+  g_hash_table_insert (in->pids, key, v);
   return GPOINTER_TO_UINT (v);
 }
 
+/* A time in µs as stageprof writes them (ns precision); a damaged trace
+ * may hold any time: kept a finite number. */
 static void
-add_event (SpMergeInput * in, JsonObject * o)
+append_us (GString * o, gdouble us)
 {
-  const gchar *ph = json_object_get_string_member_with_default (o, "ph", "");
-  const gchar *name = json_object_get_string_member_with_default (o, "name",
-      "");
-  gint64 pid = json_object_get_int_member_with_default (o, "pid", 0);
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-  /* The merged trace gets one wall-clock start of its own. */
-  if (strcmp (ph, "M") == 0 && strcmp (name, "stageprof_start") == 0)
-    return;
-  /* pid 0 is trace-wide metadata (stageprof_link), not a process. */
-  if (pid != 0)
-    json_object_set_int_member (o, "pid", map_pid (in, pid));
-  if (json_object_has_member (o, "ts"))
-    json_object_set_double_member (o, "ts",
-        json_object_get_double_member (o, "ts") + in->offset_us);
-  if (strcmp (ph, "M") == 0 && strcmp (name, "process_name") == 0) {
-    JsonObject *args = json_object_get_object_member (o, "args");
-    const gchar *old = args ?
-        json_object_get_string_member_with_default (args, "name", NULL) : NULL;
-    gchar *n;
+  g_string_append (o, g_ascii_formatd (buf, sizeof (buf), "%.3f",
+          CLAMP (us, -1e300, 1e300)));
+}
 
-    /* The input's first process keeps the caller's name. */
-    if (json_object_get_int_member_with_default (o, "pid", 0) ==
-        in->first_pid)
-      return;
-    n = old ? g_strdup_printf ("%s (%s)", in->name, old) : g_strdup (in->name);
-    if (args)
-      json_object_set_string_member (args, "name", n);
-    g_free (n);
+/* The event as it was read, with its pid and ts values replaced: every
+ * other field passes through unchanged (the reader checked it is JSON). */
+static void
+copy_event (GString * o, const SpEvent * ev, guint pid, gdouble shift_us)
+{
+  gsize cut[2][3];              /* offset, length, which */
+  guint n = 0, i;
+  gsize at = 0;
+
+  if (ev->has_pid && ev->pid_len) {
+    cut[n][0] = ev->pid_off;
+    cut[n][1] = ev->pid_len;
+    cut[n++][2] = 0;
   }
-  write_object (in->w, o);
-  in->n++;
+  if (ev->has_ts && ev->ts_len) {
+    cut[n][0] = ev->ts_off;
+    cut[n][1] = ev->ts_len;
+    cut[n++][2] = 1;
+  }
+  if (n == 2 && cut[0][0] > cut[1][0]) {
+    gsize tmp[3];
+    memcpy (tmp, cut[0], sizeof (tmp));
+    memcpy (cut[0], cut[1], sizeof (tmp));
+    memcpy (cut[1], tmp, sizeof (tmp));
+  }
+  for (i = 0; i < n; i++) {
+    g_string_append_len (o, ev->raw + at, cut[i][0] - at);
+    if (cut[i][2] == 0)
+      g_string_append_printf (o, "%u", pid);
+    else
+      append_us (o, ev->ts + shift_us);
+    at = cut[i][0] + cut[i][1];
+  }
+  g_string_append_len (o, ev->raw + at, ev->raw_len - at);
+  g_string_append_c (o, '\n');
 }
 
 static gboolean
-add_node (SpMergeInput * in, JsonNode * n)
+is_meta (const SpEvent * ev, const gchar * name)
 {
-  if (!JSON_NODE_HOLDS_OBJECT (n))
-    return FALSE;
-  add_event (in, json_node_get_object (n));
-  return TRUE;
+  return ev->ph == 'M' && strcmp (ev->name, name) == 0;
 }
 
-/* Not one event per line: the whole document. */
-static gboolean
-add_whole (SpMergeInput * in, const gchar * path, GError ** error)
+gboolean
+sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
+    const gchar * label, guint own_pid, gdouble offset_us,
+    guint64 * n_events, GPtrArray * notes, GError ** error)
 {
-  JsonParser *p = json_parser_new ();
-  JsonNode *root;
-  JsonArray *a = NULL;
-  guint i;
+  SpTraceReader *r = sp_trace_reader_open (trace_path, error);
+  SpMergeInput in = { w, NULL, NULL, own_pid };
+  GError *err = NULL;
+  SpEvent *ev;
+  GHashTableIter it;
+  gpointer k, v;
+  guint64 n = 0, bad_text = 0;
+  gboolean ok;
 
-  if (!json_parser_load_from_file (p, path, error)) {
-    g_object_unref (p);
+  if (n_events)
+    *n_events = 0;
+  if (!r)
     return FALSE;
-  }
-  root = json_parser_get_root (p);
-  if (root && JSON_NODE_HOLDS_ARRAY (root))
-    a = json_node_get_array (root);
-  else if (root && JSON_NODE_HOLDS_OBJECT (root)
-      && json_object_has_member (json_node_get_object (root), "traceEvents"))
-    a = json_object_get_array_member (json_node_get_object (root),
-        "traceEvents");
-  if (!a) {
-    g_set_error (error, SP_MERGE_ERROR, 0, "\"%s\" is not a Chrome trace "
-        "(neither a JSON array nor an object with traceEvents)", path);
-    g_object_unref (p);
-    return FALSE;
-  }
-  for (i = 0; i < json_array_get_length (a); i++)
-    add_node (in, json_array_get_element (a, i));
-  g_object_unref (p);
-  return TRUE;
-}
+  in.pids = g_hash_table_new (NULL, NULL);
+  in.named = g_hash_table_new (NULL, NULL);
+  while (sp_trace_reader_next (r, &ev, &err)) {
+    guint pid;
 
-static gboolean
-add_lines (SpMergeInput * in, FILE * f, const gchar * path, GError ** error)
-{
-  JsonParser *p = json_parser_new ();
-  gchar *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  gboolean ok = TRUE, opened = FALSE;
-
-  while ((len = getline (&line, &cap, f)) >= 0) {
-    gchar *s = g_strstrip (line);
-
-    if (!opened) {
-      if (*s == '\0')
-        continue;
-      if (strcmp (s, "[") != 0) {
-        ok = FALSE;             /* not line-based: caller reads it whole */
-        break;
-      }
-      opened = TRUE;
+    /* The merged trace gets one wall-clock start and one process order
+     * of its own. */
+    if (is_meta (ev, "stageprof_start") || is_meta (ev, "process_sort_index"))
+      continue;
+    /* Strings the reader passes as they are must be UTF-8 to be JSON. */
+    if (!g_utf8_validate (ev->raw, ev->raw_len, NULL)) {
+      bad_text++;
       continue;
     }
-    if (*s == ',')
-      s++;
-    len = strlen (s);
-    if (len > 0 && s[len - 1] == ',')
-      s[--len] = '\0';
-    if (len == 0 || strcmp (s, "]") == 0)
-      continue;
-    /* A line that does not parse is the tail of a trace cut mid-write: the
-     * rest is skipped, not guessed at. */
-    if (!json_parser_load_from_data (p, s, len, NULL)
-        || !add_node (in, json_parser_get_root (p)))
-      g_debug ("%s: skipping a line that is not one JSON event", path);
+    /* pid 0: trace-wide metadata (links), not a process. */
+    pid = ev->has_pid && ev->pid != 0 ? map_pid (&in, ev->pid) : 0;
+    if (is_meta (ev, "process_name") && pid) {
+      const SpEventArg *a = sp_event_arg (ev, "name");
+      g_hash_table_add (in.named, GINT_TO_POINTER ((gint) ev->pid));
+      /* The caller's process keeps the caller's name. */
+      if (pid == own_pid)
+        continue;
+      process_name (w, pid, a && !a->is_num ? a->str : "?", label);
+    } else {
+      /* A link's ts is its pipeline's, not a time on the axis. */
+      copy_event (begin_event (w), ev, pid, is_meta (ev, "stageprof_link") ?
+          0 : offset_us);
+    }
+    n++;
   }
-  free (line);
-  g_object_unref (p);
-  return ok;
-}
-
-guint
-sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
-    const gchar * name, gdouble offset_us, guint64 * n_events,
-    GError ** error)
-{
-  SpMergeInput in = { 0 };
-  FILE *f;
-  gboolean ok = TRUE;
-
-  in.w = w;
-  in.pids = g_hash_table_new (NULL, NULL);
-  in.name = name;
-  in.offset_us = offset_us;
-  in.first_pid = sp_merge_writer_add_process (w, name);
-
-  f = trace_path ? fopen (trace_path, "rb") : NULL;
-  if (trace_path && !f) {
-    int e = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-        "cannot read the trace \"%s\": %s", trace_path, g_strerror (e));
-    ok = FALSE;
-  } else if (f) {
-    if (!add_lines (&in, f, trace_path, error))
-      ok = add_whole (&in, trace_path, error);
-    fclose (f);
+  ok = err == NULL;
+  if (!ok) {
+    /* Nothing was written: the reader fails only before its first event. */
+    g_propagate_error (error, err);
+  } else {
+    /* Processes without a name still get the label. */
+    g_hash_table_iter_init (&it, in.pids);
+    while (g_hash_table_iter_next (&it, &k, &v))
+      if (!g_hash_table_contains (in.named, k)
+          && GPOINTER_TO_UINT (v) != own_pid)
+        process_name (w, GPOINTER_TO_UINT (v), "process", label);
+    if (notes && sp_trace_reader_cut (r))
+      g_ptr_array_add (notes, g_strdup_printf ("%s: %s", trace_path,
+              sp_trace_reader_cut (r)));
+    if (notes && bad_text)
+      g_ptr_array_add (notes, g_strdup_printf ("%s: events with text that "
+              "is not UTF-8 left out: %" G_GUINT64_FORMAT, trace_path,
+              bad_text));
   }
   if (n_events)
-    *n_events = in.n;
+    *n_events = n;
   g_hash_table_destroy (in.pids);
-  return ok ? in.first_pid : 0;
+  g_hash_table_destroy (in.named);
+  sp_trace_reader_free (r);
+  return ok;
 }
 
 void
@@ -281,21 +274,34 @@ sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
     const gchar * thread_name, const gchar * name, gdouble ts_us,
     gdouble dur_us, JsonObject * args)
 {
-  JsonObject *o = json_object_new ();
+  GString *o;
 
-  if (thread_name)
-    write_meta (w, "thread_name", pid, tid, "name",
-        json_node_init_string (json_node_alloc (), thread_name));
-  json_object_set_string_member (o, "name", name);
-  json_object_set_string_member (o, "ph", "X");
-  json_object_set_double_member (o, "ts", ts_us);
-  json_object_set_double_member (o, "dur", dur_us);
-  json_object_set_int_member (o, "pid", pid);
-  json_object_set_int_member (o, "tid", tid);
-  if (args)
-    json_object_set_object_member (o, "args", args);
-  write_object (w, o);
-  json_object_unref (o);
+  if (thread_name) {
+    o = begin_event (w);
+    g_string_append_printf (o, "{\"name\":\"thread_name\",\"ph\":\"M\","
+        "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"name\":", pid,
+        tid);
+    stage_json_str (o, thread_name);
+    g_string_append (o, "}}\n");
+  }
+  o = begin_event (w);
+  g_string_append (o, "{\"name\":");
+  stage_json_str (o, name);
+  g_string_append (o, ",\"ph\":\"X\",\"ts\":");
+  append_us (o, ts_us);
+  g_string_append (o, ",\"dur\":");
+  append_us (o, dur_us);
+  g_string_append_printf (o, ",\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT, pid,
+      tid);
+  if (args) {
+    JsonNode *n = json_node_init_object (json_node_alloc (), args);
+    gchar *text = json_to_string (n, FALSE);
+    g_string_append_printf (o, ",\"args\":%s", text);
+    g_free (text);
+    json_node_unref (n);
+    json_object_unref (args);
+  }
+  g_string_append (o, "}\n");
 }
 
 void
@@ -305,74 +311,133 @@ sp_merge_writer_set_origin (SpMergeWriter * w, gint64 origin_wall_us)
 }
 
 gboolean
-sp_merge_trace_wall_start (const gchar * trace_path, gint64 * ts0_wall_us)
+sp_merge_trace_wall_start (const gchar * path, gint64 * ts0_wall_us,
+    gboolean * found, GError ** error)
 {
-  FILE *f = fopen (trace_path, "rb");
-  JsonParser *p;
-  gchar *line = NULL;
-  size_t cap = 0;
-  guint n = 0;
-  gboolean found = FALSE;
+  SpTraceReader *r = sp_trace_reader_open (path, error);
+  GError *err = NULL;
+  SpEvent *ev;
 
-  if (!f)
+  *found = FALSE;
+  if (!r)
     return FALSE;
-  p = json_parser_new ();
-  /* stageprof writes it with the first metadata, before any slice. */
-  while (!found && n++ < 4096 && getline (&line, &cap, f) >= 0) {
-    gchar *s = g_strstrip (line);
-    JsonObject *o, *args;
+  while (!*found && sp_trace_reader_next (r, &ev, &err)) {
+    const SpEventArg *wc, *t;
 
-    if (!strstr (s, "\"stageprof_start\""))
+    if (!is_meta (ev, "stageprof_start"))
       continue;
-    if (*s == ',')
-      s++;
-    if (!json_parser_load_from_data (p, s, -1, NULL)
-        || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)))
-      continue;
-    o = json_node_get_object (json_parser_get_root (p));
-    args = json_object_has_member (o, "args") ?
-        json_object_get_object_member (o, "args") : NULL;
-    if (args && json_object_has_member (args, "wall_clock_us")) {
-      *ts0_wall_us = json_object_get_int_member (args, "wall_clock_us") -
-          (gint64) json_object_get_double_member_with_default (args, "ts_us",
-          0);
-      found = TRUE;
+    wc = sp_event_arg (ev, "wall_clock_us");
+    t = sp_event_arg (ev, "ts_us");
+    if (wc && wc->is_num) {
+      /* Clamped so that differences of two starts stay in range. */
+      *ts0_wall_us = sp_to_int64 (CLAMP (wc->num - (t && t->is_num ?
+                  t->num : 0), -4e18, 4e18));
+      *found = TRUE;
     }
   }
-  free (line);
-  g_object_unref (p);
-  fclose (f);
-  return found;
+  if (!err && sp_trace_reader_events (r) == 0)
+    g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,
+        "%s: no event in this trace", path);
+  sp_trace_reader_free (r);
+  if (err) {
+    g_propagate_error (error, err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+writer_free (SpMergeWriter * w, gboolean keep)
+{
+  if (w->f)
+    fclose (w->f);
+  if (!keep)
+    g_unlink (w->tmp);
+  g_string_free (w->o, TRUE);
+  g_free (w->path);
+  g_free (w->tmp);
+  g_free (w);
+}
+
+void
+sp_merge_writer_abort (SpMergeWriter * w)
+{
+  writer_free (w, FALSE);
 }
 
 gboolean
 sp_merge_writer_close (SpMergeWriter * w, GError ** error)
 {
-  gboolean ok;
-
-  if (w->origin_wall_us) {
-    JsonObject *o = json_object_new (), *args = json_object_new ();
-    json_object_set_string_member (o, "name", "stageprof_start");
-    json_object_set_string_member (o, "ph", "M");
-    json_object_set_int_member (o, "pid", 0);
-    json_object_set_int_member (o, "tid", 0);
-    json_object_set_int_member (args, "wall_clock_us", w->origin_wall_us);
-    json_object_set_double_member (args, "ts_us", 0);
-    json_object_set_object_member (o, "args", args);
-    write_object (w, o);
-    json_object_unref (o);
+  if (w->origin_wall_us)
+    g_string_append_printf (begin_event (w), "{\"name\":\"stageprof_start\","
+        "\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"wall_clock_us\":%"
+        G_GINT64_FORMAT ",\"ts_us\":0.000}}\n", w->origin_wall_us);
+  g_string_append (w->o, "]\n");
+  flush (w, TRUE);
+  if (!w->write_errno && fflush (w->f) != 0)
+    w->write_errno = errno;
+  if (fclose (w->f) != 0 && !w->write_errno)
+    w->write_errno = errno;
+  w->f = NULL;
+  if (!w->write_errno && g_rename (w->tmp, w->path) != 0) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        "cannot rename '%s' to '%s': %s", w->tmp, w->path,
+        g_strerror (errno));
+    writer_free (w, FALSE);
+    return FALSE;
   }
-  if (fputs ("]\n", w->f) == EOF)
-    w->failed = TRUE;
-  if (fclose (w->f) != 0)
-    w->failed = TRUE;
-  ok = !w->failed;
-  if (!ok)
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO,
-        "writing the merged trace \"%s\" failed", w->path);
-  g_object_unref (w->gen);
-  g_free (w->path);
-  g_free (w);
+  if (w->write_errno) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        "writing the merged trace '%s' failed: %s", w->tmp,
+        g_strerror (w->write_errno));
+    writer_free (w, FALSE);
+    return FALSE;
+  }
+  writer_free (w, TRUE);
+  return TRUE;
+}
+
+gboolean
+sp_merge_traces (const gchar * const *inputs, const gchar * const *labels,
+    const gchar * out_path, GPtrArray * notes, GError ** error)
+{
+  guint n = g_strv_length ((gchar **) inputs), i;
+  gint64 *ts0 = g_new0 (gint64, n), origin = G_MAXINT64;
+  gboolean *found = g_new0 (gboolean, n), ok = TRUE;
+  SpMergeWriter *w = NULL;
+
+  /* First pass: each input's wall-clock start (and whether it is a trace
+   * at all, before anything is written). */
+  for (i = 0; i < n && ok; i++) {
+    ok = sp_merge_trace_wall_start (inputs[i], &ts0[i], &found[i], error);
+    if (ok && found[i])
+      origin = MIN (origin, ts0[i]);
+  }
+  if (origin == G_MAXINT64)
+    origin = 0;
+  if (ok)
+    ok = (w = sp_merge_writer_new (out_path, error)) != NULL;
+  for (i = 0; i < n && ok; i++) {
+    gchar *base = g_path_get_basename (inputs[i]);
+    const gchar *label = labels && labels[i] ? labels[i] : base;
+
+    if (!found[i])
+      g_ptr_array_add (notes, g_strdup_printf ("%s: no wall-clock start in "
+              "this trace (written by an older stageprof?): placed at the "
+              "start of the earliest input", inputs[i]));
+    ok = sp_merge_writer_add_trace (w, inputs[i], label, 0,
+        found[i] ? (gdouble) (ts0[i] - origin) : 0, NULL, notes, error);
+    g_free (base);
+  }
+  if (w) {
+    sp_merge_writer_set_origin (w, origin);
+    if (ok)
+      ok = sp_merge_writer_close (w, error);
+    else
+      sp_merge_writer_abort (w);
+  }
+  g_free (ts0);
+  g_free (found);
   return ok;
 }
 

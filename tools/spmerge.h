@@ -1,10 +1,16 @@
-/* spmerge: merging stageprof outputs of several processes (the jobs of a
- * batch, the shards of a distributed run) into one Chrome trace and one
- * summary. Plain C over json-glib, no GObject types of its own; shared by
- * stage-batch and stageprof-report. Traces are streamed line by line (the
- * stageprof writer puts one event per line), so memory stays bounded
- * whatever their size; other traces (any JSON array or {"traceEvents":[]})
- * are read whole. */
+/* spmerge: the one merge of stageprof outputs of several processes (the
+ * jobs of a batch, the shards of a distributed run, traces given to
+ * `stageprof-report merge`) into one Chrome trace and one summary. Plain C,
+ * no GObject types of its own; stage-batch and stageprof-report both call
+ * it.
+ *
+ * Traces are streamed through sptracereader (any Chrome trace in the array
+ * or the {"traceEvents":[...]} format), so memory stays bounded whatever
+ * their size: each event is copied as it was read, only its pid and ts
+ * rewritten, into strict JSON (one event a line, like stageprof's own). A
+ * trace cut short (kill -9, a full disk) is read up to its last complete
+ * event, with a note saying so. The output is written to OUT.part and
+ * renamed when complete, so a failed merge leaves nothing behind. */
 #pragma once
 
 #include <glib.h>
@@ -12,45 +18,69 @@
 
 G_BEGIN_DECLS
 
+/* The wall-clock time (µs since the epoch) of a trace's ts 0, from the
+ * stageprof_start metadata event stageprof writes (wall_clock_us - ts_us);
+ * the trace is read until it, which may be far into a trace whose tracer
+ * was set while the pipeline played. `*found` is FALSE when the trace has
+ * none (an older stageprof, another tracer). FALSE with `error` set
+ * (SP_REPORT_ERROR) when `path` is not a trace or has no event. */
+gboolean sp_merge_trace_wall_start (const gchar * path, gint64 * ts0_wall_us,
+    gboolean * found, GError ** error);
+
+/* Merges whole traces: each input's processes get fresh pids, named
+ * "PIPELINE (LABEL)" (LABEL: labels[i], or the input's file name), and are
+ * placed on one time axis by the wall-clock start each records (an input
+ * without one is placed at the start of the earliest, with a note). Notes
+ * (strings) are added to `notes`. FALSE with `error` set (SP_REPORT_ERROR:
+ * _IO for a write failure, else what was wrong with which input); then
+ * `out_path` is not written. */
+gboolean sp_merge_traces (const gchar * const *inputs,
+    const gchar * const *labels, const gchar * out_path, GPtrArray * notes,
+    GError ** error);
+
+/* The parts sp_merge_traces is made of, for callers that add events of
+ * their own (stage-batch: a slice per job, a process for a job without a
+ * trace). */
 typedef struct _SpMergeWriter SpMergeWriter;
 
 SpMergeWriter *sp_merge_writer_new (const gchar * path, GError ** error);
 
-/* Appends the events of `trace_path`: its processes get fresh pids, named
- * `name` (and the original name in parentheses), its timestamps shifted by
- * `offset_us`. A trace cut short (kill -9) is read up to its last whole
- * line. Returns the pid of the input's first process (allocated even when
- * the trace is missing or empty, so the caller can add its own events to
- * it), or 0 with `error` set; `*n_events` gets the number of events copied.
- * Events of pid 0 (trace-wide metadata such as stageprof_link) keep pid 0;
- * the input's stageprof_start is dropped (see sp_merge_writer_set_origin). */
-guint sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
-    const gchar * name, gdouble offset_us, guint64 * n_events,
-    GError ** error);
-
-/* A process of its own (no trace), named `name`. */
+/* A process of its own, named `name`; returns its pid. */
 guint sp_merge_writer_add_process (SpMergeWriter * w, const gchar * name);
 
-/* A complete ("X") slice on thread `tid` of process `pid`; args may be
- * NULL (taken). */
+/* Appends the events of `trace_path` with their ts shifted by `offset_us`.
+ * Each of its processes gets a fresh pid named "PIPELINE (LABEL)"
+ * ("process (LABEL)" when the trace names none), except that with
+ * `own_pid` (from sp_merge_writer_add_process) its first process becomes
+ * that one and keeps its name. Events of pid 0 (trace-wide metadata such
+ * as stageprof_link) keep pid 0 and their ts; the input's stageprof_start
+ * is dropped (see sp_merge_writer_set_origin). `*n_events` (may be NULL)
+ * gets the number of events copied; a note is added to `notes` (may be
+ * NULL) when the trace was cut short. FALSE with `error` set when the file
+ * cannot be read or is not a trace: nothing of it was written then. */
+gboolean sp_merge_writer_add_trace (SpMergeWriter * w,
+    const gchar * trace_path, const gchar * label, guint own_pid,
+    gdouble offset_us, guint64 * n_events, GPtrArray * notes,
+    GError ** error);
+
+/* A complete ("X") slice on thread `tid` of process `pid`, with a
+ * thread_name event first when `thread_name` is not NULL; args may be NULL
+ * (taken). */
 void sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
     const gchar * thread_name, const gchar * name, gdouble ts_us,
     gdouble dur_us, JsonObject * args);
 
-/* The wall-clock time (µs since the epoch) of the merged trace's ts 0: the
- * merged trace then records it as stageprof does
+/* The wall-clock time (µs since the epoch) of the merged trace's ts 0
+ * (0: unknown): the merged trace then records it as stageprof does
  * ({"name":"stageprof_start","ph":"M","args":{"wall_clock_us":W,"ts_us":0}}),
  * so it can itself be merged again. */
 void sp_merge_writer_set_origin (SpMergeWriter * w, gint64 origin_wall_us);
 
-/* The wall clock of a trace's ts 0, from the stageprof_start event that
- * stageprof writes near its top (wall_clock_us - ts_us). FALSE when the
- * trace has none (an older stageprof, another tracer). */
-gboolean sp_merge_trace_wall_start (const gchar * trace_path,
-    gint64 * ts0_wall_us);
-
-/* Writes the closing bracket; frees `w` whatever happens. */
+/* Writes the end and renames the file into place; frees `w` whatever
+ * happens (on failure, removing what it wrote). */
 gboolean sp_merge_writer_close (SpMergeWriter * w, GError ** error);
+/* Gives up: removes what was written, frees `w`. */
+void sp_merge_writer_abort (SpMergeWriter * w);
 
 /* Summaries: `jobs` is an array of objects, each the caller's description
  * of one job (job, label, status, frames, wall_s, ...) plus "summary_path"

@@ -10,7 +10,7 @@
 
 #include "spreport.h"
 
-G_DEFINE_QUARK (sp-report-error-quark, sp_report_error);
+/* sp_report_error_quark: in sptracereader.c. */
 
 static void
 elem_free (gpointer p)

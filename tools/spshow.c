@@ -161,49 +161,6 @@ sp_table_render (SpTable * t, SpFormat format, GString * out)
   g_free (t);
 }
 
-/* ---- JSON helpers --------------------------------------------------- */
-
-void
-sp_json_str (GString * out, const gchar * s)
-{
-  const gchar *p;
-
-  if (!s) {
-    g_string_append (out, "null");
-    return;
-  }
-  g_string_append_c (out, '"');
-  for (p = s; *p; p = g_utf8_next_char (p)) {
-    gunichar c = g_utf8_get_char_validated (p, -1);
-    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
-      g_string_append (out, "\\ufffd");
-      p++;
-      if (!*p)
-        break;
-      p--;
-      continue;
-    }
-    if (c == '"' || c == '\\')
-      g_string_append_printf (out, "\\%c", (gchar) c);
-    else if (c < 0x20)
-      g_string_append_printf (out, "\\u%04x", c);
-    else
-      g_string_append_len (out, p, g_utf8_next_char (p) - p);
-  }
-  g_string_append_c (out, '"');
-}
-
-void
-sp_json_num (GString * out, gdouble v)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (isnan (v) || isinf (v))
-    g_string_append (out, "null");
-  else
-    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.10g", v));
-}
-
 /* ---- the profile ---------------------------------------------------- */
 
 static const gchar *const elem_hdr[] = { "Node", "Thread", "Count", "Mean",
@@ -362,27 +319,27 @@ render_json (const SpProfile * p, guint top, GString * o)
   guint i;
 
   g_string_append (o, "{\"source\":");
-  sp_json_str (o, p->path);
+  stage_json_str (o, p->path);
   g_string_append (o, ",\"kind\":");
-  sp_json_str (o, kind_name (p->kind));
+  stage_json_str (o, kind_name (p->kind));
   g_string_append (o, ",\"wall_s\":");
-  sp_json_num (o, p->wall_s);
+  stage_json_num (o, p->wall_s, 10);
   g_string_append (o, ",\"verdict\":");
-  sp_json_str (o, p->verdict);
+  stage_json_str (o, p->verdict);
   g_string_append (o, ",\n\"elements\":[");
   for (i = 0; i < p->elements->len && (!top || i < top); i++) {
     const SpElemRow *r = p->elements->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"thread\":");
-    sp_json_str (o, r->thread);
+    stage_json_str (o, r->thread);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     if (r->run) {
       g_string_append (o, ",\"run\":");
-      sp_json_str (o, r->run);
+      stage_json_str (o, r->run);
     }
-#define NUMF(f) g_string_append (o, ",\"" #f "\":"); sp_json_num (o, r->f)
+#define NUMF(f) g_string_append (o, ",\"" #f "\":"); stage_json_num (o, r->f, 10)
     NUMF (count);
     NUMF (mean_ms);
     NUMF (std_ms);
@@ -399,9 +356,9 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->queues->len; i++) {
     const SpQueueRow *r = p->queues->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     NUMF (items);
     NUMF (qps);
     NUMF (mean_level);
@@ -418,9 +375,9 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->threads->len; i++) {
     const SpThreadRow *r = p->threads->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     g_string_append (o, ",\"pipeline\":");
-    sp_json_str (o, r->pipeline);
+    stage_json_str (o, r->pipeline);
     NUMF (wall_s);
     NUMF (busy_pct);
     NUMF (wait_input_pct);
@@ -433,7 +390,7 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->sinks->len; i++) {
     const SpSinkRow *r = p->sinks->pdata[i];
     g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    sp_json_str (o, r->name);
+    stage_json_str (o, r->name);
     NUMF (frames);
     NUMF (fps);
     g_string_append_c (o, '}');
@@ -443,7 +400,7 @@ render_json (const SpProfile * p, guint top, GString * o)
   for (i = 0; i < p->notes->len; i++) {
     if (i)
       g_string_append_c (o, ',');
-    sp_json_str (o, p->notes->pdata[i]);
+    stage_json_str (o, p->notes->pdata[i]);
   }
   g_string_append (o, "]}\n");
 }

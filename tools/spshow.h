@@ -4,6 +4,7 @@
 #define __SP_SHOW_H__
 
 #include "spreport.h"
+#include "jsontext.h"
 
 G_BEGIN_DECLS
 
@@ -29,9 +30,6 @@ typedef struct _SpTable SpTable;
 SpTable *sp_table_new (guint nleft, const gchar * const *header);
 void sp_table_add (SpTable * t, gchar * cell);       /* takes the string */
 void sp_table_render (SpTable * t, SpFormat format, GString * out);   /* frees t */
-
-void sp_json_str (GString * out, const gchar * s);
-void sp_json_num (GString * out, gdouble v);
 
 G_END_DECLS
 

@@ -4,6 +4,7 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -11,6 +12,10 @@
 
 #include "spreport.h"
 #include "sptracereader.h"
+
+/* Declared in spreport.h; defined here, in the library that stage-batch
+ * links too (the reader is the domain's first user). */
+G_DEFINE_QUARK (sp-report-error-quark, sp_report_error);
 
 #define BLOCK (4 * 1024 * 1024)
 /* An event larger than this is not one stageprof wrote. */
@@ -261,6 +266,38 @@ string (Cur * c, GString * out)
   }
 }
 
+/* JSON's number grammar, no more: what passes is copied verbatim into a
+ * merged trace, which must stay strict JSON. */
+static gboolean
+json_number_ok (const gchar * s, const gchar * end)
+{
+  if (s < end && *s == '-')
+    s++;
+  if (s >= end || !g_ascii_isdigit (*s))
+    return FALSE;
+  if (*s == '0')
+    s++;
+  else
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  if (s < end && *s == '.') {
+    if (++s >= end || !g_ascii_isdigit (*s))
+      return FALSE;
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  }
+  if (s < end && (*s == 'e' || *s == 'E')) {
+    s++;
+    if (s < end && (*s == '+' || *s == '-'))
+      s++;
+    if (s >= end || !g_ascii_isdigit (*s))
+      return FALSE;
+    while (s < end && g_ascii_isdigit (*s))
+      s++;
+  }
+  return s == end;
+}
+
 static PStatus
 number (Cur * c, gdouble * v)
 {
@@ -275,7 +312,7 @@ number (Cur * c, gdouble * v)
   if (c->p >= c->end)
     return P_MORE;
   n = c->p - s;
-  if (n == 0 || n >= sizeof (tmp))
+  if (n == 0 || n >= sizeof (tmp) || !json_number_ok (s, c->p))
     return P_BAD;
   /* Fast path: plain decimals, the only numbers stageprof writes. */
   {
@@ -305,10 +342,62 @@ number (Cur * c, gdouble * v)
   memcpy (tmp, s, n);
   tmp[n] = 0;
   *v = g_ascii_strtod (tmp, &e);
+  /* 1e999: a number JSON allows, no double holds; clamped. */
+  if (isinf (*v))
+    *v = *v > 0 ? G_MAXDOUBLE : -G_MAXDOUBLE;
   return *e == 0 ? P_OK : P_BAD;
 }
 
 static PStatus skip_value (Cur * c, gint depth);
+
+/* Past the opening '{' or '[' at c->p; *empty when `close` follows at
+ * once (and is passed too). */
+static PStatus
+open_container (Cur * c, gchar close, gboolean * empty)
+{
+  c->p++;
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  *empty = *c->p == close;
+  if (*empty)
+    c->p++;
+  return P_OK;
+}
+
+/* An object member's `"key":`, up to its value; the key into `key` (NULL:
+ * not kept). */
+static PStatus
+member_key (Cur * c, GString * key)
+{
+  PStatus s;
+
+  ws (c);
+  if ((s = string (c, key)) != P_OK)
+    return s;
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  if (*c->p++ != ':')
+    return P_BAD;
+  ws (c);
+  return c->p < c->end ? P_OK : P_MORE;
+}
+
+/* What follows a member or an element: ',' (another one) or `close` (the
+ * end, *closed set). */
+static PStatus
+next_member (Cur * c, gchar close, gboolean * closed)
+{
+  ws (c);
+  if (c->p >= c->end)
+    return P_MORE;
+  *closed = *c->p == close;
+  if (*c->p != ',' && *c->p != close)
+    return P_BAD;
+  c->p++;
+  return P_OK;
+}
 
 static PStatus
 skip_container (Cur * c, gint depth)
@@ -316,42 +405,20 @@ skip_container (Cur * c, gint depth)
   gchar close = *c->p == '{' ? '}' : ']';
   gboolean obj = close == '}';
   PStatus s;
+  gboolean empty;
 
   if (depth > 64)
     return P_BAD;
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == close) {
-    c->p++;
-    return P_OK;
-  }
+  if ((s = open_container (c, close, &empty)) != P_OK || empty)
+    return s;
   for (;;) {
-    ws (c);
-    if (obj) {
-      if ((s = string (c, NULL)) != P_OK)
-        return s;
-      ws (c);
-      if (c->p >= c->end)
-        return P_MORE;
-      if (*c->p++ != ':')
-        return P_BAD;
-    }
+    gboolean closed;
+    if (obj && (s = member_key (c, NULL)) != P_OK)
+      return s;
     if ((s = skip_value (c, depth + 1)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == close) {
-      c->p++;
-      return P_OK;
-    }
-    return P_BAD;
+    if ((s = next_member (c, close, &closed)) != P_OK || closed)
+      return s;
   }
 }
 
@@ -398,31 +465,18 @@ parse_args (SpTraceReader * r, Cur * c)
 {
   SpEvent *ev = &r->ev;
   PStatus s;
+  gboolean empty;
 
   if (*c->p != '{')
     return skip_value (c, 1);
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == '}') {
-    c->p++;
-    return P_OK;
-  }
+  if ((s = open_container (c, '}', &empty)) != P_OK || empty)
+    return s;
   for (;;) {
     SpEventArg *a = ev->n_args < SP_EVENT_MAX_ARGS ? &ev->args[ev->n_args] :
         NULL;
-    ws (c);
-    if ((s = string (c, r->tmp)) != P_OK)
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ':')
-      return P_BAD;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
     if (a && r->tmp->len < sizeof (a->key)) {
       memcpy (a->key, r->tmp->str, r->tmp->len + 1);
       if (*c->p == '"') {
@@ -443,18 +497,8 @@ parse_args (SpTraceReader * r, Cur * c)
     } else if ((s = skip_value (c, 2)) != P_OK) {
       return s;
     }
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == '}') {
-      c->p++;
-      return P_OK;
-    }
-    return P_BAD;
+    if ((s = next_member (c, '}', &closed)) != P_OK || closed)
+      return s;
   }
 }
 
@@ -483,6 +527,7 @@ parse_event (SpTraceReader * r, Cur * c)
   SpEvent *ev = &r->ev;
   const gchar *obj = c->p;
   PStatus s;
+  gboolean empty;
 
   memset (ev, 0, G_STRUCT_OFFSET (SpEvent, args));
   ev->n_args = 0;
@@ -490,27 +535,13 @@ parse_event (SpTraceReader * r, Cur * c)
   g_string_truncate (r->name, 0);
   if (*c->p != '{')
     return P_BAD;
-  c->p++;
-  ws (c);
-  if (c->p >= c->end)
-    return P_MORE;
-  if (*c->p == '}') {
-    c->p++;
-    goto done;
-  }
-  for (;;) {
+  if ((s = open_container (c, '}', &empty)) != P_OK)
+    return s;
+  while (!empty) {
     const gchar *vstart;
-    ws (c);
-    if ((s = string (c, r->tmp)) != P_OK)
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
       return s;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p++ != ':')
-      return P_BAD;
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
     vstart = c->p;
     switch (r->tmp->len) {
       case 2:
@@ -571,23 +602,41 @@ parse_event (SpTraceReader * r, Cur * c)
           return s;
         break;
     }
-    ws (c);
-    if (c->p >= c->end)
-      return P_MORE;
-    if (*c->p == ',') {
-      c->p++;
-      continue;
-    }
-    if (*c->p == '}') {
-      c->p++;
+    if ((s = next_member (c, '}', &closed)) != P_OK)
+      return s;
+    if (closed)
       break;
-    }
-    return P_BAD;
   }
-done:
   ev->raw = obj;
   ev->raw_len = c->p - obj;
   return P_OK;
+}
+
+/* The object format, {"traceEvents":[...], ...}: through to the array's
+ * '['; other members before it are skipped, those after it never read. */
+static PStatus
+open_object (SpTraceReader * r, Cur * c)
+{
+  PStatus s;
+
+  c->p++;
+  for (;;) {
+    gboolean closed;
+    if ((s = member_key (c, r->tmp)) != P_OK)
+      return s;
+    if (strcmp (r->tmp->str, "traceEvents") == 0) {
+      if (*c->p != '[')
+        return P_BAD;
+      c->p++;
+      return P_OK;
+    }
+    if ((s = skip_value (c, 1)) != P_OK)
+      return s;
+    if ((s = next_member (c, '}', &closed)) != P_OK)
+      return s;
+    if (closed)
+      return P_BAD;             /* an object without traceEvents */
+  }
 }
 
 static gboolean
@@ -636,8 +685,20 @@ sp_trace_reader_next (SpTraceReader * r, SpEvent ** out, GError ** error)
       return FALSE;
     }
     if (!r->begun) {
+      if (*c.p == '{') {
+        s = open_object (r, &c);
+        if (s == P_MORE && refill (r))
+          continue;
+        if (s != P_OK)
+          return fail (r, error, "not a Chrome trace (neither a JSON array "
+              "nor an object with traceEvents)");
+        r->begun = TRUE;
+        r->start = c.p - r->buf;
+        continue;
+      }
       if (*c.p != '[')
-        return fail (r, error, "not a JSON array trace (no '[')");
+        return fail (r, error, "not a Chrome trace (neither a JSON array "
+            "nor an object with traceEvents)");
       r->begun = TRUE;
       r->start++;
       continue;

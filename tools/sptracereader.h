@@ -1,9 +1,11 @@
 /* sptracereader: a streaming reader for Chrome traces in JSON array format
- * ("[ {event}, {event}, ... ]"), as stageprof writes them.
+ * ("[ {event}, {event}, ... ]"), as stageprof writes them, or in the object
+ * format ({"traceEvents":[...], ...}) other tracers write.
  *
  * Reads the file in fixed-size blocks and hands out one event at a time, so
  * memory stays bounded whatever the file size. Each event comes with its raw
- * text and the fields stageprof-report needs, already parsed. A file cut
+ * text (checked against JSON's grammar, since the merge copies it) and the
+ * fields stageprof-report and the merge need, already parsed. A file cut
  * short (kill -9) is read up to its last complete event, and the reader
  * says what was cut.
  */

@@ -25,7 +25,7 @@
 #include "spdot.h"
 #include "sphtml.h"
 #include "spreport.h"
-#include "spreport-merge.h"
+#include "spmerge.h"
 #include "spshow.h"
 #include "sptracereader.h"
 
@@ -371,7 +371,7 @@ cmd_merge (gint argc, gchar ** argv)
       ret = usage_error (ctx, "the output is also an input");
       goto out;
     }
-  if (!sp_report_merge ((const gchar * const *) argv + 1,
+  if (!sp_merge_traces ((const gchar * const *) argv + 1,
           (const gchar * const *) labels, out, notes, &err)) {
     progress_clear ();
     g_printerr ("stageprof-report: %s\n", err->message);

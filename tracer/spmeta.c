@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "spmeta.h"
+#include "jsontext.h"
 
 typedef struct
 {
@@ -158,7 +159,7 @@ append_str (GString * ev, const gchar * key, const gchar * val)
 {
   g_string_append_printf (ev, "%s\"%s\":\"", ev->str[ev->len - 1] == '{' ?
       "" : ",", key);
-  sp_json_escape_append (ev, val);
+  stage_json_escape (ev, val);
   g_string_append_c (ev, '"');
 }
 

@@ -12,6 +12,7 @@
 
 #include "spsummary.h"
 #include "spfile.h"
+#include "jsontext.h"
 
 SpSummaryFormat
 sp_summary_format_for_path (const gchar * path)
@@ -362,41 +363,6 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
 /* ------------------------------------------------------------------ */
 /* JSON: every field of every row, so added fields need no change here. */
 
-static void
-json_escape (GString * out, const gchar * str)
-{
-  const gchar *p = str;
-
-  g_string_append_c (out, '"');
-  while (*p) {
-    gunichar c = g_utf8_get_char_validated (p, -1);
-    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
-      g_string_append (out, "\\ufffd");
-      p++;
-      continue;
-    }
-    if (c == '"' || c == '\\')
-      g_string_append_printf (out, "\\%c", (gchar) c);
-    else if (c < 0x20)
-      g_string_append_printf (out, "\\u%04x", c);
-    else
-      g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    p = g_utf8_next_char (p);
-  }
-  g_string_append_c (out, '"');
-}
-
-static void
-json_number (GString * out, gdouble d)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (d))
-    g_string_append (out, "null");
-  else
-    g_string_append (out, g_ascii_formatd (buf, sizeof (buf), "%.6g", d));
-}
-
 static void json_value (GString * out, const GValue * v);
 
 static gboolean
@@ -406,7 +372,7 @@ json_field (GQuark field, const GValue * v, gpointer data)
 
   if (out->str[out->len - 1] != '{')
     g_string_append_c (out, ',');
-  json_escape (out, g_quark_to_string (field));
+  stage_json_str (out, g_quark_to_string (field));
   g_string_append_c (out, ':');
   json_value (out, v);
   return TRUE;
@@ -418,13 +384,9 @@ json_value (GString * out, const GValue * v)
   GType t = G_VALUE_TYPE (v);
 
   if (t == G_TYPE_STRING) {
-    const gchar *str = g_value_get_string (v);
-    if (str)
-      json_escape (out, str);
-    else
-      g_string_append (out, "null");
+    stage_json_str (out, g_value_get_string (v));
   } else if (t == G_TYPE_DOUBLE) {
-    json_number (out, g_value_get_double (v));
+    stage_json_num (out, g_value_get_double (v), 6);
   } else if (t == G_TYPE_UINT64) {
     g_string_append_printf (out, "%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
   } else if (t == G_TYPE_INT64) {
@@ -449,7 +411,7 @@ json_value (GString * out, const GValue * v)
     g_string_append_c (out, '}');
   } else {
     gchar *str = gst_value_serialize (v);
-    json_escape (out, str ? str : "");
+    stage_json_str (out, str ? str : "");
     g_free (str);
   }
 }
@@ -491,7 +453,7 @@ csv_cell (GString * out, const GValue * v)
     g_free (joined);
     g_strfreev (parts);
   } else if (G_VALUE_TYPE (v) == G_TYPE_DOUBLE) {
-    json_number (out, g_value_get_double (v));
+    stage_json_num (out, g_value_get_double (v), 6);
   } else if (G_VALUE_TYPE (v) == G_TYPE_BOOLEAN) {
     g_string_append (out, g_value_get_boolean (v) ? "1" : "0");
   } else {

@@ -39,6 +39,7 @@
 #endif
 
 #include "sptrace.h"
+#include "jsontext.h"
 
 #include "spfile.h"
 
@@ -331,40 +332,6 @@ sp_trace_counter (SpTrace * t, guint pid, const gchar * name, guint64 ts_ns,
 
 /* ---- JSON formatting (writer thread) ------------------------------------- */
 
-static void
-sp_escape_valid (GString * out, const gchar * p, const gchar * end)
-{
-  static const gchar hex[] = "0123456789abcdef";
-
-  for (; p < end; p++) {
-    guchar ch = (guchar) * p;
-    if (ch == '"' || ch == '\\') {
-      g_string_append_c (out, '\\');
-      g_string_append_c (out, ch);
-    } else if (ch < 0x20) {
-      gchar u[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-      g_string_append_len (out, u, 6);
-    } else {
-      g_string_append_c (out, ch);
-    }
-  }
-}
-
-void
-sp_json_escape_append (GString * out, const gchar * s)
-{
-  const gchar *p = s, *end;
-
-  if (s == NULL)
-    return;
-  while (!g_utf8_validate (p, -1, &end)) {
-    sp_escape_valid (out, p, end);
-    g_string_append (out, "\xef\xbf\xbd");      /* U+FFFD */
-    p = end + 1;
-  }
-  sp_escape_valid (out, p, end);
-}
-
 /* The writer formats straight into a byte buffer: GString's per-call
  * overhead was most of the writer's time. */
 
@@ -463,7 +430,7 @@ sp_escaped_name_slow (SpTrace * t, const gchar * name)
 
   if (!e) {
     GString *s = g_string_new (NULL);
-    sp_json_escape_append (s, name);
+    stage_json_escape (s, name);
     e = g_new (SpName, 1);
     e->len = s->len;
     /* Padded: sp_put_name() copies a fixed SP_NAME_PAD bytes. */
@@ -929,7 +896,7 @@ sp_trace_process_name (SpTrace * t, guint pid, const gchar * name)
 
   g_string_append_printf (ev, "%u", pid);
   g_string_append (ev, ",\"args\":{\"name\":\"");
-  sp_json_escape_append (ev, name);
+  stage_json_escape (ev, name);
   g_string_append (ev, "\"}}\n");
   sp_queue_meta (t, ev);
 }
@@ -943,7 +910,7 @@ sp_trace_thread_name (SpTrace * t, guint pid, guint64 tid, const gchar * name)
   g_string_append (ev, ",\"tid\":");
   g_string_append_printf (ev, "%" G_GUINT64_FORMAT, tid);
   g_string_append (ev, ",\"args\":{\"name\":\"");
-  sp_json_escape_append (ev, name);
+  stage_json_escape (ev, name);
   g_string_append (ev, "\"}}\n");
   sp_queue_meta (t, ev);
 }

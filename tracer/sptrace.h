@@ -48,7 +48,6 @@ gsize    sp_trace_get_allocated_bytes (SpTrace *t);
 /* Escape `s` (any bytes) as the inside of a JSON string: quotes, backslash,
  * control characters as \u00XX, invalid UTF-8 replaced by U+FFFD. Appends
  * to `out`. Exposed for the summary writer and for tests. */
-void     sp_json_escape_append (GString *out, const gchar *s);
 
 /* A metadata event, formatted by the caller (one JSON object and a
  * newline), queued like the name events (cold path). `is_clock`: it is the
