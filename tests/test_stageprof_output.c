@@ -167,6 +167,61 @@ GST_START_TEST (test_json_summary)
 
 GST_END_TEST;
 
+/* A sink's count is of video frames only where video frames reach it:
+ * after mp4mux they are the muxer's buffers (headers included), and audio
+ * buffers are no frames either. Issue 16. */
+GST_START_TEST (test_sink_units)
+{
+  GstStructure *s;
+  const GstStructure *r;
+  gchar *text;
+  gchar *loc = g_build_filename (g_get_tmp_dir (), "stageprof-units.mp4",
+      NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=12 ! "
+      "video/x-raw,width=64,height=48 ! fakesink name=u_vid sync=false "
+      "audiotestsrc num-buffers=7 ! fakesink name=u_aud sync=false "
+      "videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48 ! "
+      "x264enc ! h264parse ! mp4mux ! filesink name=u_mux location=%s", loc);
+
+  if (!gst_registry_check_feature_version (gst_registry_get (), "x264enc", 1,
+          0, 0)) {
+    g_printerr ("SKIP part: no x264enc\n");
+    g_free (desc);
+    desc = g_strdup ("videotestsrc num-buffers=12 ! "
+        "video/x-raw,width=64,height=48 ! fakesink name=u_vid sync=false "
+        "audiotestsrc num-buffers=7 ! fakesink name=u_aud sync=false");
+  }
+  run_pipeline ("unitsp", desc);
+  s = get_summary ();
+  r = row (s, "sinks", "u_vid", "unitsp");
+  fail_unless_equals_string (gst_structure_get_string (r, "unit"), "frames");
+  fail_unless_equals_int (uget (r, "frames"), 12);
+  r = row (s, "sinks", "u_aud", "unitsp");
+  fail_unless_equals_string (gst_structure_get_string (r, "unit"), "buffers");
+  fail_unless_equals_string (gst_structure_get_string (r, "media"),
+      "audio/x-raw");
+  fail_unless_equals_int (uget (r, "buffers"), 7);
+  fail_unless_equals_int (uget (r, "frames"), 0);
+  text = sp_summary_to_text (s, NULL);
+  fail_unless (strstr (text, "Sink u_vid: 12 frames") != NULL, "%s", text);
+  fail_unless (strstr (text, "Sink u_aud: 7 buffers of audio/x-raw (not "
+          "video frames)") != NULL, "%s", text);
+  if (strstr (desc, "mp4mux")) {
+    r = row (s, "sinks", "u_mux", "unitsp");
+    fail_unless_equals_string (gst_structure_get_string (r, "media"),
+        "video/quicktime");
+    fail_unless_equals_int (uget (r, "frames"), 0);
+    fail_unless (uget (r, "buffers") > 10, "mp4mux writes headers too");
+  }
+  g_free (text);
+  gst_structure_free (s);
+  g_unlink (loc);
+  g_free (loc);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_trace)
 {
   JsonNode *root;
@@ -545,6 +600,7 @@ stageprof_output_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_json_summary);
+  tcase_add_test (tc, test_sink_units);
   tcase_add_test (tc, test_trace);
   tcase_add_test (tc, test_csv);
   tcase_add_test (tc, test_render_escaping);

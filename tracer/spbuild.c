@@ -303,8 +303,25 @@ thread_row (SpThreadRec * th, const SpShares * sh)
       "run", G_TYPE_UINT, (guint) th->run, NULL);
 }
 
-/* Sinks: frames are buffers that reached the element, over every thread
- * that chained into it, and FPS is frames over the first-to-last span. */
+/* Video frames arrive one a buffer as raw video or as a parsed elementary
+ * stream; a container (mp4mux's output) or audio arrives in buffers that are
+ * no frames. */
+static gboolean
+media_is_video_frames (const gchar * media)
+{
+  static const gchar *const containers[] = { "video/quicktime",
+    "video/x-matroska", "video/webm", "video/x-msvideo", "video/mpegts",
+    "video/x-flv", "video/ogg", "video/mp2t", NULL
+  };
+
+  if (!media || !g_str_has_prefix (media, "video/"))
+    return FALSE;
+  return !g_strv_contains (containers, media);
+}
+
+/* Sinks: buffers that reached the element, over every thread that chained
+ * into it, and the rate over the first-to-last span. They are counted as
+ * `frames` only where the input is video frames (`unit` says which). */
 static void
 add_sinks (GValue * arr, GPtrArray * recs)
 {
@@ -314,6 +331,8 @@ add_sinks (GValue * arr, GPtrArray * recs)
   for (i = 0; i < recs->len; i++) {
     SpElemRec *rec = g_ptr_array_index (recs, i);
     guint64 frames = 0, first = G_MAXUINT64, last = 0;
+    const gchar *media;
+    gboolean video;
     gdouble span;
 
     if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
@@ -328,10 +347,15 @@ add_sinks (GValue * arr, GPtrArray * recs)
       last = MAX (last, o->last_ts);
     }
     span = last > first ? (gdouble) (last - first) : 0;
+    media = g_atomic_pointer_get (&rec->info->sink_media);
+    video = media_is_video_frames (media);
     array_append_structure (arr, gst_structure_new ("sink",
             "name", G_TYPE_STRING, rec->info->name,
             "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-            "frames", G_TYPE_UINT64, frames,
+            "frames", G_TYPE_UINT64, video ? frames : (guint64) 0,
+            "buffers", G_TYPE_UINT64, frames,
+            "unit", G_TYPE_STRING, video ? "frames" : "buffers",
+            "media", G_TYPE_STRING, media ? media : "unknown",
             "sync", G_TYPE_BOOLEAN,
             (gboolean) g_atomic_int_get (&rec->info->sync_clock),
             "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?

@@ -104,6 +104,9 @@ typedef struct
   gboolean task_checked;
   gboolean aggregator;
   gboolean is_sink;
+  /* A sink's input media type (interned), read at its first buffer: what
+   * its count is a count of (video frames, or buffers). */
+  const gchar *sink_media;
   gboolean live_source;
   /* Split every src task interval by CPU time (aggregators, live sources). */
   gboolean split_task;
@@ -328,6 +331,9 @@ gboolean sp_has_property (GstElement * e, const gchar * name);
 /* spregistry.c: names the trace process of the pipeline's current run
  * ("NAME", or "NAME (run N)" after a restart). r->lock held. */
 void sp_pipe_name_process (SpRecorder * r, SpPipe * p);
+
+/* sprecord.c: what a sink's input is (SpElemInfo.sink_media). */
+void sp_read_sink_media (SpElemInfo * info, GstElement * e);
 
 G_END_DECLS
 

@@ -237,6 +237,30 @@ thread_for_pipe (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   return th;
 }
 
+/* The media type of a sink's first input pad, kept once known (caps set):
+ * tried at the sink's first record and at its PAUSED<->PLAYING changes.
+ * Cold path, outside the recorder lock. */
+void
+sp_read_sink_media (SpElemInfo * info, GstElement * e)
+{
+  GstPad *pad = NULL;
+  GstCaps *caps = NULL;
+
+  GST_OBJECT_LOCK (e);
+  if (e->sinkpads)
+    pad = gst_object_ref (e->sinkpads->data);
+  GST_OBJECT_UNLOCK (e);
+  if (pad)
+    caps = gst_pad_get_current_caps (pad);
+  if (caps && gst_caps_get_size (caps) > 0)
+    g_atomic_pointer_set (&info->sink_media, g_intern_string
+        (gst_structure_get_name (gst_caps_get_structure (caps, 0))));
+  if (caps)
+    gst_caps_unref (caps);
+  if (pad)
+    gst_object_unref (pad);
+}
+
 static SpElemRec *
 lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
 {
@@ -246,6 +270,8 @@ lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
 
   if (!rec) {
     info = sp_info_get (r, e);
+    if (info->is_sink && !g_atomic_pointer_get (&info->sink_media))
+      sp_read_sink_media (info, e);
     if (st->thread == NULL)
       state_switch_thread (st, thread_for_pipe (r, st, info, ts));
     g_mutex_lock (&r->lock);

@@ -668,6 +668,10 @@ sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
       && GST_OBJECT_PARENT (element) == NULL)
     pipe_new_run (r, element);
   info = info_lookup (r, element);
+  if (info && info->is_sink && !g_atomic_pointer_get (&info->sink_media)
+      && (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING
+          || transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED))
+    sp_read_sink_media (info, element);
   if (info && !info->queue && transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     info_read_split (r, info, element);   /* sync may have changed */
   if (!info || !info->queue)

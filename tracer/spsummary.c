@@ -351,8 +351,18 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);
     gchar *fps = fmt_num (get_d (r, "fps"), 2), *name = get_esc (r, "name");
-    g_string_append_printf (out, "Sink %s: %" G_GUINT64_FORMAT
-        " frames, %s fps\n", name, get_u (r, "frames"), fps);
+    const gchar *unit = gst_structure_get_string (r, "unit");
+
+    if (!unit || strcmp (unit, "frames") == 0) {
+      g_string_append_printf (out, "Sink %s: %" G_GUINT64_FORMAT
+          " frames, %s fps\n", name, get_u (r, "frames"), fps);
+    } else {
+      gchar *media = get_esc (r, "media");
+      g_string_append_printf (out, "Sink %s: %" G_GUINT64_FORMAT
+          " buffers of %s (not video frames), %s buffers/s\n", name,
+          get_u (r, "buffers"), media, fps);
+      g_free (media);
+    }
     g_free (fps);
     g_free (name);
   }
