@@ -203,13 +203,28 @@ make_decoder (GstStageSrc * self, const StageStreamInfo * info,
           "No %s decoder for stream '%s': install gstreamer1.0-libav (%s) "
           "or set decoder=", info->codec, info->name, name);
     else if (g_object_class_find_property (G_OBJECT_GET_CLASS (dec), "qos"))
-      /* a decoder dropping late frames would lose selected ones */
+      /* a decoder dropping late frames would lose selected ones (below
+       * too, for a decoder given as a description) */
       g_object_set (dec, "qos", FALSE, NULL);
     return dec;
   }
   dec = gst_parse_bin_from_description (desc, TRUE, error);
   if (dec == NULL && error && *error)
     g_prefix_error (error, "Invalid decoder '%s': ", desc);
+  if (dec) {
+    GstIterator *it = gst_bin_iterate_recurse (GST_BIN (dec));
+    GValue v = G_VALUE_INIT;
+
+    while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      GObject *e = g_value_get_object (&v);
+
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (e), "qos"))
+        g_object_set (e, "qos", FALSE, NULL);
+      g_value_reset (&v);
+    }
+    g_value_unset (&v);
+    gst_iterator_free (it);
+  }
   g_free (desc);
   return dec;
 }

@@ -132,12 +132,18 @@ run_sink (const gchar * desc, gchar ** error)
   return ok;
 }
 
+/* Each test's directory lives under one made by the parent process before
+ * the tests fork (an unchecked fixture), which removes it afterwards: a
+ * failing test leaves nothing behind either. */
+static gchar *tmp_base;
+
 static G_GNUC_UNUSED gchar *
 make_tmp (void)
 {
-  gchar *d = g_dir_make_tmp ("stagestore-XXXXXX", NULL);
+  gchar *d = g_build_filename (tmp_base ? tmp_base : g_get_tmp_dir (),
+      "testXXXXXX", NULL);
 
-  fail_unless (d != NULL);
+  fail_unless (g_mkdtemp (d) != NULL);
   return d;
 }
 
@@ -315,4 +321,18 @@ assert_contains (const gchar * text, const gchar * part)
 }
 
 /* Every bad input of the issue: a clear error, no crash, no hang. */
+static G_GNUC_UNUSED void
+tmp_base_setup (void)
+{
+  tmp_base = g_dir_make_tmp ("stagestore-XXXXXX", NULL);
+}
+
+static G_GNUC_UNUSED void
+tmp_base_teardown (void)
+{
+  if (tmp_base)
+    rm_rf (tmp_base);
+  g_clear_pointer (&tmp_base, g_free);
+}
+
 #endif /* STAGESTORE_CHECK_H */

@@ -429,6 +429,7 @@ stagestore_suite (void)
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 300);
+  tcase_add_unchecked_fixture (tc, tmp_base_setup, tmp_base_teardown);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_rap_parser);
   tcase_add_test (tc, test_exact_bframes_gop30);

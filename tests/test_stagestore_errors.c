@@ -306,6 +306,7 @@ stagestore_errors_suite (void)
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 300);
+  tcase_add_unchecked_fixture (tc, tmp_base_setup, tmp_base_teardown);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kill9_mid_write);
   tcase_add_test (tc, test_two_writers);
