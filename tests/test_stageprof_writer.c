@@ -787,13 +787,16 @@ make_summary (gdouble wall_s, gboolean final, gdouble k)
           0.1, "ave_get_ms", G_TYPE_DOUBLE, 0.2, NULL));
   append_row (&th, make_row ("thread", "name", G_TYPE_STRING, "queue0:src",
           "busy_pct", G_TYPE_DOUBLE, 90.0, "wait_input_pct", G_TYPE_DOUBLE,
-          5.0, "wait_output_pct", G_TYPE_DOUBLE, 5.0, NULL));
+          5.0, "wait_output_pct", G_TYPE_DOUBLE, 2.0, "blocked_pct",
+          G_TYPE_DOUBLE, 1.0, "cpu_wait_pct", G_TYPE_DOUBLE, 2.0, NULL));
   append_row (&th, make_row ("thread", "name", G_TYPE_STRING, "qtdemux0:sink",
           "busy_pct", G_TYPE_DOUBLE, 10.0, "wait_input_pct", G_TYPE_DOUBLE,
           0.0, "wait_output_pct", G_TYPE_DOUBLE, 90.0, NULL));
   append_row (&sk, make_row ("sink", "name", G_TYPE_STRING, "fakesink0",
           "frames", G_TYPE_UINT64, (guint64) 132, "fps", G_TYPE_DOUBLE,
-          44.0, NULL));
+          44.0, "buffers", G_TYPE_UINT64, (guint64) 132, "unit",
+          G_TYPE_STRING, "frames", "media", G_TYPE_STRING, "video/x-raw",
+          NULL));
   gst_structure_take_value (s, "elements", &el);
   gst_structure_take_value (s, "queues", &qu);
   gst_structure_take_value (s, "threads", &th);
@@ -859,6 +862,13 @@ GST_START_TEST (test_db_roundtrip)
   fail_unless_equals_int (query_int (rd, "SELECT COUNT(*) FROM sinks"), 2);
   fail_unless_equals_int (query_int (rd, "PRAGMA user_version"),
       SP_DB_SCHEMA_VERSION);
+  /* The shares beyond busy/wait and the sink's unit reach the db. */
+  fail_unless_equals_int (query_int (rd, "SELECT COUNT(*) FROM threads"
+          " WHERE name = 'queue0:src' AND blocked_pct = 1.0"
+          " AND cpu_wait_pct = 2.0"), 2);
+  fail_unless_equals_int (query_int (rd, "SELECT COUNT(*) FROM sinks"
+          " WHERE buffers = 132 AND unit = 'frames'"
+          " AND media = 'video/x-raw'"), 2);
 
   /* Values, types and NULLs of the final snapshot. */
   fail_unless_equals_int (sqlite3_prepare_v2 (rd,

@@ -51,6 +51,8 @@ static const SpCol element_cols[] = {
   {"max_ms", SP_COL_REAL}, {"median_ms", SP_COL_REAL},
   {"p90_ms", SP_COL_REAL}, {"p99_ms", SP_COL_REAL},
   {"total_s", SP_COL_REAL}, {"busy_pct", SP_COL_REAL},
+  {"clock_wait_s", SP_COL_REAL}, {"input_wait_s", SP_COL_REAL},
+  {"blocked_s", SP_COL_REAL},
 };
 
 static const SpCol queue_cols[] = {
@@ -65,10 +67,12 @@ static const SpCol queue_cols[] = {
 static const SpCol thread_cols[] = {
   {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"busy_pct", SP_COL_REAL},
   {"wait_input_pct", SP_COL_REAL}, {"wait_output_pct", SP_COL_REAL},
+  {"blocked_pct", SP_COL_REAL}, {"cpu_wait_pct", SP_COL_REAL},
 };
 
 static const SpCol sink_cols[] = {
   {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"frames", SP_COL_INT}, {"fps", SP_COL_REAL},
+  {"buffers", SP_COL_INT}, {"unit", SP_COL_TEXT}, {"media", SP_COL_TEXT},
 };
 
 #define SP_TABLE(t, f, c) { t, f, c, G_N_ELEMENTS (c) }
@@ -92,7 +96,8 @@ static const gchar sp_schema[] =
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
     " pipeline TEXT, run INTEGER, name TEXT, thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL,"
     " min_ms REAL, max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
-    " total_s REAL, busy_pct REAL);"
+    " total_s REAL, busy_pct REAL, clock_wait_s REAL, input_wait_s REAL,"
+    " blocked_s REAL);"
     "CREATE TABLE IF NOT EXISTS queues ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
     " pipeline TEXT, run INTEGER,"
@@ -102,10 +107,12 @@ static const gchar sp_schema[] =
     "CREATE TABLE IF NOT EXISTS threads ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
     " pipeline TEXT, run INTEGER,"
-    " name TEXT, busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL);"
+    " name TEXT, busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL,"
+    " blocked_pct REAL, cpu_wait_pct REAL);"
     "CREATE TABLE IF NOT EXISTS sinks ("
     " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " pipeline TEXT, run INTEGER, name TEXT, frames INTEGER, fps REAL);"
+    " pipeline TEXT, run INTEGER, name TEXT, frames INTEGER, fps REAL,"
+    " buffers INTEGER, unit TEXT, media TEXT);"
     "CREATE INDEX IF NOT EXISTS elements_snapshot ON elements(snapshot_id);"
     "CREATE INDEX IF NOT EXISTS queues_snapshot ON queues(snapshot_id);"
     "CREATE INDEX IF NOT EXISTS threads_snapshot ON threads(snapshot_id);"
@@ -137,6 +144,12 @@ static const struct
   {"queues", "span_s", "REAL"},
   {"threads", "pipeline", "TEXT"}, {"threads", "run", "INTEGER"},
   {"sinks", "pipeline", "TEXT"}, {"sinks", "run", "INTEGER"},
+  /* version 3: the blocked and CPU-wait shares, sink units */
+  {"elements", "clock_wait_s", "REAL"}, {"elements", "input_wait_s", "REAL"},
+  {"elements", "blocked_s", "REAL"},
+  {"threads", "blocked_pct", "REAL"}, {"threads", "cpu_wait_pct", "REAL"},
+  {"sinks", "buffers", "INTEGER"}, {"sinks", "unit", "TEXT"},
+  {"sinks", "media", "TEXT"},
 };
 
 /* Pushed by sp_db_close(): everything queued before it is written. */
