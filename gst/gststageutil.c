@@ -118,3 +118,31 @@ gst_stage_frame_index_at (const GstSegment * seg, GstBuffer * buf,
   sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, pts, &t);
   return sign > 0 ? gst_util_uint64_scale_round (t, fps_n, scale) : 0;
 }
+
+void
+gst_stage_caps_get_framerate (GstCaps * caps, gint * fps_n, gint * fps_d)
+{
+  GstStructure *s = gst_caps_get_size (caps) ?
+      gst_caps_get_structure (caps, 0) : NULL;
+  gint n = 0, d = 1;
+
+  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
+      || n <= 0 || d <= 0) {
+    n = 0;
+    d = 1;
+  }
+  *fps_n = n;
+  *fps_d = d;
+}
+
+GstCaps *
+gst_stage_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret;
+
+  if (filter == NULL)
+    return caps;
+  ret = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return ret;
+}

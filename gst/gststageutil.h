@@ -1,6 +1,7 @@
 /* gst-stages: small helpers shared by the elements that change a stream's
- * rate or count frames (the selectors, stagerepeat, stageslice). Internal
- * to the plugin. */
+ * rate or count frames (the selectors, stagerepeat, stageslice), and the
+ * caps and state-change steps several elements take alike. Internal to the
+ * plugin. */
 #ifndef __GST_STAGE_UTIL_H__
 #define __GST_STAGE_UTIL_H__
 
@@ -25,6 +26,15 @@ GstCaps *gst_stage_caps_scale_framerate (GstCaps * caps, gint mul_n,
  * (0 when the framerate or the segment format does not tell). */
 guint64 gst_stage_frame_index_at (const GstSegment * segment,
     GstBuffer * buf, gint fps_n, gint fps_d);
+
+/* The framerate of @caps' first structure into @fps_n/@fps_d, or 0/1 when
+ * the caps are empty or have no positive framerate (variable, absent). */
+void gst_stage_caps_get_framerate (GstCaps * caps, gint * fps_n,
+    gint * fps_d);
+
+/* @caps narrowed by @filter (filter's order first), for transform_caps and
+ * get_caps; takes @caps, which is returned as is when @filter is NULL. */
+GstCaps *gst_stage_caps_filter (GstCaps * caps, GstCaps * filter);
 
 G_END_DECLS
 
