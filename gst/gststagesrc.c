@@ -40,6 +40,7 @@
 
 #include "gststagesrc.h"
 #include "gststagestoresrc.h"
+#include "gststageutil.h"
 
 #include <stdlib.h>
 
@@ -419,10 +420,7 @@ gst_stage_src_change_state (GstElement * element, GstStateChange transition)
     return GST_STATE_CHANGE_FAILURE;
   ret = GST_ELEMENT_CLASS (gst_stage_src_parent_class)->change_state
       (element, transition);
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
-      || transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
-          && ret == GST_STATE_CHANGE_FAILURE)) {
+  if (gst_stage_state_change_tears_down (transition, ret)) {
     unplug (self);
     gst_stage_store_src_close (self->reader);
   }

@@ -146,3 +146,13 @@ gst_stage_caps_filter (GstCaps * caps, GstCaps * filter)
   gst_caps_unref (caps);
   return ret;
 }
+
+gboolean
+gst_stage_state_change_tears_down (GstStateChange transition,
+    GstStateChangeReturn ret)
+{
+  return transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || transition == GST_STATE_CHANGE_READY_TO_NULL
+      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          && ret == GST_STATE_CHANGE_FAILURE);
+}

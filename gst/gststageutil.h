@@ -36,6 +36,13 @@ void gst_stage_caps_get_framerate (GstCaps * caps, gint * fps_n,
  * get_caps; takes @caps, which is returned as is when @filter is NULL. */
 GstCaps *gst_stage_caps_filter (GstCaps * caps, GstCaps * filter);
 
+/* TRUE when an element must undo what it set up at READY to PAUSED after
+ * @transition returned @ret: at PAUSED to READY, at READY to NULL too (an
+ * async READY to PAUSED that never completed, a failed preroll, goes back
+ * to NULL without PAUSED to READY), and when READY to PAUSED failed. */
+gboolean gst_stage_state_change_tears_down (GstStateChange transition,
+    GstStateChangeReturn ret);
+
 G_END_DECLS
 
 #endif /* __GST_STAGE_UTIL_H__ */
