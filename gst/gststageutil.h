@@ -7,6 +7,8 @@
 
 #include <gst/gst.h>
 
+#include "select.h"
+
 G_BEGIN_DECLS
 
 /* Scales a framerate field value (fraction, fraction range or list) by
@@ -42,6 +44,22 @@ GstCaps *gst_stage_caps_filter (GstCaps * caps, GstCaps * filter);
  * to NULL without PAUSED to READY), and when READY to PAUSED failed. */
 gboolean gst_stage_state_change_tears_down (GstStateChange transition,
     GstStateChangeReturn ret);
+
+/* TRUE for NULL and blank strings: both mean "not set". */
+gboolean gst_stage_is_unset (const gchar * s);
+
+/* The frame selection of a selector-like property, or NULL with a
+ * GST_RESOURCE_ERROR_SETTINGS (OPEN_READ for a file that cannot be read)
+ * naming the property and its value (quoted, at most 80 bytes of it), as
+ * stagegather, stagerange, stagestride and stagesrc word it. */
+StageSelect *gst_stage_select_from_indices (const gchar * indices,
+    GError ** error);
+StageSelect *gst_stage_select_from_indices_file (const gchar * path,
+    GError ** error);
+StageSelect *gst_stage_select_from_ranges (const gchar * ranges,
+    guint stride, GError ** error);
+StageSelect *gst_stage_select_from_stride (guint64 offset, guint stride,
+    GError ** error);
 
 G_END_DECLS
 
