@@ -49,6 +49,7 @@
 #endif
 
 #include "gststagegather.h"
+#include "gststageutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,64 +85,6 @@ G_DEFINE_TYPE_WITH_CODE (GstStageGather, gst_stage_gather,
 GST_ELEMENT_REGISTER_DEFINE (stagegather, "stagegather", GST_RANK_NONE,
     GST_TYPE_STAGE_GATHER);
 
-/* NULL and blank strings both mean "not set". */
-static gboolean
-is_unset (const gchar * s)
-{
-  for (; s != NULL && *s; s++)
-    if (!g_ascii_isspace (*s))
-      return FALSE;
-  return TRUE;
-}
-
-static StageSelect *
-parse_inline (const gchar * indices, GError ** error)
-{
-  char *err = NULL;
-  StageSelect *sel = stage_select_parse_indices (indices, &err);
-
-  if (sel == NULL) {
-    char *q = stage_select_quote (indices, strlen (indices),
-        QUOTED_VALUE_MAX);
-
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Invalid value '%s' for property 'indices': %s", q ? q : "",
-        err ? err : "out of memory");
-    free (q);
-  }
-  free (err);
-  return sel;
-}
-
-static StageSelect *
-load_file (const gchar * path, GError ** error)
-{
-  GError *io_error = NULL;
-  gchar *contents = NULL, *name = g_filename_display_name (path);
-  gsize length = 0;
-  char *err = NULL;
-  StageSelect *sel;
-
-  /* file names need not be UTF-8: the display name is */
-  if (!g_file_get_contents (path, &contents, &length, &io_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "Could not read property 'indices-file' '%s': %s", name,
-        io_error->message);
-    g_error_free (io_error);
-    g_free (name);
-    return NULL;
-  }
-  sel = stage_select_parse_indices_data (contents, length, &err);
-  if (sel == NULL)
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Invalid property 'indices-file' '%s': %s", name,
-        err ? err : "out of memory");
-  free (err);
-  g_free (contents);
-  g_free (name);
-  return sel;
-}
-
 static void
 gst_stage_gather_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -158,8 +101,8 @@ gst_stage_gather_set_property (GObject * object, guint prop_id,
    * refuses it instead of running with a value the user did not ask for. */
   switch (prop_id) {
     case PROP_INDICES:
-      if (!is_unset (s))
-        stage_select_free (parse_inline (s, &err));
+      if (!gst_stage_is_unset (s))
+        stage_select_free (gst_stage_select_from_indices (s, &err));
       if (err)
         g_warning ("%s: %s", GST_OBJECT_NAME (self), err->message);
       GST_OBJECT_LOCK (self);
@@ -169,8 +112,8 @@ gst_stage_gather_set_property (GObject * object, guint prop_id,
       break;
     case PROP_INDICES_FILE:
       /* the file may legitimately be written between now and start */
-      if (!is_unset (s))
-        stage_select_free (load_file (s, &err));
+      if (!gst_stage_is_unset (s))
+        stage_select_free (gst_stage_select_from_indices_file (s, &err));
       if (err)
         GST_WARNING_OBJECT (self, "%s", err->message);
       GST_OBJECT_LOCK (self);
@@ -214,8 +157,10 @@ gst_stage_gather_create_select (GstStageSelector * selector, GError ** error)
   StageSelect *sel = NULL;
 
   GST_OBJECT_LOCK (self);
-  indices = is_unset (self->indices) ? NULL : g_strdup (self->indices);
-  path = is_unset (self->indices_file) ? NULL : g_strdup (self->indices_file);
+  indices = gst_stage_is_unset (self->indices) ? NULL :
+      g_strdup (self->indices);
+  path = gst_stage_is_unset (self->indices_file) ? NULL :
+      g_strdup (self->indices_file);
   GST_OBJECT_UNLOCK (self);
 
   if (indices && path) {
@@ -229,9 +174,9 @@ gst_stage_gather_create_select (GstStageSelector * selector, GError ** error)
     free (q);
     g_free (name);
   } else if (indices)
-    sel = parse_inline (indices, error);
+    sel = gst_stage_select_from_indices (indices, error);
   else if (path)
-    sel = load_file (path, error);
+    sel = gst_stage_select_from_indices_file (path, error);
   else
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "Neither property 'indices' nor 'indices-file' is set: nothing to "

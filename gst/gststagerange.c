@@ -50,6 +50,7 @@
 #endif
 
 #include "gststagerange.h"
+#include "gststageutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_range_debug);
 
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_STRIDE 1
-
-/* Longest part of a property value quoted in a message, in bytes */
-#define QUOTED_VALUE_MAX 80
 
 enum
 {
@@ -85,26 +83,6 @@ G_DEFINE_TYPE_WITH_CODE (GstStageRange, gst_stage_range,
 GST_ELEMENT_REGISTER_DEFINE (stagerange, "stagerange", GST_RANK_NONE,
     GST_TYPE_STAGE_RANGE);
 
-/* Parses @ranges; on failure returns NULL and a message naming the
- * property and the value, for both the early warning and the start error. */
-static StageSelect *
-parse_ranges (const gchar * ranges, guint stride, gchar ** message)
-{
-  char *err = NULL;
-  StageSelect *sel = stage_select_parse_ranges (ranges, stride, &err);
-
-  if (sel == NULL && message != NULL) {
-    char *q = stage_select_quote (ranges ? ranges : "",
-        ranges ? strlen (ranges) : 0, QUOTED_VALUE_MAX);
-
-    *message = g_strdup_printf ("Invalid value '%s' for property 'ranges': "
-        "%s", q ? q : "", err ? err : "out of memory");
-    free (q);
-  }
-  free (err);
-  return sel;
-}
-
 static void
 gst_stage_range_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -118,14 +96,14 @@ gst_stage_range_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_RANGES:{
       const gchar *ranges = g_value_get_string (value);
-      gchar *message = NULL;
-      StageSelect *sel = parse_ranges (ranges, 1, &message);
+      GError *err = NULL;
+      StageSelect *sel = gst_stage_select_from_ranges (ranges, 1, &err);
 
       /* Kept even when invalid, so that start refuses it with an error
        * instead of running with a value the user did not ask for. */
       if (sel == NULL) {
-        g_warning ("%s: %s", GST_OBJECT_NAME (self), message);
-        g_free (message);
+        g_warning ("%s: %s", GST_OBJECT_NAME (self), err->message);
+        g_error_free (err);
       }
       stage_select_free (sel);
       GST_OBJECT_LOCK (self);
@@ -170,7 +148,7 @@ static StageSelect *
 gst_stage_range_create_select (GstStageSelector * selector, GError ** error)
 {
   GstStageRange *self = GST_STAGE_RANGE (selector);
-  gchar *ranges, *message = NULL;
+  gchar *ranges;
   guint stride;
   StageSelect *sel;
 
@@ -179,16 +157,11 @@ gst_stage_range_create_select (GstStageSelector * selector, GError ** error)
   stride = self->stride;
   GST_OBJECT_UNLOCK (self);
 
-  sel = parse_ranges (ranges, stride, &message);
-  if (sel == NULL) {
-    g_set_error_literal (error, GST_RESOURCE_ERROR,
-        GST_RESOURCE_ERROR_SETTINGS, message);
-    g_free (message);
-  } else {
+  sel = gst_stage_select_from_ranges (ranges, stride, error);
+  if (sel != NULL)
     GST_DEBUG_OBJECT (self, "ranges '%s' stride %u, last index %"
         G_GUINT64_FORMAT, GST_STR_NULL (ranges), stride,
         stage_select_last (sel));
-  }
   g_free (ranges);
   return sel;
 }

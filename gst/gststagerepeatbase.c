@@ -153,13 +153,7 @@ gst_stage_repeat_base_transform_caps (GstBaseTransform * trans,
       gst_stage_caps_scale_framerate (caps, k, 1) :
       gst_stage_caps_scale_framerate (caps, 1, k);
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
+  ret = gst_stage_caps_filter (ret, filter);
   GST_DEBUG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
@@ -170,17 +164,8 @@ gst_stage_repeat_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstStageRepeatBasePrivate *priv = GET_PRIV (trans);
-  GstStructure *s = gst_caps_get_size (incaps) ?
-      gst_caps_get_structure (incaps, 0) : NULL;
-  gint n = 0, d = 1;
 
-  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
-      || n <= 0 || d <= 0) {
-    n = 0;
-    d = 1;
-  }
-  priv->fps_n = n;
-  priv->fps_d = d;
+  gst_stage_caps_get_framerate (incaps, &priv->fps_n, &priv->fps_d);
   return TRUE;
 }
 

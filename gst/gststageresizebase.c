@@ -12,6 +12,7 @@
 #endif
 
 #include "gststageresizebase.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_base_debug);
 #define GST_CAT_DEFAULT gst_stage_resize_base_debug
@@ -269,12 +270,7 @@ gst_stage_resize_base_transform_caps (GstBaseTransform * trans,
     gst_caps_append_structure_full (ret, s, gst_caps_features_copy (f));
   }
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
+  ret = gst_stage_caps_filter (ret, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       ret);
   return ret;

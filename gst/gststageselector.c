@@ -209,13 +209,7 @@ gst_stage_selector_transform_caps (GstBaseTransform * trans,
     }
   }
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
+  ret = gst_stage_caps_filter (ret, filter);
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
@@ -259,15 +253,9 @@ gst_stage_selector_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstStageSelectorPrivate *priv = GET_PRIV (GST_STAGE_SELECTOR (trans));
-  GstStructure *s = gst_caps_get_size (incaps) ?
-      gst_caps_get_structure (incaps, 0) : NULL;
-  gint n = 0, d = 1;
+  gint n, d;
 
-  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
-      || n <= 0 || d <= 0) {
-    n = 0;
-    d = 1;
-  }
+  gst_stage_caps_get_framerate (incaps, &n, &d);
   GST_OBJECT_LOCK (trans);
   priv->fps_n = n;
   priv->fps_d = d;

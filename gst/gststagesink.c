@@ -45,6 +45,7 @@
 
 #include "gststagesink.h"
 #include "gststagestorewriter.h"
+#include "gststageutil.h"
 
 #include <gst/video/video.h>
 
@@ -534,12 +535,7 @@ gst_stage_sink_change_state (GstElement * element, GstStateChange transition)
   }
   ret = GST_ELEMENT_CLASS (gst_stage_sink_parent_class)->change_state
       (element, transition);
-  /* READY to NULL too: an async READY to PAUSED that never completed
-   * (a failed preroll) goes back to NULL without PAUSED to READY */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
-      || transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
-          && ret == GST_STATE_CHANGE_FAILURE)) {
+  if (gst_stage_state_change_tears_down (transition, ret)) {
     clear_chain (self);
     gst_stage_store_writer_close (self->writer);
   }

@@ -307,14 +307,7 @@ gst_stage_slice_transform_caps (GstBaseTransform * trans,
   ret = direction == GST_PAD_SINK ?
       gst_stage_caps_scale_framerate (caps, 1, stride) :
       gst_stage_caps_scale_framerate (caps, stride, 1);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  return ret;
+  return gst_stage_caps_filter (ret, filter);
 }
 
 static gboolean
@@ -322,17 +315,8 @@ gst_stage_slice_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstStageSlice *self = GST_STAGE_SLICE (trans);
-  GstStructure *s = gst_caps_get_size (incaps) ?
-      gst_caps_get_structure (incaps, 0) : NULL;
-  gint n = 0, d = 1;
 
-  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
-      || n <= 0 || d <= 0) {
-    n = 0;
-    d = 1;
-  }
-  self->fps_n = n;
-  self->fps_d = d;
+  gst_stage_caps_get_framerate (incaps, &self->fps_n, &self->fps_d);
   return TRUE;
 }
 

@@ -40,6 +40,7 @@
 
 #include "gststagesrc.h"
 #include "gststagestoresrc.h"
+#include "gststageutil.h"
 
 #include <stdlib.h>
 
@@ -102,29 +103,21 @@ GST_ELEMENT_REGISTER_DEFINE (stagesrc, "stagesrc", GST_RANK_NONE,
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
-static gboolean
-is_unset (const gchar * s)
-{
-  for (; s != NULL && *s; s++)
-    if (!g_ascii_isspace (*s))
-      return FALSE;
-  return TRUE;
-}
-
 /* The selection from the properties, with the selectors' messages. */
 static StageSelect *
 create_select (GstStageSrc * self, GError ** error)
 {
-  gchar *indices, *file, *ranges, *contents = NULL, *err = NULL;
+  gchar *indices, *file, *ranges;
   guint stride;
   guint64 offset;
   StageSelect *sel = NULL;
-  GError *io = NULL;
 
   GST_OBJECT_LOCK (self);
-  indices = is_unset (self->indices) ? NULL : g_strdup (self->indices);
-  file = is_unset (self->indices_file) ? NULL : g_strdup (self->indices_file);
-  ranges = is_unset (self->ranges) ? NULL : g_strdup (self->ranges);
+  indices = gst_stage_is_unset (self->indices) ? NULL :
+      g_strdup (self->indices);
+  file = gst_stage_is_unset (self->indices_file) ? NULL :
+      g_strdup (self->indices_file);
+  ranges = gst_stage_is_unset (self->ranges) ? NULL : g_strdup (self->ranges);
   stride = self->stride;
   offset = self->offset;
   GST_OBJECT_UNLOCK (self);
@@ -142,39 +135,14 @@ create_select (GstStageSrc * self, GError ** error)
         "Property 'offset' (%" G_GUINT64_FORMAT ") cannot be combined with "
         "'ranges': start the ranges there instead", offset);
   } else if (indices) {
-    sel = stage_select_parse_indices (indices, &err);
-    if (sel == NULL)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "Invalid value '%s' for property 'indices': %s", indices,
-          err ? err : "out of memory");
+    sel = gst_stage_select_from_indices (indices, error);
   } else if (file) {
-    if (!g_file_get_contents (file, &contents, NULL, &io)) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-          "Could not read property 'indices-file' '%s': %s", file,
-          io->message);
-      g_error_free (io);
-    } else {
-      sel = stage_select_parse_indices (contents, &err);
-      if (sel == NULL)
-        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-            "Invalid property 'indices-file' '%s': %s", file,
-            err ? err : "out of memory");
-    }
+    sel = gst_stage_select_from_indices_file (file, error);
   } else if (ranges) {
-    sel = stage_select_parse_ranges (ranges, stride, &err);
-    if (sel == NULL)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "Invalid value '%s' for property 'ranges': %s", ranges,
-          err ? err : "out of memory");
+    sel = gst_stage_select_from_ranges (ranges, stride, error);
   } else {
-    sel = stage_select_new_stride (offset, stride);
-    if (sel == NULL)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "Invalid value for property 'stride' (%u) or 'offset' (%"
-          G_GUINT64_FORMAT ")", stride, offset);
+    sel = gst_stage_select_from_stride (offset, stride, error);
   }
-  free (err);
-  g_free (contents);
   g_free (indices);
   g_free (file);
   g_free (ranges);
@@ -189,7 +157,8 @@ make_decoder (GstStageSrc * self, const StageStreamInfo * info,
   GstElement *dec;
 
   GST_OBJECT_LOCK (self);
-  desc = is_unset (self->decoder_desc) ? NULL : g_strdup (self->decoder_desc);
+  desc = gst_stage_is_unset (self->decoder_desc) ? NULL :
+      g_strdup (self->decoder_desc);
   GST_OBJECT_UNLOCK (self);
   if (desc == NULL) {
     /* libav's software decoders: deterministic, so a sparse decode and a
@@ -243,7 +212,7 @@ tune_threads (GstStageSrc * self)
   gboolean own;
 
   GST_OBJECT_LOCK (self);
-  own = is_unset (self->decoder_desc);
+  own = gst_stage_is_unset (self->decoder_desc);
   GST_OBJECT_UNLOCK (self);
   if (!own || !g_object_class_find_property (G_OBJECT_GET_CLASS
           (self->decoder), "max-threads"))
@@ -373,10 +342,10 @@ plug (GstStageSrc * self)
   stream = g_strdup (self->stream);
   decode = self->decode;
   GST_OBJECT_UNLOCK (self);
-  if (is_unset (store) || is_unset (stream)) {
+  if (gst_stage_is_unset (store) || gst_stage_is_unset (stream)) {
     g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "No %s set: stagesrc needs store=DIR and stream=NAME",
-        is_unset (store) ? "store" : "stream");
+        gst_stage_is_unset (store) ? "store" : "stream");
     ok = FALSE;
   } else {
     ok = gst_stage_store_src_open (self->reader, store, stream, sel, decode,
@@ -434,10 +403,7 @@ gst_stage_src_change_state (GstElement * element, GstStateChange transition)
     return GST_STATE_CHANGE_FAILURE;
   ret = GST_ELEMENT_CLASS (gst_stage_src_parent_class)->change_state
       (element, transition);
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
-      || transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
-          && ret == GST_STATE_CHANGE_FAILURE)) {
+  if (gst_stage_state_change_tears_down (transition, ret)) {
     unplug (self);
     gst_stage_store_src_close (self->reader);
   }

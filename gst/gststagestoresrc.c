@@ -27,6 +27,7 @@
 #endif
 
 #include "gststagestoresrc.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_store_src_debug);
 #define GST_CAT_DEFAULT gst_stage_store_src_debug
@@ -234,14 +235,7 @@ gst_stage_store_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   GST_OBJECT_LOCK (self);
   caps = self->caps ? gst_caps_ref (self->caps) : gst_caps_new_any ();
   GST_OBJECT_UNLOCK (self);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+  return gst_stage_caps_filter (caps, filter);
 }
 
 static gboolean

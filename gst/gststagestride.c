@@ -38,6 +38,7 @@
 #endif
 
 #include "gststagestride.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_stride_debug);
 #define GST_CAT_DEFAULT gst_stage_stride_debug
@@ -128,12 +129,8 @@ gst_stage_stride_create_select (GstStageSelector * selector, GError ** error)
 
   /* The param spec bounds make both failures unreachable through
    * g_object_set; kept so that a future range change cannot crash. */
-  sel = stage_select_new_stride (offset, stride);
-  if (sel == NULL)
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Invalid value for property 'stride' (%u) or 'offset' (%"
-        G_GUINT64_FORMAT ")", stride, offset);
-  else
+  sel = gst_stage_select_from_stride (offset, stride, error);
+  if (sel != NULL)
     GST_DEBUG_OBJECT (self, "keeping frames %" G_GUINT64_FORMAT " + k * %u",
         offset, stride);
   return sel;

@@ -39,6 +39,7 @@
 
 #include "gststageunslice.h"
 #include "gststagegroup.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_unslice_debug);
 #define GST_CAT_DEFAULT gst_stage_unslice_debug
@@ -139,17 +140,8 @@ gst_stage_unslice_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstStageUnslice *self = GST_STAGE_UNSLICE (trans);
-  GstStructure *s = gst_caps_get_size (incaps) ?
-      gst_caps_get_structure (incaps, 0) : NULL;
-  gint n = 0, d = 1;
 
-  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
-      || n <= 0 || d <= 0) {
-    n = 0;
-    d = 1;
-  }
-  self->fps_n = n;
-  self->fps_d = d;
+  gst_stage_caps_get_framerate (incaps, &self->fps_n, &self->fps_d);
   return TRUE;
 }
 

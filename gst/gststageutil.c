@@ -5,6 +5,12 @@
 
 #include "gststageutil.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest part of a property value quoted in a message, in bytes */
+#define QUOTED_VALUE_MAX 80
+
 static void
 scale_fraction (gint n, gint d, gint mul_n, gint mul_d, gint * rn, gint * rd)
 {
@@ -117,4 +123,131 @@ gst_stage_frame_index_at (const GstSegment * seg, GstBuffer * buf,
   }
   sign = gst_segment_to_stream_time_full (seg, GST_FORMAT_TIME, pts, &t);
   return sign > 0 ? gst_util_uint64_scale_round (t, fps_n, scale) : 0;
+}
+
+void
+gst_stage_caps_get_framerate (GstCaps * caps, gint * fps_n, gint * fps_d)
+{
+  GstStructure *s = gst_caps_get_size (caps) ?
+      gst_caps_get_structure (caps, 0) : NULL;
+  gint n = 0, d = 1;
+
+  if (s == NULL || !gst_structure_get_fraction (s, "framerate", &n, &d)
+      || n <= 0 || d <= 0) {
+    n = 0;
+    d = 1;
+  }
+  *fps_n = n;
+  *fps_d = d;
+}
+
+GstCaps *
+gst_stage_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret;
+
+  if (filter == NULL)
+    return caps;
+  ret = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return ret;
+}
+
+gboolean
+gst_stage_state_change_tears_down (GstStateChange transition,
+    GstStateChangeReturn ret)
+{
+  return transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || transition == GST_STATE_CHANGE_READY_TO_NULL
+      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          && ret == GST_STATE_CHANGE_FAILURE);
+}
+
+gboolean
+gst_stage_is_unset (const gchar * s)
+{
+  for (; s != NULL && *s; s++)
+    if (!g_ascii_isspace (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* Sets @error for a value of @prop that ops/ refused with @err. */
+static void
+set_invalid_value (GError ** error, const gchar * prop, const gchar * value,
+    const char *err)
+{
+  char *q = stage_select_quote (value ? value : "", value ? strlen (value) : 0,
+      QUOTED_VALUE_MAX);
+
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Invalid value '%s' for property '%s': %s", q ? q : "", prop,
+      err ? err : "out of memory");
+  free (q);
+}
+
+StageSelect *
+gst_stage_select_from_indices (const gchar * indices, GError ** error)
+{
+  char *err = NULL;
+  StageSelect *sel = stage_select_parse_indices (indices, &err);
+
+  if (sel == NULL)
+    set_invalid_value (error, "indices", indices, err);
+  free (err);
+  return sel;
+}
+
+StageSelect *
+gst_stage_select_from_indices_file (const gchar * path, GError ** error)
+{
+  GError *io_error = NULL;
+  gchar *contents = NULL, *name = g_filename_display_name (path);
+  gsize length = 0;
+  char *err = NULL;
+  StageSelect *sel;
+
+  /* file names need not be UTF-8: the display name is */
+  if (!g_file_get_contents (path, &contents, &length, &io_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not read property 'indices-file' '%s': %s", name,
+        io_error->message);
+    g_error_free (io_error);
+    g_free (name);
+    return NULL;
+  }
+  sel = stage_select_parse_indices_data (contents, length, &err);
+  if (sel == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid property 'indices-file' '%s': %s", name,
+        err ? err : "out of memory");
+  free (err);
+  g_free (contents);
+  g_free (name);
+  return sel;
+}
+
+StageSelect *
+gst_stage_select_from_ranges (const gchar * ranges, guint stride,
+    GError ** error)
+{
+  char *err = NULL;
+  StageSelect *sel = stage_select_parse_ranges (ranges, stride, &err);
+
+  if (sel == NULL)
+    set_invalid_value (error, "ranges", ranges, err);
+  free (err);
+  return sel;
+}
+
+StageSelect *
+gst_stage_select_from_stride (guint64 offset, guint stride, GError ** error)
+{
+  StageSelect *sel = stage_select_new_stride (offset, stride);
+
+  if (sel == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid value for property 'stride' (%u) or 'offset' (%"
+        G_GUINT64_FORMAT ")", stride, offset);
+  return sel;
 }

@@ -1,10 +1,13 @@
 /* gst-stages: small helpers shared by the elements that change a stream's
- * rate or count frames (the selectors, stagerepeat, stageslice). Internal
- * to the plugin. */
+ * rate or count frames (the selectors, stagerepeat, stageslice), and the
+ * caps and state-change steps several elements take alike. Internal to the
+ * plugin. */
 #ifndef __GST_STAGE_UTIL_H__
 #define __GST_STAGE_UTIL_H__
 
 #include <gst/gst.h>
+
+#include "select.h"
 
 G_BEGIN_DECLS
 
@@ -25,6 +28,38 @@ GstCaps *gst_stage_caps_scale_framerate (GstCaps * caps, gint mul_n,
  * (0 when the framerate or the segment format does not tell). */
 guint64 gst_stage_frame_index_at (const GstSegment * segment,
     GstBuffer * buf, gint fps_n, gint fps_d);
+
+/* The framerate of @caps' first structure into @fps_n/@fps_d, or 0/1 when
+ * the caps are empty or have no positive framerate (variable, absent). */
+void gst_stage_caps_get_framerate (GstCaps * caps, gint * fps_n,
+    gint * fps_d);
+
+/* @caps narrowed by @filter (filter's order first), for transform_caps and
+ * get_caps; takes @caps, which is returned as is when @filter is NULL. */
+GstCaps *gst_stage_caps_filter (GstCaps * caps, GstCaps * filter);
+
+/* TRUE when an element must undo what it set up at READY to PAUSED after
+ * @transition returned @ret: at PAUSED to READY, at READY to NULL too (an
+ * async READY to PAUSED that never completed, a failed preroll, goes back
+ * to NULL without PAUSED to READY), and when READY to PAUSED failed. */
+gboolean gst_stage_state_change_tears_down (GstStateChange transition,
+    GstStateChangeReturn ret);
+
+/* TRUE for NULL and blank strings: both mean "not set". */
+gboolean gst_stage_is_unset (const gchar * s);
+
+/* The frame selection of a selector-like property, or NULL with a
+ * GST_RESOURCE_ERROR_SETTINGS (OPEN_READ for a file that cannot be read)
+ * naming the property and its value (quoted, at most 80 bytes of it), as
+ * stagegather, stagerange, stagestride and stagesrc word it. */
+StageSelect *gst_stage_select_from_indices (const gchar * indices,
+    GError ** error);
+StageSelect *gst_stage_select_from_indices_file (const gchar * path,
+    GError ** error);
+StageSelect *gst_stage_select_from_ranges (const gchar * ranges,
+    guint stride, GError ** error);
+StageSelect *gst_stage_select_from_stride (guint64 offset, guint stride,
+    GError ** error);
 
 G_END_DECLS
 

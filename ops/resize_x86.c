@@ -603,22 +603,15 @@ hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
   hpass_s16_c1_sse41 (src, t, out, x);
 }
 
+/* One call per row: the other layouts go through the SSE4.1 choice. */
 AVX2 static void
 hpass_s16_avx2 (const int16_t * src, const StageResizeTaps * t, int C,
     uint8_t * out)
 {
-  const int T = t->n_taps;
-
-  if (C == 1 && T % 4 == 0)
+  if (C == 1 && t->n_taps % 4 == 0)
     hpass_s16_c1_avx2 (src, t, out);
-  else if (C == 2 && T % 4 == 0)
-    hpass_s16_c2_sse41 (src, t, out, 0);
-  else if (C == 3 && T % 2 == 0)
-    hpass_s16_c3_sse41 (src, t, out);
-  else if (C == 4 && T % 2 == 0)
-    hpass_s16_c4_sse41 (src, t, out);
   else
-    stage_resize_hpass_s16_scalar (src, t, C, out);
+    hpass_s16_sse41 (src, t, C, out);
 }
 
 /* Bytes in, Q6 out, C = 4, two taps (enlarging up to 2x): four outputs per
@@ -676,18 +669,10 @@ AVX2 static void
 hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t, int C,
     int16_t * out)
 {
-  const int T = t->n_taps;
-
-  if (C == 1 && T % 4 == 0)
-    hpass_u8_c1_sse41 (src, t, out);
-  else if (C == 2 && T % 4 == 0)
-    hpass_u8_c2_sse41 (src, t, out);
-  else if (C == 4 && T == 2)
+  if (C == 4 && t->n_taps == 2)
     hpass_u8_c4_t2_avx2 (src, t, out);
-  else if (C == 4 && T % 2 == 0)
-    hpass_u8_c4_sse41 (src, t, out);
   else
-    stage_resize_hpass_u8_scalar (src, t, C, out);
+    hpass_u8_sse41 (src, t, C, out);
 }
 
 /* 32 output bytes per step; packus interleaves the lanes of its inputs,

@@ -1,5 +1,6 @@
 /* Frame-index selection; see select.h for the model. */
 #include "select.h"
+#include "select-private.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,8 +29,8 @@ struct StageSelect
   int is_list;
 };
 
-static void
-set_error (char **error, const char *fmt, ...)
+void
+stage_ops_set_error (char **error, const char *fmt, ...)
 {
   va_list ap;
   int len;
@@ -206,8 +207,8 @@ stage_select_new_stride (uint64_t offset, uint64_t stride)
   return sel;
 }
 
-static int
-text_is_blank (const char *text)
+int
+stage_ops_text_is_blank (const char *text)
 {
   for (; text != NULL && *text; text++)
     if (!is_blank (*text))
@@ -229,7 +230,7 @@ parse_range_entry (const char *s, size_t len, uint64_t stride, Span * span,
   quote_token (tok, sizeof (tok), s, len);
   if (colon == NULL
       || memchr (colon + 1, ':', len - (size_t) (colon + 1 - s)) != NULL) {
-    set_error (error, "'%s': expected START:END, two non-negative integers "
+    stage_ops_set_error (error, "'%s': expected START:END, two non-negative integers "
         "separated by a colon (e.g. 0:100)", tok);
     return -1;
   }
@@ -241,21 +242,21 @@ parse_range_entry (const char *s, size_t len, uint64_t stride, Span * span,
   ra = parse_index (a, alen, &span->start);
   rb = parse_index (b, blen, &span->end);
   if (ra == -2 || rb == -2) {
-    set_error (error, "'%s': number too large", tok);
+    stage_ops_set_error (error, "'%s': number too large", tok);
     return -1;
   }
   if (ra != 0 || rb != 0) {
-    set_error (error, "'%s': START and END must be non-negative integers "
+    stage_ops_set_error (error, "'%s': START and END must be non-negative integers "
         "(e.g. 0:100)", tok);
     return -1;
   }
   if (span->end < span->start) {
-    set_error (error, "'%s': the end %llu is before the start %llu", tok,
+    stage_ops_set_error (error, "'%s': the end %llu is before the start %llu", tok,
         (unsigned long long) span->end, (unsigned long long) span->start);
     return -1;
   }
   if (span->end == span->start) {
-    set_error (error, "'%s': empty range; ranges are half-open [START, END), "
+    stage_ops_set_error (error, "'%s': empty range; ranges are half-open [START, END), "
         "so END must be greater than START", tok);
     return -1;
   }
@@ -273,17 +274,17 @@ stage_select_parse_ranges (const char *text, uint64_t stride, char **error)
   if (error)
     *error = NULL;
   if (stride == 0) {
-    set_error (error, "stride 0: the stride must be at least 1");
+    stage_ops_set_error (error, "stride 0: the stride must be at least 1");
     return NULL;
   }
-  if (text_is_blank (text))
+  if (stage_ops_text_is_blank (text))
     return stage_select_new_stride (0, stride);
 
   for (p = text; *p; p++)
     n += (*p == ',');
   sel = select_new_spans (n);
   if (sel == NULL) {
-    set_error (error, "out of memory");
+    stage_ops_set_error (error, "out of memory");
     return NULL;
   }
 
@@ -296,7 +297,7 @@ stage_select_parse_ranges (const char *text, uint64_t stride, char **error)
     entry++;
     trim (&s, &len);
     if (len == 0) {
-      set_error (error, "entry %zu is empty (a comma at the start or end, "
+      stage_ops_set_error (error, "entry %zu is empty (a comma at the start or end, "
           "or two commas in a row)", entry);
       stage_select_free (sel);
       return NULL;
@@ -382,20 +383,20 @@ stage_select_parse_indices (const char *text, char **error)
       quote_token (q, sizeof (q), tok, (size_t) (p - tok));
       if (multiline)
         snprintf (where, sizeof (where), " on line %u", line);
-      set_error (error, r == -2 ? "'%s'%s: index too large"
+      stage_ops_set_error (error, r == -2 ? "'%s'%s: index too large"
           : "'%s'%s is not a frame index: expected non-negative integers "
           "separated by commas or spaces (e.g. 0,5,7,29)", q, where);
       free (v);
       return NULL;
     }
     if (push_index (&v, &n, &cap, x) != 0) {
-      set_error (error, "out of memory");
+      stage_ops_set_error (error, "out of memory");
       free (v);
       return NULL;
     }
   }
   if (n == 0) {
-    set_error (error, "no index in the list (expected e.g. 0,5,7,29)");
+    stage_ops_set_error (error, "no index in the list (expected e.g. 0,5,7,29)");
     free (v);
     return NULL;
   }
@@ -407,7 +408,7 @@ stage_select_parse_indices (const char *text, char **error)
 
   sel = calloc (1, sizeof (StageSelect));
   if (sel == NULL) {
-    set_error (error, "out of memory");
+    stage_ops_set_error (error, "out of memory");
     free (v);
     return NULL;
   }
@@ -429,14 +430,14 @@ stage_select_parse_indices_data (const char *data, size_t len, char **error)
   /* A NUL would end the text early and silently drop every index after
    * it: a binary file is refused, saying where it stops being text. */
   if (nul != NULL) {
-    set_error (error, "binary content: a NUL byte at byte offset %llu "
+    stage_ops_set_error (error, "binary content: a NUL byte at byte offset %llu "
         "(expected text: frame indices separated by commas, spaces or "
         "newlines)", (unsigned long long) (nul - data));
     return NULL;
   }
   text = malloc (len + 1);
   if (text == NULL) {
-    set_error (error, "out of memory");
+    stage_ops_set_error (error, "out of memory");
     return NULL;
   }
   memcpy (text, data, len);

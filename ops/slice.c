@@ -1,8 +1,7 @@
 /* Slice partitions and repeat slots; see slice.h for the model. */
 #include "slice.h"
+#include "select-private.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 struct StageSlice
@@ -11,36 +10,6 @@ struct StageSlice
   uint64_t n;                   /* groups, STAGE_SELECT_NONE: no end */
   uint64_t size, stride;        /* size/stride partition */
 };
-
-static void
-set_error (char **error, const char *fmt, ...)
-{
-  va_list ap;
-  int len;
-  char *msg;
-
-  if (error == NULL)
-    return;
-  va_start (ap, fmt);
-  len = vsnprintf (NULL, 0, fmt, ap);
-  va_end (ap);
-  msg = malloc ((size_t) len + 1);
-  if (msg != NULL) {
-    va_start (ap, fmt);
-    vsnprintf (msg, (size_t) len + 1, fmt, ap);
-    va_end (ap);
-  }
-  *error = msg;
-}
-
-static int
-text_is_blank (const char *text)
-{
-  for (; text != NULL && *text; text++)
-    if (*text != ' ' && *text != '\t' && *text != '\n' && *text != '\r')
-      return 0;
-  return 1;
-}
 
 StageSlice *
 stage_slice_parse_ranges (const char *text, uint64_t stride, char **error)
@@ -54,8 +23,8 @@ stage_slice_parse_ranges (const char *text, uint64_t stride, char **error)
     *error = NULL;
   /* blank text would parse as "0:infinity": one endless group, which is no
    * partition at all; say so rather than slice nothing */
-  if (text_is_blank (text)) {
-    set_error (error, "no range given (expected e.g. 0:15,5:25,15:35)");
+  if (stage_ops_text_is_blank (text)) {
+    stage_ops_set_error (error, "no range given (expected e.g. 0:15,5:25,15:35)");
     return NULL;
   }
   sel = stage_select_parse_ranges (text, stride, error);
@@ -65,7 +34,7 @@ stage_slice_parse_ranges (const char *text, uint64_t stride, char **error)
   for (i = 0; i < n; i++) {
     stage_select_get_span (sel, i, &s, &e, &st);
     if (i > 0 && s < prev) {
-      set_error (error, "range %zu (%llu:%llu) starts before range %zu "
+      stage_ops_set_error (error, "range %zu (%llu:%llu) starts before range %zu "
           "(start %llu): groups are read front to back, so their starts "
           "must not decrease; list the ranges in order of their starts",
           i + 1, (unsigned long long) s, (unsigned long long) e, i,
@@ -77,7 +46,7 @@ stage_slice_parse_ranges (const char *text, uint64_t stride, char **error)
   }
   sl = calloc (1, sizeof (StageSlice));
   if (sl == NULL) {
-    set_error (error, "out of memory");
+    stage_ops_set_error (error, "out of memory");
     stage_select_free (sel);
     return NULL;
   }
@@ -94,16 +63,16 @@ stage_slice_new_strided (uint64_t size, uint64_t stride, char **error)
   if (error)
     *error = NULL;
   if (size == 0) {
-    set_error (error, "size 0: a group must hold at least one frame");
+    stage_ops_set_error (error, "size 0: a group must hold at least one frame");
     return NULL;
   }
   if (stride == 0) {
-    set_error (error, "stride 0: the stride must be at least 1");
+    stage_ops_set_error (error, "stride 0: the stride must be at least 1");
     return NULL;
   }
   sl = calloc (1, sizeof (StageSlice));
   if (sl == NULL) {
-    set_error (error, "out of memory");
+    stage_ops_set_error (error, "out of memory");
     return NULL;
   }
   sl->n = STAGE_SELECT_NONE;

@@ -129,6 +129,9 @@ GST_START_TEST (test_errors)
   check_error ("0:15,15:35,5:25", 1, "range 3 (5:25)");
   check_error ("", 1, "no range");
   check_error (NULL, 1, "no range");
+  /* blank as the selection parser sees it, \v and \f included: not an
+   * endless 0:infinity group */
+  check_error (" \v\f\t\n", 1, "no range");
   check_error ("0:5,x", 1, "START:END");
   check_error ("5:3", 1, "before the start");
   check_error ("0:5", 0, "stride");

@@ -160,6 +160,33 @@ GST_START_TEST (test_bad_input)
   assert_contains (err, "Invalid value '5:3' for property 'ranges'");
   g_free (err);
   g_free (desc);
+  /* an indices file is text: a NUL byte is refused, naming where, rather
+   * than ending the list early (stagegather's rule) */
+  bad = g_build_filename (dir, "nul.txt", NULL);
+  fail_unless (g_file_set_contents (bad, "1,2\0" "3", 5, NULL));
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "Invalid property 'indices-file'");
+  assert_contains (err, "NUL byte at byte offset 3");
+  g_free (err);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  /* a long invalid value is quoted shortened, as the selectors do */
+  {
+    gchar *lng = g_strnfill (300, '7');
+
+    desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+        "indices=\"x%s\"", store, lng);
+    err = run_error (desc);
+    assert_contains (err, "for property 'indices'");
+    fail_if (strstr (err, lng) != NULL, "the whole value was quoted: %s",
+        err);
+    g_free (err);
+    g_free (desc);
+    g_free (lng);
+  }
 
   /* mode=error on an existing stream: refused before writing */
   desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "

@@ -313,10 +313,30 @@ render_json (const SpDiff * d, GString * o)
   g_string_append (o, "]}\n");
 }
 
-static const gchar *
-heading (SpFormat f)
+/* A section title: in Markdown a level-3 heading set apart by blank
+ * lines, in text a line of its own. */
+static void
+append_heading (GString * o, SpFormat f, const gchar * title)
 {
-  return f == SP_FORMAT_MARKDOWN ? "\n### " : "";
+  if (f == SP_FORMAT_MARKDOWN)
+    g_string_append_printf (o, "\n### %s\n\n", title);
+  else
+    g_string_append_printf (o, "%s\n", title);
+}
+
+/* The elements of @rows, found in input @which only. */
+static void
+append_only (GString * o, SpFormat f, const gchar * which, GPtrArray * rows)
+{
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    const SpElemRow *r = rows->pdata[i];
+    gchar *tot = sp_fmt (r->total_s, 3);
+    g_string_append_printf (o, "%s only in %s: %s (thread %s, total %s s)\n",
+        f == SP_FORMAT_MARKDOWN ? "-" : " ", which, r->name, r->thread, tot);
+    g_free (tot);
+  }
 }
 
 gchar *
@@ -358,11 +378,8 @@ sp_diff_render (const SpDiff * d, SpFormat f)
       g_string_append_printf (o, "%sNote: the inputs come from different "
           "pipelines (%s / %s); elements are matched by path\n",
           f == SP_FORMAT_MARKDOWN ? "\n" : "", pa, pb);
-    g_string_append_printf (o, "%sElements (ms, Total in s; change of B "
-        "against A; SLOWER/faster: beyond the noise of each element's own "
-        "spread)\n", heading (f));
-    if (f == SP_FORMAT_MARKDOWN)
-      g_string_append_c (o, '\n');
+    append_heading (o, f, "Elements (ms, Total in s; change of B against "
+        "A; SLOWER/faster: beyond the noise of each element's own spread)");
   }
   t = sp_table_new (2, ehdr);
   for (i = 0; i < d->elems->len; i++) {
@@ -405,29 +422,12 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     goto out;
   }
   if (d->only_a->len || d->only_b->len) {
-    g_string_append_printf (o, "%sOnly in one run\n", heading (f));
-    if (f == SP_FORMAT_MARKDOWN)
-      g_string_append_c (o, '\n');
-    for (i = 0; i < d->only_a->len; i++) {
-      const SpElemRow *r = d->only_a->pdata[i];
-      gchar *tot = sp_fmt (r->total_s, 3);
-      g_string_append_printf (o, "%s only in A: %s (thread %s, total %s s)\n",
-          f == SP_FORMAT_MARKDOWN ? "-" : " ", r->name, r->thread, tot);
-      g_free (tot);
-    }
-    for (i = 0; i < d->only_b->len; i++) {
-      const SpElemRow *r = d->only_b->pdata[i];
-      gchar *tot = sp_fmt (r->total_s, 3);
-      g_string_append_printf (o, "%s only in B: %s (thread %s, total %s s)\n",
-          f == SP_FORMAT_MARKDOWN ? "-" : " ", r->name, r->thread, tot);
-      g_free (tot);
-    }
+    append_heading (o, f, "Only in one run");
+    append_only (o, f, "A", d->only_a);
+    append_only (o, f, "B", d->only_b);
   }
   if (d->threads->len) {
-    g_string_append_printf (o, "%sThreads (share of each thread's wall "
-        "time)\n", heading (f));
-    if (f == SP_FORMAT_MARKDOWN)
-      g_string_append_c (o, '\n');
+    append_heading (o, f, "Threads (share of each thread's wall time)");
     t = sp_table_new (1, thdr);
     for (i = 0; i < d->threads->len; i += 2) {
       const SpThreadRow *ta = d->threads->pdata[i], *tb =
@@ -443,9 +443,7 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     sp_table_render (t, f, o);
   }
   if (d->queues->len) {
-    g_string_append_printf (o, "%sQueues\n", heading (f));
-    if (f == SP_FORMAT_MARKDOWN)
-      g_string_append_c (o, '\n');
+    append_heading (o, f, "Queues");
     t = sp_table_new (1, qhdr);
     for (i = 0; i < d->queues->len; i += 2) {
       const SpQueueRow *qa = d->queues->pdata[i], *qb =

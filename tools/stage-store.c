@@ -42,16 +42,22 @@ static GOptionEntry entries[] = {
   {NULL}
 };
 
+/* Prints @err on stderr and clears it, for the next call to use. */
+static void
+report (GError ** err)
+{
+  g_printerr ("stage-store: %s\n", (*err)->message);
+  g_clear_error (err);
+}
+
 static StageStore *
 open_store (const gchar * dir)
 {
   GError *err = NULL;
   StageStore *st = stage_store_open (dir, FALSE, &err);
 
-  if (st == NULL) {
-    g_printerr ("stage-store: %s\n", err->message);
-    g_error_free (err);
-  }
+  if (st == NULL)
+    report (&err);
   return st;
 }
 
@@ -79,8 +85,7 @@ cmd_ls (const gchar * dir)
     return EXIT_WORK_FAILED;
   list = stage_store_list (st, &err);
   if (list == NULL) {
-    g_printerr ("stage-store: %s\n", err->message);
-    g_error_free (err);
+    report (&err);
     stage_store_close (st);
     return EXIT_WORK_FAILED;
   }
@@ -162,8 +167,7 @@ cmd_info (const gchar * dir, const gchar * name)
   info = stage_store_lookup (st, name, &err);
   frames = info ? stage_store_load_frames (st, info, &n, &err) : NULL;
   if (frames == NULL) {
-    g_printerr ("stage-store: %s\n", err->message);
-    g_error_free (err);
+    report (&err);
     stage_stream_info_free (info);
     stage_store_close (st);
     return EXIT_WORK_FAILED;
@@ -214,8 +218,7 @@ cmd_rm (const gchar * dir, gchar ** names)
     if (stage_store_remove (st, *names, &err)) {
       g_printerr ("removed %s\n", *names);
     } else {
-      g_printerr ("stage-store: %s\n", err->message);
-      g_error_free (err);
+      report (&err);
       ret = EXIT_WORK_FAILED;
     }
   }
@@ -237,8 +240,7 @@ cmd_verify (const gchar * dir, gchar ** names)
   if (names == NULL || *names == NULL) {
     list = stage_store_list (st, &err);
     if (list == NULL) {
-      g_printerr ("stage-store: %s\n", err->message);
-      g_error_free (err);
+      report (&err);
       stage_store_close (st);
       return EXIT_WORK_FAILED;
     }
@@ -293,8 +295,7 @@ cmd_gc (const gchar * dir)
     return EXIT_WORK_FAILED;
   orphans = stage_store_orphans (st, &err);
   if (orphans == NULL) {
-    g_printerr ("stage-store: %s\n", err->message);
-    g_error_free (err);
+    report (&err);
     stage_store_close (st);
     return EXIT_WORK_FAILED;
   }
@@ -302,8 +303,7 @@ cmd_gc (const gchar * dir)
     if (stage_store_remove_orphan (st, orphans->pdata[i], &err)) {
       g_print ("removed %s\n", (gchar *) orphans->pdata[i]);
     } else {
-      g_printerr ("stage-store: %s\n", err->message);
-      g_clear_error (&err);
+      report (&err);
       ret = EXIT_WORK_FAILED;
     }
   }

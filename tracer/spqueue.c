@@ -137,6 +137,25 @@ queue_note_max_locked (SpQueue * q)
     q->max_bytes_seen = q->bytes;
 }
 
+/* @n buffers, @bytes in all, the last one with @pts, join the level. */
+static void
+queue_enter_locked (SpQueue * q, guint n, guint64 bytes, GstClockTime pts)
+{
+  q->level += n;
+  q->bytes += bytes;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    q->in_pts = pts;
+}
+
+/* What a full queue held back at its chain goes in. */
+static void
+queue_admit_pending_locked (SpQueue * q)
+{
+  queue_enter_locked (q, q->pending, q->pending_bytes, q->pending_pts);
+  q->pending = 0;
+  q->pending_bytes = 0;
+}
+
 /* A buffer arrives at the queue's chain. When the queue is full it blocks
  * before enqueuing: the buffer only counts once the task took one out. */
 gboolean
@@ -168,10 +187,7 @@ sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
       q->pending_pts = pts;
     }
   } else {
-    q->level += n;
-    q->bytes += bytes;
-    if (GST_CLOCK_TIME_IS_VALID (pts))
-      q->in_pts = pts;
+    queue_enter_locked (q, n, bytes, pts);
     queue_note_max_locked (q);
     emit_counter (r, q, ts);
   }
@@ -191,12 +207,7 @@ sp_queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur)
     guint64 one = q->pending_bytes / q->pending;
 
     queue_advance_locked (q, ts);
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
+    queue_admit_pending_locked (q);
     if (q->level > 0) {
       q->level--;
       q->bytes = (guint64) q->bytes > one ? q->bytes - (gint64) one : 0;
@@ -234,12 +245,7 @@ sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
   if (GST_CLOCK_TIME_IS_VALID (pts))
     q->out_pts = pts;
   if (q->pending && !queue_full_locked (q)) {
-    q->level += q->pending;
-    q->bytes += q->pending_bytes;
-    if (GST_CLOCK_TIME_IS_VALID (q->pending_pts))
-      q->in_pts = q->pending_pts;
-    q->pending = 0;
-    q->pending_bytes = 0;
+    queue_admit_pending_locked (q);
     queue_note_max_locked (q);
   }
   emit_counter (r, q, ts);
