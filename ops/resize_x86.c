@@ -60,10 +60,11 @@ weight_pair (const int16_t * w, int k, int T)
  * width that is not a multiple of the block recomputes an overlapping last
  * block (same bytes again). */
 
-/* Row pointers and weight pairs of up to MAX_FAST_TAPS taps, made once per
+/* Row pointers and weight pairs of up to MAX_FAST_TAPS taps (a 128:1
+ * shrink; more go to the scalar kernel), made once per
  * output row; an odd last tap pairs with itself at weight 0 (exact, and no
  * branch in the column loop). */
-#define MAX_FAST_TAPS 16
+#define MAX_FAST_TAPS 256
 
 #define VPASS_SETUP(IN_T, SET1)                                               \
   const IN_T *rp[MAX_FAST_TAPS + 1];                                          \
