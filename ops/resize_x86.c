@@ -66,11 +66,18 @@ weight_pair (const int16_t * w, int k, int T)
  * branch in the column loop). */
 #define MAX_FAST_TAPS 256
 
-#define VPASS_SETUP(IN_T, SET1)                                               \
+/* The column loop, with np known at compile time for the common tap
+ * counts (switch below): the weights and row pointers then stay in
+ * registers for the whole row. */
+#define VPASS_WRAPPER(ATTR, NAME, IN_T, OUT_T)                                \
+ATTR static void                                                              \
+NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
+    OUT_T * out)                                                              \
+{                                                                             \
   const IN_T *rp[MAX_FAST_TAPS + 1];                                          \
   int32_t wp[MAX_FAST_TAPS / 2];                                              \
   const int np = (T + 1) / 2;                                                 \
-  int x, k;                                                                   \
+  int k;                                                                      \
                                                                               \
   if (T > MAX_FAST_TAPS || n < BLOCK) {                                       \
     FALLBACK (rows, w, T, n, out);                                            \
@@ -80,15 +87,34 @@ weight_pair (const int16_t * w, int k, int T)
     rp[k] = rows[k];                                                          \
   rp[T] = rows[T - 1];                                                        \
   for (k = 0; k < np; k++)                                                    \
-    wp[k] = weight_pair (w, 2 * k, T);
+    wp[k] = weight_pair (w, 2 * k, T);                                        \
+  switch (np) {                                                               \
+    case 1:                                                                   \
+      NAME##_body (rp, wp, 1, n, out);                                        \
+      break;                                                                  \
+    case 2:                                                                   \
+      NAME##_body (rp, wp, 2, n, out);                                        \
+      break;                                                                  \
+    case 3:                                                                   \
+      NAME##_body (rp, wp, 3, n, out);                                        \
+      break;                                                                  \
+    case 4:                                                                   \
+      NAME##_body (rp, wp, 4, n, out);                                        \
+      break;                                                                  \
+    default:                                                                  \
+      NAME##_body (rp, wp, np, n, out);                                       \
+      break;                                                                  \
+  }                                                                           \
+}
 
 #define VPASS_SSE41(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                   \
-SSE41 static void                                                             \
-NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
-    OUT_T * out)                                                              \
+SSE41_INLINE void                                                             \
+NAME##_body (const IN_T * const *rp, const int32_t * wp, const int np,       \
+    int n, OUT_T * out)                                                       \
 {                                                                             \
   const __m128i round = _mm_set1_epi32 (ROUND);                               \
-  VPASS_SETUP (IN_T, _mm_set1_epi32);                                         \
+  int x, k;                                                                   \
+                                                                              \
   for (x = 0; x < n; x += BLOCK) {                                            \
     __m128i a0 = round, a1 = round, a2 = round, a3 = round;                   \
     if (x > n - BLOCK)                                                        \
@@ -109,7 +135,8 @@ NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
     }                                                                         \
     FINISH;                                                                   \
   }                                                                           \
-}
+}                                                                             \
+VPASS_WRAPPER (SSE41, NAME, IN_T, OUT_T)
 
 #define BLOCK 16
 #define FALLBACK stage_resize_vpass_u8_scalar
@@ -467,12 +494,13 @@ load_s16x16 (const int16_t * p)
 }
 
 #define VPASS_AVX2(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                    \
-AVX2 static void                                                              \
-NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
-    OUT_T * out)                                                              \
+AVX2_INLINE void                                                              \
+NAME##_body (const IN_T * const *rp, const int32_t * wp, const int np,       \
+    int n, OUT_T * out)                                                       \
 {                                                                             \
   const __m256i round = _mm256_set1_epi32 (ROUND);                            \
-  VPASS_SETUP (IN_T, _mm256_set1_epi32);                                      \
+  int x, k;                                                                   \
+                                                                              \
   for (x = 0; x < n; x += BLOCK) {                                            \
     __m256i a0 = round, a1 = round, a2 = round, a3 = round;                   \
     if (x > n - BLOCK)                                                        \
@@ -493,7 +521,8 @@ NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
     }                                                                         \
     FINISH;                                                                   \
   }                                                                           \
-}
+}                                                                             \
+VPASS_WRAPPER (AVX2, NAME, IN_T, OUT_T)
 
 #undef BLOCK
 #undef FALLBACK
