@@ -633,6 +633,44 @@ hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
   hpass_s16_c1_sse41 (src, t, out, x);
 }
 
+/* C = 2 (NV12's chroma), four taps: outputs x and x+1 share a register;
+ * a byte shuffle makes (c0 c0 c1 c1) tap pairs as in dot_c2, and the two
+ * pairs of partial sums of a channel are added across 64-bit halves. */
+AVX2_INLINE __m256i
+dot2_c2_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
+{
+  const __m256i order = _mm256_setr_epi8 (0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12,
+      13, 10, 11, 14, 15, 0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14,
+      15);
+  __m256i v = _mm256_shuffle_epi8 (load2x128 (src + (size_t) t->start[x] * 2,
+          src + (size_t) t->start[x + 1] * 2), order);
+  /* (x: w0..w3 w0..w3 | x+1: w0..w3 w0..w3), then (w01 w01 w23 w23) */
+  __m256i w = _mm256_permute4x64_epi64 (_mm256_castsi128_si256
+      (_mm_loadu_si128 ((const __m128i *) (t->weights + (size_t) x * 4))),
+      _MM_SHUFFLE (1, 1, 0, 0));
+  __m256i m = _mm256_madd_epi16 (v, _mm256_unpacklo_epi32 (w, w));
+
+  /* lanes: c0 taps 0-1, c1 taps 0-1, c0 taps 2-3, c1 taps 2-3 */
+  return _mm256_add_epi32 (m, _mm256_shuffle_epi32 (m, _MM_SHUFFLE (1, 0, 3,
+              2)));
+}
+
+AVX2 static void
+hpass_s16_c2_t4_avx2 (const int16_t * src, const StageResizeTaps * t,
+    uint8_t * out)
+{
+  int x;
+
+  for (x = 0; x + 4 <= t->out_size; x += 4) {
+    /* (x, x+2 | x+1, x+3) in 64-bit units after the unpack */
+    __m256i s = _mm256_unpacklo_epi64 (dot2_c2_taps4 (src, t, x),
+        dot2_c2_taps4 (src, t, x + 2));
+    store8_u8 (out + x * 2, _mm256_permute4x64_epi64 (s, _MM_SHUFFLE (3, 1,
+                2, 0)));
+  }
+  hpass_s16_c2_sse41 (src, t, out, x);
+}
+
 AVX2 static void
 hpass_s16_avx2 (const int16_t * src, const StageResizeTaps * t, int C,
     uint8_t * out)
@@ -641,6 +679,8 @@ hpass_s16_avx2 (const int16_t * src, const StageResizeTaps * t, int C,
 
   if (C == 1 && T % 4 == 0)
     hpass_s16_c1_avx2 (src, t, out);
+  else if (C == 2 && T == 4)
+    hpass_s16_c2_t4_avx2 (src, t, out);
   else if (C == 2 && T % 4 == 0)
     hpass_s16_c2_sse41 (src, t, out, 0);
   else if (C == 3 && T % 2 == 0)
