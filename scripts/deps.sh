@@ -9,6 +9,8 @@ gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
 # Tests add the Python bindings (PyGObject example) and ffmpeg (reference).
 STAGES_TEST_PACKAGES="python3 python3-gi gir1.2-gstreamer-1.0 python3-gst-1.0 ffmpeg"
+# bench/resize.sh compares with libyuv and swscale in process.
+STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind"
 
 stages_missing_packages () {
   local missing="" p
