@@ -557,30 +557,37 @@ load2x128 (const void *lo, const void *hi)
 }
 
 /* Q6 in, bytes out, C = 1, taps a multiple of 8: outputs x and x+1 share a
- * register; eight outputs are reduced with three hadds, one permute. */
+ * register; eight outputs are reduced with three hadds, one permute. The
+ * tap tables come in as restrict locals: through the StageResizeTaps
+ * pointer the compiler would reload them after every store. */
 AVX2_INLINE __m256i
-dot2_taps8 (const int16_t * src, const StageResizeTaps * t, int x)
+dot2_taps8 (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w, int T)
 {
-  const int T = t->n_taps;
-  const int16_t *s0 = src + t->start[x], *s1 = src + t->start[x + 1];
-  const int16_t *w = t->weights + (size_t) x * T;
+  const int16_t *s0 = src + st[0], *s1 = src + st[1];
   __m256i acc = _mm256_setzero_si256 ();
   int k;
 
-  if (T == 8)
-    return _mm256_madd_epi16 (load2x128 (s0, s1),
-        _mm256_loadu_si256 ((const __m256i *) w));
   for (k = 0; k < T; k += 8)
     acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (load2x128 (s0 + k,
                 s1 + k), load2x128 (w + k, w + T + k)));
   return acc;
 }
 
+/* Exactly 8 taps (3:1 bilinear): the weights of two outputs are one load. */
+AVX2_INLINE __m256i
+dot2_taps8_exact (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w)
+{
+  return _mm256_madd_epi16 (load2x128 (src + st[0], src + st[1]),
+      _mm256_loadu_si256 ((const __m256i *) w));
+}
+
 /* Taps = 4: four outputs per register, their weights one load. */
 AVX2_INLINE __m256i
-dot4_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
+dot4_taps4 (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w)
 {
-  const int32_t *st = t->start + x;
   __m128i lo = _mm_loadl_epi64 ((const __m128i *) (src + st[0]));
   __m128i hi = _mm_loadl_epi64 ((const __m128i *) (src + st[2]));
 
@@ -589,8 +596,7 @@ dot4_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
   hi = _mm_castpd_si128 (_mm_loadh_pd (_mm_castsi128_pd (hi),
           (const double *) (src + st[3])));
   return _mm256_madd_epi16 (_mm256_inserti128_si256 (_mm256_castsi128_si256
-          (lo), hi, 1), _mm256_loadu_si256 ((const __m256i *) (t->weights +
-              (size_t) x * 4)));
+          (lo), hi, 1), _mm256_loadu_si256 ((const __m256i *) w));
 }
 
 AVX2_INLINE void
@@ -607,28 +613,43 @@ store8_u8 (uint8_t * out, __m256i v)
 
 AVX2 static void
 hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * out)
+    uint8_t * restrict out)
 {
-  const int T = t->n_taps;
+  const int T = t->n_taps, n = t->out_size;
+  const int32_t *restrict st = t->start;
+  const int16_t *restrict wt = t->weights;
+  /* hadd of pairs leaves (x0 x2 x4 x6 | x1 x3 x5 x7) */
+  const __m256i pairs = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  /* hadd of quads leaves (x0 x1 x4 x5 | x2 x3 x6 x7) */
+  const __m256i quads = _mm256_setr_epi32 (0, 1, 4, 5, 2, 3, 6, 7);
   int x = 0;
 
-  if (T % 8 == 0) {
-    /* hadd leaves (x0 x2 x4 x6 | x1 x3 x5 x7). */
-    const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
-    for (; x + 8 <= t->out_size; x += 8) {
-      __m256i ab = _mm256_hadd_epi32 (dot2_taps8 (src, t, x),
-          dot2_taps8 (src, t, x + 2));
-      __m256i cd = _mm256_hadd_epi32 (dot2_taps8 (src, t, x + 4),
-          dot2_taps8 (src, t, x + 6));
+  if (T == 8) {
+    for (; x + 8 <= n; x += 8) {
+      const int16_t *w = wt + (size_t) x * 8;
+      __m256i ab = _mm256_hadd_epi32 (dot2_taps8_exact (src, st + x, w),
+          dot2_taps8_exact (src, st + x + 2, w + 16));
+      __m256i cd = _mm256_hadd_epi32 (dot2_taps8_exact (src, st + x + 4,
+              w + 32), dot2_taps8_exact (src, st + x + 6, w + 48));
       store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32 (ab,
-                  cd), order));
+                  cd), pairs));
+    }
+  } else if (T % 8 == 0) {
+    for (; x + 8 <= n; x += 8) {
+      const int16_t *w = wt + (size_t) x * T;
+      __m256i ab = _mm256_hadd_epi32 (dot2_taps8 (src, st + x, w, T),
+          dot2_taps8 (src, st + x + 2, w + 2 * T, T));
+      __m256i cd = _mm256_hadd_epi32 (dot2_taps8 (src, st + x + 4,
+              w + 4 * T, T), dot2_taps8 (src, st + x + 6, w + 6 * T, T));
+      store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32 (ab,
+                  cd), pairs));
     }
   } else if (T == 4) {
-    /* hadd leaves (x0 x1 x4 x5 | x2 x3 x6 x7). */
-    const __m256i order = _mm256_setr_epi32 (0, 1, 4, 5, 2, 3, 6, 7);
-    for (; x + 8 <= t->out_size; x += 8)
+    for (; x + 8 <= n; x += 8)
       store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32
-              (dot4_taps4 (src, t, x), dot4_taps4 (src, t, x + 4)), order));
+              (dot4_taps4 (src, st + x, wt + (size_t) x * 4),
+                  dot4_taps4 (src, st + x + 4, wt + (size_t) x * 4 + 16)),
+              quads));
   }
   hpass_s16_c1_sse41 (src, t, out, x);
 }
