@@ -21,6 +21,13 @@
 #define AVX2_INLINE static inline __attribute__((always_inline, \
       target ("avx2")))
 
+/* The tap tables as restrict locals: read through the StageResizeTaps
+ * pointer, GCC reloads them after every store to the output. */
+#define TAPS_LOCALS(t)                                                        \
+  const int32_t *restrict const t_start = (t)->start;                         \
+  const int16_t *restrict const t_weights = (t)->weights;                     \
+  const int t_out = (t)->out_size
+
 /* ---- SSE4.1 helpers ---------------------------------------------------- */
 
 SSE41_INLINE __m128i
@@ -173,12 +180,13 @@ SSE41_INLINE void
 hpass_u8_c1_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + t->start[x];
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + t_start[x];
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = _mm_setzero_si128 ();
     for (k = 0; k + 8 <= T; k += 8)
       acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x8 (s + k),
@@ -197,12 +205,13 @@ SSE41_INLINE void
 hpass_u8_c2_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 2;
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + (size_t) t_start[x] * 2;
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = _mm_setzero_si128 ();
     for (k = 0; k < T; k += 4) {
       __m128i v = load_u8x8 (s + k * 2);
@@ -224,13 +233,14 @@ SSE41_INLINE void
 hpass_u8_c4_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT1 - 1));
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 4;
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + (size_t) t_start[x] * 4;
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = round;
     for (k = 0; k < T; k += 2) {
       __m128i v = load_u8x8 (s + k * 4);
@@ -292,15 +302,16 @@ SSE41_INLINE void
 hpass_s16_c1_sse41 (const int16_t * src, const StageResizeTaps * t,
     uint8_t * out, int x)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
 
-  for (; x + 4 <= t->out_size; x += 4) {
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i a = dot_taps (src + t->start[x], w, T);
-    __m128i b = dot_taps (src + t->start[x + 1], w + T, T);
-    __m128i c = dot_taps (src + t->start[x + 2], w + 2 * T, T);
-    __m128i d = dot_taps (src + t->start[x + 3], w + 3 * T, T);
+  for (; x + 4 <= t_out; x += 4) {
+    const int16_t *w = t_weights + (size_t) x * T;
+    __m128i a = dot_taps (src + t_start[x], w, T);
+    __m128i b = dot_taps (src + t_start[x + 1], w + T, T);
+    __m128i c = dot_taps (src + t_start[x + 2], w + 2 * T, T);
+    __m128i d = dot_taps (src + t_start[x + 3], w + 3 * T, T);
     __m128i v = _mm_hadd_epi32 (_mm_hadd_epi32 (a, b), _mm_hadd_epi32 (c,
             d));
     uint32_t packed;
@@ -310,8 +321,8 @@ hpass_s16_c1_sse41 (const int16_t * src, const StageResizeTaps * t,
     packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
     memcpy (out + x, &packed, 4);
   }
-  for (; x < t->out_size; x++) {
-    __m128i a = dot_taps (src + t->start[x], t->weights + (size_t) x * T, T);
+  for (; x < t_out; x++) {
+    __m128i a = dot_taps (src + t_start[x], t_weights + (size_t) x * T, T);
     a = _mm_hadd_epi32 (a, a);
     a = _mm_hadd_epi32 (a, a);
     out[x] = u8_of (_mm_cvtsi128_si32 (a));
@@ -342,13 +353,14 @@ SSE41_INLINE void
 hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
     uint8_t * out, int x)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
 
-  for (; x + 2 <= t->out_size; x += 2) {
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2, w, T);
-    __m128i b = dot_c2 (src + (size_t) t->start[x + 1] * 2, w + T, T);
+  for (; x + 2 <= t_out; x += 2) {
+    const int16_t *w = t_weights + (size_t) x * T;
+    __m128i a = dot_c2 (src + (size_t) t_start[x] * 2, w, T);
+    __m128i b = dot_c2 (src + (size_t) t_start[x + 1] * 2, w + T, T);
     __m128i v = _mm_unpacklo_epi64 (a, b);
     uint32_t packed;
 
@@ -357,9 +369,9 @@ hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
     packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
     memcpy (out + x * 2, &packed, 4);
   }
-  for (; x < t->out_size; x++) {
-    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2,
-        t->weights + (size_t) x * T, T);
+  for (; x < t_out; x++) {
+    __m128i a = dot_c2 (src + (size_t) t_start[x] * 2,
+        t_weights + (size_t) x * T, T);
     out[x * 2] = u8_of (_mm_cvtsi128_si32 (a));
     out[x * 2 + 1] = u8_of (_mm_cvtsi128_si32 (_mm_srli_si128 (a, 4)));
   }
@@ -373,13 +385,14 @@ hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
 SSE41_INLINE void                                                             \
 NAME (const int16_t * src, const StageResizeTaps * t, uint8_t * out)          \
 {                                                                             \
+  TAPS_LOCALS (t);                                                            \
   const int T = t->n_taps;                                                    \
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));                   \
   int x, k;                                                                   \
                                                                               \
-  for (x = 0; x < t->out_size; x++) {                                         \
-    const int16_t *s = src + (size_t) t->start[x] * C;                        \
-    const int16_t *w = t->weights + (size_t) x * T;                           \
+  for (x = 0; x < t_out; x++) {                                         \
+    const int16_t *s = src + (size_t) t_start[x] * C;                        \
+    const int16_t *w = t_weights + (size_t) x * T;                           \
     __m128i acc = round;                                                      \
     uint32_t packed;                                                          \
     for (k = 0; k < T; k += 2) {                                              \
@@ -658,16 +671,17 @@ hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
  * a byte shuffle makes (c0 c0 c1 c1) tap pairs as in dot_c2, and the two
  * pairs of partial sums of a channel are added across 64-bit halves. */
 AVX2_INLINE __m256i
-dot2_c2_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
+dot2_c2_taps4 (const int16_t * src, const int32_t * restrict t_start,
+    const int16_t * restrict t_weights, int x)
 {
   const __m256i order = _mm256_setr_epi8 (0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12,
       13, 10, 11, 14, 15, 0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14,
       15);
-  __m256i v = _mm256_shuffle_epi8 (load2x128 (src + (size_t) t->start[x] * 2,
-          src + (size_t) t->start[x + 1] * 2), order);
+  __m256i v = _mm256_shuffle_epi8 (load2x128 (src + (size_t) t_start[x] * 2,
+          src + (size_t) t_start[x + 1] * 2), order);
   /* (x: w0..w3 w0..w3 | x+1: w0..w3 w0..w3), then (w01 w01 w23 w23) */
   __m256i w = _mm256_permute4x64_epi64 (_mm256_castsi128_si256
-      (_mm_loadu_si128 ((const __m128i *) (t->weights + (size_t) x * 4))),
+      (_mm_loadu_si128 ((const __m128i *) (t_weights + (size_t) x * 4))),
       _MM_SHUFFLE (1, 1, 0, 0));
   __m256i m = _mm256_madd_epi16 (v, _mm256_unpacklo_epi32 (w, w));
 
@@ -680,12 +694,13 @@ AVX2 static void
 hpass_s16_c2_t4_avx2 (const int16_t * src, const StageResizeTaps * t,
     uint8_t * out)
 {
+  TAPS_LOCALS (t);
   int x;
 
-  for (x = 0; x + 4 <= t->out_size; x += 4) {
+  for (x = 0; x + 4 <= t_out; x += 4) {
     /* (x, x+2 | x+1, x+3) in 64-bit units after the unpack */
-    __m256i s = _mm256_unpacklo_epi64 (dot2_c2_taps4 (src, t, x),
-        dot2_c2_taps4 (src, t, x + 2));
+    __m256i s = _mm256_unpacklo_epi64 (dot2_c2_taps4 (src, t_start, t_weights, x),
+        dot2_c2_taps4 (src, t_start, t_weights, x + 2));
     store8_u8 (out + x * 2, _mm256_permute4x64_epi64 (s, _MM_SHUFFLE (3, 1,
                 2, 0)));
   }
@@ -737,26 +752,27 @@ AVX2 static void
 hpass_u8_c4_t2_avx2 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const __m256i first = _mm256_setr_epi32 (0, 0, 0, 0, 1, 1, 1, 1);
   const __m256i second = _mm256_setr_epi32 (2, 2, 2, 2, 3, 3, 3, 3);
   int x;
 
-  for (x = 0; x + 4 <= t->out_size; x += 4) {
+  for (x = 0; x + 4 <= t_out; x += 4) {
     /* Weights of the four outputs: one (w0, w1) pair each. */
     __m256i w = _mm256_castsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            (t->weights + (size_t) x * 2)));
-    __m256i a = c4_t2_pair (src, t->start + x,
+            (t_weights + (size_t) x * 2)));
+    __m256i a = c4_t2_pair (src, t_start + x,
         _mm256_permutevar8x32_epi32 (w, first));
-    __m256i b = c4_t2_pair (src, t->start + x + 2,
+    __m256i b = c4_t2_pair (src, t_start + x + 2,
         _mm256_permutevar8x32_epi32 (w, second));
     /* packs leaves (x, x+2 | x+1, x+3). */
     _mm256_storeu_si256 ((__m256i *) (out + x * 4),
         _mm256_permute4x64_epi64 (_mm256_packs_epi32 (a, b),
             _MM_SHUFFLE (3, 1, 2, 0)));
   }
-  if (x < t->out_size) {
+  if (x < t_out) {
     StageResizeTaps rest = *t;
-    rest.out_size = t->out_size - x;
+    rest.out_size = t_out - x;
     rest.start = t->start + x;
     rest.weights = t->weights + (size_t) x * 2;
     hpass_u8_c4_sse41 (src, &rest, out + x * 4);
