@@ -45,6 +45,11 @@ IN_FRAMES=${IN_FRAMES:-4}
 IN_REPS=${IN_REPS:-5}
 RB=$WORK/resize-bench
 CC=${CC:-cc}
+if [ ! -e /usr/include/libyuv.h ] || ! pkg-config --exists libswscale libavutil; then
+  echo "bench/resize.sh needs libyuv and swscale headers:" \
+    "apt-get install libyuv-dev libswscale-dev (STAGES_BENCH_PACKAGES in scripts/deps.sh)" >&2
+  exit 1
+fi
 for f in resize resize_scalar resize_x86 resize_neon; do
   $CC -O3 -g -c "ops/$f.c" -o "$WORK/$f.o"
 done

@@ -21,6 +21,13 @@
 #define AVX2_INLINE static inline __attribute__((always_inline, \
       target ("avx2")))
 
+/* The tap tables as restrict locals: read through the StageResizeTaps
+ * pointer, GCC reloads them after every store to the output. */
+#define TAPS_LOCALS(t)                                                        \
+  const int32_t *restrict const t_start = (t)->start;                         \
+  const int16_t *restrict const t_weights = (t)->weights;                     \
+  const int t_out = (t)->out_size
+
 /* ---- SSE4.1 helpers ---------------------------------------------------- */
 
 SSE41_INLINE __m128i
@@ -60,16 +67,24 @@ weight_pair (const int16_t * w, int k, int T)
  * width that is not a multiple of the block recomputes an overlapping last
  * block (same bytes again). */
 
-/* Row pointers and weight pairs of up to MAX_FAST_TAPS taps, made once per
+/* Row pointers and weight pairs of up to MAX_FAST_TAPS taps (a 128:1
+ * shrink; more go to the scalar kernel), made once per
  * output row; an odd last tap pairs with itself at weight 0 (exact, and no
  * branch in the column loop). */
-#define MAX_FAST_TAPS 16
+#define MAX_FAST_TAPS 256
 
-#define VPASS_SETUP(IN_T, SET1)                                               \
+/* The column loop, with np known at compile time for the common tap
+ * counts (switch below): the weights and row pointers then stay in
+ * registers for the whole row. */
+#define VPASS_WRAPPER(ATTR, NAME, IN_T, OUT_T)                                \
+ATTR static void                                                              \
+NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
+    OUT_T * out)                                                              \
+{                                                                             \
   const IN_T *rp[MAX_FAST_TAPS + 1];                                          \
   int32_t wp[MAX_FAST_TAPS / 2];                                              \
   const int np = (T + 1) / 2;                                                 \
-  int x, k;                                                                   \
+  int k;                                                                      \
                                                                               \
   if (T > MAX_FAST_TAPS || n < BLOCK) {                                       \
     FALLBACK (rows, w, T, n, out);                                            \
@@ -79,15 +94,34 @@ weight_pair (const int16_t * w, int k, int T)
     rp[k] = rows[k];                                                          \
   rp[T] = rows[T - 1];                                                        \
   for (k = 0; k < np; k++)                                                    \
-    wp[k] = weight_pair (w, 2 * k, T);
+    wp[k] = weight_pair (w, 2 * k, T);                                        \
+  switch (np) {                                                               \
+    case 1:                                                                   \
+      NAME##_body (rp, wp, 1, n, out);                                        \
+      break;                                                                  \
+    case 2:                                                                   \
+      NAME##_body (rp, wp, 2, n, out);                                        \
+      break;                                                                  \
+    case 3:                                                                   \
+      NAME##_body (rp, wp, 3, n, out);                                        \
+      break;                                                                  \
+    case 4:                                                                   \
+      NAME##_body (rp, wp, 4, n, out);                                        \
+      break;                                                                  \
+    default:                                                                  \
+      NAME##_body (rp, wp, np, n, out);                                       \
+      break;                                                                  \
+  }                                                                           \
+}
 
 #define VPASS_SSE41(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                   \
-SSE41 static void                                                             \
-NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
-    OUT_T * out)                                                              \
+SSE41_INLINE void                                                             \
+NAME##_body (const IN_T * const *rp, const int32_t * wp, const int np,       \
+    int n, OUT_T * out)                                                       \
 {                                                                             \
   const __m128i round = _mm_set1_epi32 (ROUND);                               \
-  VPASS_SETUP (IN_T, _mm_set1_epi32);                                         \
+  int x, k;                                                                   \
+                                                                              \
   for (x = 0; x < n; x += BLOCK) {                                            \
     __m128i a0 = round, a1 = round, a2 = round, a3 = round;                   \
     if (x > n - BLOCK)                                                        \
@@ -108,7 +142,8 @@ NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
     }                                                                         \
     FINISH;                                                                   \
   }                                                                           \
-}
+}                                                                             \
+VPASS_WRAPPER (SSE41, NAME, IN_T, OUT_T)
 
 #define BLOCK 16
 #define FALLBACK stage_resize_vpass_u8_scalar
@@ -145,12 +180,13 @@ SSE41_INLINE void
 hpass_u8_c1_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + t->start[x];
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + t_start[x];
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = _mm_setzero_si128 ();
     for (k = 0; k + 8 <= T; k += 8)
       acc = _mm_add_epi32 (acc, _mm_madd_epi16 (load_u8x8 (s + k),
@@ -169,12 +205,13 @@ SSE41_INLINE void
 hpass_u8_c2_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 2;
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + (size_t) t_start[x] * 2;
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = _mm_setzero_si128 ();
     for (k = 0; k < T; k += 4) {
       __m128i v = load_u8x8 (s + k * 2);
@@ -196,13 +233,14 @@ SSE41_INLINE void
 hpass_u8_c4_sse41 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT1 - 1));
   int x, k;
 
-  for (x = 0; x < t->out_size; x++) {
-    const uint8_t *s = src + (size_t) t->start[x] * 4;
-    const int16_t *w = t->weights + (size_t) x * T;
+  for (x = 0; x < t_out; x++) {
+    const uint8_t *s = src + (size_t) t_start[x] * 4;
+    const int16_t *w = t_weights + (size_t) x * T;
     __m128i acc = round;
     for (k = 0; k < T; k += 2) {
       __m128i v = load_u8x8 (s + k * 4);
@@ -264,15 +302,16 @@ SSE41_INLINE void
 hpass_s16_c1_sse41 (const int16_t * src, const StageResizeTaps * t,
     uint8_t * out, int x)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
 
-  for (; x + 4 <= t->out_size; x += 4) {
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i a = dot_taps (src + t->start[x], w, T);
-    __m128i b = dot_taps (src + t->start[x + 1], w + T, T);
-    __m128i c = dot_taps (src + t->start[x + 2], w + 2 * T, T);
-    __m128i d = dot_taps (src + t->start[x + 3], w + 3 * T, T);
+  for (; x + 4 <= t_out; x += 4) {
+    const int16_t *w = t_weights + (size_t) x * T;
+    __m128i a = dot_taps (src + t_start[x], w, T);
+    __m128i b = dot_taps (src + t_start[x + 1], w + T, T);
+    __m128i c = dot_taps (src + t_start[x + 2], w + 2 * T, T);
+    __m128i d = dot_taps (src + t_start[x + 3], w + 3 * T, T);
     __m128i v = _mm_hadd_epi32 (_mm_hadd_epi32 (a, b), _mm_hadd_epi32 (c,
             d));
     uint32_t packed;
@@ -282,8 +321,8 @@ hpass_s16_c1_sse41 (const int16_t * src, const StageResizeTaps * t,
     packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
     memcpy (out + x, &packed, 4);
   }
-  for (; x < t->out_size; x++) {
-    __m128i a = dot_taps (src + t->start[x], t->weights + (size_t) x * T, T);
+  for (; x < t_out; x++) {
+    __m128i a = dot_taps (src + t_start[x], t_weights + (size_t) x * T, T);
     a = _mm_hadd_epi32 (a, a);
     a = _mm_hadd_epi32 (a, a);
     out[x] = u8_of (_mm_cvtsi128_si32 (a));
@@ -314,13 +353,14 @@ SSE41_INLINE void
 hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
     uint8_t * out, int x)
 {
+  TAPS_LOCALS (t);
   const int T = t->n_taps;
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));
 
-  for (; x + 2 <= t->out_size; x += 2) {
-    const int16_t *w = t->weights + (size_t) x * T;
-    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2, w, T);
-    __m128i b = dot_c2 (src + (size_t) t->start[x + 1] * 2, w + T, T);
+  for (; x + 2 <= t_out; x += 2) {
+    const int16_t *w = t_weights + (size_t) x * T;
+    __m128i a = dot_c2 (src + (size_t) t_start[x] * 2, w, T);
+    __m128i b = dot_c2 (src + (size_t) t_start[x + 1] * 2, w + T, T);
     __m128i v = _mm_unpacklo_epi64 (a, b);
     uint32_t packed;
 
@@ -329,9 +369,9 @@ hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
     packed = (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, v));
     memcpy (out + x * 2, &packed, 4);
   }
-  for (; x < t->out_size; x++) {
-    __m128i a = dot_c2 (src + (size_t) t->start[x] * 2,
-        t->weights + (size_t) x * T, T);
+  for (; x < t_out; x++) {
+    __m128i a = dot_c2 (src + (size_t) t_start[x] * 2,
+        t_weights + (size_t) x * T, T);
     out[x * 2] = u8_of (_mm_cvtsi128_si32 (a));
     out[x * 2 + 1] = u8_of (_mm_cvtsi128_si32 (_mm_srli_si128 (a, 4)));
   }
@@ -345,13 +385,14 @@ hpass_s16_c2_sse41 (const int16_t * src, const StageResizeTaps * t,
 SSE41_INLINE void                                                             \
 NAME (const int16_t * src, const StageResizeTaps * t, uint8_t * out)          \
 {                                                                             \
+  TAPS_LOCALS (t);                                                            \
   const int T = t->n_taps;                                                    \
   const __m128i round = _mm_set1_epi32 (1 << (SHIFT2 - 1));                   \
   int x, k;                                                                   \
                                                                               \
-  for (x = 0; x < t->out_size; x++) {                                         \
-    const int16_t *s = src + (size_t) t->start[x] * C;                        \
-    const int16_t *w = t->weights + (size_t) x * T;                           \
+  for (x = 0; x < t_out; x++) {                                         \
+    const int16_t *s = src + (size_t) t_start[x] * C;                        \
+    const int16_t *w = t_weights + (size_t) x * T;                           \
     __m128i acc = round;                                                      \
     uint32_t packed;                                                          \
     for (k = 0; k < T; k += 2) {                                              \
@@ -466,12 +507,13 @@ load_s16x16 (const int16_t * p)
 }
 
 #define VPASS_AVX2(NAME, IN_T, LOAD, OUT_T, ROUND, FINISH)                    \
-AVX2 static void                                                              \
-NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
-    OUT_T * out)                                                              \
+AVX2_INLINE void                                                              \
+NAME##_body (const IN_T * const *rp, const int32_t * wp, const int np,       \
+    int n, OUT_T * out)                                                       \
 {                                                                             \
   const __m256i round = _mm256_set1_epi32 (ROUND);                            \
-  VPASS_SETUP (IN_T, _mm256_set1_epi32);                                      \
+  int x, k;                                                                   \
+                                                                              \
   for (x = 0; x < n; x += BLOCK) {                                            \
     __m256i a0 = round, a1 = round, a2 = round, a3 = round;                   \
     if (x > n - BLOCK)                                                        \
@@ -492,7 +534,8 @@ NAME (const IN_T * const *rows, const int16_t * w, int T, int n,             \
     }                                                                         \
     FINISH;                                                                   \
   }                                                                           \
-}
+}                                                                             \
+VPASS_WRAPPER (AVX2, NAME, IN_T, OUT_T)
 
 #undef BLOCK
 #undef FALLBACK
@@ -527,30 +570,37 @@ load2x128 (const void *lo, const void *hi)
 }
 
 /* Q6 in, bytes out, C = 1, taps a multiple of 8: outputs x and x+1 share a
- * register; eight outputs are reduced with three hadds, one permute. */
+ * register; eight outputs are reduced with three hadds, one permute. The
+ * tap tables come in as restrict locals: through the StageResizeTaps
+ * pointer the compiler would reload them after every store. */
 AVX2_INLINE __m256i
-dot2_taps8 (const int16_t * src, const StageResizeTaps * t, int x)
+dot2_taps8 (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w, int T)
 {
-  const int T = t->n_taps;
-  const int16_t *s0 = src + t->start[x], *s1 = src + t->start[x + 1];
-  const int16_t *w = t->weights + (size_t) x * T;
+  const int16_t *s0 = src + st[0], *s1 = src + st[1];
   __m256i acc = _mm256_setzero_si256 ();
   int k;
 
-  if (T == 8)
-    return _mm256_madd_epi16 (load2x128 (s0, s1),
-        _mm256_loadu_si256 ((const __m256i *) w));
   for (k = 0; k < T; k += 8)
     acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (load2x128 (s0 + k,
                 s1 + k), load2x128 (w + k, w + T + k)));
   return acc;
 }
 
+/* Exactly 8 taps (3:1 bilinear): the weights of two outputs are one load. */
+AVX2_INLINE __m256i
+dot2_taps8_exact (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w)
+{
+  return _mm256_madd_epi16 (load2x128 (src + st[0], src + st[1]),
+      _mm256_loadu_si256 ((const __m256i *) w));
+}
+
 /* Taps = 4: four outputs per register, their weights one load. */
 AVX2_INLINE __m256i
-dot4_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
+dot4_taps4 (const int16_t * src, const int32_t * restrict st,
+    const int16_t * restrict w)
 {
-  const int32_t *st = t->start + x;
   __m128i lo = _mm_loadl_epi64 ((const __m128i *) (src + st[0]));
   __m128i hi = _mm_loadl_epi64 ((const __m128i *) (src + st[2]));
 
@@ -559,8 +609,7 @@ dot4_taps4 (const int16_t * src, const StageResizeTaps * t, int x)
   hi = _mm_castpd_si128 (_mm_loadh_pd (_mm_castsi128_pd (hi),
           (const double *) (src + st[3])));
   return _mm256_madd_epi16 (_mm256_inserti128_si256 (_mm256_castsi128_si256
-          (lo), hi, 1), _mm256_loadu_si256 ((const __m256i *) (t->weights +
-              (size_t) x * 4)));
+          (lo), hi, 1), _mm256_loadu_si256 ((const __m256i *) w));
 }
 
 AVX2_INLINE void
@@ -577,41 +626,105 @@ store8_u8 (uint8_t * out, __m256i v)
 
 AVX2 static void
 hpass_s16_c1_avx2 (const int16_t * src, const StageResizeTaps * t,
-    uint8_t * out)
+    uint8_t * restrict out)
 {
-  const int T = t->n_taps;
+  const int T = t->n_taps, n = t->out_size;
+  const int32_t *restrict st = t->start;
+  const int16_t *restrict wt = t->weights;
+  /* hadd of pairs leaves (x0 x2 x4 x6 | x1 x3 x5 x7) */
+  const __m256i pairs = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  /* hadd of quads leaves (x0 x1 x4 x5 | x2 x3 x6 x7) */
+  const __m256i quads = _mm256_setr_epi32 (0, 1, 4, 5, 2, 3, 6, 7);
   int x = 0;
 
-  if (T % 8 == 0) {
-    /* hadd leaves (x0 x2 x4 x6 | x1 x3 x5 x7). */
-    const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
-    for (; x + 8 <= t->out_size; x += 8) {
-      __m256i ab = _mm256_hadd_epi32 (dot2_taps8 (src, t, x),
-          dot2_taps8 (src, t, x + 2));
-      __m256i cd = _mm256_hadd_epi32 (dot2_taps8 (src, t, x + 4),
-          dot2_taps8 (src, t, x + 6));
+  if (T == 8) {
+    for (; x + 8 <= n; x += 8) {
+      const int16_t *w = wt + (size_t) x * 8;
+      __m256i ab = _mm256_hadd_epi32 (dot2_taps8_exact (src, st + x, w),
+          dot2_taps8_exact (src, st + x + 2, w + 16));
+      __m256i cd = _mm256_hadd_epi32 (dot2_taps8_exact (src, st + x + 4,
+              w + 32), dot2_taps8_exact (src, st + x + 6, w + 48));
       store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32 (ab,
-                  cd), order));
+                  cd), pairs));
+    }
+  } else if (T % 8 == 0) {
+    for (; x + 8 <= n; x += 8) {
+      const int16_t *w = wt + (size_t) x * T;
+      __m256i ab = _mm256_hadd_epi32 (dot2_taps8 (src, st + x, w, T),
+          dot2_taps8 (src, st + x + 2, w + 2 * T, T));
+      __m256i cd = _mm256_hadd_epi32 (dot2_taps8 (src, st + x + 4,
+              w + 4 * T, T), dot2_taps8 (src, st + x + 6, w + 6 * T, T));
+      store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32 (ab,
+                  cd), pairs));
     }
   } else if (T == 4) {
-    /* hadd leaves (x0 x1 x4 x5 | x2 x3 x6 x7). */
-    const __m256i order = _mm256_setr_epi32 (0, 1, 4, 5, 2, 3, 6, 7);
-    for (; x + 8 <= t->out_size; x += 8)
+    for (; x + 8 <= n; x += 8)
       store8_u8 (out + x, _mm256_permutevar8x32_epi32 (_mm256_hadd_epi32
-              (dot4_taps4 (src, t, x), dot4_taps4 (src, t, x + 4)), order));
+              (dot4_taps4 (src, st + x, wt + (size_t) x * 4),
+                  dot4_taps4 (src, st + x + 4, wt + (size_t) x * 4 + 16)),
+              quads));
   }
   hpass_s16_c1_sse41 (src, t, out, x);
 }
 
-/* One call per row: the other layouts go through the SSE4.1 choice. */
+/* C = 2 (NV12's chroma), four taps: outputs x and x+1 share a register;
+ * a byte shuffle makes (c0 c0 c1 c1) tap pairs as in dot_c2, and the two
+ * pairs of partial sums of a channel are added across 64-bit halves. */
+AVX2_INLINE __m256i
+dot2_c2_taps4 (const int16_t * src, const int32_t * restrict t_start,
+    const int16_t * restrict t_weights, int x)
+{
+  const __m256i order = _mm256_setr_epi8 (0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12,
+      13, 10, 11, 14, 15, 0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14,
+      15);
+  __m256i v = _mm256_shuffle_epi8 (load2x128 (src + (size_t) t_start[x] * 2,
+          src + (size_t) t_start[x + 1] * 2), order);
+  /* (x: w0..w3 w0..w3 | x+1: w0..w3 w0..w3), then (w01 w01 w23 w23) */
+  __m256i w = _mm256_permute4x64_epi64 (_mm256_castsi128_si256
+      (_mm_loadu_si128 ((const __m128i *) (t_weights + (size_t) x * 4))),
+      _MM_SHUFFLE (1, 1, 0, 0));
+  __m256i m = _mm256_madd_epi16 (v, _mm256_unpacklo_epi32 (w, w));
+
+  /* lanes: c0 taps 0-1, c1 taps 0-1, c0 taps 2-3, c1 taps 2-3 */
+  return _mm256_add_epi32 (m, _mm256_shuffle_epi32 (m, _MM_SHUFFLE (1, 0, 3,
+              2)));
+}
+
+AVX2 static void
+hpass_s16_c2_t4_avx2 (const int16_t * src, const StageResizeTaps * t,
+    uint8_t * out)
+{
+  TAPS_LOCALS (t);
+  int x;
+
+  for (x = 0; x + 4 <= t_out; x += 4) {
+    /* (x, x+2 | x+1, x+3) in 64-bit units after the unpack */
+    __m256i s = _mm256_unpacklo_epi64 (dot2_c2_taps4 (src, t_start, t_weights, x),
+        dot2_c2_taps4 (src, t_start, t_weights, x + 2));
+    store8_u8 (out + x * 2, _mm256_permute4x64_epi64 (s, _MM_SHUFFLE (3, 1,
+                2, 0)));
+  }
+  hpass_s16_c2_sse41 (src, t, out, x);
+}
+
 AVX2 static void
 hpass_s16_avx2 (const int16_t * src, const StageResizeTaps * t, int C,
     uint8_t * out)
 {
-  if (C == 1 && t->n_taps % 4 == 0)
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
     hpass_s16_c1_avx2 (src, t, out);
+  else if (C == 2 && T == 4)
+    hpass_s16_c2_t4_avx2 (src, t, out);
+  else if (C == 2 && T % 4 == 0)
+    hpass_s16_c2_sse41 (src, t, out, 0);
+  else if (C == 3 && T % 2 == 0)
+    hpass_s16_c3_sse41 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_s16_c4_sse41 (src, t, out);
   else
-    hpass_s16_sse41 (src, t, C, out);
+    stage_resize_hpass_s16_scalar (src, t, C, out);
 }
 
 /* Bytes in, Q6 out, C = 4, two taps (enlarging up to 2x): four outputs per
@@ -639,26 +752,27 @@ AVX2 static void
 hpass_u8_c4_t2_avx2 (const uint8_t * src, const StageResizeTaps * t,
     int16_t * out)
 {
+  TAPS_LOCALS (t);
   const __m256i first = _mm256_setr_epi32 (0, 0, 0, 0, 1, 1, 1, 1);
   const __m256i second = _mm256_setr_epi32 (2, 2, 2, 2, 3, 3, 3, 3);
   int x;
 
-  for (x = 0; x + 4 <= t->out_size; x += 4) {
+  for (x = 0; x + 4 <= t_out; x += 4) {
     /* Weights of the four outputs: one (w0, w1) pair each. */
     __m256i w = _mm256_castsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            (t->weights + (size_t) x * 2)));
-    __m256i a = c4_t2_pair (src, t->start + x,
+            (t_weights + (size_t) x * 2)));
+    __m256i a = c4_t2_pair (src, t_start + x,
         _mm256_permutevar8x32_epi32 (w, first));
-    __m256i b = c4_t2_pair (src, t->start + x + 2,
+    __m256i b = c4_t2_pair (src, t_start + x + 2,
         _mm256_permutevar8x32_epi32 (w, second));
     /* packs leaves (x, x+2 | x+1, x+3). */
     _mm256_storeu_si256 ((__m256i *) (out + x * 4),
         _mm256_permute4x64_epi64 (_mm256_packs_epi32 (a, b),
             _MM_SHUFFLE (3, 1, 2, 0)));
   }
-  if (x < t->out_size) {
+  if (x < t_out) {
     StageResizeTaps rest = *t;
-    rest.out_size = t->out_size - x;
+    rest.out_size = t_out - x;
     rest.start = t->start + x;
     rest.weights = t->weights + (size_t) x * 2;
     hpass_u8_c4_sse41 (src, &rest, out + x * 4);
@@ -669,10 +783,18 @@ AVX2 static void
 hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t, int C,
     int16_t * out)
 {
-  if (C == 4 && t->n_taps == 2)
+  const int T = t->n_taps;
+
+  if (C == 1 && T % 4 == 0)
+    hpass_u8_c1_sse41 (src, t, out);
+  else if (C == 2 && T % 4 == 0)
+    hpass_u8_c2_sse41 (src, t, out);
+  else if (C == 4 && T == 2)
     hpass_u8_c4_t2_avx2 (src, t, out);
+  else if (C == 4 && T % 2 == 0)
+    hpass_u8_c4_sse41 (src, t, out);
   else
-    hpass_u8_sse41 (src, t, C, out);
+    stage_resize_hpass_u8_scalar (src, t, C, out);
 }
 
 /* 32 output bytes per step; packus interleaves the lanes of its inputs,

@@ -18,6 +18,8 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gstreamer1.0-plugins-ugly sqlite3"
 STAGES_SANITIZER_PACKAGES="clang libclang-rt-14-dev"
 # stageprof-report's tests: its HTML report in a browser, its DOT graph.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES chromium graphviz"
+# bench/resize.sh compares with libyuv and swscale in process.
+STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind"
 
 stages_missing_packages () {
   local missing="" p
