@@ -136,8 +136,8 @@ if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     for m in bilinear area; do
       line="  $(printf '%-24s %-8s' "${CDESC[$c]}" "$m")"
       for lib in stage libyuv swscale; do
-        valgrind --tool=callgrind --toggle-collect=bench_pass \
-          --callgrind-out-file="$WORK/cg.out" env RESIZE_BENCH_NO_PSNR=1 \
+        RESIZE_BENCH_NO_PSNR=1 valgrind --tool=callgrind \
+          --toggle-collect=bench_pass --callgrind-out-file="$WORK/cg.out" \
           "$RB" $c $m $lib 2 1 1 "$(input_of $c)" >/dev/null 2>"$WORK/cg.log"
         ir=$(awk '/^(summary|totals):/ { ir = $2 } END { printf "%.1f", ir / 2e6 }' "$WORK/cg.out")
         eval "ir_$lib=$ir"
