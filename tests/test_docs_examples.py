@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -128,8 +129,39 @@ def check_table(cmd, stdout):
     return None
 
 
-def main():
+def run_group(args, timeout):
+    """Runs args in a session of its own, killed whole on timeout: a script
+    that ignored --help would start builds and suites."""
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None, "", "timed out: it ran instead of answering"
+
+
+def check_scripts():
+    """The README's two commands answer --help (and refuse an unknown
+    option) at once, without installing, building or running anything."""
     failed = 0
+    for script in ("scripts/demo.sh", "scripts/test.sh"):
+        path = os.path.join(src, script)
+        rc, out, err = run_group(["bash", path, "--help"], 30)
+        if rc != 0 or script not in out:
+            print(f"FAIL: {script} --help: status {rc}, {out[-300:]} {err[-300:]}")
+            failed += 1
+        rc, out, err = run_group(["bash", path, "--no-such-option"], 30)
+        if rc != 2 or "--help" not in err:
+            print(f"FAIL: {script} --no-such-option: status {rc} (want 2), {err[-300:]}")
+            failed += 1
+    return failed
+
+
+def main():
+    failed = check_scripts()
     count = 0
     for el in ELEMENTS:
         r = subprocess.run(["gst-inspect-1.0", el], capture_output=True, text=True)
