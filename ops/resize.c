@@ -286,6 +286,20 @@ kernels_by_name (const char *name)
   return NULL;
 }
 
+/* Every path's name, whether or not this build has its table: a path of
+ * another architecture (neon on x86) is "not available", not unknown. */
+static int
+kernels_known (const char *name)
+{
+  static const char *const known[] = { "scalar", "sse41", "avx2", "neon" };
+  size_t i;
+
+  for (i = 0; i < sizeof (known) / sizeof (known[0]); i++)
+    if (strcmp (known[i], name) == 0)
+      return 1;
+  return 0;
+}
+
 /* The best supported table, or the one STAGES_RESIZE_SIMD names. A name
  * that is unknown or not supported here falls back to the best, with a
  * line on stderr: a forced path must never crash on an older CPU. */
@@ -302,6 +316,7 @@ kernels_auto (void)
       return k;
     fprintf (stderr, "STAGES_RESIZE_SIMD=%s: %s; using the best path this "
         "CPU supports\n", env, k ? "not supported by this CPU" :
+        kernels_known (env) ? "not available on this CPU architecture" :
         "unknown (scalar, sse41, avx2 or neon)");
   }
   for (i = N_KERNELS - 1; i > 0; i--)

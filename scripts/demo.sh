@@ -2,6 +2,14 @@
 # The main job, end to end: make a sample H.264 clip, then decode it with
 # gst-libav, resize, stride and encode it again, profiled by stageprof.
 set -euo pipefail
+case "${1-}" in
+  "") ;;
+  -h|--help)
+    sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "$0"
+    echo "Usage: scripts/demo.sh (no arguments; DEMO_OUT=DIR writes there instead of out/)"
+    exit 0 ;;
+  *) echo "demo.sh: takes no arguments (scripts/demo.sh --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 

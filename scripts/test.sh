@@ -18,10 +18,12 @@ fuzz=""
 args=()
 for a in "$@"; do
   case "$a" in
+    -h|--help) sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     --sanitize=address|--sanitize=thread) sanitize="${a#--sanitize=}" ;;
     --sanitize=*) echo "test.sh: --sanitize takes address or thread" >&2; exit 2 ;;
     --fuzz) fuzz=20 ;;
     --fuzz=*) fuzz="${a#--fuzz=}" ;;
+    -*) echo "test.sh: unknown option $a (scripts/test.sh --help)" >&2; exit 2 ;;
     *) args+=("$a") ;;
   esac
 done

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,19 +27,33 @@ def examples(path):
     for lang, block in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
         if lang not in ("", "sh", "bash", "shell"):
             continue
-        joined = re.sub(r"\\\n\s*", " ", block)
-        for line in joined.splitlines():
-            line = line.strip()
-            m = re.search(r"(gst-launch-1\.0\s.*)$", line)
-            if not m or "videotestsrc" not in line:
-                continue
-            cmd = m.group(1)
-            t = re.search(r'GST_TRACERS=("[^"]*"|\S+)', line[:m.start()])
-            if re.search(r"\bnv\w+|cuda", cmd):
-                continue  # GPU examples are run by the GPU suite
-            cmd = re.sub(r"\b(autovideosink|xvimagesink|ximagesink|glimagesink)\b",
-                         "fakesink", cmd)
-            yield (t.group(1).strip('"') if t else None), cmd
+        yield from launch_lines(block)
+
+
+def man_examples(path):
+    """The examples of a troff man page (tools/*.1), where a shell
+    backslash is written \\."""
+    text = open(path, encoding="utf-8").read()
+    for block in re.findall(r"^\.nf\n(.*?)^\.fi", text, re.S | re.M):
+        yield from launch_lines(block.replace("\\\\", "\\"))
+
+
+def launch_lines(block):
+    """(GST_TRACERS value or None, gst-launch-1.0 command) of each line of a
+    shell text that runs gst-launch-1.0 from videotestsrc."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    for line in joined.splitlines():
+        line = line.strip()
+        m = re.search(r"(gst-launch-1\.0\s.*)$", line)
+        if not m or "videotestsrc" not in line:
+            continue
+        cmd = m.group(1)
+        t = re.search(r'GST_TRACERS=("[^"]*"|\S+)', line[:m.start()])
+        if re.search(r"\bnv\w+|cuda", cmd):
+            continue  # GPU examples are run by the GPU suite
+        cmd = re.sub(r"\b(autovideosink|xvimagesink|ximagesink|glimagesink)\b",
+                     "fakesink", cmd)
+        yield (t.group(1).strip('"') if t else None), cmd
 
 
 # Elements that move, split or select frames: they cost next to nothing by
@@ -114,8 +129,39 @@ def check_table(cmd, stdout):
     return None
 
 
-def main():
+def run_group(args, timeout):
+    """Runs args in a session of its own, killed whole on timeout: a script
+    that ignored --help would start builds and suites."""
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None, "", "timed out: it ran instead of answering"
+
+
+def check_scripts():
+    """The README's two commands answer --help (and refuse an unknown
+    option) at once, without installing, building or running anything."""
     failed = 0
+    for script in ("scripts/demo.sh", "scripts/test.sh"):
+        path = os.path.join(src, script)
+        rc, out, err = run_group(["bash", path, "--help"], 30)
+        if rc != 0 or script not in out:
+            print(f"FAIL: {script} --help: status {rc}, {out[-300:]} {err[-300:]}")
+            failed += 1
+        rc, out, err = run_group(["bash", path, "--no-such-option"], 30)
+        if rc != 2 or "--help" not in err:
+            print(f"FAIL: {script} --no-such-option: status {rc} (want 2), {err[-300:]}")
+            failed += 1
+    return failed
+
+
+def main():
+    failed = check_scripts()
     count = 0
     for el in ELEMENTS:
         r = subprocess.run(["gst-inspect-1.0", el], capture_output=True, text=True)
@@ -123,30 +169,40 @@ def main():
             print(f"FAIL: gst-inspect-1.0 {el}: {r.stderr.strip()}")
             failed += 1
     files = [os.path.join(src, "README.md")] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
-    for path in files:
-        for tracers, cmd in examples(path):
-            count += 1
-            env = dict(os.environ)
-            env.pop("GST_TRACERS", None)
-            if tracers:
-                env["GST_TRACERS"] = tracers
-            args = shlex.split(cmd)
-            try:
-                r = subprocess.run(args, capture_output=True, text=True, timeout=120,
-                                   env=env, cwd=workdir)
-                ok = r.returncode == 0 and "ERROR" not in r.stderr
-                problem = check_table(cmd, r.stdout) if ok and tracers else None
-                if problem:
-                    ok = False
-                    print(f"FAIL (table): {problem}")
-            except subprocess.TimeoutExpired:
-                ok, r = False, None
-            status = "ok" if ok else "FAIL"
-            print(f"{status}: {os.path.relpath(path, src)}: {cmd}")
-            if not ok:
-                failed += 1
-                if r is not None:
-                    print(r.stdout[-2000:], r.stderr[-2000:])
+    found = [(path, ex) for path in files for ex in examples(path)]
+    # the tools' man pages and --help texts are docs too
+    found += [(path, ex) for path in sorted(glob.glob(os.path.join(src, "tools", "*.1")))
+              for ex in man_examples(path)]
+    tools = os.environ.get("TOOLS_DIR")
+    for tool in (sorted(glob.glob(os.path.join(tools, "*"))) if tools else []):
+        if not (os.path.isfile(tool) and os.access(tool, os.X_OK)):
+            continue
+        r = subprocess.run([tool, "--help"], capture_output=True, text=True)
+        found += [(tool + " --help", ex) for ex in launch_lines(r.stdout)]
+    for path, (tracers, cmd) in found:
+        count += 1
+        env = dict(os.environ)
+        env.pop("GST_TRACERS", None)
+        if tracers:
+            env["GST_TRACERS"] = tracers
+        args = shlex.split(cmd)
+        try:
+            r = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                               env=env, cwd=workdir)
+            ok = r.returncode == 0 and "ERROR" not in r.stderr
+            problem = check_table(cmd, r.stdout) if ok and tracers else None
+            if problem:
+                ok = False
+                print(f"FAIL (table): {problem}")
+        except subprocess.TimeoutExpired:
+            ok, r = False, None
+        status = "ok" if ok else "FAIL"
+        where = path if path.endswith(" --help") else os.path.relpath(path, src)
+        print(f"{status}: {where}: {cmd}")
+        if not ok:
+            failed += 1
+            if r is not None:
+                print(r.stdout[-2000:], r.stderr[-2000:])
     print(f"{count} examples, {failed} failures")
     return 1 if failed or count == 0 else 0
 

@@ -7,6 +7,7 @@ $mandir/man1, and README plus docs/ with its examples in $datadir/doc."""
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,8 +35,8 @@ def main():
         plugins = dest + libdir + "/gstreamer-1.0"
         want = [plugins + "/libgststages.so", plugins + "/libgststageprof.so",
                 root + "/share/doc/gst-stages/README.md",
-                root + "/share/doc/gst-stages/tracer.md",
-                root + "/share/doc/gst-stages/examples/stageprof-app.c"]
+                root + "/share/doc/gst-stages/docs/tracer.md",
+                root + "/share/doc/gst-stages/docs/examples/stageprof-app.c"]
         if os.path.exists(os.path.join(build, "gst", "libgststages-cuda.mod")):
             want.append(plugins + "/libgststages-cuda.mod")
         for tool in sorted(glob.glob(os.path.join(src, "tools", "*.c"))):
@@ -48,6 +49,17 @@ def main():
             ok = os.path.exists(path)
             failed += not ok
             print(("ok: " if ok else "FAIL: missing ") + os.path.relpath(path, dest))
+        # the installed README's relative links lead to installed pages
+        docroot = root + "/share/doc/gst-stages"
+        readme = os.path.join(docroot, "README.md")
+        if os.path.exists(readme):
+            for link in re.findall(r"\]\(([^)#\s]+)", open(readme, encoding="utf-8").read()):
+                if not link.startswith("docs/"):
+                    continue  # bench/ and other source folders are not installed
+                ok = os.path.exists(os.path.join(docroot, link))
+                failed += not ok
+                if not ok:
+                    print("FAIL: the installed README links to " + link + ", not installed there")
         null = os.path.exists(plugins + "/libgststagenull.so")
         if null != bool(opts.get("bench-tracer")):
             print("FAIL: stagenull installed=%s with bench-tracer=%s"

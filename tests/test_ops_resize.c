@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "resize.h"
 
@@ -440,10 +442,34 @@ GST_START_TEST (test_simd_paths_identical)
 
 GST_END_TEST;
 
+/* What stage_resize_simd_select (NULL) prints on stderr (it reads
+ * STAGES_RESIZE_SIMD). */
+static gchar *
+stderr_of_env_select (void)
+{
+  gchar *path = NULL, *text = NULL;
+  gint fd = g_file_open_tmp ("simd-XXXXXX", &path, NULL);
+  gint saved = dup (2);
+
+  fail_unless (fd >= 0 && saved >= 0);
+  fflush (stderr);
+  dup2 (fd, 2);
+  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  fflush (stderr);
+  dup2 (saved, 2);
+  close (saved);
+  close (fd);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_free (path);
+  return text;
+}
+
 /* STAGES_RESIZE_SIMD forces a path; an unknown or unsupported one falls
  * back to the best path instead of failing. */
 GST_START_TEST (test_simd_env)
 {
+  gchar *msg;
   const char *best;
 
   fail_unless_equals_int (stage_resize_simd_select ("no-such-path"), -1);
@@ -461,8 +487,24 @@ GST_START_TEST (test_simd_env)
   fail_unless_equals_string (stage_resize_simd_path (), "scalar");
 
   g_setenv ("STAGES_RESIZE_SIMD", "no-such-path", TRUE);
-  fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  msg = stderr_of_env_select ();
   fail_unless_equals_string (stage_resize_simd_path (), best);
+  fail_unless (strstr (msg, "no-such-path: unknown (scalar, sse41, avx2 or "
+          "neon)") != NULL, "%s", msg);
+  g_free (msg);
+
+  /* A path of another architecture is known, just not here: the line
+   * must not call it unknown while listing it. */
+#if defined(__x86_64__) || defined(__i386__)
+  g_setenv ("STAGES_RESIZE_SIMD", "neon", TRUE);
+#else
+  g_setenv ("STAGES_RESIZE_SIMD", "avx2", TRUE);
+#endif
+  msg = stderr_of_env_select ();
+  fail_unless_equals_string (stage_resize_simd_path (), best);
+  fail_unless (strstr (msg, "not available on this CPU architecture") != NULL
+      && strstr (msg, "unknown") == NULL, "%s", msg);
+  g_free (msg);
 
   g_unsetenv ("STAGES_RESIZE_SIMD");
   fail_unless_equals_int (stage_resize_simd_select (NULL), 0);

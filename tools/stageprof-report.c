@@ -47,7 +47,8 @@ static const gchar *commands_help =
     "\n"
     "Example:\n"
     "  GST_TRACERS=\"stageprof(trace=run.json)\" gst-launch-1.0 videotestsrc "
-    "num-buffers=100 ! videoconvert ! fakesink\n"
+    "num-buffers=100 ! video/x-raw,format=I420,width=1280,height=720 ! "
+    "videoconvert ! video/x-raw,format=RGB ! fakesink\n"
     "  stageprof-report show run.json --top 5\n";
 
 /* Long reads (a trace of gigabytes) show how far they got, on a terminal

@@ -364,6 +364,12 @@ lookup_pad_slow (SpRecorder * r, SpThreadState * st, GstPad * pad,
     i = (i + 1) & st->cache_mask;
   }
   e = sp_pad_element (pad);
+  /* A pad not in an element yet is skipped this time but not cached: a
+   * demuxer pushes a new pad's sticky events before adding it (qtdemux
+   * in pull mode), and a cached NULL hid every later push of that pad,
+   * so the demuxer never got a row. */
+  if (G_UNLIKELY (e == NULL && GST_OBJECT_PARENT (pad) == NULL))
+    return NULL;
   /* May switch the thread record, which empties the cache. */
   rec = e ? lookup_elem (r, st, e, ts) : NULL;
   cache_insert (st, pad, rec);

@@ -22,8 +22,9 @@ gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
 DEFAULT_PIPELINE = (
-    "videotestsrc num-buffers=100 ! video/x-raw,width=320,height=240 ! "
-    "queue ! identity name=work sleep-time=1000 ! videoconvert ! fakesink sync=false"
+    "videotestsrc num-buffers=100 ! video/x-raw,format=I420,width=1280,height=720 ! "
+    "queue ! videoconvert name=work ! video/x-raw,format=RGB ! "
+    "videoscale ! video/x-raw,width=640,height=360 ! fakesink sync=false"
 )
 
 
