@@ -85,7 +85,7 @@ t_seq=$(best seq_loop "$tmp/lines.sh")
 printf "  %-28s %8.3f s\n" "sequential loop" "$t_seq"
 p_best=""; p_j=0
 for j in $(seq 1 $(( 2 * cores ))); do
-  t=$(best parallel -j "$j" < "$tmp/lines.sh")
+  t=$(best parallel -j "$j" -a "$tmp/lines.sh")
   printf "  %-28s %8.3f s\n" "GNU parallel -j $j" "$t"
   if [ -z "$p_best" ] || [ "$(calc "$t < $p_best")" = 1 ]; then p_best=$t; p_j=$j; fi
 done
@@ -102,7 +102,7 @@ echo "scheduling overhead, $noop no-op jobs, one at a time (best of $runs):"
 t_nl=$(best seq_loop "$tmp/noop.sh")
 t_ns=$(best "$sb" --jobs 1 --progress=none --state-dir "$tmp/state" \
   'fakesrc num-buffers=1 name={name} ! fakesink' "$tmp/noop.csv")
-t_np=$(best parallel -j 1 < "$tmp/noop.sh")
+t_np=$(best parallel -j 1 -a "$tmp/noop.sh")
 printf "  %-28s %8.3f s\n" "sequential gst-launch-1.0" "$t_nl" "stage-batch --jobs 1" "$t_ns" \
   "GNU parallel -j 1" "$t_np"
 
