@@ -18,6 +18,8 @@ import sys
 
 report_dir, root = sys.argv[1], os.path.realpath(sys.argv[2])
 ours_re = re.compile(r"\s#\d+ \S+ (\S+?):\d+")
+context_re = re.compile(r"\n  (?:Mutex M\d+ .*created at|Thread T\d+ .*created by"
+                        r" .* at|Location is .*):\n(?:    #.*\n)*")
 suites = collections.OrderedDict()
 for path in sorted(glob.glob(os.path.join(report_dir, "*"))):
     suite = os.path.basename(path).split(".")[0]
@@ -25,6 +27,10 @@ for path in sorted(glob.glob(os.path.join(report_dir, "*"))):
     s = suites.setdefault(suite, {"ours": [], "internal": 0})
     for rep in text.split("==================\nWARNING: ThreadSanitizer:")[1:]:
         kind = rep.split("\n", 1)[0].split("(")[0].strip()
+        # Where a mutex or a thread was created, or the block allocated, is
+        # context, not an access: our test or element creating a GMutex that
+        # GLib then races on does not make the race ours.
+        rep = context_re.sub("", rep)
         files = set()
         for m in ours_re.finditer(rep):
             f = os.path.realpath(m.group(1))

@@ -44,7 +44,7 @@ run_matches (SpPipe * p, gint run, gpointer pipeline)
 }
 
 
-static SP_SEQLOCK_READER gboolean
+static gboolean
 rec_has_data (SpElemRec * rec, gint gen)
 {
   SpThreadRec *th = rec->thread;
@@ -54,7 +54,8 @@ rec_has_data (SpElemRec * rec, gint gen)
   do {
     while ((s1 = __atomic_load_n (&th->seq, __ATOMIC_ACQUIRE)) & 1)
       g_thread_yield ();
-    res = rec->gen == gen && rec->seen > 0;
+    res = __atomic_load_n (&rec->gen, __ATOMIC_RELAXED) == gen
+        && __atomic_load_n (&rec->seen, __ATOMIC_RELAXED) > 0;
     __atomic_thread_fence (__ATOMIC_ACQUIRE);
   } while (__atomic_load_n (&th->seq, __ATOMIC_RELAXED) != s1);
   return res;
@@ -106,7 +107,53 @@ typedef struct
   GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
 } SpSnapshot;
 
-static SP_SEQLOCK_READER gboolean
+/* The seqlock reader's loads: a writer may store meanwhile (SP_SET), so
+ * each word is loaded atomically (relaxed; the fences of copy_thread order
+ * them). Both records are made of 8-byte-aligned words. */
+G_STATIC_ASSERT (sizeof (SpThreadRec) % sizeof (guint64) == 0);
+G_STATIC_ASSERT (G_ALIGNOF (SpElemRec) % sizeof (guint64) == 0);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (SpElemRec, stats) % sizeof (guint64) == 0);
+
+static inline void
+load_words (gpointer dst, gconstpointer src, gsize size)
+{
+  guint64 *d = dst;
+  const guint64 *s = src;
+  gsize i;
+
+  for (i = 0; i < size / sizeof (guint64); i++)
+    d[i] = __atomic_load_n (&s[i], __ATOMIC_RELAXED);
+}
+
+/* The StageStats inside an element record is the exception: its owner
+ * updates it with SSE2 vector stores (ops/stats.c), which have no atomic
+ * form, so it is copied with plain loads, uninstrumented under TSan
+ * (SP_SEQLOCK_READER). A copy torn by a concurrent update is detected by
+ * the sequence count and thrown away. */
+static SP_SEQLOCK_READER void
+load_stats (StageStats * dst, const StageStats * src)
+{
+  const volatile guint64 *s = (const volatile guint64 *) src;
+  guint64 *d = (guint64 *) dst;
+  gsize i;
+
+  for (i = 0; i < sizeof (StageStats) / sizeof (guint64); i++)
+    d[i] = s[i];
+}
+
+static void
+load_rec (SpElemRec * dst, const SpElemRec * src)
+{
+  gsize st = G_STRUCT_OFFSET (SpElemRec, stats);
+  gsize end = st + sizeof (StageStats);
+
+  load_words (dst, src, st);
+  load_stats (&dst->stats, &src->stats);
+  load_words ((guint8 *) dst + end, (const guint8 *) src + end,
+      sizeof (SpElemRec) - end);
+}
+
+static gboolean
 copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
     SpElemRec * rec_copies)
 {
@@ -114,9 +161,9 @@ copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
 
   if (s1 & 1)
     return FALSE;
-  *th_copy = *th;
+  load_words (th_copy, th, sizeof (SpThreadRec));
   for (i = 0; i < recs->len; i++)
-    rec_copies[i] = *(SpElemRec *) g_ptr_array_index (recs, i);
+    load_rec (&rec_copies[i], g_ptr_array_index (recs, i));
   __atomic_thread_fence (__ATOMIC_ACQUIRE);
   return __atomic_load_n (&th->seq, __ATOMIC_RELAXED) == s1;
 }

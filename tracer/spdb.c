@@ -17,6 +17,7 @@
 
 #include "spdb.h"
 #include "spfile.h"
+#include "sptsan.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -430,6 +431,8 @@ sp_db_writer (gpointer data)
   GstStructure *s;
 
   while ((s = g_async_queue_pop (db->queue)) != sp_db_stop) {
+    /* The queue orders the snapshot's copy before its use here. */
+    SP_TSAN_ACQUIRE (db->queue);
     sp_db_insert_snapshot (db, s);
     gst_structure_free (s);
   }
@@ -558,7 +561,12 @@ sp_db_add_snapshot (SpDb * db, const GstStructure * summary)
     g_atomic_int_inc (&db->dropped);
     return;
   }
-  g_async_queue_push (db->queue, gst_structure_copy (summary));
+  {
+    GstStructure *copy = gst_structure_copy (summary);
+
+    SP_TSAN_RELEASE (db->queue);
+    g_async_queue_push (db->queue, copy);
+  }
 }
 
 gint64

@@ -226,6 +226,15 @@ emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
 #define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
 #define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
 
+/* Stores to the fields of SpThreadRec and SpElemRec after they are
+ * published: a summary may copy them meanwhile (the seqlock reader,
+ * spbuild.c copy_thread, loads them atomically), so each store is a relaxed
+ * atomic one, the same plain move on x86 and ARM, and the pair is free of
+ * data races under the C11 model. Only the owning thread writes them, so
+ * its own plain reads are fine. */
+#define SP_SET(lv, v) __atomic_store_n (&(lv), (v), __ATOMIC_RELAXED)
+#define SP_ADD(lv, v) SP_SET (lv, (lv) + (v))
+
 /* Writer side of SpThreadRec.seq; the owning thread only. On x86 both are
  * plain stores with a compiler barrier. */
 static inline void
@@ -243,7 +252,8 @@ sp_write_end (SpThreadRec * th)
 
 /* A seqlock reader: the data it copies may be written meanwhile (then it
  * retries), which ThreadSanitizer cannot tell from a race. */
-#if defined(__SANITIZE_THREAD__)
+#include "sptsan.h"
+#ifdef SP_TSAN
 #define SP_SEQLOCK_READER __attribute__ ((no_sanitize_thread, noinline))
 #else
 #define SP_SEQLOCK_READER

@@ -106,22 +106,31 @@ static GPrivate sp_state_key = G_PRIVATE_INIT (state_free);
 static void
 rec_reset (SpElemRec * rec, gint gen)
 {
-  rec->gen = gen;
-  rec->seen = rec->buffers = 0;
-  rec->first_ts = rec->last_ts = 0;
-  rec->work_ns = rec->clock_ns = rec->wait_ns = rec->blocked_ns = 0;
+  SP_SET (rec->gen, gen);
+  SP_SET (rec->seen, 0);
+  SP_SET (rec->buffers, 0);
+  SP_SET (rec->first_ts, 0);
+  SP_SET (rec->last_ts, 0);
+  SP_SET (rec->work_ns, 0);
+  SP_SET (rec->clock_ns, 0);
+  SP_SET (rec->wait_ns, 0);
+  SP_SET (rec->blocked_ns, 0);
   if (rec->sample_left != G_MAXUINT)
-    rec->sample_left = SP_CPU_FIRST_SAMPLES;
+    SP_SET (rec->sample_left, SP_CPU_FIRST_SAMPLES);
   stage_stats_init (&rec->stats);
 }
 
 static void
 thread_reset (SpThreadRec * th, gint gen, guint64 ts)
 {
-  th->gen = gen;
-  th->first_ts = th->last_ts = ts;
-  th->busy = th->wait_in = th->wait_out = th->blocked = 0;
-  th->sched_delay0 = sp_sched_delay (th->tid);
+  SP_SET (th->gen, gen);
+  SP_SET (th->first_ts, ts);
+  SP_SET (th->last_ts, ts);
+  SP_SET (th->busy, 0);
+  SP_SET (th->wait_in, 0);
+  SP_SET (th->wait_out, 0);
+  SP_SET (th->blocked, 0);
+  SP_SET (th->sched_delay0, sp_sched_delay (th->tid));
 }
 
 /* Key of the full Scanner stage name ("Pipeline[i]:Ops[y]") that stagebin
@@ -430,8 +439,8 @@ state_note_exit (SpThreadState * st)
     g_mutex_lock (&st->r->lock);
     g_hash_table_iter_init (&iter, st->thread_by_pipe);
     while (g_hash_table_iter_next (&iter, NULL, &th)) {
-      ((SpThreadRec *) th)->sched_delay_end = delay;
-      ((SpThreadRec *) th)->ended = TRUE;
+      SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
+      SP_SET (((SpThreadRec *) th)->ended, TRUE);
     }
     g_ptr_array_remove_fast (st->r->states, &st->free_gen_seen);
     sp_limbo_collect_locked (st->r);
@@ -576,11 +585,14 @@ cached_rec (SpThreadState * st, GstPad * pad, SpElemRec ** rec)
 static inline void
 add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
 {
-  if (rec->seen++ == 0)
-    rec->first_ts = ts;
-  rec->last_ts = ts;
-  rec->work_ns += ns;
-  if (rec->seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
+  guint64 seen = rec->seen + 1;
+
+  SP_SET (rec->seen, seen);
+  if (seen == 1)
+    SP_SET (rec->first_ts, ts);
+  SP_SET (rec->last_ts, ts);
+  SP_ADD (rec->work_ns, ns);
+  if (seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
     stage_stats_add (&rec->stats, ns * 1e-6);
 }
 
@@ -611,7 +623,7 @@ static inline void
 renew_samples (SpElemRec * rec)
 {
   if (rec->sample_left < SP_CPU_RENEW)
-    rec->sample_left = SP_CPU_RENEW;
+    SP_SET (rec->sample_left, SP_CPU_RENEW);
 }
 
 /* A child that may wait inside a timed parent: its wall time would take
@@ -650,7 +662,7 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     if (rec == NULL || rec->sample_left == 0)
       return;
     if (rec->sample_left != G_MAXUINT)
-      rec->sample_left--;
+      SP_SET (rec->sample_left, rec->sample_left - 1);
   }
   f->cpu_on = TRUE;
   f->cpu = sp_thread_cpu_ns ();
@@ -689,17 +701,17 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
   if (wait == 0)
     return SLICE_WAIT_OUTPUT;
   if (g_atomic_int_get (&info->sync_clock)) {
-    rec->clock_ns += wait;
-    th->blocked += wait;
+    SP_ADD (rec->clock_ns, wait);
+    SP_ADD (th->blocked, wait);
     return SLICE_WAIT_OUTPUT;
   }
   if (g_atomic_int_get (&info->multi_input)) {
-    rec->wait_ns += wait;
-    th->wait_out += wait;
+    SP_ADD (rec->wait_ns, wait);
+    SP_ADD (th->wait_out, wait);
     return SLICE_WAIT_OUTPUT;
   }
-  rec->blocked_ns += wait;
-  th->blocked += wait;
+  SP_ADD (rec->blocked_ns, wait);
+  SP_ADD (th->blocked, wait);
   /* The trace has no blocked slice kind: one element slice, as before. */
   return -1;
 }
@@ -751,7 +763,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
     }
     if (f->kind == SP_FRAME_PULL && info->queue) {
       /* queue2 serving a pull waits for its download: input, not work. */
-      th->wait_in += self;
+      SP_ADD (th->wait_in, self);
       if (g_atomic_int_get (&info->traced))
         emit_slice (r, th, name, f->start, dur, SLICE_WAIT_INPUT);
     } else if (f->kind == SP_FRAME_QUEUE) {
@@ -759,17 +771,17 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       if (!f->cpu_on)
         work = 0;
       sp_queue_put_done (r, info->queue, ts, dur);
-      th->busy += work;
-      th->wait_out += self - work;
+      SP_ADD (th->busy, work);
+      SP_ADD (th->wait_out, self - work);
       if (g_atomic_int_get (&info->traced) && (f->full
               || (!g_atomic_int_get (&info->queue->limits_known)
                   && dur >= SP_WAIT_SLICE_MIN_NS)))
         emit_slice (r, th, name, f->start, dur, SLICE_WAIT_OUTPUT);
     } else if (f->kind == SP_FRAME_EVENT && info->queue) {
       /* A serialized event waits for room in the queue, as buffers do. */
-      th->busy += work;
-      th->wait_out += self - work;
-      rec->work_ns += work;
+      SP_ADD (th->busy, work);
+      SP_ADD (th->wait_out, self - work);
+      SP_ADD (rec->work_ns, work);
       if (g_atomic_int_get (&info->traced))
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
             SLICE_WAIT_OUTPUT, info->name);
@@ -777,17 +789,17 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
       gint kind = book_wait (th, rec, self - work);
 
       if (f->kind == SP_FRAME_EVENT)
-        rec->work_ns += work;   /* not a sample: statistics are per buffer */
+        SP_ADD (rec->work_ns, work);    /* not a sample: statistics are per buffer */
       else
         add_sample (r, rec, work, ts);
-      th->busy += work;
+      SP_ADD (th->busy, work);
       if ((f->cpu_on ? MAX (work, self - work) : self) >= r->split_min_ns)
         renew_samples (rec);
       if (g_atomic_int_get (&info->traced))
         emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
             kind, info->name);
     }
-    th->last_ts = ts;
+    SP_SET (th->last_ts, ts);
     sp_write_end (th);
   }
   if (st->depth > 0) {
@@ -837,8 +849,8 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
     sp_write_begin (th);
-    th->busy += self;
-    th->last_ts = ts;
+    SP_ADD (th->busy, self);
+    SP_SET (th->last_ts, ts);
     add_sample (r, rec, self, ts);
     sp_write_end (th);
   }
@@ -904,7 +916,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     push_frame (st, rec, ts, SP_FRAME_CHAIN, FALSE);
   }
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
-    rec->sample_left = G_MAXUINT;
+    SP_SET (rec->sample_left, G_MAXUINT);
   frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= SP_MAX_DEPTH)
     st->stack[st->depth - 1].list = TRUE;
@@ -1029,8 +1041,8 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
 
   if (!st->have_push_end || (st->push_end_rec != rec && st->push_end_rec)
       || ts <= st->last_push_end) {
-    rec->split_next = r->cpu_clock && !info->queue && (info->split_task
-        || rec->sample_left != 0);
+    SP_SET (rec->split_next, r->cpu_clock && !info->queue
+        && (info->split_task || rec->sample_left != 0));
     st->base_child = st->base_child_cpu = 0;
     return;
   }
@@ -1040,7 +1052,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   if (info->queue) {
     if (buffer)
       sp_queue_get_wait (r, info->queue, own);
-    th->wait_in += own;
+    SP_ADD (th->wait_in, own);
     if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, st->last_push_end, gap,
           SLICE_WAIT_INPUT);
@@ -1052,12 +1064,12 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
     if (buffer)
       add_sample (r, rec, work, ts);
     else
-      rec->work_ns += work;
-    th->busy += work;
-    th->wait_in += own - work;
+      SP_ADD (rec->work_ns, work);
+    SP_ADD (th->busy, work);
+    SP_ADD (th->wait_in, own - work);
     /* A live source waits for its clock (or its device's). */
     if (info->live_source)
-      rec->clock_ns += own - work;
+      SP_ADD (rec->clock_ns, own - work);
     if (g_atomic_int_get (&info->traced))
       emit_split (r, th, info->name, st->last_push_end, gap, own - work,
           st->base_child > 0, SLICE_WAIT_INPUT, info->name);
@@ -1065,23 +1077,23 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
     if (buffer)
       add_sample (r, rec, own, ts);
     else
-      rec->work_ns += own;
+      SP_ADD (rec->work_ns, own);
     /* Unsplit (short, or no CPU clock): a live source's thread is still
      * waiting for its next frame, not working. */
     if (info->live_source)
-      th->wait_in += own;
+      SP_ADD (th->wait_in, own);
     else
-      th->busy += own;
+      SP_ADD (th->busy, own);
     if (g_atomic_int_get (&info->traced))
       emit_slice (r, th, info->name, st->last_push_end, gap, SLICE_ELEMENT);
   }
   sp_write_end (th);
   if (rec->sample_left != 0 && rec->sample_left != G_MAXUINT)
-    rec->sample_left--;
+    SP_SET (rec->sample_left, rec->sample_left - 1);
   if (gap >= r->split_min_ns && !info->queue)
     renew_samples (rec);
-  rec->split_next = r->cpu_clock && !info->queue && (info->split_task
-      || rec->sample_left != 0);
+  SP_SET (rec->split_next, r->cpu_clock && !info->queue
+      && (info->split_task || rec->sample_left != 0));
   st->base_child = st->base_child_cpu = 0;
 }
 
@@ -1097,7 +1109,7 @@ top_end (SpThreadState * st, SpElemRec * rec, guint64 ts)
   if (G_UNLIKELY (rec->split_next))
     st->cpu_push_end = sp_thread_cpu_ns ();
   sp_write_begin (rec->thread);
-  rec->thread->last_ts = ts;
+  SP_SET (rec->thread->last_ts, ts);
   sp_write_end (rec->thread);
 }
 
