@@ -103,6 +103,12 @@ typedef enum {
 
 StageResizeOrder stage_resize_plan_order (const StageResizePlan * plan);
 
+/* Which row kernels a plan runs, for tests and logs: "nearest", "box2"
+ * (exact 2:1 box), "tri2" (bilinear at exactly 2:1), "vertical-first" or
+ * "horizontal-first" (the general passes). The bytes are the contract's
+ * whichever it is. */
+const char *stage_resize_plan_kernel (const StageResizePlan * plan);
+
 /* The plan's taps: axis 0 = horizontal (x), 1 = vertical (y). */
 const StageResizeTaps *stage_resize_plan_taps (const StageResizePlan * plan,
     int axis);

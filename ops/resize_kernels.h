@@ -47,6 +47,14 @@ typedef struct
    * rows r0 and r1. */
   void (*box2_row) (const uint8_t * r0, const uint8_t * r1, int C, int n,
       uint8_t * out);
+  /* Exact 2:1 triangle (bilinear at half size on both axes, taps 1 3 3 1
+   * over 8): for the interior pixels 1 <= x <= n - 2 of an output row of n
+   * pixels of C channels, (S + 32) >> 6 with S = sum over the 4x4 pixels
+   * 2x-1 .. 2x+2 of rows[0..3] weighted (1 3 3 1) x (1 3 3 1). Pixels 0
+   * and n - 1 are left alone. With out1 set, also the next output row
+   * into out1, from rows[2..5]: the two share rows 2 and 3. */
+  void (*tri2_row) (const uint8_t * const *rows, int C, int n,
+      uint8_t * out0, uint8_t * out1);
 } StageResizeKernels;
 
 STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_scalar;
@@ -69,6 +77,8 @@ STAGE_HIDDEN void stage_resize_hpass_s16_scalar (const int16_t * src,
     const StageResizeTaps * t, int C, uint8_t * out);
 STAGE_HIDDEN void stage_resize_box2_row_scalar (const uint8_t * r0,
     const uint8_t * r1, int C, int n, uint8_t * out);
+STAGE_HIDDEN void stage_resize_tri2_row_scalar (const uint8_t * const *rows,
+    int C, int n, uint8_t * out0, uint8_t * out1);
 
 STAGE_INLINE uint8_t
 stage_clamp_u8 (int32_t v)

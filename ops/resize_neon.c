@@ -161,6 +161,8 @@ const StageResizeKernels stage_resize_kernels_neon = {
   hpass_u8_neon,
   hpass_s16_neon,
   box2_row_neon,
+  /* Not vectorised for NEON yet: the portable kernel, same bytes. */
+  stage_resize_tri2_row_scalar,
 };
 
 #else

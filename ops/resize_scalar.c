@@ -156,6 +156,37 @@ stage_resize_box2_row_scalar (const uint8_t * r0, const uint8_t * r1, int C,
     }
 }
 
+/* Horizontal (1 3 3 1) of the four pixels from byte s on, per channel. */
+STAGE_INLINE int
+tri2_h (const uint8_t * r, int s, int C)
+{
+  return r[s] + 3 * (r[s + C] + r[s + 2 * C]) + r[s + 3 * C];
+}
+
+static void
+tri2_row (const uint8_t * const *rows, int C, int n, uint8_t * out)
+{
+  const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+  int x, c;
+
+  for (x = 1; x < n - 1; x++)
+    for (c = 0; c < C; c++) {
+      const int s = (2 * x - 1) * C + c;
+      /* At most 64 * 255: the shift needs no clamp. */
+      out[x * C + c] = (uint8_t) ((tri2_h (r0, s, C) + 3 * (tri2_h (r1, s,
+                      C) + tri2_h (r2, s, C)) + tri2_h (r3, s, C) + 32) >> 6);
+    }
+}
+
+void
+stage_resize_tri2_row_scalar (const uint8_t * const *rows, int C, int n,
+    uint8_t * out0, uint8_t * out1)
+{
+  tri2_row (rows, C, n, out0);
+  if (out1)
+    tri2_row (rows + 2, C, n, out1);
+}
+
 const StageResizeKernels stage_resize_kernels_scalar = {
   "scalar",
   stage_resize_vpass_u8_scalar,
@@ -163,4 +194,5 @@ const StageResizeKernels stage_resize_kernels_scalar = {
   stage_resize_hpass_u8_scalar,
   stage_resize_hpass_s16_scalar,
   stage_resize_box2_row_scalar,
+  stage_resize_tri2_row_scalar,
 };

@@ -480,6 +480,82 @@ box2_row_sse41 (const uint8_t * r0, const uint8_t * r1, int C, int n,
   }
 }
 
+/* ---- exact 2:1 triangle -------------------------------------------------
+ * Per row, pmaddubsw with (1, 3) on the pixel pairs (2x-1, 2x) and with
+ * (3, 1) on (2x+1, 2x+2) gives a + 3b + 3c + d (at most 2040) in 16 bits;
+ * the four rows combine as H0 + 3 (H1 + H2) + H3, at most 16320, still
+ * exact in 16 bits. The same shuffle as the box brings a channel's two
+ * samples side by side when C > 1. */
+
+SSE41_INLINE __m128i
+tri2_h_sse41 (const uint8_t * p, int C, __m128i order)
+{
+  __m128i ab = _mm_loadu_si128 ((const __m128i *) p);
+  __m128i cd = _mm_loadu_si128 ((const __m128i *) (p + 2 * C));
+
+  if (C > 1) {
+    ab = _mm_shuffle_epi8 (ab, order);
+    cd = _mm_shuffle_epi8 (cd, order);
+  }
+  return _mm_add_epi16 (_mm_maddubs_epi16 (ab, _mm_set1_epi16 (0x0301)),
+      _mm_maddubs_epi16 (cd, _mm_set1_epi16 (0x0103)));
+}
+
+/* (H0 + 3 (H1 + H2) + H3 + 32) >> 6 */
+SSE41_INLINE __m128i
+tri2_v_sse41 (__m128i h0, __m128i h1, __m128i h2, __m128i h3)
+{
+  __m128i mid = _mm_add_epi16 (h1, h2);
+  __m128i sum = _mm_add_epi16 (_mm_add_epi16 (h0, h3), _mm_add_epi16 (mid,
+          _mm_add_epi16 (mid, mid)));
+
+  return _mm_srli_epi16 (_mm_add_epi16 (sum, _mm_set1_epi16 (32)), 6);
+}
+
+/* 8 outputs of one or two rows from the 16 input bytes at byte offset `in`
+ * of each input row: rows 2 and 3 are filtered once for both. */
+SSE41_INLINE void
+tri2_block_sse41 (const uint8_t * const *rows, size_t in, int C,
+    __m128i order, int two, __m128i * o0, __m128i * o1)
+{
+  __m128i h2 = tri2_h_sse41 (rows[2] + in, C, order);
+  __m128i h3 = tri2_h_sse41 (rows[3] + in, C, order);
+
+  *o0 = tri2_v_sse41 (tri2_h_sse41 (rows[0] + in, C, order),
+      tri2_h_sse41 (rows[1] + in, C, order), h2, h3);
+  if (two)
+    *o1 = tri2_v_sse41 (h2, h3, tri2_h_sse41 (rows[4] + in, C, order),
+        tri2_h_sse41 (rows[5] + in, C, order));
+}
+
+SSE41 static void
+tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
+    uint8_t * out1)
+{
+  const __m128i order = box2_order_sse41 (C);
+  /* Output bytes of the interior pixels; output byte o reads from input
+   * byte 2 o - C on. */
+  const int begin = C, end = (n - 1) * C;
+  int o;
+
+  if ((C != 1 && C != 2 && C != 4) || end - begin < 16) {
+    stage_resize_tri2_row_scalar (rows, C, n, out0, out1);
+    return;
+  }
+  for (o = begin; o < end; o += 16) {
+    __m128i a0, a1, b0, b1;
+    size_t in;
+    if (o > end - 16)
+      o = end - 16;
+    in = (size_t) 2 * o - C;
+    tri2_block_sse41 (rows, in, C, order, out1 != NULL, &a0, &a1);
+    tri2_block_sse41 (rows, in + 16, C, order, out1 != NULL, &b0, &b1);
+    _mm_storeu_si128 ((__m128i *) (out0 + o), _mm_packus_epi16 (a0, b0));
+    if (out1)
+      _mm_storeu_si128 ((__m128i *) (out1 + o), _mm_packus_epi16 (a1, b1));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_sse41 = {
   "sse41",
   vpass_u8_sse41,
@@ -487,6 +563,7 @@ const StageResizeKernels stage_resize_kernels_sse41 = {
   hpass_u8_sse41,
   hpass_s16_sse41,
   box2_row_sse41,
+  tri2_row_sse41,
 };
 
 /* ---- AVX2 ----------------------------------------------------------------
@@ -837,6 +914,92 @@ box2_row_avx2 (const uint8_t * r0, const uint8_t * r1, int C, int n,
   }
 }
 
+AVX2_INLINE __m256i
+tri2_h_avx2 (const uint8_t * p, int C, __m256i order)
+{
+  __m256i ab = _mm256_loadu_si256 ((const __m256i *) p);
+  __m256i cd = _mm256_loadu_si256 ((const __m256i *) (p + 2 * C));
+
+  if (C > 1) {
+    ab = _mm256_shuffle_epi8 (ab, order);
+    cd = _mm256_shuffle_epi8 (cd, order);
+  }
+  return _mm256_add_epi16 (_mm256_maddubs_epi16 (ab,
+          _mm256_set1_epi16 (0x0301)), _mm256_maddubs_epi16 (cd,
+          _mm256_set1_epi16 (0x0103)));
+}
+
+AVX2_INLINE __m256i
+tri2_v_avx2 (__m256i h0, __m256i h1, __m256i h2, __m256i h3)
+{
+  __m256i mid = _mm256_add_epi16 (h1, h2);
+  __m256i sum = _mm256_add_epi16 (_mm256_add_epi16 (h0, h3),
+      _mm256_add_epi16 (mid, _mm256_add_epi16 (mid, mid)));
+
+  return _mm256_srli_epi16 (_mm256_add_epi16 (sum, _mm256_set1_epi16 (32)),
+      6);
+}
+
+AVX2_INLINE void
+tri2_block_avx2 (const uint8_t * const *rows, size_t in, int C,
+    __m256i order, int two, __m256i * o0, __m256i * o1)
+{
+  __m256i h2 = tri2_h_avx2 (rows[2] + in, C, order);
+  __m256i h3 = tri2_h_avx2 (rows[3] + in, C, order);
+
+  *o0 = tri2_v_avx2 (tri2_h_avx2 (rows[0] + in, C, order),
+      tri2_h_avx2 (rows[1] + in, C, order), h2, h3);
+  if (two)
+    *o1 = tri2_v_avx2 (h2, h3, tri2_h_avx2 (rows[4] + in, C, order),
+        tri2_h_avx2 (rows[5] + in, C, order));
+}
+
+/* packus interleaves the lanes of its inputs, the permute restores the
+ * order. */
+AVX2_INLINE void
+store_packed_avx2 (uint8_t * out, __m256i lo, __m256i hi)
+{
+  _mm256_storeu_si256 ((__m256i *) out, _mm256_permute4x64_epi64
+      (_mm256_packus_epi16 (lo, hi), _MM_SHUFFLE (3, 1, 2, 0)));
+}
+
+/* 32 output bytes per step (the groups of 2C bytes the shuffle works on
+ * never straddle a 16-byte lane). Two output rows share the loop so that
+ * their two common input rows are loaded and filtered once. */
+AVX2_INLINE void
+tri2_rows_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
+    uint8_t * out1, const int two)
+{
+  const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
+  const int begin = C, end = (n - 1) * C;
+  int o;
+
+  for (o = begin; o < end; o += 32) {
+    __m256i a0, a1, b0, b1;
+    size_t in;
+    if (o > end - 32)
+      o = end - 32;
+    in = (size_t) 2 * o - C;
+    tri2_block_avx2 (rows, in, C, order, two, &a0, &a1);
+    tri2_block_avx2 (rows, in + 32, C, order, two, &b0, &b1);
+    store_packed_avx2 (out0 + o, a0, b0);
+    if (two)
+      store_packed_avx2 (out1 + o, a1, b1);
+  }
+}
+
+AVX2 static void
+tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
+    uint8_t * out1)
+{
+  if ((C != 1 && C != 2 && C != 4) || (n - 2) * C < 32)
+    tri2_row_sse41 (rows, C, n, out0, out1);
+  else if (out1)
+    tri2_rows_avx2 (rows, C, n, out0, out1, 1);
+  else
+    tri2_rows_avx2 (rows, C, n, out0, NULL, 0);
+}
+
 const StageResizeKernels stage_resize_kernels_avx2 = {
   "avx2",
   vpass_u8_avx2,
@@ -844,6 +1007,7 @@ const StageResizeKernels stage_resize_kernels_avx2 = {
   hpass_u8_avx2,
   hpass_s16_avx2,
   box2_row_avx2,
+  tri2_row_avx2,
 };
 
 #endif /* x86 */

@@ -315,8 +315,12 @@ GST_START_TEST (test_integer_contract)
   static const int cases[][4] = { {640, 480, 213, 161}, {33, 17, 16, 9},
   {160, 120, 640, 480}, {17, 31, 40, 50}, {64, 48, 64, 21}, {9, 1, 20, 1},
   {300, 40, 37, 90}, {7, 5, 1, 1},
-    /* exact 2:1: the area plans take the 2x2 box kernels */
-  {128, 96, 64, 48}, {34, 18, 17, 9}, {2, 2, 1, 1}, {130, 4, 65, 2}
+    /* exact 2:1: the area plans take the 2x2 box kernels, bilinear
+     * the 4x4 triangle's (interiors shorter than, equal to and past one
+     * vector block of each path) */
+  {128, 96, 64, 48}, {34, 18, 17, 9}, {2, 2, 1, 1}, {130, 4, 65, 2},
+  {6, 6, 3, 3}, {36, 8, 18, 4}, {68, 10, 34, 5}, {146, 12, 73, 6},
+  {4, 6, 2, 3}, {6, 4, 3, 2}
   };
   StageResizeMethod m;
   guint i;
@@ -341,6 +345,39 @@ GST_START_TEST (test_integer_contract)
         g_free (want);
         g_free (got);
       }
+  /* The dedicated 2:1 kernels are what those plans run. */
+  {
+    static const struct
+    {
+      int k[4];
+      StageResizeMethod m;
+      const char *kernel;
+    } want[] = {
+      {{128, 96, 64, 48}, STAGE_RESIZE_AREA, "box2"},
+      {{128, 96, 64, 48}, STAGE_RESIZE_BILINEAR, "tri2"},
+      {{6, 6, 3, 3}, STAGE_RESIZE_BILINEAR, "tri2"},
+      {{3840, 2160, 1920, 1080}, STAGE_RESIZE_BILINEAR, "tri2"},
+      {{128, 96, 64, 48}, STAGE_RESIZE_BICUBIC, "vertical-first"},
+      /* no interior row or column: the general passes */
+      {{6, 4, 3, 2}, STAGE_RESIZE_BILINEAR, "vertical-first"},
+      {{128, 96, 64, 47}, STAGE_RESIZE_BILINEAR, "vertical-first"},
+      {{128, 96, 64, 48}, STAGE_RESIZE_NEAREST, "nearest"},
+    };
+    for (i = 0; i < G_N_ELEMENTS (want); i++) {
+      StageResizePlan *p = stage_resize_plan_new (want[i].k[0], want[i].k[1],
+          want[i].k[2], want[i].k[3], 1, want[i].m);
+      for (c = 2; c <= 4; c++) {
+        StageResizePlan *q = stage_resize_plan_new (want[i].k[0],
+            want[i].k[1], want[i].k[2], want[i].k[3], c, want[i].m);
+        fail_unless_equals_string (stage_resize_plan_kernel (q),
+            stage_resize_plan_kernel (p));
+        stage_resize_plan_free (q);
+      }
+      fail_unless_equals_string (stage_resize_plan_kernel (p),
+          want[i].kernel);
+      stage_resize_plan_free (p);
+    }
+  }
   /* Both pass orders were exercised. */
   fail_unless (orders[STAGE_RESIZE_ORDER_VERTICAL_FIRST] > 0);
   fail_unless (orders[STAGE_RESIZE_ORDER_HORIZONTAL_FIRST] > 0);
@@ -387,6 +424,8 @@ GST_START_TEST (test_simd_paths_identical)
     {160, 90, 159, 91}, {65, 130, 64, 129}, {2000, 40, 37, 39},
     {40, 2000, 39, 37}, {33, 3000, 16, 5},
     {960, 540, 480, 270}, {66, 34, 33, 17}, {30, 6, 15, 3},
+    {6, 6, 3, 3}, {36, 8, 18, 4}, {68, 10, 34, 5}, {146, 12, 73, 6},
+    {3840, 16, 1920, 8},
   };
   const char *const *paths = stage_resize_simd_paths ();
   const char *run[8];

@@ -38,8 +38,9 @@ GST_START_TEST (test_known_cost)
       dget (r, "median_ms"));
   fail_unless (dget (r, "median_ms") < 8.0, "median %f",
       dget (r, "median_ms"));
-  fail_unless (dget (r, "min_ms") >= 4.95);
-  fail_unless (dget (r, "total_s") >= 30 * 0.00495);
+  fail_unless (dget (r, "min_ms") >= 4.95, "min %f", dget (r, "min_ms"));
+  fail_unless (dget (r, "total_s") >= 30 * 0.00495, "total %f s",
+      dget (r, "total_s"));
   /* Working, or ready to work but waiting for a core (a loaded machine). */
   fail_unless (dget (r, "busy_pct") + dget (thread_of (s, "slow5", "known"),
           "cpu_wait_pct") > 50.0, "busy %f", dget (r, "busy_pct"));
