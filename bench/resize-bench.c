@@ -9,7 +9,10 @@
  *           NV12) or rgba (1280x720 -> 1920x1080 RGBA)
  *   METHOD  bilinear or area (libyuv: kFilterBilinear / kFilterBox,
  *           swscale: SWS_BILINEAR / SWS_AREA)
- *   LIB     stage, libyuv, swscale or none (reads the frames only)
+ *   LIB     stage, libyuv, swscale, none (does nothing) or floor (reads
+ *           every source byte and writes every output byte, split over
+ *           THREADS as stage: the memory traffic of any resizer, without
+ *           the arithmetic)
  *   FRAMES  distinct input frames (default 4), REPS passes over them (3)
  *   THREADS stage only: rows split over this many threads, one barrier per
  *           plane as in the element (default 1)
@@ -206,6 +209,7 @@ typedef struct
   pthread_barrier_t start, done;
   pthread_t *threads;
   int quit;
+  int floor;                    /* the "floor" library: traffic only */
 } StageCtx;
 
 typedef struct
@@ -213,6 +217,40 @@ typedef struct
   StageCtx *ctx;
   int index;
 } Worker;
+
+/* Per output row of [y0, y1): reads the source rows that map to it (16
+ * bytes a load, four sums: the loads set the pace, not the arithmetic),
+ * then fills the row, as a resizer's loop would. */
+typedef uint64_t FloorVec __attribute__((vector_size (16)));
+
+static void
+floor_rows (const Frame * src, Frame * dst, int i, int y0, int y1)
+{
+  const int sh = src->h[i], dh = dst->h[i];
+  const size_t len = (size_t) src->stride[i];
+  FloorVec a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+  int r, y;
+
+  for (y = y0; y < y1; y++) {
+    const int r0 = (int) ((long) y * sh / dh);
+    const int r1 = (int) ((long) (y + 1) * sh / dh);
+    for (r = r0; r < r1; r++) {
+      const uint8_t *row = src->p[i] + (size_t) r * src->stride[i];
+      size_t x;
+      for (x = 0; x + 64 <= len; x += 64) {
+        FloorVec v[4];
+        memcpy (v, row + x, 64);
+        a += v[0];
+        b += v[1];
+        c += v[2];
+        d += v[3];
+      }
+    }
+    a += b + c + d;
+    memset (dst->p[i] + (size_t) y * dst->stride[i], (int) (a[0] + a[1]),
+        (size_t) dst->stride[i]);
+  }
+}
 
 static void
 stage_slice (StageCtx * s, int t)
@@ -223,6 +261,10 @@ stage_slice (StageCtx * s, int t)
     int h = s->dst->h[i];
     int y0 = (int) ((long) h * t / s->n_threads);
     int y1 = (int) ((long) h * (t + 1) / s->n_threads);
+    if (s->floor) {
+      floor_rows (s->src, s->dst, i, y0, y1);
+      continue;
+    }
     stage_resize_plan_run (s->plan[i], s->src->p[i], s->src->stride[i],
         s->dst->p[i], s->dst->stride[i], y0, y1,
         s->scratch[t * 3 + i]);
@@ -338,7 +380,7 @@ bench_pass (const char *lib, const Case * c, StageCtx * stage,
   int i;
 
   for (i = 0; i < frames; i++) {
-    if (!strcmp (lib, "stage"))
+    if (!strcmp (lib, "stage") || !strcmp (lib, "floor"))
       stage_run (stage, &src[i]);
     else if (!strcmp (lib, "libyuv"))
       libyuv_run (c, &src[i], dst, box);
@@ -412,10 +454,11 @@ main (int argc, char **argv)
     fclose (in);
   frame_alloc (&dst, c, c->dw, c->dh);
 
-  if (!strcmp (lib, "stage"))
+  if (!strcmp (lib, "stage") || !strcmp (lib, "floor")) {
     stage_init (&stage, c, &src[0], &dst, box ? STAGE_RESIZE_AREA :
         STAGE_RESIZE_BILINEAR, n_threads);
-  else if (!strcmp (lib, "swscale"))
+    stage.floor = !strcmp (lib, "floor");
+  } else if (!strcmp (lib, "swscale"))
     sws = sws_getContext (c->sw, c->sh, sws_format (c), c->dw, c->dh,
         sws_format (c), box ? SWS_AREA : SWS_BILINEAR, NULL, NULL, NULL);
   else if (strcmp (lib, "libyuv") && strcmp (lib, "none")) {
@@ -432,7 +475,8 @@ main (int argc, char **argv)
 
   /* Quality of the last frame's result. */
   q = 0;
-  if (strcmp (lib, "none") && !getenv ("RESIZE_BENCH_NO_PSNR")) {
+  if (strcmp (lib, "none") && strcmp (lib, "floor") &&
+      !getenv ("RESIZE_BENCH_NO_PSNR")) {
     frame_alloc (&ref, c, c->dw, c->dh);
     for (i = 0; i < c->n_planes; i++)
       ref_plane (src[frames - 1].p[i], src[frames - 1].w[i],
@@ -443,7 +487,7 @@ main (int argc, char **argv)
   }
   printf ("%s %s %s %.3f %.3f %.2f\n", lib, c->name, method, cpu, wall, q);
 
-  if (!strcmp (lib, "stage"))
+  if (!strcmp (lib, "stage") || !strcmp (lib, "floor"))
     stage_finish (&stage);
   if (sws)
     sws_freeContext (sws);

@@ -13,8 +13,10 @@
 # 4K -> 1080p NV12, 720p -> 1080p RGBA - with bilinear (libyuv
 # kFilterBilinear, SWS_BILINEAR) and area (kFilterBox, SWS_AREA), each
 # with the PSNR of its result against a double-precision Lanczos-3
-# reference; then stageresize's kernels with each SIMD path
-# (STAGES_RESIZE_SIMD), and n-threads=2 for 4K -> 1080p. CPU time per
+# reference; the memory floor of each case (every source byte read, every
+# output byte written, no arithmetic: no resizer gets far below it); then
+# stageresize's kernels with each SIMD path (STAGES_RESIZE_SIMD), and
+# n-threads=2 for 4K -> 1080p beside the floor's own 2-thread gain. CPU time per
 # frame, best of ROUNDS interleaved runs of IN_FRAMES frames x IN_REPS.
 # With CALLGRIND=1 valgrind counts the instructions of the same calls:
 # deterministic, immune to load, but blind to vector width.
@@ -99,6 +101,7 @@ for r in $(seq "$ROUNDS"); do
       for lib in stage libyuv swscale; do
         run_rb "$c/$m/$lib" cpu $c $m $lib 1
       done
+      [ $m = area ] || run_rb "$c/floor" cpu $c $m floor 1 RESIZE_BENCH_NO_PSNR=1
     done
   done
   for p in $SIMDS; do
@@ -109,6 +112,8 @@ for r in $(seq "$ROUNDS"); do
     run_rb "nv12/$m/t1" wall nv12 $m stage 1 RESIZE_BENCH_NO_PSNR=1
     run_rb "nv12/$m/t2" wall nv12 $m stage 2 RESIZE_BENCH_NO_PSNR=1
   done
+  run_rb "nv12/floor/t1" wall nv12 area floor 1 RESIZE_BENCH_NO_PSNR=1
+  run_rb "nv12/floor/t2" wall nv12 area floor 2 RESIZE_BENCH_NO_PSNR=1
 done
 
 for c in i420 nv12 rgba; do
@@ -118,6 +123,12 @@ for c in i420 nv12 rgba; do
       "${CDESC[$c]}" "$m" "$s" "${psnr[$c/$m/stage]}" "$y" "${psnr[$c/$m/libyuv]}" \
       "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "$(ratio "$y" "$s")"
   done
+done
+echo "memory floor (bench/resize-bench.c \"floor\": reads every source byte, writes every output byte, no arithmetic):"
+for c in i420 nv12 rgba; do
+  printf "  %-24s %7.3f ms; stage bilinear %sx, area %sx the floor\n" "${CDESC[$c]}" \
+    "${ms[$c/floor]}" "$(ratio "${ms[$c/bilinear/stage]}" "${ms[$c/floor]}")" \
+    "$(ratio "${ms[$c/area/stage]}" "${ms[$c/floor]}")"
 done
 echo "stageresize kernels by SIMD path, 1080p -> 640x480 I420 bilinear:"
 for p in $SIMDS; do
@@ -129,6 +140,8 @@ for m in bilinear area; do
   printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx\n" "$m" \
     "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}" "$(ratio "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}")"
 done
+printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx (the most 2 threads can gain where memory sets the pace)\n" \
+  floor "${ms[nv12/floor/t1]}" "${ms[nv12/floor/t2]}" "$(ratio "${ms[nv12/floor/t1]}" "${ms[nv12/floor/t2]}")"
 
 if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
   echo "instructions per frame (callgrind, one pass over 2 frames):"
