@@ -155,14 +155,14 @@ box2_row_neon (const uint8_t * r0, const uint8_t * r1, int C, int n,
 }
 
 const StageResizeKernels stage_resize_kernels_neon = {
-  "neon",
-  vpass_u8_neon,
-  vpass_s16_neon,
-  hpass_u8_neon,
-  hpass_s16_neon,
-  box2_row_neon,
+  .name = "neon",
+  .vpass_u8 = vpass_u8_neon,
+  .vpass_s16 = vpass_s16_neon,
+  .hpass_u8 = hpass_u8_neon,
+  .hpass_s16 = hpass_s16_neon,
+  .box2_row = box2_row_neon,
   /* Not vectorised for NEON yet: the portable kernel, same bytes. */
-  stage_resize_tri2_row_scalar,
+  .tri2_row = stage_resize_tri2_row_scalar,
 };
 
 #else

@@ -188,11 +188,11 @@ stage_resize_tri2_row_scalar (const uint8_t * const *rows, int C, int n,
 }
 
 const StageResizeKernels stage_resize_kernels_scalar = {
-  "scalar",
-  stage_resize_vpass_u8_scalar,
-  stage_resize_vpass_s16_scalar,
-  stage_resize_hpass_u8_scalar,
-  stage_resize_hpass_s16_scalar,
-  stage_resize_box2_row_scalar,
-  stage_resize_tri2_row_scalar,
+  .name = "scalar",
+  .vpass_u8 = stage_resize_vpass_u8_scalar,
+  .vpass_s16 = stage_resize_vpass_s16_scalar,
+  .hpass_u8 = stage_resize_hpass_u8_scalar,
+  .hpass_s16 = stage_resize_hpass_s16_scalar,
+  .box2_row = stage_resize_box2_row_scalar,
+  .tri2_row = stage_resize_tri2_row_scalar,
 };

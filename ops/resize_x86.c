@@ -557,13 +557,13 @@ tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
 }
 
 const StageResizeKernels stage_resize_kernels_sse41 = {
-  "sse41",
-  vpass_u8_sse41,
-  vpass_s16_sse41,
-  hpass_u8_sse41,
-  hpass_s16_sse41,
-  box2_row_sse41,
-  tri2_row_sse41,
+  .name = "sse41",
+  .vpass_u8 = vpass_u8_sse41,
+  .vpass_s16 = vpass_s16_sse41,
+  .hpass_u8 = hpass_u8_sse41,
+  .hpass_s16 = hpass_s16_sse41,
+  .box2_row = box2_row_sse41,
+  .tri2_row = tri2_row_sse41,
 };
 
 /* ---- AVX2 ----------------------------------------------------------------
@@ -1001,13 +1001,13 @@ tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
 }
 
 const StageResizeKernels stage_resize_kernels_avx2 = {
-  "avx2",
-  vpass_u8_avx2,
-  vpass_s16_avx2,
-  hpass_u8_avx2,
-  hpass_s16_avx2,
-  box2_row_avx2,
-  tri2_row_avx2,
+  .name = "avx2",
+  .vpass_u8 = vpass_u8_avx2,
+  .vpass_s16 = vpass_s16_avx2,
+  .hpass_u8 = hpass_u8_avx2,
+  .hpass_s16 = hpass_s16_avx2,
+  .box2_row = box2_row_avx2,
+  .tri2_row = tri2_row_avx2,
 };
 
 #endif /* x86 */
