@@ -188,6 +188,8 @@ build_plans (GstStageResize * self, StageResizeMethod method)
     self->plans[p] = stage_resize_plan_new (iw, ih, ow, oh, ch, method);
     if (!self->plans[p])
       goto failed;
+    GST_DEBUG_OBJECT (self, "plane %u: %dx%d -> %dx%d, %d channels, %s", p,
+        iw, ih, ow, oh, ch, stage_resize_plan_kernel (self->plans[p]));
     self->scratch_size = MAX (self->scratch_size,
         stage_resize_plan_scratch_size (self->plans[p]));
     if (!GST_VIDEO_INFO_IS_INTERLACED (in))
