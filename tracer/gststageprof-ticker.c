@@ -144,11 +144,18 @@ ticker_func (gpointer data)
     g_mutex_unlock (&self->tick_lock);
     now = g_get_monotonic_time ();
     if (plan.snap > 0 && now >= next_snap) {
+      gint64 took;
       stage_prof_snapshot (self);
-      /* A slow snapshot skips ticks rather than bunching them. */
+      took = g_get_monotonic_time () - now;
+      /* A slow snapshot skips ticks rather than bunching them, and the
+       * ticker then rests at least as long as the snapshot took: at most
+       * half a core, and the pipes lock free half the time. Without the
+       * rest, snapshots slower than the interval (ASan, a loaded machine,
+       * interval=0.005) ran back to back and starved the pipelines' state
+       * changes of that lock for minutes. */
       do
         next_snap += (gint64) (plan.snap * G_TIME_SPAN_SECOND);
-      while (next_snap <= now);
+      while (next_snap <= now + 2 * took);
     }
     if (plan.prog > 0 && now >= next_prog) {
       stage_prof_progress (self);
