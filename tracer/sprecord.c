@@ -1050,7 +1050,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   if (!st->have_push_end || (st->push_end_rec != rec && st->push_end_rec)
       || ts <= st->last_push_end) {
     SP_SET (rec->split_next, r->cpu_clock && !info->queue
-        && (info->split_task || rec->sample_left != 0));
+        && (g_atomic_int_get (&info->split_task) || rec->sample_left != 0));
     st->base_child = st->base_child_cpu = 0;
     return;
   }
@@ -1101,7 +1101,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
   if (gap >= r->split_min_ns && !info->queue)
     renew_samples (rec);
   SP_SET (rec->split_next, r->cpu_clock && !info->queue
-      && (info->split_task || rec->sample_left != 0));
+      && (g_atomic_int_get (&info->split_task) || rec->sample_left != 0));
   st->base_child = st->base_child_cpu = 0;
 }
 

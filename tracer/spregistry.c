@@ -324,7 +324,7 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
       || info->kind == SP_KIND_MUX || e->numsinkpads > 1);
   if (!r->cpu_clock)
     return;
-  info->split_task = info->aggregator || info->live_source;
+  g_atomic_int_set (&info->split_task, info->aggregator || info->live_source);
   /* A muxer that is not an aggregator (GstCollectPads: matroskamux, avimux
    * in 1.22) has no task: each input's thread blocks in its chain until the
    * others have data, and the last one to arrive muxes and pushes. */
