@@ -97,7 +97,19 @@ elem_sum (const GstStructure * s, const gchar * pipe, const gchar * name,
 /* A burner's self time is the CPU time it measured itself, within 2 % or
  * 0.1 ms, plus 10 µs a buffer: the element measures inside transform_ip,
  * the tracer around the whole chain (GstBaseTransform's own work and the
- * tracer's clock reads of nested elements, which no element can see). */
+ * tracer's clock reads of nested elements, which no element can see).
+ * Under ASan the tracer's own hooks are instrumented and run several times
+ * slower, on cold caches after a child that slept: 17 to 42 µs a buffer
+ * were measured around clocksync's identity sync=true in CI runs, so the
+ * allowance is 60 µs a buffer there. */
+#ifdef __SANITIZE_ADDRESS__
+#define PER_BUFFER_S 60e-6
+#define BLOCKING_SHARE 0.06
+#else
+#define PER_BUFFER_S 10e-6
+#define BLOCKING_SHARE 0.03
+#endif
+
 static void
 assert_self (const GstStructure * s, GstElement * p, const gchar * pipe,
     const gchar * name)
@@ -105,7 +117,7 @@ assert_self (const GstStructure * s, GstElement * p, const gchar * pipe,
   gdouble want = truth (p, name, "cpu-ns") / 1e9;
   gdouble got = elem_sum (s, pipe, name, "total_s");
   gdouble tol = MAX (0.02 * want, 0.0001) +
-      truth (p, name, "count") * 10e-6;
+      truth (p, name, "count") * PER_BUFFER_S;
 
   fail_unless (ABS (got - want) <= tol,
       "%s/%s: self %.6f s, truth %.6f s (tolerance %.6f)", pipe, name, got,
@@ -113,14 +125,15 @@ assert_self (const GstStructure * s, GstElement * p, const gchar * pipe,
 }
 
 /* An element that blocks reports a small self time: its own CPU time plus
- * at most 3 % of the pipeline's running time. */
+ * at most 3 % of the pipeline's running time (6 % under ASan, see
+ * PER_BUFFER_S). */
 static void
 assert_blocking (const GstStructure * s, const gchar * pipe,
     const gchar * name, gdouble cpu_s)
 {
   gdouble got = elem_sum (s, pipe, name, "total_s");
   gdouble wall = dget (s, "wall_s");
-  gdouble bound = cpu_s + 0.03 * wall + 0.0005;
+  gdouble bound = cpu_s + BLOCKING_SHARE * wall + 0.0005;
 
   fail_unless (got <= bound, "%s/%s blocks but shows %.6f s of self time "
       "(bound %.6f, running time %.3f s)", pipe, name, got, bound, wall);
