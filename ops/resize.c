@@ -31,6 +31,11 @@ struct StageResizePlan
   int box2;
   /* The taps are the exact 2:1 triangle on both axes (see is_tri2). */
   int tri2;
+  /* Horizontal-first plans whose axes keep the promises of the two-tap
+   * kernels (hpass_u8_pair, vpass_s16_pair in resize_kernels.h). */
+  int pair_x, pair_y;
+  /* The kernels' own tables for hpass_u8_pair, or NULL. */
+  void *pair_prep;
 };
 
 const char *
@@ -435,6 +440,33 @@ is_box2 (const StageResizeTaps * t)
   return 1;
 }
 
+/* Two taps, both weights >= 0; with max_step > 0, also starts that never
+ * step by more than max_step from one output to the next. */
+static int
+is_pair (const StageResizeTaps * t, int max_step)
+{
+  int o;
+
+  if (t->n_taps != 2)
+    return 0;
+  for (o = 0; o < t->out_size; o++)
+    if (t->weights[2 * o] < 0 || t->weights[2 * o + 1] < 0 ||
+        (o > 0 && max_step > 0 && t->start[o] - t->start[o - 1] > max_step))
+      return 0;
+  return 1;
+}
+
+static int
+all_weights_nonnegative (const StageResizeTaps * t)
+{
+  size_t i;
+
+  for (i = 0; i < (size_t) t->out_size * t->n_taps; i++)
+    if (t->weights[i] < 0)
+      return 0;
+  return 1;
+}
+
 /* Asks for source rows [r0, r1) ahead of their use: the hardware
  * prefetchers follow a row that is being read, but not the jump to the
  * rows the next output row starts on, and the vertical pass of a shrink
@@ -535,6 +567,8 @@ run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
     int y1, void *scratch)
 {
   const int C = p->channels, T = p->ty.n_taps;
+  void (*const vpass) (const int16_t * const *, const int16_t *, int, int,
+      uint8_t *) = p->pair_y ? p->k->vpass_s16_pair : p->k->vpass_s16;
   const size_t row_len = align64 ((size_t) p->dst_w * C * sizeof (int16_t));
   uint8_t *ring = scratch;
   int32_t *tag = (int32_t *) (ring + row_len * T);
@@ -550,12 +584,16 @@ run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
       int r = first + k, slot = r % T;
       int16_t *line = (int16_t *) (ring + row_len * slot);
       if (tag[slot] != r) {
-        p->k->hpass_u8 (src + r * src_stride, &p->tx, C, line);
+        if (p->pair_x)
+          p->k->hpass_u8_pair (src + r * src_stride, &p->tx, p->pair_prep, C,
+              line);
+        else
+          p->k->hpass_u8 (src + r * src_stride, &p->tx, C, line);
         tag[slot] = r;
       }
       rows[k] = line;
     }
-    p->k->vpass_s16 (rows, p->ty.weights + (size_t) y * T, T, p->dst_w * C,
+    vpass (rows, p->ty.weights + (size_t) y * T, T, p->dst_w * C,
         dst + y * dst_stride);
   }
 }
@@ -590,12 +628,55 @@ contract_sample (const StageResizePlan * p, const uint8_t * src,
   return stage_clamp_u8 (acc >> SHIFT2);
 }
 
+/* Horizontal-first with two taps per axis, where the kernels have a
+ * two_tap_rows: each output row's blend runs in one loop with the
+ * horizontal pass of the source row the next output row adds. A ring of
+ * three rows: the new row never takes the slot of one being blended. */
+static void
+run_two_tap (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0,
+    int y1, void *scratch)
+{
+  const int C = p->channels, n = p->dst_w * C;
+  const size_t row_len = align64 ((size_t) n * sizeof (int16_t));
+  int16_t *ring[3];
+  int tag[3] = { -1, -1, -1 };
+  int y, k;
+
+  for (k = 0; k < 3; k++)
+    ring[k] = (int16_t *) ((uint8_t *) scratch + row_len * k);
+  for (y = y0; y < y1; y++) {
+    const int first = p->ty.start[y];
+    const int next = y + 1 < y1 ? p->ty.start[y + 1] + 1 : -1;
+    const int16_t *rows[2];
+    const int16_t *w = p->ty.weights + (size_t) y * 2;
+    uint8_t *out = dst + y * dst_stride;
+
+    for (k = 0; k < 2; k++) {
+      int r = first + k;
+      if (tag[r % 3] != r) {
+        p->k->hpass_u8_pair (src + r * src_stride, &p->tx, p->pair_prep, C,
+            ring[r % 3]);
+        tag[r % 3] = r;
+      }
+      rows[k] = ring[r % 3];
+    }
+    if (next == first + 2 && p->k->two_tap_rows (rows, w, n, out,
+            src + next * src_stride, &p->tx, p->pair_prep, ring[next % 3]))
+      tag[next % 3] = next;
+    else
+      p->k->vpass_s16_pair (rows, w, 2, n, out);
+  }
+}
+
 static void
 run_general (const StageResizePlan * p, const uint8_t * src,
     ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0,
     int y1, void *scratch)
 {
-  if (p->horizontal_first)
+  if (p->pair_x && p->pair_y && p->pair_prep && p->k->two_tap_rows)
+    run_two_tap (p, src, src_stride, dst, dst_stride, y0, y1, scratch);
+  else if (p->horizontal_first)
     run_horizontal_first (p, src, src_stride, dst, dst_stride, y0, y1,
         scratch);
   else
@@ -686,6 +767,13 @@ stage_resize_plan_new (int src_w, int src_h, int dst_w, int dst_h,
       is_box2 (&p->ty);
   p->tri2 = method == STAGE_RESIZE_BILINEAR && is_tri2 (&p->tx) &&
       is_tri2 (&p->ty);
+  if (p->horizontal_first) {
+    p->pair_x = is_pair (&p->tx, 2);
+    if (p->pair_x && p->k->hpass_u8_pair_prepare)
+      p->pair_prep = p->k->hpass_u8_pair_prepare (&p->tx, channels);
+    /* The rows the vertical pass blends come from the horizontal taps. */
+    p->pair_y = is_pair (&p->ty, 0) && all_weights_nonnegative (&p->tx);
+  }
   return p;
 }
 
@@ -696,6 +784,7 @@ stage_resize_plan_free (StageResizePlan * plan)
     return;
   stage_resize_taps_clear (&plan->tx);
   stage_resize_taps_clear (&plan->ty);
+  free (plan->pair_prep);
   free (plan);
 }
 
@@ -717,6 +806,8 @@ stage_resize_plan_kernel (const StageResizePlan * p)
     return "box2";
   if (p->tri2)
     return "tri2";
+  if (p->pair_x && p->pair_y)
+    return "two-tap";
   return p->horizontal_first ? "horizontal-first" : "vertical-first";
 }
 
@@ -731,10 +822,12 @@ stage_resize_plan_scratch_size (const StageResizePlan * p)
 {
   if (p->method == STAGE_RESIZE_NEAREST)
     return 64;
-  /* Row pointers for the vertical pass come last in both layouts. */
+  /* Row pointers for the vertical pass come last in both layouts; the
+   * two-tap run needs a ring of three rows. */
   if (p->horizontal_first)
     return align64 ((size_t) p->dst_w * p->channels * sizeof (int16_t)) *
-        p->ty.n_taps + align64 (p->ty.n_taps * sizeof (int32_t)) +
+        (p->ty.n_taps < 3 ? 3 : p->ty.n_taps) +
+        align64 (p->ty.n_taps * sizeof (int32_t)) +
         p->ty.n_taps * sizeof (void *);
   return align64 ((size_t) p->src_w * p->channels * sizeof (int16_t) +
       MID_SLACK) + p->ty.n_taps * sizeof (void *);

@@ -104,7 +104,9 @@ typedef enum {
 StageResizeOrder stage_resize_plan_order (const StageResizePlan * plan);
 
 /* Which row kernels a plan runs, for tests and logs: "nearest", "box2"
- * (exact 2:1 box), "tri2" (bilinear at exactly 2:1), "vertical-first" or
+ * (exact 2:1 box), "tri2" (bilinear at exactly 2:1), "two-tap" (the
+ * horizontal-first passes in 16-bit arithmetic, for bilinear and area with
+ * two taps per axis, as when enlarging up to 2x), "vertical-first" or
  * "horizontal-first" (the general passes). The bytes are the contract's
  * whichever it is. */
 const char *stage_resize_plan_kernel (const StageResizePlan * plan);

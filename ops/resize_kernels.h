@@ -55,6 +55,30 @@ typedef struct
    * into out1, from rows[2..5]: the two share rows 2 and 3. */
   void (*tri2_row) (const uint8_t * const *rows, int C, int n,
       uint8_t * out0, uint8_t * out1);
+  /* The two passes of horizontal-first plans with two taps per axis
+   * (bilinear and area enlarging), same results as hpass_u8 and vpass_s16
+   * under stronger promises that allow exact 16-bit arithmetic:
+   *  - hpass_u8_pair: t has two taps, both weights >= 0, and its starts
+   *    never step by more than 2 from one output to the next;
+   *  - vpass_s16_pair: T = 2, both weights >= 0, and every row sample is
+   *    in 0 .. 255 << 6 (rows made by a pass with weights >= 0). */
+  void (*hpass_u8_pair) (const uint8_t * src, const StageResizeTaps * t,
+      const void *prep, int C, int16_t * out);
+  /* hpass_u8_pair's own tables for taps t and C channels (start offsets,
+   * shuffles, weights laid out for its loads), made once per plan and
+   * released with free(); NULL (also as the member) where it needs none
+   * or memory ran out: it then works from t alone. */
+  void *(*hpass_u8_pair_prepare) (const StageResizeTaps * t, int C);
+  /* Optional (NULL: not in this table): vpass_s16_pair of n samples into
+   * out, and in the same loop hpass_u8_pair of the source row src into
+   * new_row, which is neither rows[0] nor rows[1]. Returns 0, having done
+   * nothing, where it does not handle the case (the caller then runs the
+   * two passes). */
+  int (*two_tap_rows) (const int16_t * const *rows, const int16_t * w,
+      int n, uint8_t * out, const uint8_t * src, const StageResizeTaps * t,
+      const void *prep, int16_t * new_row);
+  void (*vpass_s16_pair) (const int16_t * const *rows, const int16_t * w,
+      int T, int n, uint8_t * out);
 } StageResizeKernels;
 
 STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_scalar;
@@ -77,6 +101,8 @@ STAGE_HIDDEN void stage_resize_hpass_s16_scalar (const int16_t * src,
     const StageResizeTaps * t, int C, uint8_t * out);
 STAGE_HIDDEN void stage_resize_box2_row_scalar (const uint8_t * r0,
     const uint8_t * r1, int C, int n, uint8_t * out);
+STAGE_HIDDEN void stage_resize_hpass_u8_pair_scalar (const uint8_t * src,
+    const StageResizeTaps * t, const void *prep, int C, int16_t * out);
 STAGE_HIDDEN void stage_resize_tri2_row_scalar (const uint8_t * const *rows,
     int C, int n, uint8_t * out0, uint8_t * out1);
 

@@ -154,6 +154,14 @@ box2_row_neon (const uint8_t * r0, const uint8_t * r1, int C, int n,
   }
 }
 
+static void
+hpass_u8_pair_neon (const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int C, int16_t * out)
+{
+  (void) prep;
+  hpass_u8_neon (src, t, C, out);
+}
+
 const StageResizeKernels stage_resize_kernels_neon = {
   .name = "neon",
   .vpass_u8 = vpass_u8_neon,
@@ -163,6 +171,9 @@ const StageResizeKernels stage_resize_kernels_neon = {
   .box2_row = box2_row_neon,
   /* Not vectorised for NEON yet: the portable kernel, same bytes. */
   .tri2_row = stage_resize_tri2_row_scalar,
+  /* The general NEON passes: same bytes. */
+  .hpass_u8_pair = hpass_u8_pair_neon,
+  .vpass_s16_pair = vpass_s16_neon,
 };
 
 #else

@@ -122,6 +122,15 @@ stage_resize_hpass_u8_scalar (const uint8_t * src, const StageResizeTaps * t,
   }
 }
 
+/* The general pass: the promises of hpass_u8_pair change nothing here. */
+void
+stage_resize_hpass_u8_pair_scalar (const uint8_t * src,
+    const StageResizeTaps * t, const void *prep, int C, int16_t * out)
+{
+  (void) prep;
+  stage_resize_hpass_u8_scalar (src, t, C, out);
+}
+
 void
 stage_resize_hpass_s16_scalar (const int16_t * src, const StageResizeTaps * t,
     int C, uint8_t * out)
@@ -195,4 +204,6 @@ const StageResizeKernels stage_resize_kernels_scalar = {
   .hpass_s16 = stage_resize_hpass_s16_scalar,
   .box2_row = stage_resize_box2_row_scalar,
   .tri2_row = stage_resize_tri2_row_scalar,
+  .hpass_u8_pair = stage_resize_hpass_u8_pair_scalar,
+  .vpass_s16_pair = stage_resize_vpass_s16_scalar,
 };

@@ -556,6 +556,14 @@ tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
   }
 }
 
+SSE41 static void
+hpass_u8_pair_sse41 (const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int C, int16_t * out)
+{
+  (void) prep;
+  hpass_u8_sse41 (src, t, C, out);
+}
+
 const StageResizeKernels stage_resize_kernels_sse41 = {
   .name = "sse41",
   .vpass_u8 = vpass_u8_sse41,
@@ -564,6 +572,8 @@ const StageResizeKernels stage_resize_kernels_sse41 = {
   .hpass_s16 = hpass_s16_sse41,
   .box2_row = box2_row_sse41,
   .tri2_row = tri2_row_sse41,
+  .hpass_u8_pair = hpass_u8_pair_sse41,
+  .vpass_s16_pair = vpass_s16_sse41,
 };
 
 /* ---- AVX2 ----------------------------------------------------------------
@@ -1000,6 +1010,247 @@ tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
     tri2_rows_avx2 (rows, C, n, out0, NULL, 0);
 }
 
+/* ---- two-tap passes (bilinear and area enlarging) -----------------------
+ * With w0 + w1 = 1 << 14 the contract's sums reduce to 16-bit arithmetic:
+ *  - bytes to Q6: (w0 p0 + w1 p1 + 128) >> 8 = (p0 << 6) + ((w1 d + 128)
+ *    >> 8) with d = p1 - p0, and pmulhrsw (d << 7, w1) is exactly
+ *    (128 d w1 + (1 << 14)) >> 15, the second term (|d << 7| <= 32640);
+ *  - Q6 to bytes: (w0 a + w1 b + (1 << 19)) >> 20 = (a + 32 + m) >> 6 with
+ *    m = (w1 (b - a)) >> 14 = pmulhw (2 (b - a), 2 w1): the floor of the
+ *    inner quotient can go first because a + 32 is an integer. 2 (b - a)
+ *    fits int16 for rows in 0 .. 255 << 6, 2 w1 for w1 < 1 << 14 (w1 equal
+ *    to it is row b alone). */
+
+/* Pixel pick patterns of hpass_u8_pair_c4_avx2: each lane holds the 16
+ * source bytes at the start of output pixel j; the next pixel starts d =
+ * 0, 1 or 2 pixels further. p0 takes pixels 0 and d, p1 pixels 1 and
+ * d + 1, zero-extended to 16 bits (0x80 zeroes a byte). Index dlo + 3 dhi,
+ * dlo and dhi the steps in the low and high lane. */
+#define PICK_Z 0x80
+#define PICK_PIX(b) (b), PICK_Z, (b) + 1, PICK_Z, (b) + 2, PICK_Z, (b) + 3, PICK_Z
+#define PICK_P0(d) PICK_PIX (0), PICK_PIX (4 * (d))
+#define PICK_P1(d) PICK_PIX (4), PICK_PIX (4 * (d) + 4)
+#define PICK(dlo, dhi) { { PICK_P0 (dlo), PICK_P0 (dhi) },                    \
+      { PICK_P1 (dlo), PICK_P1 (dhi) } }
+static const uint8_t pair_pick[9][2][32] __attribute__((aligned (32))) = {
+  PICK (0, 0), PICK (1, 0), PICK (2, 0),
+  PICK (0, 1), PICK (1, 1), PICK (2, 1),
+  PICK (0, 2), PICK (1, 2), PICK (2, 2),
+};
+#undef PICK
+#undef PICK_P1
+#undef PICK_P0
+#undef PICK_PIX
+#undef PICK_Z
+
+/* The outputs [0, n) of hpass_u8_pair_c4_avx2's vector loop: its loads
+ * read 16 bytes from the starts of outputs x and x + 2, so it stops where
+ * that would pass the end of the row. */
+static int
+pair_c4_vector_outputs (const StageResizeTaps * t)
+{
+  int n = t->out_size & ~3;
+
+  while (n >= 4 && t->start[n - 2] > t->in_size - 4)
+    n -= 4;
+  return n;
+}
+
+/* hpass_u8_pair_c4_avx2's tables: per group of four outputs, the byte
+ * offsets of the starts of outputs x and x + 2 and of the pick shuffles,
+ * and the four outputs' w1 in their channels' lanes. */
+typedef struct
+{
+  int n;                        /* outputs the groups cover */
+  const int32_t *offsets;       /* three per group */
+  __m256i w1[];                 /* one per group */
+} PairPrepC4;
+
+static void *
+hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C)
+{
+  const int n = C == 4 && t->n_taps == 2 ? pair_c4_vector_outputs (t) : 0;
+  const size_t groups = (size_t) n / 4;
+  const size_t head = (sizeof (PairPrepC4) + 31) & ~(size_t) 31;
+  size_t g, size = head + groups * (sizeof (__m256i) + 3 * sizeof (int32_t));
+  PairPrepC4 *pp;
+  int32_t *off;
+
+  if (groups == 0 || !(pp = aligned_alloc (32, (size + 31) & ~(size_t) 31)))
+    return NULL;
+  off = (int32_t *) ((uint8_t *) pp + head + groups * sizeof (__m256i));
+  pp->n = n;
+  pp->offsets = off;
+  for (g = 0; g < groups; g++) {
+    const int32_t *st = t->start + 4 * g;
+    const int16_t *w = t->weights + 8 * g;
+    int16_t lanes[16];
+    int j, c;
+
+    off[3 * g] = st[0] * 4;
+    off[3 * g + 1] = st[2] * 4;
+    off[3 * g + 2] = (int32_t) sizeof (pair_pick[0]) *
+        ((st[1] - st[0]) + 3 * (st[3] - st[2]));
+    for (j = 0; j < 4; j++)
+      for (c = 0; c < 4; c++)
+        lanes[4 * j + c] = w[2 * j + 1];
+    memcpy (&pp->w1[g], lanes, sizeof (lanes));
+  }
+  return pp;
+}
+
+/* Bytes in, Q6 out, C = 4: four outputs per step, from two 16-byte loads
+ * (outputs x and x + 2) and byte shuffles chosen by the two steps. */
+AVX2_INLINE __m256i
+pair_c4_step (const uint8_t * s0, const uint8_t * s2, const uint8_t * pick,
+    __m256i w1)
+{
+  __m256i v = load2x128 (s0, s2);
+  __m256i p0 = _mm256_shuffle_epi8 (v,
+      _mm256_load_si256 ((const __m256i *) pick));
+  __m256i p1 = _mm256_shuffle_epi8 (v,
+      _mm256_load_si256 ((const __m256i *) (pick + 32)));
+  __m256i r = _mm256_mulhrs_epi16 (_mm256_slli_epi16 (_mm256_sub_epi16 (p1,
+              p0), 7), w1);
+
+  return _mm256_add_epi16 (_mm256_slli_epi16 (p0, 6), r);
+}
+
+/* Without tables (rows shorter than a group, or no memory for them) the
+ * general pass does it all. */
+AVX2 static void
+hpass_u8_pair_c4_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    const PairPrepC4 * pp, int16_t * out)
+{
+  const uint8_t *pick = (const uint8_t *) pair_pick;
+  const int32_t *restrict off;
+  int g, n = pp ? pp->n : 0;
+
+  for (g = 0, off = n ? pp->offsets : NULL; g < n / 4; g++, off += 3)
+    _mm256_storeu_si256 ((__m256i *) (out + (size_t) g * 16),
+        pair_c4_step (src + off[0], src + off[1], pick + off[2],
+            _mm256_load_si256 (&pp->w1[g])));
+  if (n < t->out_size) {
+    StageResizeTaps rest = *t;
+    rest.out_size = t->out_size - n;
+    rest.start = t->start + n;
+    rest.weights = t->weights + (size_t) n * 2;
+    hpass_u8_c4_sse41 (src, &rest, out + (size_t) n * 4);
+  }
+}
+
+AVX2 static void
+hpass_u8_pair_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int C, int16_t * out)
+{
+  if (C == 4 && t->n_taps == 2)
+    hpass_u8_pair_c4_avx2 (src, t, prep, out);
+  else
+    hpass_u8_avx2 (src, t, C, out);
+}
+
+/* Q6 in, bytes out, two rows: 32 samples of rows a and b at x. */
+AVX2_INLINE void
+pair_v32 (const int16_t * a, const int16_t * b, int x, __m256i w2,
+    uint8_t * out)
+{
+  const __m256i c32 = _mm256_set1_epi16 (32);
+  __m256i a0 = load_s16x16 (a + x), a1 = load_s16x16 (a + x + 16);
+  __m256i d0 = _mm256_sub_epi16 (load_s16x16 (b + x), a0);
+  __m256i d1 = _mm256_sub_epi16 (load_s16x16 (b + x + 16), a1);
+  __m256i r0 = _mm256_add_epi16 (_mm256_add_epi16 (a0, c32),
+      _mm256_mulhi_epi16 (_mm256_add_epi16 (d0, d0), w2));
+  __m256i r1 = _mm256_add_epi16 (_mm256_add_epi16 (a1, c32),
+      _mm256_mulhi_epi16 (_mm256_add_epi16 (d1, d1), w2));
+
+  store_packed_avx2 (out + x, _mm256_srai_epi16 (r0, 6),
+      _mm256_srai_epi16 (r1, 6));
+}
+
+/* The rows and 2 w1 of a two-row blend; w1 = 1 << 14 is row b alone. */
+AVX2_INLINE __m256i
+pair_v_setup (const int16_t * const *rows, const int16_t * w,
+    const int16_t ** a, const int16_t ** b)
+{
+  *a = rows[w[1] == WONE];
+  *b = rows[1];
+  return _mm256_set1_epi16 ((int16_t) (w[1] == WONE ? 0 : 2 * w[1]));
+}
+
+/* The last samples [x, n) of a two-row blend, n >= 32: 32 at a time, the
+ * last block overlapping the one before (same bytes again). */
+AVX2_INLINE void
+pair_v_rest (const int16_t * a, const int16_t * b, int x, int n,
+    __m256i w2, uint8_t * out)
+{
+  for (; x < n; x += 32)
+    pair_v32 (a, b, x > n - 32 ? n - 32 : x, w2, out);
+}
+
+AVX2 static void
+vpass_s16_pair_avx2 (const int16_t * const *rows, const int16_t * w, int T,
+    int n, uint8_t * out)
+{
+  const int16_t *a, *b;
+  __m256i w2;
+  int x;
+
+  if (T != 2 || n < 32) {
+    vpass_s16_avx2 (rows, w, T, n, out);
+    return;
+  }
+  w2 = pair_v_setup (rows, w, &a, &b);
+  for (x = 0; x + 32 <= n; x += 32)
+    pair_v32 (a, b, x, w2, out);
+  pair_v_rest (a, b, x, n, w2, out);
+}
+
+/* vpass_s16_pair (n samples of C = 4) and hpass_u8_pair of the next source
+ * row into new_row in one loop: the blend waits on memory (it writes the
+ * output), the horizontal pass on arithmetic, and in one loop the CPU
+ * overlaps the two. */
+AVX2 static int
+two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
+    uint8_t * out, const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int16_t * new_row)
+{
+  const PairPrepC4 *pp = prep;
+  const uint8_t *pick = (const uint8_t *) pair_pick;
+  const int32_t *restrict off;
+  const int16_t *a, *b;
+  __m256i w2;
+  int g, groups;
+
+  if (!pp || n != t->out_size * 4 || n < 32)
+    return 0;
+  w2 = pair_v_setup (rows, w, &a, &b);
+  off = pp->offsets;
+  groups = pp->n / 4;
+  /* Two groups of four outputs (32 samples) of each pass per step. */
+  for (g = 0; g + 2 <= groups; g += 2, off += 6) {
+    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16),
+        pair_c4_step (src + off[0], src + off[1], pick + off[2],
+            _mm256_load_si256 (&pp->w1[g])));
+    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16 + 16),
+        pair_c4_step (src + off[3], src + off[4], pick + off[5],
+            _mm256_load_si256 (&pp->w1[g + 1])));
+    pair_v32 (a, b, g * 16, w2, out);
+  }
+  pair_v_rest (a, b, g * 16, n, w2, out);
+  if (g < groups)
+    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16),
+        pair_c4_step (src + off[0], src + off[1], pick + off[2],
+            _mm256_load_si256 (&pp->w1[g])));
+  if (pp->n < t->out_size) {
+    StageResizeTaps rest = *t;
+    rest.out_size = t->out_size - pp->n;
+    rest.start = t->start + pp->n;
+    rest.weights = t->weights + (size_t) pp->n * 2;
+    hpass_u8_c4_sse41 (src, &rest, new_row + (size_t) pp->n * 4);
+  }
+  return 1;
+}
+
 const StageResizeKernels stage_resize_kernels_avx2 = {
   .name = "avx2",
   .vpass_u8 = vpass_u8_avx2,
@@ -1008,6 +1259,10 @@ const StageResizeKernels stage_resize_kernels_avx2 = {
   .hpass_s16 = hpass_s16_avx2,
   .box2_row = box2_row_avx2,
   .tri2_row = tri2_row_avx2,
+  .hpass_u8_pair = hpass_u8_pair_avx2,
+  .vpass_s16_pair = vpass_s16_pair_avx2,
+  .hpass_u8_pair_prepare = hpass_u8_pair_prepare_avx2,
+  .two_tap_rows = two_tap_rows_avx2,
 };
 
 #endif /* x86 */

@@ -320,7 +320,12 @@ GST_START_TEST (test_integer_contract)
      * vector block of each path) */
   {128, 96, 64, 48}, {34, 18, 17, 9}, {2, 2, 1, 1}, {130, 4, 65, 2},
   {6, 6, 3, 3}, {36, 8, 18, 4}, {68, 10, 34, 5}, {146, 12, 73, 6},
-  {4, 6, 2, 3}, {6, 4, 3, 2}
+  {4, 6, 2, 3}, {6, 4, 3, 2},
+    /* two taps per axis (bilinear and area enlarging): the 16-bit passes,
+     * whole and partial groups of four, starts stepping by 2 (area 2:1 in
+     * x), rows too short for a vector block */
+  {128, 72, 192, 108}, {100, 50, 150, 75}, {9, 6, 13, 10}, {128, 20, 64, 30},
+  {5, 4, 7, 9}, {3, 5, 5, 9}
   };
   StageResizeMethod m;
   guint i;
@@ -363,6 +368,32 @@ GST_START_TEST (test_integer_contract)
       {{128, 96, 64, 47}, STAGE_RESIZE_BILINEAR, "vertical-first"},
       {{128, 96, 64, 48}, STAGE_RESIZE_NEAREST, "nearest"},
     };
+    /* Two taps per axis with 3 or 4 channels (1 and 2 pad the horizontal
+     * taps to four for their kernels). */
+    static const struct
+    {
+      int k[4];
+      StageResizeMethod m;
+      const char *kernel[4];
+    } by_channels[] = {
+      {{1280, 720, 1920, 1080}, STAGE_RESIZE_BILINEAR, {"horizontal-first",
+              "horizontal-first", "two-tap", "two-tap"}},
+      {{1280, 720, 1920, 1080}, STAGE_RESIZE_AREA, {"horizontal-first",
+              "horizontal-first", "two-tap", "two-tap"}},
+      {{128, 20, 64, 30}, STAGE_RESIZE_AREA, {"horizontal-first",
+              "horizontal-first", "two-tap", "two-tap"}},
+      {{1280, 720, 1920, 1080}, STAGE_RESIZE_BICUBIC, {"horizontal-first",
+              "horizontal-first", "horizontal-first", "horizontal-first"}},
+    };
+    for (i = 0; i < G_N_ELEMENTS (by_channels); i++)
+      for (c = 1; c <= 4; c++) {
+        const int *k = by_channels[i].k;
+        StageResizePlan *p = stage_resize_plan_new (k[0], k[1], k[2], k[3],
+            c, by_channels[i].m);
+        fail_unless_equals_string (stage_resize_plan_kernel (p),
+            by_channels[i].kernel[c - 1]);
+        stage_resize_plan_free (p);
+      }
     for (i = 0; i < G_N_ELEMENTS (want); i++) {
       StageResizePlan *p = stage_resize_plan_new (want[i].k[0], want[i].k[1],
           want[i].k[2], want[i].k[3], 1, want[i].m);
@@ -426,6 +457,8 @@ GST_START_TEST (test_simd_paths_identical)
     {960, 540, 480, 270}, {66, 34, 33, 17}, {30, 6, 15, 3},
     {6, 6, 3, 3}, {36, 8, 18, 4}, {68, 10, 34, 5}, {146, 12, 73, 6},
     {3840, 16, 1920, 8},
+    {128, 72, 192, 108}, {100, 50, 150, 75}, {9, 6, 13, 10},
+    {128, 20, 64, 30}, {5, 4, 7, 9}, {3, 5, 5, 9}, {1000, 30, 1999, 59},
   };
   const char *const *paths = stage_resize_simd_paths ();
   const char *run[8];
