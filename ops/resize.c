@@ -598,34 +598,44 @@ run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
   }
 }
 
-/* One output sample of row y, column x, channel c by the contract of
+/* One output pixel (all channels) of row y, column x by the contract of
  * resize.h, straight from the taps: for the few border pixels of the 2:1
- * triangle rows. */
-static uint8_t
-contract_sample (const StageResizePlan * p, const uint8_t * src,
-    ptrdiff_t src_stride, int y, int x, int c)
+ * triangle rows. Outer taps of weight 0 add nothing and are skipped. */
+static void
+contract_pixel (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, int y, int x, uint8_t * out)
 {
-  const StageResizeTaps *outer = p->horizontal_first ? &p->ty : &p->tx;
-  const StageResizeTaps *inner = p->horizontal_first ? &p->tx : &p->ty;
-  const int C = p->channels;
-  const int o_out = p->horizontal_first ? y : x;
-  const int o_in = p->horizontal_first ? x : y;
-  int32_t acc = 1 << (SHIFT2 - 1);
-  int i, k;
+  const int hf = p->horizontal_first, C = p->channels;
+  const StageResizeTaps *outer = hf ? &p->ty : &p->tx;
+  const StageResizeTaps *inner = hf ? &p->tx : &p->ty;
+  const int16_t *wo = outer->weights + (size_t) (hf ? y : x) * outer->n_taps;
+  const int16_t *wi = inner->weights + (size_t) (hf ? x : y) * inner->n_taps;
+  /* Byte steps between the outer taps and between the inner ones. */
+  const ptrdiff_t so = hf ? src_stride : C, si = hf ? C : src_stride;
+  const uint8_t *base = src + p->ty.start[y] * src_stride +
+      (ptrdiff_t) p->tx.start[x] * C;
+  int32_t acc[4];
+  int i, k, c;
 
+  for (c = 0; c < C; c++)
+    acc[c] = 1 << (SHIFT2 - 1);
   for (i = 0; i < outer->n_taps; i++) {
-    int32_t mid = 1 << (SHIFT1 - 1);
-    for (k = 0; k < inner->n_taps; k++) {
-      int in_i = inner->start[o_in] + k, out_i = outer->start[o_out] + i;
-      int sy = p->horizontal_first ? out_i : in_i;
-      int sx = p->horizontal_first ? in_i : out_i;
-      mid += inner->weights[(size_t) o_in * inner->n_taps + k] *
-          src[sy * src_stride + (ptrdiff_t) sx * C + c];
+    const uint8_t *q = base + i * so;
+    if (wo[i] == 0)
+      continue;
+    for (c = 0; c < C; c++) {
+      int32_t mid = 1 << (SHIFT1 - 1);
+      if (inner->n_taps == 4)   /* the 2:1 triangle's: unrolled */
+        mid += wi[0] * q[c] + wi[1] * q[si + c] + wi[2] * q[2 * si + c] +
+            wi[3] * q[3 * si + c];
+      else
+        for (k = 0; k < inner->n_taps; k++)
+          mid += wi[k] * q[k * si + c];
+      acc[c] += wo[i] * (int16_t) (mid >> SHIFT1);
     }
-    acc += outer->weights[(size_t) o_out * outer->n_taps + i] *
-        (int16_t) (mid >> SHIFT1);
   }
-  return stage_clamp_u8 (acc >> SHIFT2);
+  for (c = 0; c < C; c++)
+    out[c] = stage_clamp_u8 (acc[c] >> SHIFT2);
 }
 
 /* Horizontal-first with two taps per axis, where the kernels have a
@@ -692,7 +702,7 @@ run_tri2 (const StageResizePlan * p, const uint8_t * src,
     int y1, void *scratch)
 {
   const int C = p->channels, last = p->dst_w - 1;
-  int y, c;
+  int y;
 
   if (y0 == 0) {
     run_general (p, src, src_stride, dst, dst_stride, 0, 1, scratch);
@@ -709,12 +719,11 @@ run_tri2 (const StageResizePlan * p, const uint8_t * src,
       rows[k] = r + k * src_stride;
     p->k->tri2_row (rows, C, p->dst_w, dst + y * dst_stride,
         two ? dst + (y + 1) * dst_stride : NULL);
-    for (j = y; j <= y + two; j++)
-      for (c = 0; c < C; c++) {
-        uint8_t *d = dst + j * dst_stride;
-        d[c] = contract_sample (p, src, src_stride, j, 0, c);
-        d[last * C + c] = contract_sample (p, src, src_stride, j, last, c);
-      }
+    for (j = y; j <= y + two; j++) {
+      uint8_t *d = dst + j * dst_stride;
+      contract_pixel (p, src, src_stride, j, 0, d);
+      contract_pixel (p, src, src_stride, j, last, d + last * C);
+    }
   }
   if (y1 == p->dst_h && y0 < y1)
     run_general (p, src, src_stride, dst, dst_stride, y1 - 1, y1, scratch);
