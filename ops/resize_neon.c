@@ -154,12 +154,186 @@ box2_row_neon (const uint8_t * r0, const uint8_t * r1, int C, int n,
   }
 }
 
+/* ---- exact 2:1 triangle ------------------------------------------------
+ * A structure load of C-byte units (vld2 of bytes, halfwords or words)
+ * splits the source pixels 2x - 1 and 2x of 16 / C outputs, channels in
+ * output order; the same load two pixels on gives 2x + 1 and 2x + 2. Per
+ * row a + 3 (b + c) + d (at most 2040), then H0 + 3 (H1 + H2) + H3 (at
+ * most 16320) in 16 bits, and (S + 32) >> 6 is a rounding narrowing
+ * shift. */
+
+static inline __attribute__((always_inline)) uint8x16x2_t
+tri2_load_neon (const uint8_t * p, int C)
+{
+  uint8x16x2_t r;
+
+  if (C == 1)
+    return vld2q_u8 (p);
+  if (C == 2) {
+    uint16x8x2_t v = vld2q_u16 ((const uint16_t *) (const void *) p);
+    r.val[0] = vreinterpretq_u8_u16 (v.val[0]);
+    r.val[1] = vreinterpretq_u8_u16 (v.val[1]);
+  } else {
+    uint32x4x2_t v = vld2q_u32 ((const uint32_t *) (const void *) p);
+    r.val[0] = vreinterpretq_u8_u32 (v.val[0]);
+    r.val[1] = vreinterpretq_u8_u32 (v.val[1]);
+  }
+  return r;
+}
+
+/* One row's horizontal sums for 16 output bytes: low and high halves. */
+static inline __attribute__((always_inline)) uint16x8x2_t
+tri2_h_neon (const uint8_t * p, int C)
+{
+  uint8x16x2_t ab = tri2_load_neon (p, C), cd = tri2_load_neon (p + 2 * C, C);
+  uint16x8x2_t h;
+
+  h.val[0] = vmlaq_n_u16 (vaddl_u8 (vget_low_u8 (ab.val[0]),
+          vget_low_u8 (cd.val[1])), vaddl_u8 (vget_low_u8 (ab.val[1]),
+          vget_low_u8 (cd.val[0])), 3);
+  h.val[1] = vmlaq_n_u16 (vaddl_high_u8 (ab.val[0], cd.val[1]),
+      vaddl_high_u8 (ab.val[1], cd.val[0]), 3);
+  return h;
+}
+
+static inline __attribute__((always_inline)) uint8x16_t
+tri2_v_neon (uint16x8x2_t h0, uint16x8x2_t h1, uint16x8x2_t h2,
+    uint16x8x2_t h3)
+{
+  uint16x8_t lo = vmlaq_n_u16 (vaddq_u16 (h0.val[0], h3.val[0]),
+      vaddq_u16 (h1.val[0], h2.val[0]), 3);
+  uint16x8_t hi = vmlaq_n_u16 (vaddq_u16 (h0.val[1], h3.val[1]),
+      vaddq_u16 (h1.val[1], h2.val[1]), 3);
+
+  return vcombine_u8 (vrshrn_n_u16 (lo, 6), vrshrn_n_u16 (hi, 6));
+}
+
+/* 16 output bytes per step; the rows 2 and 3 shared by the two output rows
+ * are filtered once. */
+static inline __attribute__((always_inline)) void
+tri2_rows_neon (const uint8_t * const *rows, const int C, int n,
+    uint8_t * out0, uint8_t * out1)
+{
+  /* Output bytes of the interior pixels; output byte o reads from input
+   * byte 2 o - C on, up to 2 o + C + 32 (the end of the row at most). */
+  const int begin = C, end = (n - 1) * C;
+  int o;
+
+  for (o = begin; o < end; o += 16) {
+    size_t in;
+    uint16x8x2_t h2, h3;
+    if (o > end - 16)
+      o = end - 16;
+    in = (size_t) 2 * o - C;
+    h2 = tri2_h_neon (rows[2] + in, C);
+    h3 = tri2_h_neon (rows[3] + in, C);
+    vst1q_u8 (out0 + o, tri2_v_neon (tri2_h_neon (rows[0] + in, C),
+            tri2_h_neon (rows[1] + in, C), h2, h3));
+    if (out1)
+      vst1q_u8 (out1 + o, tri2_v_neon (h2, h3, tri2_h_neon (rows[4] + in, C),
+              tri2_h_neon (rows[5] + in, C)));
+  }
+}
+
+static void
+tri2_row_neon (const uint8_t * const *rows, int C, int n, uint8_t * out0,
+    uint8_t * out1)
+{
+  if ((C != 1 && C != 2 && C != 4) || (n - 2) * C < 16)
+    stage_resize_tri2_row_scalar (rows, C, n, out0, out1);
+  else if (C == 1)
+    tri2_rows_neon (rows, 1, n, out0, out1);
+  else if (C == 2)
+    tri2_rows_neon (rows, 2, n, out0, out1);
+  else
+    tri2_rows_neon (rows, 4, n, out0, out1);
+}
+
+/* ---- two-tap passes (bilinear and area enlarging) -----------------------
+ * The 16-bit forms of resize_x86.c (see there): bytes to Q6 is (p0 << 6)
+ * + vqrdmulh ((p1 - p0) << 7, w1), which is (d w1 + 128) >> 8 exactly;
+ * Q6 to bytes is (a + 32 + vqdmulh (2 (b - a), w1)) >> 6, vqdmulh giving
+ * (2 x y) >> 16 = (w1 (b - a)) >> 14. Neither can saturate: no operand is
+ * -32768. */
+
+/* Bytes in, Q6 out, C = 4: two outputs per 8 + 8 byte loads (each output's
+ * two pixels), four per step. */
 static void
 hpass_u8_pair_neon (const uint8_t * src, const StageResizeTaps * t,
     const void *prep, int C, int16_t * out)
 {
+  const int32_t *st = t->start;
+  const int16_t *w = t->weights;
+  int x;
+
   (void) prep;
-  hpass_u8_neon (src, t, C, out);
+  if (C != 4 || t->n_taps != 2) {
+    hpass_u8_neon (src, t, C, out);
+    return;
+  }
+  for (x = 0; x + 4 <= t->out_size; x += 4) {
+    /* (p0 p1) of outputs x, x + 1 and of x + 2, x + 3; unzipping the
+     * 32-bit units separates the p0s from the p1s. */
+    uint32x4_t q01 = vreinterpretq_u32_u8 (vcombine_u8 (vld1_u8 (src +
+                (size_t) st[x] * 4), vld1_u8 (src + (size_t) st[x + 1] * 4)));
+    uint32x4_t q23 = vreinterpretq_u32_u8 (vcombine_u8 (vld1_u8 (src +
+                (size_t) st[x + 2] * 4), vld1_u8 (src + (size_t) st[x + 3] *
+                4)));
+    uint8x16_t p0 = vreinterpretq_u8_u32 (vuzp1q_u32 (q01, q23));
+    uint8x16_t p1 = vreinterpretq_u8_u32 (vuzp2q_u32 (q01, q23));
+    int16x8_t w01 = vcombine_s16 (vdup_n_s16 (w[2 * x + 1]),
+        vdup_n_s16 (w[2 * x + 3]));
+    int16x8_t w23 = vcombine_s16 (vdup_n_s16 (w[2 * x + 5]),
+        vdup_n_s16 (w[2 * x + 7]));
+    int16x8_t a_lo = vreinterpretq_s16_u16 (vmovl_u8 (vget_low_u8 (p0)));
+    int16x8_t a_hi = vreinterpretq_s16_u16 (vmovl_high_u8 (p0));
+    int16x8_t d_lo = vreinterpretq_s16_u16 (vsubl_u8 (vget_low_u8 (p1),
+            vget_low_u8 (p0)));
+    int16x8_t d_hi = vreinterpretq_s16_u16 (vsubl_high_u8 (p1, p0));
+
+    vst1q_s16 (out + (size_t) x * 4, vaddq_s16 (vshlq_n_s16 (a_lo, 6),
+            vqrdmulhq_s16 (vshlq_n_s16 (d_lo, 7), w01)));
+    vst1q_s16 (out + (size_t) x * 4 + 8, vaddq_s16 (vshlq_n_s16 (a_hi, 6),
+            vqrdmulhq_s16 (vshlq_n_s16 (d_hi, 7), w23)));
+  }
+  if (x < t->out_size) {
+    StageResizeTaps rest = *t;
+    rest.out_size = t->out_size - x;
+    rest.start = t->start + x;
+    rest.weights = t->weights + (size_t) x * 2;
+    stage_resize_hpass_u8_scalar (src, &rest, 4, out + (size_t) x * 4);
+  }
+}
+
+/* Q6 in, bytes out, two rows: 16 samples per step. */
+static void
+vpass_s16_pair_neon (const int16_t * const *rows, const int16_t * w, int T,
+    int n, uint8_t * out)
+{
+  const int16_t *a = rows[0], *b = rows[1];
+  const int16_t w1 = w[1];
+  const int16x8_t c32 = vdupq_n_s16 (32);
+  int x;
+
+  if (T != 2 || n < 16) {
+    vpass_s16_neon (rows, w, T, n, out);
+    return;
+  }
+  for (x = 0; x < n; x += 16) {
+    int16x8_t a0, a1, d0, d1;
+    if (x > n - 16)
+      x = n - 16;
+    a0 = vld1q_s16 (a + x);
+    a1 = vld1q_s16 (a + x + 8);
+    d0 = vsubq_s16 (vld1q_s16 (b + x), a0);
+    d1 = vsubq_s16 (vld1q_s16 (b + x + 8), a1);
+    a0 = vaddq_s16 (vaddq_s16 (a0, c32), vqdmulhq_n_s16 (vaddq_s16 (d0, d0),
+            w1));
+    a1 = vaddq_s16 (vaddq_s16 (a1, c32), vqdmulhq_n_s16 (vaddq_s16 (d1, d1),
+            w1));
+    vst1q_u8 (out + x, vcombine_u8 (vqshrun_n_s16 (a0, 6),
+            vqshrun_n_s16 (a1, 6)));
+  }
 }
 
 const StageResizeKernels stage_resize_kernels_neon = {
@@ -169,11 +343,9 @@ const StageResizeKernels stage_resize_kernels_neon = {
   .hpass_u8 = hpass_u8_neon,
   .hpass_s16 = hpass_s16_neon,
   .box2_row = box2_row_neon,
-  /* Not vectorised for NEON yet: the portable kernel, same bytes. */
-  .tri2_row = stage_resize_tri2_row_scalar,
-  /* The general NEON passes: same bytes. */
+  .tri2_row = tri2_row_neon,
   .hpass_u8_pair = hpass_u8_pair_neon,
-  .vpass_s16_pair = vpass_s16_neon,
+  .vpass_s16_pair = vpass_s16_pair_neon,
 };
 
 #else

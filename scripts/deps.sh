@@ -18,6 +18,9 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gstreamer1.0-plugins-ugly sqlite3"
 STAGES_SANITIZER_PACKAGES="clang libclang-rt-14-dev"
 # stageprof-report's tests: its HTML report in a browser, its DOT graph.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES chromium graphviz"
+# ops/'s NEON kernels run under emulation (test ops_resize_neon): an arm64
+# cross compiler and qemu's user-mode emulator.
+STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 # bench/resize.sh compares with libyuv and swscale in process.
 STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind"
 
