@@ -1021,27 +1021,24 @@ tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
  *    fits int16 for rows in 0 .. 255 << 6, 2 w1 for w1 < 1 << 14 (w1 equal
  *    to it is row b alone). */
 
-/* Pixel pick patterns of hpass_u8_pair_c4_avx2: each lane holds the 16
- * source bytes at the start of output pixel j; the next pixel starts d =
- * 0, 1 or 2 pixels further. p0 takes pixels 0 and d, p1 pixels 1 and
- * d + 1, zero-extended to 16 bits (0x80 zeroes a byte). Index dlo + 3 dhi,
- * dlo and dhi the steps in the low and high lane. */
-#define PICK_Z 0x80
-#define PICK_PIX(b) (b), PICK_Z, (b) + 1, PICK_Z, (b) + 2, PICK_Z, (b) + 3, PICK_Z
-#define PICK_P0(d) PICK_PIX (0), PICK_PIX (4 * (d))
-#define PICK_P1(d) PICK_PIX (4), PICK_PIX (4 * (d) + 4)
-#define PICK(dlo, dhi) { { PICK_P0 (dlo), PICK_P0 (dhi) },                    \
-      { PICK_P1 (dlo), PICK_P1 (dhi) } }
-static const uint8_t pair_pick[9][2][32] __attribute__((aligned (32))) = {
+/* Pick shuffles of hpass_u8_pair_c4_avx2: each lane holds the 16 source
+ * bytes from the start of an output pixel; the next output starts d = 0,
+ * 1 or 2 pixels further. The shuffle puts each channel's (p0, p1) side by
+ * side, for two outputs per lane. Index dlo + 3 dhi, dlo and dhi the steps
+ * in the low and high lane. */
+#define PICK_CH(b, c) (b) + (c), (b) + 4 + (c)
+#define PICK_PIX(b) PICK_CH (b, 0), PICK_CH (b, 1), PICK_CH (b, 2), PICK_CH (b, 3)
+#define PICK_LANE(d) PICK_PIX (0), PICK_PIX (4 * (d))
+#define PICK(dlo, dhi) { PICK_LANE (dlo), PICK_LANE (dhi) }
+static const uint8_t pair_pick[9][32] __attribute__((aligned (32))) = {
   PICK (0, 0), PICK (1, 0), PICK (2, 0),
   PICK (0, 1), PICK (1, 1), PICK (2, 1),
   PICK (0, 2), PICK (1, 2), PICK (2, 2),
 };
 #undef PICK
-#undef PICK_P1
-#undef PICK_P0
+#undef PICK_LANE
 #undef PICK_PIX
-#undef PICK_Z
+#undef PICK_CH
 
 /* The outputs [0, n) of hpass_u8_pair_c4_avx2's vector loop: its loads
  * read 16 bytes from the starts of outputs x and x + 2, so it stops where
@@ -1100,20 +1097,20 @@ hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C)
 }
 
 /* Bytes in, Q6 out, C = 4: four outputs per step, from two 16-byte loads
- * (outputs x and x + 2) and byte shuffles chosen by the two steps. */
+ * (outputs x and x + 2) and the byte shuffle chosen by the two steps;
+ * pmaddubsw of the (p0, p1) pairs with (64, 0) and (-1, 1) makes p0 << 6
+ * and p1 - p0. */
 AVX2_INLINE __m256i
 pair_c4_step (const uint8_t * s0, const uint8_t * s2, const uint8_t * pick,
     __m256i w1)
 {
-  __m256i v = load2x128 (s0, s2);
-  __m256i p0 = _mm256_shuffle_epi8 (v,
+  __m256i q = _mm256_shuffle_epi8 (load2x128 (s0, s2),
       _mm256_load_si256 ((const __m256i *) pick));
-  __m256i p1 = _mm256_shuffle_epi8 (v,
-      _mm256_load_si256 ((const __m256i *) (pick + 32)));
-  __m256i r = _mm256_mulhrs_epi16 (_mm256_slli_epi16 (_mm256_sub_epi16 (p1,
-              p0), 7), w1);
+  __m256i p0 = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x0040));
+  __m256i d = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x01ff));
 
-  return _mm256_add_epi16 (_mm256_slli_epi16 (p0, 6), r);
+  return _mm256_add_epi16 (p0, _mm256_mulhrs_epi16 (_mm256_slli_epi16 (d, 7),
+          w1));
 }
 
 /* Without tables (rows shorter than a group, or no memory for them) the
