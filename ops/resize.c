@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__)
-#define STAGE_CLONES __attribute__((target_clones ("avx2", "default")))
-#else
-#define STAGE_CLONES
-#endif
-
 struct StageResizePlan
 {
   int src_w, src_h, dst_w, dst_h, channels;
@@ -401,20 +394,77 @@ align64 (size_t n)
   return (n + 63) & ~(size_t) 63;
 }
 
-STAGE_CLONES static void
+static void prefetch_rows (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, int r0, int r1);
+
+/* One row of nearest pixels, C a constant after inlining: whole pixels
+ * move as one load and one store. */
+STAGE_INLINE void
+nearest_row (const uint8_t * restrict s, const int32_t * restrict sx, int n,
+    const int C, uint8_t * restrict d)
+{
+  int x;
+
+  for (x = 0; x < n; x++) {
+    const uint8_t *q = s + (size_t) sx[x] * C;
+    switch (C) {
+      case 1:
+        d[x] = *q;
+        break;
+      case 2:{
+        uint16_t v;
+        memcpy (&v, q, 2);
+        memcpy (d + (size_t) x * 2, &v, 2);
+        break;
+      }
+      case 4:{
+        uint32_t v;
+        memcpy (&v, q, 4);
+        memcpy (d + (size_t) x * 4, &v, 4);
+        break;
+      }
+      default:
+        memcpy (d + (size_t) x * C, q, C);
+        break;
+    }
+  }
+}
+
+/* Each output row picks from one source row; an output row whose source
+ * row is the one before's (enlarging) is a copy of that row. */
+static void
 run_nearest (const StageResizePlan * p, const uint8_t * src,
     ptrdiff_t src_stride, uint8_t * dst, ptrdiff_t dst_stride, int y0, int y1)
 {
-  const int C = p->channels;
+  const int C = p->channels, n = p->dst_w;
   const int32_t *sx = p->tx.start;
-  int y, x, c;
+  int y;
 
   for (y = y0; y < y1; y++) {
     const uint8_t *s = src + p->ty.start[y] * src_stride;
     uint8_t *d = dst + y * dst_stride;
-    for (x = 0; x < p->dst_w; x++)
-      for (c = 0; c < C; c++)
-        d[x * C + c] = s[sx[x] * C + c];
+
+    if (y > y0 && p->ty.start[y] == p->ty.start[y - 1]) {
+      memcpy (d, d - dst_stride, (size_t) n * C);
+      continue;
+    }
+    if (y + 1 < y1)
+      prefetch_rows (p, src, src_stride, p->ty.start[y + 1],
+          p->ty.start[y + 1] + 1);
+    switch (C) {
+      case 1:
+        nearest_row (s, sx, n, 1, d);
+        break;
+      case 2:
+        nearest_row (s, sx, n, 2, d);
+        break;
+      case 3:
+        nearest_row (s, sx, n, 3, d);
+        break;
+      default:
+        nearest_row (s, sx, n, 4, d);
+        break;
+    }
   }
 }
 
