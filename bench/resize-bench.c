@@ -7,8 +7,9 @@
  *
  *   CASE    i420 (1920x1080 -> 640x480 I420), nv12 (3840x2160 -> 1920x1080
  *           NV12) or rgba (1280x720 -> 1920x1080 RGBA)
- *   METHOD  bilinear or area (libyuv: kFilterBilinear / kFilterBox,
- *           swscale: SWS_BILINEAR / SWS_AREA)
+ *   METHOD  bilinear, area or nearest (libyuv: kFilterBilinear /
+ *           kFilterBox / kFilterNone, swscale: SWS_BILINEAR / SWS_AREA /
+ *           SWS_POINT)
  *   LIB     stage, libyuv, swscale, none (does nothing) or floor (reads
  *           every source byte and writes every output byte, split over
  *           THREADS as stage: the memory traffic of any resizer, without
@@ -345,9 +346,11 @@ stage_finish (StageCtx * s)
 }
 
 static void
-libyuv_run (const Case * c, const Frame * s, Frame * d, int box)
+libyuv_run (const Case * c, const Frame * s, Frame * d,
+    StageResizeMethod m)
 {
-  enum FilterMode f = box ? kFilterBox : kFilterBilinear;
+  enum FilterMode f = m == STAGE_RESIZE_AREA ? kFilterBox :
+      m == STAGE_RESIZE_NEAREST ? kFilterNone : kFilterBilinear;
 
   if (!strcmp (c->name, "i420"))
     I420Scale (s->p[0], s->stride[0], s->p[1], s->stride[1], s->p[2],
@@ -375,7 +378,8 @@ sws_format (const Case * c)
  * count its instructions alone (--toggle-collect=bench_pass). */
 __attribute__((noinline)) static void
 bench_pass (const char *lib, const Case * c, StageCtx * stage,
-    struct SwsContext *sws, Frame * src, int frames, Frame * dst, int box)
+    struct SwsContext *sws, Frame * src, int frames, Frame * dst,
+    StageResizeMethod m)
 {
   int i;
 
@@ -383,7 +387,7 @@ bench_pass (const char *lib, const Case * c, StageCtx * stage,
     if (!strcmp (lib, "stage") || !strcmp (lib, "floor"))
       stage_run (stage, &src[i]);
     else if (!strcmp (lib, "libyuv"))
-      libyuv_run (c, &src[i], dst, box);
+      libyuv_run (c, &src[i], dst, m);
     else if (sws)
       sws_scale (sws, (const uint8_t * const *) src[i].p, src[i].stride, 0,
           c->sh, dst->p, dst->stride);
@@ -404,7 +408,8 @@ main (int argc, char **argv)
 {
   const Case *c = NULL;
   const char *method, *lib;
-  int frames, reps, n_threads, i, r, box;
+  int frames, reps, n_threads, i, r;
+  StageResizeMethod m;
   Frame *src, dst, ref;
   StageCtx stage;
   struct SwsContext *sws = NULL;
@@ -420,7 +425,7 @@ main (int argc, char **argv)
     return 0;
   }
   if (argc < 4) {
-    fprintf (stderr, "usage: %s i420|nv12|rgba bilinear|area "
+    fprintf (stderr, "usage: %s i420|nv12|rgba bilinear|area|nearest "
         "stage|libyuv|swscale|none [FRAMES] [REPS] [THREADS] [INPUT]\n",
         argv[0]);
     return 2;
@@ -433,8 +438,10 @@ main (int argc, char **argv)
   frames = argc > 4 ? atoi (argv[4]) : 4;
   reps = argc > 5 ? atoi (argv[5]) : 3;
   n_threads = argc > 6 ? atoi (argv[6]) : 1;
-  box = !strcmp (method, "area");
-  if (!c || (!box && strcmp (method, "bilinear")) || frames < 1 || reps < 1
+  m = !strcmp (method, "area") ? STAGE_RESIZE_AREA :
+      !strcmp (method, "nearest") ? STAGE_RESIZE_NEAREST :
+      !strcmp (method, "bilinear") ? STAGE_RESIZE_BILINEAR : -1;
+  if (!c || (int) m < 0 || frames < 1 || reps < 1
       || n_threads < 1 || n_threads > 64) {
     fprintf (stderr, "bad arguments\n");
     return 2;
@@ -455,12 +462,13 @@ main (int argc, char **argv)
   frame_alloc (&dst, c, c->dw, c->dh);
 
   if (!strcmp (lib, "stage") || !strcmp (lib, "floor")) {
-    stage_init (&stage, c, &src[0], &dst, box ? STAGE_RESIZE_AREA :
-        STAGE_RESIZE_BILINEAR, n_threads);
+    stage_init (&stage, c, &src[0], &dst, m, n_threads);
     stage.floor = !strcmp (lib, "floor");
   } else if (!strcmp (lib, "swscale"))
     sws = sws_getContext (c->sw, c->sh, sws_format (c), c->dw, c->dh,
-        sws_format (c), box ? SWS_AREA : SWS_BILINEAR, NULL, NULL, NULL);
+        sws_format (c), m == STAGE_RESIZE_AREA ? SWS_AREA :
+        m == STAGE_RESIZE_NEAREST ? SWS_POINT : SWS_BILINEAR, NULL, NULL,
+        NULL);
   else if (strcmp (lib, "libyuv") && strcmp (lib, "none")) {
     fprintf (stderr, "unknown library %s\n", lib);
     return 2;
@@ -469,7 +477,7 @@ main (int argc, char **argv)
   c0 = now (CLOCK_PROCESS_CPUTIME_ID);
   w0 = now (CLOCK_MONOTONIC);
   for (r = 0; r < reps; r++)
-    bench_pass (lib, c, &stage, sws, src, frames, &dst, box);
+    bench_pass (lib, c, &stage, sws, src, frames, &dst, m);
   cpu = (now (CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 / (frames * reps);
   wall = (now (CLOCK_MONOTONIC) - w0) * 1e3 / (frames * reps);
 

@@ -11,7 +11,8 @@
 # swscale (sws_scale) on the same frames, one call per frame, single-
 # threaded, for the three cases of issue 13 - 1080p -> 640x480 I420,
 # 4K -> 1080p NV12, 720p -> 1080p RGBA - with bilinear (libyuv
-# kFilterBilinear, SWS_BILINEAR) and area (kFilterBox, SWS_AREA), each
+# kFilterBilinear, SWS_BILINEAR), area (kFilterBox, SWS_AREA) and nearest
+# (kFilterNone, SWS_POINT; no goal), each
 # with the PSNR of its result against a double-precision Lanczos-3
 # reference; the memory floor of each case (every source byte read, every
 # output byte written, no arithmetic: no resizer gets far below it); then
@@ -97,11 +98,11 @@ echo "part 1: in process, $IN_FRAMES frames x $IN_REPS passes, best of $ROUNDS r
 SIMDS=$("$RB" --simd-paths | tr '\n' ' ')
 for r in $(seq "$ROUNDS"); do
   for c in i420 nv12 rgba; do
-    for m in bilinear area; do
+    for m in bilinear area nearest; do
       for lib in stage libyuv swscale; do
         run_rb "$c/$m/$lib" cpu $c $m $lib 1
       done
-      [ $m = area ] || run_rb "$c/floor" cpu $c $m floor 1 RESIZE_BENCH_NO_PSNR=1
+      [ $m != bilinear ] || run_rb "$c/floor" cpu $c $m floor 1 RESIZE_BENCH_NO_PSNR=1
     done
   done
   for p in $SIMDS; do
@@ -117,11 +118,13 @@ for r in $(seq "$ROUNDS"); do
 done
 
 for c in i420 nv12 rgba; do
-  for m in bilinear area; do
+  for m in bilinear area nearest; do
     s=${ms[$c/$m/stage]} y=${ms[$c/$m/libyuv]} w=${ms[$c/$m/swscale]}
-    printf "%-24s %-8s  stage %7.3f ms %5.1f dB | libyuv %7.3f ms %5.1f dB | swscale %7.3f ms %5.1f dB | swscale/stage %sx (goal 1.3) libyuv/stage %sx (goal 1.2)\n" \
+    goals="(goal 1.3)|(goal 1.2)"
+    [ $m = nearest ] && goals="(no goal)|(no goal)"
+    printf "%-24s %-8s  stage %7.3f ms %5.1f dB | libyuv %7.3f ms %5.1f dB | swscale %7.3f ms %5.1f dB | swscale/stage %sx %s libyuv/stage %sx %s\n" \
       "${CDESC[$c]}" "$m" "$s" "${psnr[$c/$m/stage]}" "$y" "${psnr[$c/$m/libyuv]}" \
-      "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "$(ratio "$y" "$s")"
+      "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "${goals%|*}" "$(ratio "$y" "$s")" "${goals#*|}"
   done
 done
 echo "memory floor (bench/resize-bench.c \"floor\": reads every source byte, writes every output byte, no arithmetic):"

@@ -27,6 +27,8 @@ struct StageResizePlan
   /* Horizontal-first plans whose axes keep the promises of the two-tap
    * kernels (hpass_u8_pair, vpass_s16_pair in resize_kernels.h). */
   int pair_x, pair_y;
+  /* Nearest at exactly 2:1 across: source pixel 2x + 1. */
+  int near2;
   /* The kernels' own tables for hpass_u8_pair, or NULL. */
   void *pair_prep;
 };
@@ -451,6 +453,10 @@ run_nearest (const StageResizePlan * p, const uint8_t * src,
     if (y + 1 < y1)
       prefetch_rows (p, src, src_stride, p->ty.start[y + 1],
           p->ty.start[y + 1] + 1);
+    if (p->near2) {
+      p->k->near2_row (s, C, n, d);
+      continue;
+    }
     switch (C) {
       case 1:
         nearest_row (s, sx, n, 1, d);
@@ -827,6 +833,12 @@ stage_resize_plan_new (int src_w, int src_h, int dst_w, int dst_h,
       is_box2 (&p->ty);
   p->tri2 = method == STAGE_RESIZE_BILINEAR && is_tri2 (&p->tx) &&
       is_tri2 (&p->ty);
+  if (method == STAGE_RESIZE_NEAREST && p->tx.in_size == 2 * p->tx.out_size) {
+    int x;
+    p->near2 = 1;
+    for (x = 0; x < dst_w; x++)
+      p->near2 &= p->tx.start[x] == 2 * x + 1;
+  }
   if (p->horizontal_first) {
     p->pair_x = is_pair (&p->tx, 2);
     if (p->pair_x && p->k->hpass_u8_pair_prepare)

@@ -77,6 +77,9 @@ typedef struct
   int (*two_tap_rows) (const int16_t * const *rows, const int16_t * w,
       int n, uint8_t * out, const uint8_t * src, const StageResizeTaps * t,
       const void *prep, int16_t * new_row);
+  /* Nearest at exactly 2:1 across: output pixel x of n (C channels) is
+   * source pixel 2x + 1. */
+  void (*near2_row) (const uint8_t * src, int C, int n, uint8_t * out);
   void (*vpass_s16_pair) (const int16_t * const *rows, const int16_t * w,
       int T, int n, uint8_t * out);
 } StageResizeKernels;
@@ -103,6 +106,8 @@ STAGE_HIDDEN void stage_resize_box2_row_scalar (const uint8_t * r0,
     const uint8_t * r1, int C, int n, uint8_t * out);
 STAGE_HIDDEN void stage_resize_hpass_u8_pair_scalar (const uint8_t * src,
     const StageResizeTaps * t, const void *prep, int C, int16_t * out);
+STAGE_HIDDEN void stage_resize_near2_row_scalar (const uint8_t * src, int C,
+    int n, uint8_t * out);
 STAGE_HIDDEN void stage_resize_tri2_row_scalar (const uint8_t * const *rows,
     int C, int n, uint8_t * out0, uint8_t * out1);
 

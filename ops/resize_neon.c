@@ -336,6 +336,24 @@ vpass_s16_pair_neon (const int16_t * const *rows, const int16_t * w, int T,
   }
 }
 
+/* Nearest at 2:1: the odd units of a structure load of C-byte units. */
+static void
+near2_row_neon (const uint8_t * src, int C, int n, uint8_t * out)
+{
+  const int end = n * C;
+  int o;
+
+  if (C == 3 || end < 16) {
+    stage_resize_near2_row_scalar (src, C, n, out);
+    return;
+  }
+  for (o = 0; o < end; o += 16) {
+    if (o > end - 16)
+      o = end - 16;
+    vst1q_u8 (out + o, tri2_load_neon (src + 2 * (size_t) o, C).val[1]);
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_neon = {
   .name = "neon",
   .vpass_u8 = vpass_u8_neon,
@@ -346,6 +364,7 @@ const StageResizeKernels stage_resize_kernels_neon = {
   .tri2_row = tri2_row_neon,
   .hpass_u8_pair = hpass_u8_pair_neon,
   .vpass_s16_pair = vpass_s16_pair_neon,
+  .near2_row = near2_row_neon,
 };
 
 #else

@@ -165,6 +165,37 @@ stage_resize_box2_row_scalar (const uint8_t * r0, const uint8_t * r1, int C,
     }
 }
 
+STAGE_INLINE void
+near2_row (const uint8_t * restrict src, const int C, int n,
+    uint8_t * restrict out)
+{
+  int x, c;
+
+  for (x = 0; x < n; x++)
+    for (c = 0; c < C; c++)
+      out[x * C + c] = src[(2 * x + 1) * C + c];
+}
+
+void
+stage_resize_near2_row_scalar (const uint8_t * src, int C, int n,
+    uint8_t * out)
+{
+  switch (C) {
+    case 1:
+      near2_row (src, 1, n, out);
+      break;
+    case 2:
+      near2_row (src, 2, n, out);
+      break;
+    case 3:
+      near2_row (src, 3, n, out);
+      break;
+    default:
+      near2_row (src, 4, n, out);
+      break;
+  }
+}
+
 /* Horizontal (1 3 3 1) of the four pixels from byte s on, per channel. */
 STAGE_INLINE int
 tri2_h (const uint8_t * r, int s, int C)
@@ -206,4 +237,5 @@ const StageResizeKernels stage_resize_kernels_scalar = {
   .tri2_row = stage_resize_tri2_row_scalar,
   .hpass_u8_pair = stage_resize_hpass_u8_pair_scalar,
   .vpass_s16_pair = stage_resize_vpass_s16_scalar,
+  .near2_row = stage_resize_near2_row_scalar,
 };

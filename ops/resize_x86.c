@@ -556,6 +556,40 @@ tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
   }
 }
 
+/* ---- nearest at 2:1 ------------------------------------------------------
+ * The odd C-byte units of 32 source bytes: shifted down into the even ones
+ * and packed (bytes, words), or picked by a float shuffle (dwords). */
+SSE41_INLINE __m128i
+near2_pick_sse41 (__m128i a, __m128i b, int C)
+{
+  if (C == 1)
+    return _mm_packus_epi16 (_mm_srli_epi16 (a, 8), _mm_srli_epi16 (b, 8));
+  if (C == 2)
+    return _mm_packus_epi32 (_mm_srli_epi32 (a, 16), _mm_srli_epi32 (b, 16));
+  return _mm_castps_si128 (_mm_shuffle_ps (_mm_castsi128_ps (a),
+          _mm_castsi128_ps (b), _MM_SHUFFLE (3, 1, 3, 1)));
+}
+
+SSE41 static void
+near2_row_sse41 (const uint8_t * src, int C, int n, uint8_t * out)
+{
+  const int end = n * C;
+  int o;
+
+  if (C == 3 || end < 16) {
+    stage_resize_near2_row_scalar (src, C, n, out);
+    return;
+  }
+  /* Output byte o reads source bytes 2 o .. 2 o + 31. */
+  for (o = 0; o < end; o += 16) {
+    if (o > end - 16)
+      o = end - 16;
+    _mm_storeu_si128 ((__m128i *) (out + o), near2_pick_sse41 (_mm_loadu_si128
+            ((const __m128i *) (src + 2 * (size_t) o)), _mm_loadu_si128
+            ((const __m128i *) (src + 2 * (size_t) o + 16)), C));
+  }
+}
+
 SSE41 static void
 hpass_u8_pair_sse41 (const uint8_t * src, const StageResizeTaps * t,
     const void *prep, int C, int16_t * out)
@@ -574,6 +608,7 @@ const StageResizeKernels stage_resize_kernels_sse41 = {
   .tri2_row = tri2_row_sse41,
   .hpass_u8_pair = hpass_u8_pair_sse41,
   .vpass_s16_pair = vpass_s16_sse41,
+  .near2_row = near2_row_sse41,
 };
 
 /* ---- AVX2 ----------------------------------------------------------------
@@ -1248,6 +1283,38 @@ two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
   return 1;
 }
 
+/* As near2_row_sse41, 32 output bytes a step: the packs and the shuffle
+ * work within lanes, a 64-bit permute puts the halves in order. */
+AVX2 static void
+near2_row_avx2 (const uint8_t * src, int C, int n, uint8_t * out)
+{
+  const int end = n * C;
+  int o;
+
+  if (C == 3 || end < 32) {
+    near2_row_sse41 (src, C, n, out);
+    return;
+  }
+  for (o = 0; o < end; o += 32) {
+    __m256i a, b, v;
+    if (o > end - 32)
+      o = end - 32;
+    a = _mm256_loadu_si256 ((const __m256i *) (src + 2 * (size_t) o));
+    b = _mm256_loadu_si256 ((const __m256i *) (src + 2 * (size_t) o + 32));
+    if (C == 1)
+      v = _mm256_packus_epi16 (_mm256_srli_epi16 (a, 8),
+          _mm256_srli_epi16 (b, 8));
+    else if (C == 2)
+      v = _mm256_packus_epi32 (_mm256_srli_epi32 (a, 16),
+          _mm256_srli_epi32 (b, 16));
+    else
+      v = _mm256_castps_si256 (_mm256_shuffle_ps (_mm256_castsi256_ps (a),
+              _mm256_castsi256_ps (b), _MM_SHUFFLE (3, 1, 3, 1)));
+    _mm256_storeu_si256 ((__m256i *) (out + o),
+        _mm256_permute4x64_epi64 (v, _MM_SHUFFLE (3, 1, 2, 0)));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_avx2 = {
   .name = "avx2",
   .vpass_u8 = vpass_u8_avx2,
@@ -1260,6 +1327,7 @@ const StageResizeKernels stage_resize_kernels_avx2 = {
   .vpass_s16_pair = vpass_s16_pair_avx2,
   .hpass_u8_pair_prepare = hpass_u8_pair_prepare_avx2,
   .two_tap_rows = two_tap_rows_avx2,
+  .near2_row = near2_row_avx2,
 };
 
 #endif /* x86 */
