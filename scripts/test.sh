@@ -5,7 +5,8 @@
 #   scripts/test.sh [SUITE...]                     normal build, build/
 #   scripts/test.sh --sanitize=address [SUITE...]  ASan + UBSan, build-asan/
 #   scripts/test.sh --sanitize=thread [SUITE...]   TSan (clang), build-tsan/;
-#                                                  default suites: stagebin
+#                                                  default suites: stagebin,
+#                                                  stageresize (its workers)
 #                                                  and the stageprof ones
 #   scripts/test.sh --fuzz[=SECONDS]               libFuzzer targets, build-fuzz/
 #                                                  (scripts/fuzz.sh for long runs)
@@ -110,8 +111,8 @@ test_bad_filter,test_unwritable_paths,test_quoted_path_text,test_interval,test_d
 test_python_example,test_source_production,test_input_bound,test_collectpads_mux,\
 test_aggregator"
   if [ ${#args[@]} -eq 0 ]; then
-    args=(stagebin stageprof stageprof_queues stageprof_output stageprof_params
-          stageprof_app stageprof_writer)
+    args=(stagebin stageresize stageprof stageprof_queues stageprof_output
+          stageprof_params stageprof_app stageprof_writer)
   fi
 fi
 
