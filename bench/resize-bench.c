@@ -15,8 +15,9 @@
  *           THREADS as stage: the memory traffic of any resizer, without
  *           the arithmetic)
  *   FRAMES  distinct input frames (default 4), REPS passes over them (3)
- *   THREADS stage only: rows split over this many threads, one barrier per
- *           plane as in the element (default 1)
+ *   THREADS stage and floor: each frame's rows split over this many
+ *           threads, which watch for the next frame and for the slices'
+ *           end as stageresize's workers do (default 1)
  *   INPUT   raw frames of the case's input format; synthetic when absent
  *
  * Prints one line: "LIB CASE METHOD ms_per_frame_cpu ms_per_frame_wall
@@ -207,7 +208,10 @@ typedef struct
   int n_threads;
   const Frame *src;
   Frame *dst;
-  pthread_barrier_t start, done;
+  /* Frames handed out and slices not done: the workers and the main
+   * thread watch these (the frames come back to back), as stageresize's
+   * workers do before they sleep. */
+  int generation, pending;
   pthread_t *threads;
   int quit;
   int floor;                    /* the "floor" library: traffic only */
@@ -272,17 +276,31 @@ stage_slice (StageCtx * s, int t)
   }
 }
 
+static void
+cpu_relax (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+  __asm__ __volatile__ ("yield");
+#endif
+}
+
 static void *
 stage_worker (void *data)
 {
   Worker *w = data;
+  StageCtx *s = w->ctx;
+  int seen = 0, g;
 
   for (;;) {
-    pthread_barrier_wait (&w->ctx->start);
-    if (w->ctx->quit)
+    while ((g = __atomic_load_n (&s->generation, __ATOMIC_ACQUIRE)) == seen)
+      cpu_relax ();
+    seen = g;
+    if (__atomic_load_n (&s->quit, __ATOMIC_ACQUIRE))
       break;
-    stage_slice (w->ctx, w->index);
-    pthread_barrier_wait (&w->ctx->done);
+    stage_slice (s, w->index);
+    __atomic_fetch_sub (&s->pending, 1, __ATOMIC_RELEASE);
   }
   return NULL;
 }
@@ -308,8 +326,6 @@ stage_init (StageCtx * s, const Case * c, const Frame * src, Frame * dst,
           (stage_resize_plan_scratch_size (s->plan[i]) + 63) & ~(size_t) 63);
   }
   if (n_threads > 1) {
-    pthread_barrier_init (&s->start, NULL, n_threads);
-    pthread_barrier_init (&s->done, NULL, n_threads);
     s->threads = calloc (n_threads, sizeof (pthread_t));
     for (t = 1; t < n_threads; t++) {
       workers[t].ctx = s;
@@ -327,9 +343,11 @@ stage_run (StageCtx * s, const Frame * src)
     stage_slice (s, 0);
     return;
   }
-  pthread_barrier_wait (&s->start);
+  __atomic_store_n (&s->pending, s->n_threads - 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->generation, 1, __ATOMIC_RELEASE);
   stage_slice (s, 0);
-  pthread_barrier_wait (&s->done);
+  while (__atomic_load_n (&s->pending, __ATOMIC_ACQUIRE) > 0)
+    cpu_relax ();
 }
 
 static void
@@ -338,8 +356,8 @@ stage_finish (StageCtx * s)
   int t;
 
   if (s->n_threads > 1) {
-    s->quit = 1;
-    pthread_barrier_wait (&s->start);
+    __atomic_store_n (&s->quit, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add (&s->generation, 1, __ATOMIC_RELEASE);
     for (t = 1; t < s->n_threads; t++)
       pthread_join (s->threads[t], NULL);
   }
