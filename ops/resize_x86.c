@@ -501,15 +501,15 @@ tri2_h_sse41 (const uint8_t * p, int C, __m128i order)
       _mm_maddubs_epi16 (cd, _mm_set1_epi16 (0x0103)));
 }
 
-/* (H0 + 3 (H1 + H2) + H3 + 32) >> 6 */
+/* (H0 + 3 (H1 + H2) + H3 + 32) >> 6, the last step as pmulhrsw (S, 512)
+ * = (512 S + (1 << 14)) >> 15. */
 SSE41_INLINE __m128i
 tri2_v_sse41 (__m128i h0, __m128i h1, __m128i h2, __m128i h3)
 {
-  __m128i mid = _mm_add_epi16 (h1, h2);
-  __m128i sum = _mm_add_epi16 (_mm_add_epi16 (h0, h3), _mm_add_epi16 (mid,
-          _mm_add_epi16 (mid, mid)));
+  __m128i sum = _mm_add_epi16 (_mm_add_epi16 (h0, h3),
+      _mm_mullo_epi16 (_mm_add_epi16 (h1, h2), _mm_set1_epi16 (3)));
 
-  return _mm_srli_epi16 (_mm_add_epi16 (sum, _mm_set1_epi16 (32)), 6);
+  return _mm_mulhrs_epi16 (sum, _mm_set1_epi16 (512));
 }
 
 /* 8 outputs of one or two rows from the 16 input bytes at byte offset `in`
@@ -977,12 +977,10 @@ tri2_h_avx2 (const uint8_t * p, int C, __m256i order)
 AVX2_INLINE __m256i
 tri2_v_avx2 (__m256i h0, __m256i h1, __m256i h2, __m256i h3)
 {
-  __m256i mid = _mm256_add_epi16 (h1, h2);
   __m256i sum = _mm256_add_epi16 (_mm256_add_epi16 (h0, h3),
-      _mm256_add_epi16 (mid, _mm256_add_epi16 (mid, mid)));
+      _mm256_mullo_epi16 (_mm256_add_epi16 (h1, h2), _mm256_set1_epi16 (3)));
 
-  return _mm256_srli_epi16 (_mm256_add_epi16 (sum, _mm256_set1_epi16 (32)),
-      6);
+  return _mm256_mulhrs_epi16 (sum, _mm256_set1_epi16 (512));
 }
 
 AVX2_INLINE void
