@@ -759,24 +759,33 @@ run_tri2 (const StageResizePlan * p, const uint8_t * src,
     int y1, void *scratch)
 {
   const int C = p->channels, last = p->dst_w - 1;
-  int y;
+  const int interior_end = y1 < p->dst_h - 1 ? y1 : p->dst_h - 1;
+  int y, n_out;
 
   if (y0 == 0) {
     run_general (p, src, src_stride, dst, dst_stride, 0, 1, scratch);
     y0 = 1;
   }
-  /* Two output rows at a time where there are two. */
-  for (y = y0; y < y1 && y < p->dst_h - 1; y += 2) {
+  /* Four output rows at a time where the kernels can (the rows of
+   * horizontal sums that two output rows share are made once), else two
+   * where there are two. */
+  for (y = y0; y < interior_end; y += n_out) {
     const uint8_t *r = src + (2 * y - 1) * src_stride;
-    const int two = y + 1 < y1 && y + 1 < p->dst_h - 1;
-    const uint8_t *rows[6];
+    const uint8_t *rows[10];
+    uint8_t *out[4];
     int k, j;
 
-    for (k = 0; k < (two ? 6 : 4); k++)
+    n_out = interior_end - y < 4 ? interior_end - y : 4;
+    for (k = 0; k < 2 * n_out + 2; k++)
       rows[k] = r + k * src_stride;
-    p->k->tri2_row (rows, C, p->dst_w, dst + y * dst_stride,
-        two ? dst + (y + 1) * dst_stride : NULL);
-    for (j = y; j <= y + two; j++) {
+    for (k = 0; k < n_out; k++)
+      out[k] = dst + (y + k) * dst_stride;
+    if (n_out < 4 || !p->k->tri2_rows4 || !p->k->tri2_rows4 (rows, C,
+            p->dst_w, out)) {
+      n_out = n_out < 2 ? n_out : 2;
+      p->k->tri2_row (rows, C, p->dst_w, out[0], n_out == 2 ? out[1] : NULL);
+    }
+    for (j = y; j < y + n_out; j++) {
       uint8_t *d = dst + j * dst_stride;
       contract_pixel (p, src, src_stride, j, 0, d);
       contract_pixel (p, src, src_stride, j, last, d + last * C);

@@ -80,6 +80,11 @@ typedef struct
   /* Nearest at exactly 2:1 across: output pixel x of n (C channels) is
    * source pixel 2x + 1. */
   void (*near2_row) (const uint8_t * src, int C, int n, uint8_t * out);
+  /* Optional (NULL: not in this table): tri2_row for four output rows at
+   * once, out[k] from rows[2k .. 2k + 3] of rows[0..9]. Returns 0, having
+   * done nothing, where it does not handle the case. */
+  int (*tri2_rows4) (const uint8_t * const *rows, int C, int n,
+      uint8_t * const *out);
   void (*vpass_s16_pair) (const int16_t * const *rows, const int16_t * w,
       int T, int n, uint8_t * out);
 } StageResizeKernels;

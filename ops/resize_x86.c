@@ -1031,6 +1031,53 @@ tri2_rows_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
   }
 }
 
+/* Four output rows from rows[0..9]: six of the ten rows' horizontal sums
+ * serve two output rows each (a pair of output rows shares two). */
+AVX2_INLINE void
+tri2_block4_avx2 (const uint8_t * const *rows, size_t in, int C,
+    __m256i order, __m256i * o)
+{
+  __m256i h0 = tri2_h_avx2 (rows[0] + in, C, order);
+  __m256i h1 = tri2_h_avx2 (rows[1] + in, C, order);
+  __m256i h2 = tri2_h_avx2 (rows[2] + in, C, order);
+  __m256i h3 = tri2_h_avx2 (rows[3] + in, C, order);
+
+  o[0] = tri2_v_avx2 (h0, h1, h2, h3);
+  h0 = tri2_h_avx2 (rows[4] + in, C, order);
+  h1 = tri2_h_avx2 (rows[5] + in, C, order);
+  o[1] = tri2_v_avx2 (h2, h3, h0, h1);
+  h2 = tri2_h_avx2 (rows[6] + in, C, order);
+  h3 = tri2_h_avx2 (rows[7] + in, C, order);
+  o[2] = tri2_v_avx2 (h0, h1, h2, h3);
+  h0 = tri2_h_avx2 (rows[8] + in, C, order);
+  h1 = tri2_h_avx2 (rows[9] + in, C, order);
+  o[3] = tri2_v_avx2 (h2, h3, h0, h1);
+}
+
+AVX2 static int
+tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
+    uint8_t * const *out)
+{
+  const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
+  const int begin = C, end = (n - 1) * C;
+  int o, k;
+
+  if ((C != 1 && C != 2 && C != 4) || end - begin < 32)
+    return 0;
+  for (o = begin; o < end; o += 32) {
+    __m256i a[4], b[4];
+    size_t in;
+    if (o > end - 32)
+      o = end - 32;
+    in = (size_t) 2 * o - C;
+    tri2_block4_avx2 (rows, in, C, order, a);
+    tri2_block4_avx2 (rows, in + 32, C, order, b);
+    for (k = 0; k < 4; k++)
+      store_packed_avx2 (out[k] + o, a[k], b[k]);
+  }
+  return 1;
+}
+
 AVX2 static void
 tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
     uint8_t * out1)
@@ -1326,6 +1373,7 @@ const StageResizeKernels stage_resize_kernels_avx2 = {
   .hpass_u8_pair_prepare = hpass_u8_pair_prepare_avx2,
   .two_tap_rows = two_tap_rows_avx2,
   .near2_row = near2_row_avx2,
+  .tri2_rows4 = tri2_rows4_avx2,
 };
 
 #endif /* x86 */
