@@ -558,7 +558,7 @@ run_box2 (const StageResizePlan * p, const uint8_t * src,
   for (y = y0; y < y1; y++) {
     const uint8_t *r0 = src + 2 * y * src_stride;
     p->k->box2_row (r0, r0 + src_stride, p->channels, p->dst_w,
-        dst + y * dst_stride);
+        dst + y * dst_stride, y + 1 < y1 ? 2 * src_stride : 0);
   }
 }
 
@@ -780,10 +780,12 @@ run_tri2 (const StageResizePlan * p, const uint8_t * src,
       rows[k] = r + k * src_stride;
     for (k = 0; k < n_out; k++)
       out[k] = dst + (y + k) * dst_stride;
+    /* The next call starts 2 n_out rows further, if it comes. */
     if (n_out < 4 || !p->k->tri2_rows4 || !p->k->tri2_rows4 (rows, C,
-            p->dst_w, out)) {
+            p->dst_w, out, y + 4 < interior_end ? 8 * src_stride : 0)) {
       n_out = n_out < 2 ? n_out : 2;
-      p->k->tri2_row (rows, C, p->dst_w, out[0], n_out == 2 ? out[1] : NULL);
+      p->k->tri2_row (rows, C, p->dst_w, out[0], n_out == 2 ? out[1] : NULL,
+          y + n_out < interior_end ? 2 * n_out * src_stride : 0);
     }
     for (j = y; j < y + n_out; j++) {
       uint8_t *d = dst + j * dst_stride;

@@ -42,19 +42,27 @@ typedef struct
       int16_t * out);
   void (*hpass_s16) (const int16_t * src, const StageResizeTaps * t, int C,
       uint8_t * out);
+  /* The 2:1 kernels read whole frames at the memory's pace, and the
+   * hardware prefetchers follow the rows being read, not the jump to the
+   * rows of the next call: with `ahead` not 0 a kernel also prefetches,
+   * as it goes, the rows the next call adds, at `ahead` bytes from the
+   * ones it reads (what "adds" means is said per kernel). 0: no next
+   * call. Prefetches never change a result. */
   /* Exact 2:1 box (area at half size on both axes): out has n pixels of C
    * channels, each (a + b + c + d + 2) >> 2 of the 2x2 pixels below it in
-   * rows r0 and r1. */
+   * rows r0 and r1. The next call reads r0 + ahead and r1 + ahead. */
   void (*box2_row) (const uint8_t * r0, const uint8_t * r1, int C, int n,
-      uint8_t * out);
+      uint8_t * out, ptrdiff_t ahead);
   /* Exact 2:1 triangle (bilinear at half size on both axes, taps 1 3 3 1
    * over 8): for the interior pixels 1 <= x <= n - 2 of an output row of n
    * pixels of C channels, (S + 32) >> 6 with S = sum over the 4x4 pixels
    * 2x-1 .. 2x+2 of rows[0..3] weighted (1 3 3 1) x (1 3 3 1). Pixels 0
    * and n - 1 are left alone. With out1 set, also the next output row
-   * into out1, from rows[2..5]: the two share rows 2 and 3. */
+   * into out1, from rows[2..5]: the two share rows 2 and 3. The next call
+   * adds the rows rows[2..] + ahead (as many as this call reads, less
+   * two). */
   void (*tri2_row) (const uint8_t * const *rows, int C, int n,
-      uint8_t * out0, uint8_t * out1);
+      uint8_t * out0, uint8_t * out1, ptrdiff_t ahead);
   /* The two passes of horizontal-first plans with two taps per axis
    * (bilinear and area enlarging), same results as hpass_u8 and vpass_s16
    * under stronger promises that allow exact 16-bit arithmetic:
@@ -81,10 +89,11 @@ typedef struct
    * source pixel 2x + 1. */
   void (*near2_row) (const uint8_t * src, int C, int n, uint8_t * out);
   /* Optional (NULL: not in this table): tri2_row for four output rows at
-   * once, out[k] from rows[2k .. 2k + 3] of rows[0..9]. Returns 0, having
-   * done nothing, where it does not handle the case. */
+   * once, out[k] from rows[2k .. 2k + 3] of rows[0..9], the next call
+   * adding rows[2..9] + ahead. Returns 0, having done nothing, where it
+   * does not handle the case. */
   int (*tri2_rows4) (const uint8_t * const *rows, int C, int n,
-      uint8_t * const *out);
+      uint8_t * const *out, ptrdiff_t ahead);
   void (*vpass_s16_pair) (const int16_t * const *rows, const int16_t * w,
       int T, int n, uint8_t * out);
 } StageResizeKernels;
@@ -108,13 +117,13 @@ STAGE_HIDDEN void stage_resize_hpass_u8_scalar (const uint8_t * src,
 STAGE_HIDDEN void stage_resize_hpass_s16_scalar (const int16_t * src,
     const StageResizeTaps * t, int C, uint8_t * out);
 STAGE_HIDDEN void stage_resize_box2_row_scalar (const uint8_t * r0,
-    const uint8_t * r1, int C, int n, uint8_t * out);
+    const uint8_t * r1, int C, int n, uint8_t * out, ptrdiff_t ahead);
 STAGE_HIDDEN void stage_resize_hpass_u8_pair_scalar (const uint8_t * src,
     const StageResizeTaps * t, const void *prep, int C, int16_t * out);
 STAGE_HIDDEN void stage_resize_near2_row_scalar (const uint8_t * src, int C,
     int n, uint8_t * out);
 STAGE_HIDDEN void stage_resize_tri2_row_scalar (const uint8_t * const *rows,
-    int C, int n, uint8_t * out0, uint8_t * out1);
+    int C, int n, uint8_t * out0, uint8_t * out1, ptrdiff_t ahead);
 
 STAGE_INLINE uint8_t
 stage_clamp_u8 (int32_t v)

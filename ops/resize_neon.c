@@ -136,12 +136,12 @@ hpass_u8_neon (const uint8_t * src, const StageResizeTaps * t, int C,
  * narrowing shift by 2 ((s + 2) >> 2, at most 255). */
 static void
 box2_row_neon (const uint8_t * r0, const uint8_t * r1, int C, int n,
-    uint8_t * out)
+    uint8_t * out, ptrdiff_t ahead)
 {
   int x;
 
   if (C != 1 || n < 8) {
-    stage_resize_box2_row_scalar (r0, r1, C, n, out);
+    stage_resize_box2_row_scalar (r0, r1, C, n, out, ahead);
     return;
   }
   for (x = 0; x < n; x += 8) {
@@ -237,10 +237,12 @@ tri2_rows_neon (const uint8_t * const *rows, const int C, int n,
 
 static void
 tri2_row_neon (const uint8_t * const *rows, int C, int n, uint8_t * out0,
-    uint8_t * out1)
+    uint8_t * out1, ptrdiff_t ahead)
 {
+  /* Not measured on arm64 hardware yet: no prefetching. */
+  (void) ahead;
   if ((C != 1 && C != 2 && C != 4) || (n - 2) * C < 16)
-    stage_resize_tri2_row_scalar (rows, C, n, out0, out1);
+    stage_resize_tri2_row_scalar (rows, C, n, out0, out1, 0);
   else if (C == 1)
     tri2_rows_neon (rows, 1, n, out0, out1);
   else if (C == 2)

@@ -153,10 +153,11 @@ stage_resize_hpass_s16_scalar (const int16_t * src, const StageResizeTaps * t,
 
 void
 stage_resize_box2_row_scalar (const uint8_t * r0, const uint8_t * r1, int C,
-    int n, uint8_t * out)
+    int n, uint8_t * out, ptrdiff_t ahead)
 {
   int x, c;
 
+  (void) ahead;                 /* no prefetching in the portable code */
   for (x = 0; x < n; x++)
     for (c = 0; c < C; c++) {
       const int i = 2 * x * C + c;
@@ -220,8 +221,9 @@ tri2_row (const uint8_t * const *rows, int C, int n, uint8_t * out)
 
 void
 stage_resize_tri2_row_scalar (const uint8_t * const *rows, int C, int n,
-    uint8_t * out0, uint8_t * out1)
+    uint8_t * out0, uint8_t * out1, ptrdiff_t ahead)
 {
+  (void) ahead;
   tri2_row (rows, C, n, out0);
   if (out1)
     tri2_row (rows + 2, C, n, out1);

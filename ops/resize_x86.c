@@ -30,6 +30,18 @@
 
 /* ---- SSE4.1 helpers ---------------------------------------------------- */
 
+/* The 2:1 kernels' prefetch of the rows the next call adds (see `ahead` in
+ * resize_kernels.h): the line this far past the column being read, at
+ * `ahead` bytes. Measured on 4K -> 1080p NV12 bilinear (AVX2, AMD Zen 3):
+ * 64 to 1024 bytes all gave 1.22 -> 0.92-0.96 ms a frame. */
+#define AHEAD_SKIP 256
+
+static inline __attribute__((always_inline)) void
+prefetch_ahead (const uint8_t * row, ptrdiff_t ahead, size_t at)
+{
+  _mm_prefetch ((const char *) (row + ahead + at + AHEAD_SKIP), _MM_HINT_T0);
+}
+
 SSE41_INLINE __m128i
 load_u8x8 (const uint8_t * p)
 {
@@ -445,7 +457,7 @@ box2_order_sse41 (int C)
 
 SSE41 static void
 box2_row_sse41 (const uint8_t * r0, const uint8_t * r1, int C, int n,
-    uint8_t * out)
+    uint8_t * out, ptrdiff_t ahead)
 {
   const __m128i ones = _mm_set1_epi8 (1), two = _mm_set1_epi16 (2);
   const __m128i order = box2_order_sse41 (C);
@@ -453,13 +465,17 @@ box2_row_sse41 (const uint8_t * r0, const uint8_t * r1, int C, int n,
   int x;
 
   if ((C != 1 && C != 2 && C != 4) || len < 16) {
-    stage_resize_box2_row_scalar (r0, r1, C, n, out);
+    stage_resize_box2_row_scalar (r0, r1, C, n, out, ahead);
     return;
   }
   for (x = 0; x < len; x += 16) {
     __m128i a0, a1, b0, b1, lo, hi;
     if (x > len - 16)
       x = len - 16;
+    if (ahead && (x & 16) == 0) {
+      prefetch_ahead (r0, ahead, 2 * (size_t) x);
+      prefetch_ahead (r1, ahead, 2 * (size_t) x);
+    }
     a0 = _mm_loadu_si128 ((const __m128i *) (r0 + 2 * x));
     a1 = _mm_loadu_si128 ((const __m128i *) (r0 + 2 * x + 16));
     b0 = _mm_loadu_si128 ((const __m128i *) (r1 + 2 * x));
@@ -530,8 +546,9 @@ tri2_block_sse41 (const uint8_t * const *rows, size_t in, int C,
 
 SSE41 static void
 tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
-    uint8_t * out1)
+    uint8_t * out1, ptrdiff_t ahead)
 {
+  const int n_rows = out1 ? 6 : 4;
   const __m128i order = box2_order_sse41 (C);
   /* Output bytes of the interior pixels; output byte o reads from input
    * byte 2 o - C on. */
@@ -539,15 +556,19 @@ tri2_row_sse41 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
   int o;
 
   if ((C != 1 && C != 2 && C != 4) || end - begin < 16) {
-    stage_resize_tri2_row_scalar (rows, C, n, out0, out1);
+    stage_resize_tri2_row_scalar (rows, C, n, out0, out1, ahead);
     return;
   }
   for (o = begin; o < end; o += 16) {
     __m128i a0, a1, b0, b1;
     size_t in;
+    int k;
     if (o > end - 16)
       o = end - 16;
     in = (size_t) 2 * o - C;
+    if (ahead && (o & 16) == 0)
+      for (k = 2; k < n_rows; k++)
+        prefetch_ahead (rows[k], ahead, in);
     tri2_block_sse41 (rows, in, C, order, out1 != NULL, &a0, &a1);
     tri2_block_sse41 (rows, in + 16, C, order, out1 != NULL, &b0, &b1);
     _mm_storeu_si128 ((__m128i *) (out0 + o), _mm_packus_epi16 (a0, b0));
@@ -923,7 +944,7 @@ hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t, int C,
  * the 64-bit permute restores the order. */
 AVX2 static void
 box2_row_avx2 (const uint8_t * r0, const uint8_t * r1, int C, int n,
-    uint8_t * out)
+    uint8_t * out, ptrdiff_t ahead)
 {
   const __m256i ones = _mm256_set1_epi8 (1), two = _mm256_set1_epi16 (2);
   const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
@@ -931,13 +952,17 @@ box2_row_avx2 (const uint8_t * r0, const uint8_t * r1, int C, int n,
   int x;
 
   if ((C != 1 && C != 2 && C != 4) || len < 32) {
-    box2_row_sse41 (r0, r1, C, n, out);
+    box2_row_sse41 (r0, r1, C, n, out, ahead);
     return;
   }
   for (x = 0; x < len; x += 32) {
     __m256i a0, a1, b0, b1, lo, hi;
     if (x > len - 32)
       x = len - 32;
+    if (ahead) {
+      prefetch_ahead (r0, ahead, 2 * (size_t) x);
+      prefetch_ahead (r1, ahead, 2 * (size_t) x);
+    }
     a0 = _mm256_loadu_si256 ((const __m256i *) (r0 + 2 * x));
     a1 = _mm256_loadu_si256 ((const __m256i *) (r0 + 2 * x + 32));
     b0 = _mm256_loadu_si256 ((const __m256i *) (r1 + 2 * x));
@@ -1011,11 +1036,11 @@ store_packed_avx2 (uint8_t * out, __m256i lo, __m256i hi)
  * their two common input rows are loaded and filtered once. */
 AVX2_INLINE void
 tri2_rows_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
-    uint8_t * out1, const int two)
+    uint8_t * out1, const int two, ptrdiff_t ahead)
 {
   const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
   const int begin = C, end = (n - 1) * C;
-  int o;
+  int o, k;
 
   for (o = begin; o < end; o += 32) {
     __m256i a0, a1, b0, b1;
@@ -1023,6 +1048,9 @@ tri2_rows_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
     if (o > end - 32)
       o = end - 32;
     in = (size_t) 2 * o - C;
+    if (ahead)
+      for (k = 2; k < (two ? 6 : 4); k++)
+        prefetch_ahead (rows[k], ahead, in);
     tri2_block_avx2 (rows, in, C, order, two, &a0, &a1);
     tri2_block_avx2 (rows, in + 32, C, order, two, &b0, &b1);
     store_packed_avx2 (out0 + o, a0, b0);
@@ -1056,7 +1084,7 @@ tri2_block4_avx2 (const uint8_t * const *rows, size_t in, int C,
 
 AVX2 static int
 tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
-    uint8_t * const *out)
+    uint8_t * const *out, ptrdiff_t ahead)
 {
   const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
   const int begin = C, end = (n - 1) * C;
@@ -1070,6 +1098,9 @@ tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
     if (o > end - 32)
       o = end - 32;
     in = (size_t) 2 * o - C;
+    if (ahead)
+      for (k = 2; k < 10; k++)
+        prefetch_ahead (rows[k], ahead, in);
     tri2_block4_avx2 (rows, in, C, order, a);
     tri2_block4_avx2 (rows, in + 32, C, order, b);
     for (k = 0; k < 4; k++)
@@ -1080,14 +1111,14 @@ tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
 
 AVX2 static void
 tri2_row_avx2 (const uint8_t * const *rows, int C, int n, uint8_t * out0,
-    uint8_t * out1)
+    uint8_t * out1, ptrdiff_t ahead)
 {
   if ((C != 1 && C != 2 && C != 4) || (n - 2) * C < 32)
-    tri2_row_sse41 (rows, C, n, out0, out1);
+    tri2_row_sse41 (rows, C, n, out0, out1, ahead);
   else if (out1)
-    tri2_rows_avx2 (rows, C, n, out0, out1, 1);
+    tri2_rows_avx2 (rows, C, n, out0, out1, 1, ahead);
   else
-    tri2_rows_avx2 (rows, C, n, out0, NULL, 0);
+    tri2_rows_avx2 (rows, C, n, out0, NULL, 0, ahead);
 }
 
 /* ---- two-tap passes (bilinear and area enlarging) -----------------------
