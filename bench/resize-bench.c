@@ -225,7 +225,9 @@ typedef struct
 
 /* Per output row of [y0, y1): reads the source rows that map to it (16
  * bytes a load, four sums: the loads set the pace, not the arithmetic),
- * then fills the row, as a resizer's loop would. */
+ * prefetching as it goes the rows the next output row maps to (as our 2:1
+ * kernels do: the hardware prefetchers do not jump to them), then fills
+ * the row, as a resizer's loop would. */
 typedef uint64_t FloorVec __attribute__((vector_size (16)));
 
 static void
@@ -239,11 +241,18 @@ floor_rows (const Frame * src, Frame * dst, int i, int y0, int y1)
   for (y = y0; y < y1; y++) {
     const int r0 = (int) ((long) y * sh / dh);
     const int r1 = (int) ((long) (y + 1) * sh / dh);
+    const int r2 = y + 1 < y1 ? (int) ((long) (y + 2) * sh / dh) : r1;
+    /* The next row's source rows are r1 .. r2 - 1: as many as this one's
+     * at most, so the k-th is prefetched beside this one's k-th. */
+    const ptrdiff_t ahead = (ptrdiff_t) (r1 - r0) * src->stride[i];
     for (r = r0; r < r1; r++) {
       const uint8_t *row = src->p[i] + (size_t) r * src->stride[i];
+      const int pf = r + (r1 - r0) < r2;
       size_t x;
       for (x = 0; x + 64 <= len; x += 64) {
         FloorVec v[4];
+        if (pf)
+          __builtin_prefetch (row + ahead + x + 256, 0, 3);
         memcpy (v, row + x, 64);
         a += v[0];
         b += v[1];
