@@ -811,7 +811,8 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
   g_object_class_install_property (gobject_class, PROP_N_THREADS,
       g_param_spec_uint ("n-threads", "Threads",
           "Threads that share each frame, by slices of rows (0 = one per "
-          "CPU core)", 0, MAX_THREADS, DEFAULT_PROP_N_THREADS,
+          "CPU core); idle workers watch 200 us for the next frame before "
+          "they sleep", 0, MAX_THREADS, DEFAULT_PROP_N_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 #ifdef HAVE_CUDA
