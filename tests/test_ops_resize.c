@@ -9,6 +9,7 @@
 
 #include "resize.h"
 
+#include "resize-cases.h"
 #include "resize_ref.h"
 
 static guint8 *
@@ -448,18 +449,6 @@ make_hard_image (int w, int h, int c, guint32 seed)
 
 GST_START_TEST (test_simd_paths_identical)
 {
-  static const int cases[][4] = {
-    {1920, 1080, 640, 480}, {1280, 720, 1920, 1080}, {640, 360, 321, 181},
-    {97, 61, 31, 29}, {31, 17, 47, 33}, {15, 9, 7, 20}, {33, 35, 16, 70},
-    {8, 8, 3, 3}, {5, 3, 2, 1}, {1, 1, 40, 33}, {300, 200, 13, 9},
-    {160, 90, 159, 91}, {65, 130, 64, 129}, {2000, 40, 37, 39},
-    {40, 2000, 39, 37}, {33, 3000, 16, 5},
-    {960, 540, 480, 270}, {66, 34, 33, 17}, {30, 6, 15, 3},
-    {6, 6, 3, 3}, {36, 8, 18, 4}, {68, 10, 34, 5}, {146, 12, 73, 6},
-    {3840, 16, 1920, 8},
-    {128, 72, 192, 108}, {100, 50, 150, 75}, {9, 6, 13, 10},
-    {128, 20, 64, 30}, {5, 4, 7, 9}, {3, 5, 5, 9}, {1000, 30, 1999, 59},
-  };
   const char *const *paths = stage_resize_simd_paths ();
   const char *run[8];
   StageResizeMethod m;
@@ -475,9 +464,9 @@ GST_START_TEST (test_simd_paths_identical)
   }
   for (m = STAGE_RESIZE_NEAREST; m <= STAGE_RESIZE_BICUBIC; m++)
     for (c = 1; c <= 4; c++)
-      for (i = 0; i < G_N_ELEMENTS (cases); i++)
+      for (i = 0; i < N_RESIZE_PATH_CASES; i++)
         for (hard = 0; hard < 2; hard++) {
-          const int *k = cases[i];
+          const int *k = resize_path_cases[i];
           size_t n = (size_t) k[2] * k[3] * c, j;
           guint8 *src, *want;
 
