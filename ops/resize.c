@@ -31,6 +31,11 @@ struct StageResizePlan
   int near2;
   /* The kernels' own tables for hpass_u8_pair, or NULL. */
   void *pair_prep;
+  /* Vertical-first plans of one channel: outputs [step3_x0, step3_x1) of
+   * the horizontal taps step by 3 with the same five taps step3_w (see
+   * find_step3); step3_x1 is 0 where there is no such run. */
+  int step3_x0, step3_x1;
+  int16_t step3_w[5];
 };
 
 const char *
@@ -524,6 +529,60 @@ all_weights_nonnegative (const StageResizeTaps * t)
   return 1;
 }
 
+/* The longest run of outputs [*x0, *x1) of t whose windows start exactly
+ * 3 apart and whose weights are all the same, none past the fifth tap: 3:1
+ * across (1080p -> 640x360 or 640x480, 4K -> 720p) away from the borders,
+ * for hpass_s16_step3. Its reads stay in the row and the slack after it:
+ * up to 3 (n - 1) + 8 past the first window's start, where the last window
+ * starts 3 (n - 1) past it and every start is at least 3 before the end.
+ * Runs shorter than 16 are not worth it (*x1 = 0). */
+static void
+find_step3 (const StageResizeTaps * t, int *x0, int *x1)
+{
+  const int T = t->n_taps;
+  int o, run = 0, k;
+
+  *x0 = *x1 = 0;
+  for (o = 0; o < t->out_size; o++) {
+    const int16_t *w = t->weights + (size_t) o * T;
+    int fits = t->start[o] + 3 <= t->in_size;
+
+    for (k = 5; k < T && fits; k++)
+      fits = w[k] == 0;
+    if (!fits)
+      run = 0;
+    else if (run > 0 && t->start[o] == t->start[o - 1] + 3 &&
+        !memcmp (w, w - T, (T < 5 ? T : 5) * sizeof (int16_t)))
+      run++;
+    else
+      run = 1;
+    if (run > *x1 - *x0) {
+      *x0 = o + 1 - run;
+      *x1 = o + 1;
+    }
+  }
+  if (*x1 - *x0 < 16)
+    *x0 = *x1 = 0;
+}
+
+/* One channel's horizontal pass over outputs [x0, x1) by the contract,
+ * for the borders around hpass_s16_step3's run. */
+static void
+hpass_s16_outputs (const int16_t * mid, const StageResizeTaps * t, int x0,
+    int x1, uint8_t * out)
+{
+  const int T = t->n_taps;
+  int x, k;
+
+  for (x = x0; x < x1; x++) {
+    const int16_t *s = mid + t->start[x], *w = t->weights + (size_t) x * T;
+    int32_t acc = 1 << (SHIFT2 - 1);
+    for (k = 0; k < T; k++)
+      acc += w[k] * s[k];
+    out[x] = stage_clamp_u8 (acc >> SHIFT2);
+  }
+}
+
 /* Asks for source rows [r0, r1) ahead of their use, all at once: the
  * hardware prefetchers follow a row that is being read, but not the jump
  * to the rows the next output row starts on, and the vertical pass of a
@@ -642,7 +701,15 @@ run_vertical_first (const StageResizePlan * p, const uint8_t * src,
         }
       }
     }
-    p->k->hpass_s16 (mid, &p->tx, C, dst + y * dst_stride);
+    if (p->step3_x1) {
+      uint8_t *d = dst + y * dst_stride;
+      hpass_s16_outputs (mid, &p->tx, 0, p->step3_x0, d);
+      p->k->hpass_s16_step3 (mid + p->tx.start[p->step3_x0], p->step3_w,
+          p->step3_x1 - p->step3_x0, d + p->step3_x0);
+      hpass_s16_outputs (mid, &p->tx, p->step3_x1, p->dst_w, d);
+    } else {
+      p->k->hpass_s16 (mid, &p->tx, C, dst + y * dst_stride);
+    }
   }
 }
 
@@ -881,6 +948,15 @@ stage_resize_plan_new (int src_w, int src_h, int dst_w, int dst_h,
     for (x = 0; x < dst_w; x++)
       p->near2 &= p->tx.start[x] == 2 * x + 1;
   }
+  if (!p->horizontal_first && channels == 1 && p->k->hpass_s16_step3) {
+    find_step3 (&p->tx, &p->step3_x0, &p->step3_x1);
+    if (p->step3_x1) {
+      int k;
+      for (k = 0; k < 5; k++)
+        p->step3_w[k] = k < p->tx.n_taps ?
+            p->tx.weights[(size_t) p->step3_x0 * p->tx.n_taps + k] : 0;
+    }
+  }
   if (p->horizontal_first) {
     p->pair_x = is_pair (&p->tx, 2);
     if (p->pair_x && p->k->hpass_u8_pair_prepare)
@@ -922,6 +998,8 @@ stage_resize_plan_kernel (const StageResizePlan * p)
     return "tri2";
   if (p->pair_x && p->pair_y)
     return "two-tap";
+  if (p->step3_x1)
+    return "vertical-first 3:1";
   return p->horizontal_first ? "horizontal-first" : "vertical-first";
 }
 

@@ -96,6 +96,12 @@ typedef struct
       uint8_t * const *out, ptrdiff_t ahead);
   void (*vpass_s16_pair) (const int16_t * const *rows, const int16_t * w,
       int T, int n, uint8_t * out);
+  /* Optional (NULL: not in this table): hpass_s16 for C = 1 where every
+   * output has the same five taps w[0..4] and the windows step by exactly
+   * 3 (3:1 across, away from the borders): output i of n >= 16 is the
+   * contract's byte from src[3i .. 3i + 4]. Reads src[0 .. 3n + 8). */
+  void (*hpass_s16_step3) (const int16_t * src, const int16_t * w, int n,
+      uint8_t * out);
 } StageResizeKernels;
 
 STAGE_HIDDEN extern const StageResizeKernels stage_resize_kernels_scalar;

@@ -356,6 +356,37 @@ near2_row_neon (const uint8_t * src, int C, int n, uint8_t * out)
   }
 }
 
+/* 3:1 across with one set of five taps (hpass_s16_step3): vld3 splits 24
+ * samples into the three phases, which are taps 0 1 2 of eight outputs;
+ * the same from three samples further gives taps 3 and 4. */
+static void
+hpass_s16_step3_neon (const int16_t * src, const int16_t * w, int n,
+    uint8_t * out)
+{
+  int i, k;
+
+  for (i = 0; i < n; i += 8) {
+    int16x8x3_t p, q;
+    int16x8_t tap[5];
+    int32x4_t lo = vdupq_n_s32 (1 << (SHIFT2 - 1)), hi = lo;
+
+    if (i > n - 8)
+      i = n - 8;
+    p = vld3q_s16 (src + 3 * i);
+    q = vld3q_s16 (src + 3 * i + 3);
+    tap[0] = p.val[0];
+    tap[1] = p.val[1];
+    tap[2] = p.val[2];
+    tap[3] = q.val[0];
+    tap[4] = q.val[1];
+    for (k = 0; k < 5; k++) {
+      lo = vmlal_n_s16 (lo, vget_low_s16 (tap[k]), w[k]);
+      hi = vmlal_n_s16 (hi, vget_high_s16 (tap[k]), w[k]);
+    }
+    vst1_u8 (out + i, narrow_u8 (lo, hi));
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_neon = {
   .name = "neon",
   .vpass_u8 = vpass_u8_neon,
@@ -367,6 +398,7 @@ const StageResizeKernels stage_resize_kernels_neon = {
   .hpass_u8_pair = hpass_u8_pair_neon,
   .vpass_s16_pair = vpass_s16_pair_neon,
   .near2_row = near2_row_neon,
+  .hpass_s16_step3 = hpass_s16_step3_neon,
 };
 
 #else

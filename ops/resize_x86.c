@@ -1391,6 +1391,93 @@ near2_row_avx2 (const uint8_t * src, int C, int n, uint8_t * out)
   }
 }
 
+/* ---- 3:1 across with one set of taps (hpass_s16_step3) ----------------
+ * Each 128-bit lane makes 8 outputs from the 26 samples they read, held in
+ * four vectors of 8 (A B C D). Tap j of output i is sample 3i + j: in a
+ * lane, those eight samples sit at eight different word positions of A, B,
+ * C and D, so two or three word blends gather them into one vector and a
+ * byte shuffle puts them in output order. Then pmaddwd on taps (0 1),
+ * (2 3), (4 -), as in the other kernels: no gathers of start offsets, no
+ * weight loads, no horizontal adds. */
+
+/* Word shuffles (as bytes) of the blends below: tap j's samples in output
+ * order. */
+#define W2B(a) (2 * (a)), (2 * (a) + 1)
+#define STEP3_ORDER(a, b, c, d, e, f, g, h) \
+  _mm256_setr_epi8 (W2B (a), W2B (b), W2B (c), W2B (d), W2B (e), W2B (f),   \
+      W2B (g), W2B (h), W2B (a), W2B (b), W2B (c), W2B (d), W2B (e), W2B (f), \
+      W2B (g), W2B (h))
+
+AVX2_INLINE __m256i
+step3_pairs (__m256i a, __m256i b, int lo)
+{
+  return lo ? _mm256_unpacklo_epi16 (a, b) : _mm256_unpackhi_epi16 (a, b);
+}
+
+/* 16 outputs from src[0 .. 56): lane 0 outputs 0-7, lane 1 outputs 8-15;
+ * tap 4 only where `five` (else its weight is 0). w4_ is (w4, 0). */
+AVX2_INLINE void
+step3_block_avx2 (const int16_t * src, __m256i w01, __m256i w23, __m256i w4_,
+    const int five, uint8_t * out)
+{
+  const __m256i round = _mm256_set1_epi32 (1 << (SHIFT2 - 1));
+  const __m256i a = load2x128 (src, src + 24), b = load2x128 (src + 8,
+      src + 32), c = load2x128 (src + 16, src + 40);
+  /* A B C at the word positions where taps 0, 1 and 2 find them; taps 3
+   * and 4 are taps 0 and 1 of the next output: the same, with D's first
+   * or second word filling the one hole. */
+  const __m256i m0 = _mm256_blend_epi16 (_mm256_blend_epi16 (a, b, 0x92), c,
+      0x24);
+  const __m256i m1 = _mm256_blend_epi16 (_mm256_blend_epi16 (a, b, 0x24), c,
+      0x49);
+  const __m256i m2 = _mm256_blend_epi16 (_mm256_blend_epi16 (a, b, 0x49), c,
+      0x92);
+  __m256i d = load2x128 (src + 24, src + 48), q[5], sum[2];
+  int h;
+
+  q[0] = _mm256_shuffle_epi8 (m0, STEP3_ORDER (0, 3, 6, 1, 4, 7, 2, 5));
+  q[1] = _mm256_shuffle_epi8 (m1, STEP3_ORDER (1, 4, 7, 2, 5, 0, 3, 6));
+  q[2] = _mm256_shuffle_epi8 (m2, STEP3_ORDER (2, 5, 0, 3, 6, 1, 4, 7));
+  q[3] = _mm256_shuffle_epi8 (_mm256_blend_epi16 (m0, d, 0x01),
+      STEP3_ORDER (3, 6, 1, 4, 7, 2, 5, 0));
+  if (five)
+    q[4] = _mm256_shuffle_epi8 (_mm256_blend_epi16 (m1, d, 0x02),
+        STEP3_ORDER (4, 7, 2, 5, 0, 3, 6, 1));
+  for (h = 0; h < 2; h++) {
+    sum[h] = _mm256_add_epi32 (_mm256_add_epi32 (round,
+            _mm256_madd_epi16 (step3_pairs (q[0], q[1], !h), w01)),
+        _mm256_madd_epi16 (step3_pairs (q[2], q[3], !h), w23));
+    if (five)
+      sum[h] = _mm256_add_epi32 (sum[h],
+          _mm256_madd_epi16 (step3_pairs (q[4], q[4], !h), w4_));
+  }
+  /* (0-3 4-7 | 8-11 12-15) as words, then bytes twice per lane */
+  d = _mm256_packs_epi32 (_mm256_srai_epi32 (sum[0], SHIFT2),
+      _mm256_srai_epi32 (sum[1], SHIFT2));
+  d = _mm256_permute4x64_epi64 (_mm256_packus_epi16 (d, d),
+      _MM_SHUFFLE (3, 1, 2, 0));
+  _mm_storeu_si128 ((__m128i *) out, _mm256_castsi256_si128 (d));
+}
+
+AVX2 static void
+hpass_s16_step3_avx2 (const int16_t * src, const int16_t * w, int n,
+    uint8_t * out)
+{
+  const __m256i w01 = _mm256_set1_epi32 ((int32_t) weight_pair (w, 0, 5)),
+      w23 = _mm256_set1_epi32 ((int32_t) weight_pair (w, 2, 5)),
+      w4_ = _mm256_set1_epi32 ((int32_t) weight_pair (w, 4, 5));
+  int i;
+
+  for (i = 0; i < n; i += 16) {
+    if (i > n - 16)
+      i = n - 16;
+    if (w[4])
+      step3_block_avx2 (src + 3 * i, w01, w23, w4_, 1, out + i);
+    else
+      step3_block_avx2 (src + 3 * i, w01, w23, w4_, 0, out + i);
+  }
+}
+
 const StageResizeKernels stage_resize_kernels_avx2 = {
   .name = "avx2",
   .vpass_u8 = vpass_u8_avx2,
@@ -1405,6 +1492,7 @@ const StageResizeKernels stage_resize_kernels_avx2 = {
   .two_tap_rows = two_tap_rows_avx2,
   .near2_row = near2_row_avx2,
   .tri2_rows4 = tri2_rows4_avx2,
+  .hpass_s16_step3 = hpass_s16_step3_avx2,
 };
 
 #endif /* x86 */

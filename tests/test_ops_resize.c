@@ -410,6 +410,37 @@ GST_START_TEST (test_integer_contract)
       stage_resize_plan_free (p);
     }
   }
+  /* 3:1 across with one channel: the paths that have the kernel for it
+   * run it (every path's bytes are compared in test_simd_paths_identical). */
+  {
+    const char *const *paths = stage_resize_simd_paths ();
+    guint p;
+
+    for (p = 0; paths[p]; p++) {
+      StageResizePlan *q;
+      gboolean has = g_str_equal (paths[p], "avx2") ||
+          g_str_equal (paths[p], "neon");
+
+      if (stage_resize_simd_select (paths[p]) != 0)
+        continue;
+      q = stage_resize_plan_new (1920, 1080, 640, 360, 1,
+          STAGE_RESIZE_BILINEAR);
+      fail_unless_equals_string (stage_resize_plan_kernel (q),
+          has ? "vertical-first 3:1" : "vertical-first");
+      stage_resize_plan_free (q);
+      /* area: three taps; 2 channels: not this kernel */
+      q = stage_resize_plan_new (1920, 1080, 640, 360, 1, STAGE_RESIZE_AREA);
+      fail_unless_equals_string (stage_resize_plan_kernel (q),
+          has ? "vertical-first 3:1" : "vertical-first");
+      stage_resize_plan_free (q);
+      q = stage_resize_plan_new (1920, 1080, 640, 360, 2,
+          STAGE_RESIZE_BILINEAR);
+      fail_unless_equals_string (stage_resize_plan_kernel (q),
+          "vertical-first");
+      stage_resize_plan_free (q);
+    }
+    fail_unless_equals_int (stage_resize_simd_select (NULL), 0);
+  }
   /* Both pass orders were exercised. */
   fail_unless (orders[STAGE_RESIZE_ORDER_VERTICAL_FIRST] > 0);
   fail_unless (orders[STAGE_RESIZE_ORDER_HORIZONTAL_FIRST] > 0);
