@@ -18,7 +18,10 @@
 # output byte written, no arithmetic: no resizer gets far below it); then
 # stageresize's kernels with each SIMD path (STAGES_RESIZE_SIMD), and
 # n-threads=2 for 4K -> 1080p beside the floor's own 2-thread gain. CPU time per
-# frame, best of ROUNDS interleaved runs of IN_FRAMES frames x IN_REPS.
+# frame, best of ROUNDS interleaved runs of IN_FRAMES frames x IN_REPS; each
+# ratio also as the median over the rounds of the ratio within a round
+# ("per round": the peers are measured next to each other, so a busy
+# moment of the shared machine slows both).
 # With CALLGRIND=1 valgrind counts the instructions of the same calls:
 # deterministic, immune to load, but blind to vector width.
 #
@@ -76,7 +79,7 @@ input_of() { # case -> raw input file, or "" (synthetic)
   [ -s "$f" ] && echo "$f" || echo ""
 }
 
-declare -A ms psnr
+declare -A ms psnr at
 run_rb() { # key cpu|wall case method lib threads [env...]: best ms, PSNR
   local key=$1 kind=$2 c=$3 m=$4 lib=$5 t=$6 out v
   shift 6
@@ -86,12 +89,22 @@ run_rb() { # key cpu|wall case method lib threads [env...]: best ms, PSNR
     "$(input_of "$c")")
   # fields: lib case method cpu_ms wall_ms psnr
   v=$(awk -v k="$kind" '{ print (k == "wall" ? $5 : $4) }' <<<"$out")
+  at[$key/$r]=$v
   if [ -z "${ms[$key]:-}" ] || awk -v a="$v" -v b="${ms[$key]}" 'BEGIN { exit !(a < b) }'; then
     ms[$key]=$v
   fi
   [ "$r" -gt 1 ] || psnr[$key]=$(awk '{ print $6 }' <<<"$out")
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# The median over the rounds of A/B measured in the same round: a second
+# view of a ratio, less at the mercy of one lucky or unlucky round than the
+# ratio of the bests.
+median_ratio() { # key_a key_b
+  local r
+  for r in $(seq "$ROUNDS"); do
+    awk -v a="${at[$1/$r]}" -v b="${at[$2/$r]}" 'BEGIN { print a / b }'
+  done | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 echo "part 1: in process, $IN_FRAMES frames x $IN_REPS passes, best of $ROUNDS rounds"
 [ -n "$clip" ] && echo "input: $clip, scaled with Lanczos" || echo "input: synthetic"
@@ -122,9 +135,10 @@ for c in i420 nv12 rgba; do
     s=${ms[$c/$m/stage]} y=${ms[$c/$m/libyuv]} w=${ms[$c/$m/swscale]}
     goals="(goal 1.3)|(goal 1.2)"
     [ $m = nearest ] && goals="(no goal)|(no goal)"
-    printf "%-24s %-8s  stage %7.3f ms %5.1f dB | libyuv %7.3f ms %5.1f dB | swscale %7.3f ms %5.1f dB | swscale/stage %sx %s libyuv/stage %sx %s\n" \
+    printf "%-24s %-8s  stage %7.3f ms %5.1f dB | libyuv %7.3f ms %5.1f dB | swscale %7.3f ms %5.1f dB | swscale/stage %sx %s libyuv/stage %sx %s | per round: %sx %sx\n" \
       "${CDESC[$c]}" "$m" "$s" "${psnr[$c/$m/stage]}" "$y" "${psnr[$c/$m/libyuv]}" \
-      "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "${goals%|*}" "$(ratio "$y" "$s")" "${goals#*|}"
+      "$w" "${psnr[$c/$m/swscale]}" "$(ratio "$w" "$s")" "${goals%|*}" "$(ratio "$y" "$s")" "${goals#*|}" \
+      "$(median_ratio "$c/$m/swscale" "$c/$m/stage")" "$(median_ratio "$c/$m/libyuv" "$c/$m/stage")"
   done
 done
 echo "memory floor (bench/resize-bench.c \"floor\": reads every source byte, writes every output byte, no arithmetic):"
@@ -140,8 +154,9 @@ for p in $SIMDS; do
 done
 echo "n-threads=2, 4K -> 1080p NV12 (wall time; goal 1.8x on 2 free cores):"
 for m in bilinear area; do
-  printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx\n" "$m" \
-    "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}" "$(ratio "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}")"
+  printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx (per round %sx)\n" "$m" \
+    "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}" "$(ratio "${ms[nv12/$m/t1]}" "${ms[nv12/$m/t2]}")" \
+    "$(median_ratio "nv12/$m/t1" "nv12/$m/t2")"
 done
 printf "  %-8s 1 thread %7.3f ms, 2 threads %7.3f ms: %sx (the most 2 threads can gain where memory sets the pace)\n" \
   floor "${ms[nv12/floor/t1]}" "${ms[nv12/floor/t2]}" "$(ratio "${ms[nv12/floor/t1]}" "${ms[nv12/floor/t2]}")"
@@ -249,6 +264,15 @@ net() { # name base -> ms/frame
   awk -v a="${best[$1]}" -v b="${best[$2]}" -v n="$N" 'BEGIN { v = (a - b) * 1000 / n; printf "%.3f", v < 0.001 ? 0.001 : v }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# The median over the rounds of A/B measured in the same round: a second
+# view of a ratio, less at the mercy of one lucky or unlucky round than the
+# ratio of the bests.
+median_ratio() { # key_a key_b
+  local r
+  for r in $(seq "$ROUNDS"); do
+    awk -v a="${at[$1/$r]}" -v b="${at[$2/$r]}" 'BEGIN { print a / b }'
+  done | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 s=$(net stageresize gst_base)
 v=$(net videoscale gst_base)
