@@ -1171,8 +1171,61 @@ typedef struct
 {
   int n;                        /* outputs the groups cover */
   const int32_t *offsets;       /* three per group */
+  /* Groups [rep_from, rep_to) repeat every rep_every (1 to 3) groups: the
+   * same picks and weights, the loads rep_shift bytes further (the starts
+   * of an enlargement by 2, 3/2, 4/3... step in a pattern). rep_every = 0:
+   * no such run. */
+  int rep_from, rep_to, rep_every;
+  int32_t rep_shift;
   __m256i w1[];                 /* one per group */
 } PairPrepC4;
+
+/* Whether group g + every is group g, rep_shift bytes further. */
+static int
+pair_c4_repeats (const PairPrepC4 * pp, int g, int every, int32_t shift)
+{
+  const int32_t *o = pp->offsets + 3 * g, *r = o + 3 * every;
+
+  return r[0] == o[0] + shift && r[1] == o[1] + shift && r[2] == o[2] &&
+      !memcmp (&pp->w1[g + every], &pp->w1[g], sizeof (__m256i));
+}
+
+/* The longest run of repeating groups, over periods of 1 to 3 groups (as
+ * many as the kernel keeps in registers), at least two periods long. */
+static void
+pair_c4_find_repeat (PairPrepC4 * pp)
+{
+  const int groups = pp->n / 4;
+  const int32_t *off = pp->offsets;
+  int every, g;
+
+  pp->rep_from = pp->rep_to = pp->rep_every = 0;
+  pp->rep_shift = 0;
+  for (every = 1; every <= 3; every++) {
+    int from = -1;              /* first g of the current run, or -1 */
+    int32_t run_shift = 0;
+    for (g = 0; g + every < groups; g++) {
+      const int32_t shift = off[3 * (g + every)] - off[3 * g];
+      int len;
+      if (!pair_c4_repeats (pp, g, every, shift)) {
+        from = -1;
+        continue;
+      }
+      if (from < 0 || shift != run_shift) {
+        from = g;
+        run_shift = shift;
+      }
+      /* groups [from, g + every] */
+      len = g + every + 1 - from;
+      if (len >= 2 * every && len > pp->rep_to - pp->rep_from) {
+        pp->rep_from = from;
+        pp->rep_to = g + every + 1;
+        pp->rep_every = every;
+        pp->rep_shift = shift;
+      }
+    }
+  }
+}
 
 static void *
 hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C)
@@ -1204,57 +1257,8 @@ hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C)
         lanes[4 * j + c] = w[2 * j + 1];
     memcpy (&pp->w1[g], lanes, sizeof (lanes));
   }
+  pair_c4_find_repeat (pp);
   return pp;
-}
-
-/* Bytes in, Q6 out, C = 4: four outputs per step, from two 16-byte loads
- * (outputs x and x + 2) and the byte shuffle chosen by the two steps;
- * pmaddubsw of the (p0, p1) pairs with (64, 0) and (-1, 1) makes p0 << 6
- * and p1 - p0. */
-AVX2_INLINE __m256i
-pair_c4_step (const uint8_t * s0, const uint8_t * s2, const uint8_t * pick,
-    __m256i w1)
-{
-  __m256i q = _mm256_shuffle_epi8 (load2x128 (s0, s2),
-      _mm256_load_si256 ((const __m256i *) pick));
-  __m256i p0 = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x0040));
-  __m256i d = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x01ff));
-
-  return _mm256_add_epi16 (p0, _mm256_mulhrs_epi16 (_mm256_slli_epi16 (d, 7),
-          w1));
-}
-
-/* Without tables (rows shorter than a group, or no memory for them) the
- * general pass does it all. */
-AVX2 static void
-hpass_u8_pair_c4_avx2 (const uint8_t * src, const StageResizeTaps * t,
-    const PairPrepC4 * pp, int16_t * out)
-{
-  const uint8_t *pick = (const uint8_t *) pair_pick;
-  const int32_t *restrict off;
-  int g, n = pp ? pp->n : 0;
-
-  for (g = 0, off = n ? pp->offsets : NULL; g < n / 4; g++, off += 3)
-    _mm256_storeu_si256 ((__m256i *) (out + (size_t) g * 16),
-        pair_c4_step (src + off[0], src + off[1], pick + off[2],
-            _mm256_load_si256 (&pp->w1[g])));
-  if (n < t->out_size) {
-    StageResizeTaps rest = *t;
-    rest.out_size = t->out_size - n;
-    rest.start = t->start + n;
-    rest.weights = t->weights + (size_t) n * 2;
-    hpass_u8_c4_sse41 (src, &rest, out + (size_t) n * 4);
-  }
-}
-
-AVX2 static void
-hpass_u8_pair_avx2 (const uint8_t * src, const StageResizeTaps * t,
-    const void *prep, int C, int16_t * out)
-{
-  if (C == 4 && t->n_taps == 2)
-    hpass_u8_pair_c4_avx2 (src, t, prep, out);
-  else
-    hpass_u8_avx2 (src, t, C, out);
 }
 
 /* Q6 in, bytes out, two rows: 32 samples of rows a and b at x. */
@@ -1295,6 +1299,143 @@ pair_v_rest (const int16_t * a, const int16_t * b, int x, int n,
     pair_v32 (a, b, x > n - 32 ? n - 32 : x, w2, out);
 }
 
+/* Bytes in, Q6 out, C = 4: four outputs per step, from two 16-byte loads
+ * (outputs x and x + 2) and the byte shuffle chosen by the two steps;
+ * pmaddubsw of the (p0, p1) pairs with (64, 0) and (-1, 1) makes p0 << 6
+ * and p1 - p0. */
+AVX2_INLINE __m256i
+pair_c4_step (const uint8_t * s0, const uint8_t * s2, __m256i pick,
+    __m256i w1)
+{
+  __m256i q = _mm256_shuffle_epi8 (load2x128 (s0, s2), pick);
+  __m256i p0 = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x0040));
+  __m256i d = _mm256_maddubs_epi16 (q, _mm256_set1_epi16 (0x01ff));
+
+  return _mm256_add_epi16 (p0, _mm256_mulhrs_epi16 (_mm256_slli_epi16 (d, 7),
+          w1));
+}
+
+/* two_tap_rows' blend, run beside the horizontal pass of the next row:
+ * samples [x, ...) of rows a and b are still to blend into out. */
+typedef struct
+{
+  const int16_t *a, *b;
+  __m256i w2;
+  uint8_t *out;
+  int x;
+} PairBlend;
+
+/* The blend's blocks of 32 up to sample `upto`. */
+AVX2_INLINE void
+pair_blend_upto (PairBlend * bl, int upto)
+{
+  for (; bl->x + 32 <= upto; bl->x += 32)
+    pair_v32 (bl->a, bl->b, bl->x, bl->w2, bl->out);
+}
+
+/* Groups [g0, g1) from the tables; with bl, the blend keeps up. */
+AVX2_INLINE void
+pair_c4_table (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
+    int g0, int g1, PairBlend * bl)
+{
+  const uint8_t *pick = (const uint8_t *) pair_pick;
+  const int32_t *restrict off = pp->offsets + 3 * g0;
+  int g;
+
+  for (g = g0; g < g1; g++, off += 3) {
+    _mm256_storeu_si256 ((__m256i *) (out + (size_t) g * 16),
+        pair_c4_step (src + off[0], src + off[1],
+            _mm256_load_si256 ((const __m256i *) (pick + off[2])),
+            _mm256_load_si256 (&pp->w1[g])));
+    if (bl)
+      pair_blend_upto (bl, (g + 1) * 16);
+  }
+}
+
+/* The repeating groups, `every` (1 to 3, a constant once inlined) at a
+ * time: their offsets from the run's first load, shuffles and weights
+ * stay in registers. Returns the first group not done. */
+AVX2_INLINE int
+pair_c4_repeat (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
+    const int every, PairBlend * bl)
+{
+  const int32_t *off = pp->offsets + 3 * pp->rep_from;
+  const uint8_t *pick = (const uint8_t *) pair_pick;
+  const uint8_t *base = src + off[0];
+  ptrdiff_t r0[3], r2[3];
+  __m256i pk[3], w1[3];
+  int g, j;
+
+  for (j = 0; j < every; j++) {
+    r0[j] = off[3 * j] - off[0];
+    r2[j] = off[3 * j + 1] - off[0];
+    pk[j] = _mm256_load_si256 ((const __m256i *) (pick + off[3 * j + 2]));
+    w1[j] = _mm256_load_si256 (&pp->w1[pp->rep_from + j]);
+  }
+  for (g = pp->rep_from; g + every <= pp->rep_to; g += every) {
+    for (j = 0; j < every; j++)
+      _mm256_storeu_si256 ((__m256i *) (out + (size_t) (g + j) * 16),
+          pair_c4_step (base + r0[j], base + r2[j], pk[j], w1[j]));
+    base += pp->rep_shift;
+    if (bl)
+      pair_blend_upto (bl, (g + every) * 16);
+  }
+  return g;
+}
+
+/* All the groups of a row, the repeating run without tables. */
+AVX2_INLINE void
+pair_c4_groups (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
+    PairBlend * bl)
+{
+  int g = 0;
+
+  if (pp->rep_every) {
+    pair_c4_table (src, pp, out, 0, pp->rep_from, bl);
+    if (pp->rep_every == 1)
+      g = pair_c4_repeat (src, pp, out, 1, bl);
+    else if (pp->rep_every == 2)
+      g = pair_c4_repeat (src, pp, out, 2, bl);
+    else
+      g = pair_c4_repeat (src, pp, out, 3, bl);
+  }
+  pair_c4_table (src, pp, out, g, pp->n / 4, bl);
+}
+
+/* The outputs past the groups (or all, without tables: rows shorter than
+ * a group, or no memory for them), by the general pass. */
+SSE41_INLINE void
+pair_c4_tail (const uint8_t * src, const StageResizeTaps * t, int n,
+    int16_t * out)
+{
+  if (n < t->out_size) {
+    StageResizeTaps rest = *t;
+    rest.out_size = t->out_size - n;
+    rest.start = t->start + n;
+    rest.weights = t->weights + (size_t) n * 2;
+    hpass_u8_c4_sse41 (src, &rest, out + (size_t) n * 4);
+  }
+}
+
+AVX2 static void
+hpass_u8_pair_c4_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    const PairPrepC4 * pp, int16_t * out)
+{
+  if (pp)
+    pair_c4_groups (src, pp, out, NULL);
+  pair_c4_tail (src, t, pp ? pp->n : 0, out);
+}
+
+AVX2 static void
+hpass_u8_pair_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int C, int16_t * out)
+{
+  if (C == 4 && t->n_taps == 2)
+    hpass_u8_pair_c4_avx2 (src, t, prep, out);
+  else
+    hpass_u8_avx2 (src, t, C, out);
+}
+
 AVX2 static void
 vpass_s16_pair_avx2 (const int16_t * const *rows, const int16_t * w, int T,
     int n, uint8_t * out)
@@ -1323,39 +1464,16 @@ two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
     const void *prep, int16_t * new_row)
 {
   const PairPrepC4 *pp = prep;
-  const uint8_t *pick = (const uint8_t *) pair_pick;
-  const int32_t *restrict off;
-  const int16_t *a, *b;
-  __m256i w2;
-  int g, groups;
+  PairBlend bl;
 
   if (!pp || n != t->out_size * 4 || n < 32)
     return 0;
-  w2 = pair_v_setup (rows, w, &a, &b);
-  off = pp->offsets;
-  groups = pp->n / 4;
-  /* Two groups of four outputs (32 samples) of each pass per step. */
-  for (g = 0; g + 2 <= groups; g += 2, off += 6) {
-    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16),
-        pair_c4_step (src + off[0], src + off[1], pick + off[2],
-            _mm256_load_si256 (&pp->w1[g])));
-    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16 + 16),
-        pair_c4_step (src + off[3], src + off[4], pick + off[5],
-            _mm256_load_si256 (&pp->w1[g + 1])));
-    pair_v32 (a, b, g * 16, w2, out);
-  }
-  pair_v_rest (a, b, g * 16, n, w2, out);
-  if (g < groups)
-    _mm256_storeu_si256 ((__m256i *) (new_row + (size_t) g * 16),
-        pair_c4_step (src + off[0], src + off[1], pick + off[2],
-            _mm256_load_si256 (&pp->w1[g])));
-  if (pp->n < t->out_size) {
-    StageResizeTaps rest = *t;
-    rest.out_size = t->out_size - pp->n;
-    rest.start = t->start + pp->n;
-    rest.weights = t->weights + (size_t) pp->n * 2;
-    hpass_u8_c4_sse41 (src, &rest, new_row + (size_t) pp->n * 4);
-  }
+  bl.w2 = pair_v_setup (rows, w, &bl.a, &bl.b);
+  bl.out = out;
+  bl.x = 0;
+  pair_c4_groups (src, pp, new_row, &bl);
+  pair_v_rest (bl.a, bl.b, bl.x, n, bl.w2, out);
+  pair_c4_tail (src, t, pp->n, new_row);
   return 1;
 }
 

@@ -19,6 +19,10 @@ static const int resize_path_cases[][4] = {
    * by 2 (area 2:1 across), rows too short for a vector block */
   {128, 72, 192, 108}, {100, 50, 150, 75}, {9, 6, 13, 10}, {128, 20, 64, 30},
   {5, 4, 7, 9}, {3, 5, 5, 9}, {1000, 30, 1999, 59},
+  /* enlargements whose starts repeat every 1, 2 or 3 groups of four (2x,
+   * 4/3, 3/2; AVX2's repeating run), long and barely two periods */
+  {960, 8, 1920, 16}, {480, 6, 640, 8}, {200, 4, 300, 6}, {12, 4, 24, 8},
+  {18, 3, 27, 5},
   /* exact 3:1 across (one channel: hpass_s16_step3 on the interior):
    * interiors of 16, 17 and 47 outputs, one shorter than its block */
   {1920, 1080, 640, 360}, {54, 7, 18, 3}, {57, 9, 19, 4}, {147, 6, 49, 2},
