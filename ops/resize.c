@@ -806,16 +806,21 @@ run_two_tap (const StageResizePlan * p, const uint8_t * src,
   const size_t row_len = align64 ((size_t) n * sizeof (int16_t));
   int16_t *ring[3];
   int tag[3] = { -1, -1, -1 };
-  int y, k;
+  int y, k, done;
 
   for (k = 0; k < 3; k++)
     ring[k] = (int16_t *) ((uint8_t *) scratch + row_len * k);
-  for (y = y0; y < y1; y++) {
+  for (y = y0; y < y1; y += done) {
     const int first = p->ty.start[y];
-    const int next = y + 1 < y1 ? p->ty.start[y + 1] + 1 : -1;
     const int16_t *rows[2];
     const int16_t *w = p->ty.weights + (size_t) y * 2;
     uint8_t *out = dst + y * dst_stride;
+    /* Output rows y and y + 1 blend the same two rows (enlarging by more
+     * than 1: 2 of every 3 rows at 3/2): one pass makes both. */
+    const int both = y + 1 < y1 && p->ty.start[y + 1] == first;
+    /* The source row the output row after this pass adds, or -1. */
+    const int next = y + 1 + both < y1 ? p->ty.start[y + 1 + both] + 1 : -1;
+    const int fused = next == first + 2;
 
     for (k = 0; k < 2; k++) {
       int r = first + k;
@@ -826,11 +831,20 @@ run_two_tap (const StageResizePlan * p, const uint8_t * src,
       }
       rows[k] = ring[r % 3];
     }
-    if (next == first + 2 && p->k->two_tap_rows (rows, w, n, out,
-            src + next * src_stride, &p->tx, p->pair_prep, ring[next % 3]))
-      tag[next % 3] = next;
-    else
+    done = 0;
+    if ((both || fused) && p->k->two_tap_rows (rows, w, n, out,
+            both ? w + 2 : NULL, both ? out + dst_stride : NULL,
+            fused ? src + next * src_stride : NULL, &p->tx, p->pair_prep,
+            ring[(first + 2) % 3])) {
+      if (fused)
+        tag[next % 3] = next;
+      done = 1 + both;
+    }
+    /* (refused: this row alone, the next in its own turn) */
+    if (!done) {
       p->k->vpass_s16_pair (rows, w, 2, n, out);
+      done = 1;
+    }
   }
 }
 

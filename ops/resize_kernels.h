@@ -78,13 +78,15 @@ typedef struct
    * or memory ran out: it then works from t alone. */
   void *(*hpass_u8_pair_prepare) (const StageResizeTaps * t, int C);
   /* Optional (NULL: not in this table): vpass_s16_pair of n samples into
-   * out, and in the same loop hpass_u8_pair of the source row src into
-   * new_row, which is neither rows[0] nor rows[1]. Returns 0, having done
-   * nothing, where it does not handle the case (the caller then runs the
-   * two passes). */
+   * out; where out_b is set, also with weights w_b into out_b (a second
+   * output row between the same two rows); and where src is set, in the
+   * same loop hpass_u8_pair of the source row src into new_row, which is
+   * neither rows[0] nor rows[1]. Returns 0, having done nothing, where it
+   * does not handle the case (the caller then runs the passes). */
   int (*two_tap_rows) (const int16_t * const *rows, const int16_t * w,
-      int n, uint8_t * out, const uint8_t * src, const StageResizeTaps * t,
-      const void *prep, int16_t * new_row);
+      int n, uint8_t * out, const int16_t * w_b, uint8_t * out_b,
+      const uint8_t * src, const StageResizeTaps * t, const void *prep,
+      int16_t * new_row);
   /* Nearest at exactly 2:1 across: output pixel x of n (C channels) is
    * source pixel 2x + 1. */
   void (*near2_row) (const uint8_t * src, int C, int n, uint8_t * out);

@@ -1261,22 +1261,32 @@ hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C)
   return pp;
 }
 
-/* Q6 in, bytes out, two rows: 32 samples of rows a and b at x. */
+/* Q6 in, bytes out, two rows: 32 samples of rows a and b at x, blended
+ * with 2 w1 = w2 into out, and where out_b is set also with w2b into out_b
+ * (two output rows between the same source rows share the loads and the
+ * differences). */
 AVX2_INLINE void
 pair_v32 (const int16_t * a, const int16_t * b, int x, __m256i w2,
-    uint8_t * out)
+    uint8_t * out, __m256i w2b, uint8_t * out_b)
 {
   const __m256i c32 = _mm256_set1_epi16 (32);
   __m256i a0 = load_s16x16 (a + x), a1 = load_s16x16 (a + x + 16);
   __m256i d0 = _mm256_sub_epi16 (load_s16x16 (b + x), a0);
   __m256i d1 = _mm256_sub_epi16 (load_s16x16 (b + x + 16), a1);
-  __m256i r0 = _mm256_add_epi16 (_mm256_add_epi16 (a0, c32),
-      _mm256_mulhi_epi16 (_mm256_add_epi16 (d0, d0), w2));
-  __m256i r1 = _mm256_add_epi16 (_mm256_add_epi16 (a1, c32),
-      _mm256_mulhi_epi16 (_mm256_add_epi16 (d1, d1), w2));
 
-  store_packed_avx2 (out + x, _mm256_srai_epi16 (r0, 6),
-      _mm256_srai_epi16 (r1, 6));
+  d0 = _mm256_add_epi16 (d0, d0);
+  d1 = _mm256_add_epi16 (d1, d1);
+  a0 = _mm256_add_epi16 (a0, c32);
+  a1 = _mm256_add_epi16 (a1, c32);
+  store_packed_avx2 (out + x, _mm256_srai_epi16 (_mm256_add_epi16 (a0,
+              _mm256_mulhi_epi16 (d0, w2)), 6),
+      _mm256_srai_epi16 (_mm256_add_epi16 (a1, _mm256_mulhi_epi16 (d1, w2)),
+          6));
+  if (out_b)
+    store_packed_avx2 (out_b + x, _mm256_srai_epi16 (_mm256_add_epi16 (a0,
+                _mm256_mulhi_epi16 (d0, w2b)), 6),
+        _mm256_srai_epi16 (_mm256_add_epi16 (a1, _mm256_mulhi_epi16 (d1,
+                    w2b)), 6));
 }
 
 /* The rows and 2 w1 of a two-row blend; w1 = 1 << 14 is row b alone. */
@@ -1293,10 +1303,10 @@ pair_v_setup (const int16_t * const *rows, const int16_t * w,
  * last block overlapping the one before (same bytes again). */
 AVX2_INLINE void
 pair_v_rest (const int16_t * a, const int16_t * b, int x, int n,
-    __m256i w2, uint8_t * out)
+    __m256i w2, uint8_t * out, __m256i w2b, uint8_t * out_b)
 {
   for (; x < n; x += 32)
-    pair_v32 (a, b, x > n - 32 ? n - 32 : x, w2, out);
+    pair_v32 (a, b, x > n - 32 ? n - 32 : x, w2, out, w2b, out_b);
 }
 
 /* Bytes in, Q6 out, C = 4: four outputs per step, from two 16-byte loads
@@ -1320,8 +1330,8 @@ pair_c4_step (const uint8_t * s0, const uint8_t * s2, __m256i pick,
 typedef struct
 {
   const int16_t *a, *b;
-  __m256i w2;
-  uint8_t *out;
+  __m256i w2, w2b;
+  uint8_t *out, *out_b;
   int x;
 } PairBlend;
 
@@ -1330,7 +1340,7 @@ AVX2_INLINE void
 pair_blend_upto (PairBlend * bl, int upto)
 {
   for (; bl->x + 32 <= upto; bl->x += 32)
-    pair_v32 (bl->a, bl->b, bl->x, bl->w2, bl->out);
+    pair_v32 (bl->a, bl->b, bl->x, bl->w2, bl->out, bl->w2b, bl->out_b);
 }
 
 /* Groups [g0, g1) from the tables; with bl, the blend keeps up. */
@@ -1442,38 +1452,43 @@ vpass_s16_pair_avx2 (const int16_t * const *rows, const int16_t * w, int T,
 {
   const int16_t *a, *b;
   __m256i w2;
-  int x;
 
   if (T != 2 || n < 32) {
     vpass_s16_avx2 (rows, w, T, n, out);
     return;
   }
   w2 = pair_v_setup (rows, w, &a, &b);
-  for (x = 0; x + 32 <= n; x += 32)
-    pair_v32 (a, b, x, w2, out);
-  pair_v_rest (a, b, x, n, w2, out);
+  pair_v_rest (a, b, 0, n, w2, out, w2, NULL);
 }
 
-/* vpass_s16_pair (n samples of C = 4) and hpass_u8_pair of the next source
- * row into new_row in one loop: the blend waits on memory (it writes the
- * output), the horizontal pass on arithmetic, and in one loop the CPU
+/* vpass_s16_pair (n samples of C = 4) into out, with out_b also with
+ * weights w_b, and hpass_u8_pair of the next source row into new_row
+ * where src is set, in one loop: the blend waits on memory (it writes
+ * the output), the horizontal pass on arithmetic, and in one loop the CPU
  * overlaps the two. */
 AVX2 static int
 two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
-    uint8_t * out, const uint8_t * src, const StageResizeTaps * t,
-    const void *prep, int16_t * new_row)
+    uint8_t * out, const int16_t * w_b, uint8_t * out_b, const uint8_t * src,
+    const StageResizeTaps * t, const void *prep, int16_t * new_row)
 {
   const PairPrepC4 *pp = prep;
   PairBlend bl;
 
   if (!pp || n != t->out_size * 4 || n < 32)
     return 0;
+  /* Two rows share row a only where neither is row b alone. */
+  if (out_b && (w[1] == WONE || w_b[1] == WONE))
+    return 0;
   bl.w2 = pair_v_setup (rows, w, &bl.a, &bl.b);
+  bl.w2b = _mm256_set1_epi16 ((int16_t) (out_b ? 2 * w_b[1] : 0));
   bl.out = out;
+  bl.out_b = out_b;
   bl.x = 0;
-  pair_c4_groups (src, pp, new_row, &bl);
-  pair_v_rest (bl.a, bl.b, bl.x, n, bl.w2, out);
-  pair_c4_tail (src, t, pp->n, new_row);
+  if (src)
+    pair_c4_groups (src, pp, new_row, &bl);
+  pair_v_rest (bl.a, bl.b, bl.x, n, bl.w2, out, bl.w2b, out_b);
+  if (src)
+    pair_c4_tail (src, t, pp->n, new_row);
   return 1;
 }
 
