@@ -638,12 +638,6 @@ const StageResizeKernels stage_resize_kernels_sse41 = {
  * other; packs undoes exactly that, so the results come out in order. */
 
 AVX2_INLINE __m256i
-load_u8x16 (const uint8_t * p)
-{
-  return _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) p));
-}
-
-AVX2_INLINE __m256i
 load_s16x16 (const int16_t * p)
 {
   return _mm256_loadu_si256 ((const __m256i *) p);
@@ -680,17 +674,57 @@ NAME##_body (const IN_T * const *rp, const int32_t * wp, const int np,       \
 }                                                                             \
 VPASS_WRAPPER (AVX2, NAME, IN_T, OUT_T)
 
+/* Bytes in: the two rows' bytes are interleaved first (one unpack for 16
+ * columns of both), then widened to the (r_k, r_k+1) word pairs by unpacks
+ * with zero: fewer shuffles than widening each row and interleaving the
+ * words, and the shuffle ports set the pace of this loop. The columns come
+ * out as 0-7 16-23 | 8-15 24-31; two lane permutes restore the order. */
+AVX2_INLINE void
+vpass_u8_avx2_body (const uint8_t * const *rp, const int32_t * wp,
+    const int np, int n, int16_t * out)
+{
+  const __m256i round = _mm256_set1_epi32 (1 << (SHIFT1 - 1));
+  const __m256i zero = _mm256_setzero_si256 ();
+  int x, k;
+
+  for (x = 0; x < n; x += 32) {
+    __m256i a0 = round, a1 = round, a2 = round, a3 = round, p01, p23;
+    if (x > n - 32)
+      x = n - 32;
+    for (k = 0; k < np; k++) {
+      const __m256i wk = _mm256_set1_epi32 (wp[k]);
+      const __m256i r0 = _mm256_loadu_si256 ((const __m256i *) (rp[2 * k] +
+              x));
+      const __m256i r1 = _mm256_loadu_si256 ((const __m256i *) (rp[2 * k +
+                  1] + x));
+      const __m256i lo = _mm256_unpacklo_epi8 (r0, r1);
+      const __m256i hi = _mm256_unpackhi_epi8 (r0, r1);
+      a0 = _mm256_add_epi32 (a0,
+          _mm256_madd_epi16 (_mm256_unpacklo_epi8 (lo, zero), wk));
+      a1 = _mm256_add_epi32 (a1,
+          _mm256_madd_epi16 (_mm256_unpackhi_epi8 (lo, zero), wk));
+      a2 = _mm256_add_epi32 (a2,
+          _mm256_madd_epi16 (_mm256_unpacklo_epi8 (hi, zero), wk));
+      a3 = _mm256_add_epi32 (a3,
+          _mm256_madd_epi16 (_mm256_unpackhi_epi8 (hi, zero), wk));
+    }
+    /* (0-7 | 16-23) and (8-15 | 24-31) */
+    p01 = _mm256_packs_epi32 (_mm256_srai_epi32 (a0, SHIFT1),
+        _mm256_srai_epi32 (a1, SHIFT1));
+    p23 = _mm256_packs_epi32 (_mm256_srai_epi32 (a2, SHIFT1),
+        _mm256_srai_epi32 (a3, SHIFT1));
+    _mm256_storeu_si256 ((__m256i *) (out + x),
+        _mm256_permute2x128_si256 (p01, p23, 0x20));
+    _mm256_storeu_si256 ((__m256i *) (out + x + 16),
+        _mm256_permute2x128_si256 (p01, p23, 0x31));
+  }
+}
+
 #undef BLOCK
 #undef FALLBACK
 #define BLOCK 32
 #define FALLBACK vpass_u8_sse41
-VPASS_AVX2 (vpass_u8_avx2, uint8_t, load_u8x16, int16_t, 1 << (SHIFT1 - 1),
-    _mm256_storeu_si256 ((__m256i *) (out + x),
-        _mm256_packs_epi32 (_mm256_srai_epi32 (a0, SHIFT1),
-            _mm256_srai_epi32 (a1, SHIFT1)));
-    _mm256_storeu_si256 ((__m256i *) (out + x + 16),
-        _mm256_packs_epi32 (_mm256_srai_epi32 (a2, SHIFT1),
-            _mm256_srai_epi32 (a3, SHIFT1))))
+VPASS_WRAPPER (AVX2, vpass_u8_avx2, uint8_t, int16_t)
 
 #undef FALLBACK
 #define FALLBACK vpass_s16_sse41
