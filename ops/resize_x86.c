@@ -1116,16 +1116,21 @@ tri2_block4_avx2 (const uint8_t * const *rows, size_t in, int C,
   o[3] = tri2_v_avx2 (h2, h3, h0, h1);
 }
 
-AVX2 static int
-tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
-    uint8_t * const *out, ptrdiff_t ahead)
+/* The loop of tri2_rows4_avx2, C a constant once inlined. The row and
+ * output pointers come in as locals: read through the caller's arrays,
+ * they would be reloaded after every store (bytes may alias anything). */
+AVX2_INLINE void
+tri2_rows4_body (const uint8_t * const *rows_in, const int C, int n,
+    uint8_t * const *out_in, ptrdiff_t ahead)
 {
   const __m256i order = _mm256_broadcastsi128_si256 (box2_order_sse41 (C));
   const int begin = C, end = (n - 1) * C;
+  const uint8_t *rows[10];
+  uint8_t *out[4];
   int o, k;
 
-  if ((C != 1 && C != 2 && C != 4) || end - begin < 32)
-    return 0;
+  memcpy (rows, rows_in, sizeof (rows));
+  memcpy (out, out_in, sizeof (out));
   for (o = begin; o < end; o += 32) {
     __m256i a[4], b[4];
     size_t in;
@@ -1140,6 +1145,20 @@ tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
     for (k = 0; k < 4; k++)
       store_packed_avx2 (out[k] + o, a[k], b[k]);
   }
+}
+
+AVX2 static int
+tri2_rows4_avx2 (const uint8_t * const *rows, int C, int n,
+    uint8_t * const *out, ptrdiff_t ahead)
+{
+  if ((C != 1 && C != 2 && C != 4) || (n - 2) * C < 32)
+    return 0;
+  if (C == 1)
+    tri2_rows4_body (rows, 1, n, out, ahead);
+  else if (C == 2)
+    tri2_rows4_body (rows, 2, n, out, ahead);
+  else
+    tri2_rows4_body (rows, 4, n, out, ahead);
   return 1;
 }
 
