@@ -1378,28 +1378,33 @@ pair_c4_step (const uint8_t * s0, const uint8_t * s2, __m256i pick,
           w1));
 }
 
-/* two_tap_rows' blend, run beside the horizontal pass of the next row:
- * samples [x, ...) of rows a and b are still to blend into out. */
+/* two_tap_rows' blend, run beside the horizontal pass of the next row
+ * (none where `on` is 0). Passed by value and the position returned: held
+ * in memory, the loop would reload it after every store of bytes. */
 typedef struct
 {
   const int16_t *a, *b;
   __m256i w2, w2b;
   uint8_t *out, *out_b;
-  int x;
+  int on;
 } PairBlend;
 
-/* The blend's blocks of 32 up to sample `upto`. */
-AVX2_INLINE void
-pair_blend_upto (PairBlend * bl, int upto)
+/* The blend's blocks of 32 from sample x up to sample `upto`; returns
+ * where it stopped. */
+AVX2_INLINE int
+pair_blend_upto (const PairBlend bl, int x, int upto)
 {
-  for (; bl->x + 32 <= upto; bl->x += 32)
-    pair_v32 (bl->a, bl->b, bl->x, bl->w2, bl->out, bl->w2b, bl->out_b);
+  if (bl.on)
+    for (; x + 32 <= upto; x += 32)
+      pair_v32 (bl.a, bl.b, x, bl.w2, bl.out, bl.w2b, bl.out_b);
+  return x;
 }
 
-/* Groups [g0, g1) from the tables; with bl, the blend keeps up. */
-AVX2_INLINE void
+/* Groups [g0, g1) from the tables, the blend keeping up from x; returns
+ * the blend's position. */
+AVX2_INLINE int
 pair_c4_table (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
-    int g0, int g1, PairBlend * bl)
+    int g0, int g1, const PairBlend bl, int x)
 {
   const uint8_t *pick = (const uint8_t *) pair_pick;
   const int32_t *restrict off = pp->offsets + 3 * g0;
@@ -1410,21 +1415,23 @@ pair_c4_table (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
         pair_c4_step (src + off[0], src + off[1],
             _mm256_load_si256 ((const __m256i *) (pick + off[2])),
             _mm256_load_si256 (&pp->w1[g])));
-    if (bl)
-      pair_blend_upto (bl, (g + 1) * 16);
+    x = pair_blend_upto (bl, x, (g + 1) * 16);
   }
+  return x;
 }
 
-/* The repeating groups, `every` (1 to 3, a constant once inlined) at a
- * time: their offsets from the run's first load, shuffles and weights
- * stay in registers. Returns the first group not done. */
+/* Groups [rep_from, end) of the repeating run, `every` (1 to 3, a
+ * constant once inlined) at a time: their offsets from the run's first
+ * load, shuffles and weights stay in registers. Returns the blend's
+ * position. */
 AVX2_INLINE int
 pair_c4_repeat (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
-    const int every, PairBlend * bl)
+    const int every, int end, const PairBlend bl, int x)
 {
   const int32_t *off = pp->offsets + 3 * pp->rep_from;
   const uint8_t *pick = (const uint8_t *) pair_pick;
   const uint8_t *base = src + off[0];
+  const ptrdiff_t shift = pp->rep_shift;
   ptrdiff_t r0[3], r2[3];
   __m256i pk[3], w1[3];
   int g, j;
@@ -1435,34 +1442,37 @@ pair_c4_repeat (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
     pk[j] = _mm256_load_si256 ((const __m256i *) (pick + off[3 * j + 2]));
     w1[j] = _mm256_load_si256 (&pp->w1[pp->rep_from + j]);
   }
-  for (g = pp->rep_from; g + every <= pp->rep_to; g += every) {
+  for (g = pp->rep_from; g < end; g += every) {
     for (j = 0; j < every; j++)
       _mm256_storeu_si256 ((__m256i *) (out + (size_t) (g + j) * 16),
           pair_c4_step (base + r0[j], base + r2[j], pk[j], w1[j]));
-    base += pp->rep_shift;
-    if (bl)
-      pair_blend_upto (bl, (g + every) * 16);
+    base += shift;
+    x = pair_blend_upto (bl, x, (g + every) * 16);
   }
-  return g;
+  return x;
 }
 
-/* All the groups of a row, the repeating run without tables. */
-AVX2_INLINE void
+/* All the groups of a row, the repeating run without tables; returns the
+ * blend's position. */
+AVX2_INLINE int
 pair_c4_groups (const uint8_t * src, const PairPrepC4 * pp, int16_t * out,
-    PairBlend * bl)
+    const PairBlend bl)
 {
-  int g = 0;
+  const int every = pp->rep_every;
+  int x = 0, g = 0;
 
-  if (pp->rep_every) {
-    pair_c4_table (src, pp, out, 0, pp->rep_from, bl);
-    if (pp->rep_every == 1)
-      g = pair_c4_repeat (src, pp, out, 1, bl);
-    else if (pp->rep_every == 2)
-      g = pair_c4_repeat (src, pp, out, 2, bl);
+  if (every) {
+    /* the whole periods of the run */
+    g = pp->rep_from + (pp->rep_to - pp->rep_from) / every * every;
+    x = pair_c4_table (src, pp, out, 0, pp->rep_from, bl, x);
+    if (every == 1)
+      x = pair_c4_repeat (src, pp, out, 1, g, bl, x);
+    else if (every == 2)
+      x = pair_c4_repeat (src, pp, out, 2, g, bl, x);
     else
-      g = pair_c4_repeat (src, pp, out, 3, bl);
+      x = pair_c4_repeat (src, pp, out, 3, g, bl, x);
   }
-  pair_c4_table (src, pp, out, g, pp->n / 4, bl);
+  return pair_c4_table (src, pp, out, g, pp->n / 4, bl, x);
 }
 
 /* The outputs past the groups (or all, without tables: rows shorter than
@@ -1484,8 +1494,10 @@ AVX2 static void
 hpass_u8_pair_c4_avx2 (const uint8_t * src, const StageResizeTaps * t,
     const PairPrepC4 * pp, int16_t * out)
 {
+  const PairBlend none = { 0 };
+
   if (pp)
-    pair_c4_groups (src, pp, out, NULL);
+    pair_c4_groups (src, pp, out, none);
   pair_c4_tail (src, t, pp ? pp->n : 0, out);
 }
 
@@ -1526,6 +1538,7 @@ two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
 {
   const PairPrepC4 *pp = prep;
   PairBlend bl;
+  int x = 0;
 
   if (!pp || n != t->out_size * 4 || n < 32)
     return 0;
@@ -1536,10 +1549,10 @@ two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
   bl.w2b = _mm256_set1_epi16 ((int16_t) (out_b ? 2 * w_b[1] : 0));
   bl.out = out;
   bl.out_b = out_b;
-  bl.x = 0;
+  bl.on = 1;
   if (src)
-    pair_c4_groups (src, pp, new_row, &bl);
-  pair_v_rest (bl.a, bl.b, bl.x, n, bl.w2, out, bl.w2b, out_b);
+    x = pair_c4_groups (src, pp, new_row, bl);
+  pair_v_rest (bl.a, bl.b, x, n, bl.w2, out, bl.w2b, out_b);
   if (src)
     pair_c4_tail (src, t, pp->n, new_row);
   return 1;
