@@ -755,16 +755,19 @@ run_horizontal_first (const StageResizePlan * p, const uint8_t * src,
 
 /* One output pixel (all channels) of row y, column x by the contract of
  * resize.h, straight from the taps: for the few border pixels of the 2:1
- * triangle rows. Outer taps of weight 0 add nothing and are skipped. */
-static void
-contract_pixel (const StageResizePlan * p, const uint8_t * src,
-    ptrdiff_t src_stride, int y, int x, uint8_t * out)
+ * triangle rows (four taps on each axis). Outer taps of weight 0 add
+ * nothing and are skipped. C and the tap counts are constants where
+ * inlined from contract_pixel. */
+static inline __attribute__((always_inline)) void
+contract_pixel_taps (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, int y, int x, uint8_t * out, const int C,
+    const int To, const int Ti)
 {
-  const int hf = p->horizontal_first, C = p->channels;
+  const int hf = p->horizontal_first;
   const StageResizeTaps *outer = hf ? &p->ty : &p->tx;
   const StageResizeTaps *inner = hf ? &p->tx : &p->ty;
-  const int16_t *wo = outer->weights + (size_t) (hf ? y : x) * outer->n_taps;
-  const int16_t *wi = inner->weights + (size_t) (hf ? x : y) * inner->n_taps;
+  const int16_t *wo = outer->weights + (size_t) (hf ? y : x) * To;
+  const int16_t *wi = inner->weights + (size_t) (hf ? x : y) * Ti;
   /* Byte steps between the outer taps and between the inner ones. */
   const ptrdiff_t so = hf ? src_stride : C, si = hf ? C : src_stride;
   const uint8_t *base = src + p->ty.start[y] * src_stride +
@@ -774,23 +777,37 @@ contract_pixel (const StageResizePlan * p, const uint8_t * src,
 
   for (c = 0; c < C; c++)
     acc[c] = 1 << (SHIFT2 - 1);
-  for (i = 0; i < outer->n_taps; i++) {
+  for (i = 0; i < To; i++) {
     const uint8_t *q = base + i * so;
     if (wo[i] == 0)
       continue;
     for (c = 0; c < C; c++) {
       int32_t mid = 1 << (SHIFT1 - 1);
-      if (inner->n_taps == 4)   /* the 2:1 triangle's: unrolled */
-        mid += wi[0] * q[c] + wi[1] * q[si + c] + wi[2] * q[2 * si + c] +
-            wi[3] * q[3 * si + c];
-      else
-        for (k = 0; k < inner->n_taps; k++)
-          mid += wi[k] * q[k * si + c];
+      for (k = 0; k < Ti; k++)
+        mid += wi[k] * q[k * si + c];
       acc[c] += wo[i] * (int16_t) (mid >> SHIFT1);
     }
   }
   for (c = 0; c < C; c++)
     out[c] = stage_clamp_u8 (acc[c] >> SHIFT2);
+}
+
+static void
+contract_pixel (const StageResizePlan * p, const uint8_t * src,
+    ptrdiff_t src_stride, int y, int x, uint8_t * out)
+{
+  const int C = p->channels;
+
+  if (p->tx.n_taps == 4 && p->ty.n_taps == 4 && C == 1)
+    contract_pixel_taps (p, src, src_stride, y, x, out, 1, 4, 4);
+  else if (p->tx.n_taps == 4 && p->ty.n_taps == 4 && C == 2)
+    contract_pixel_taps (p, src, src_stride, y, x, out, 2, 4, 4);
+  else if (p->tx.n_taps == 4 && p->ty.n_taps == 4 && C == 4)
+    contract_pixel_taps (p, src, src_stride, y, x, out, 4, 4, 4);
+  else
+    contract_pixel_taps (p, src, src_stride, y, x, out, C,
+        p->horizontal_first ? p->ty.n_taps : p->tx.n_taps,
+        p->horizontal_first ? p->tx.n_taps : p->ty.n_taps);
 }
 
 /* Horizontal-first with two taps per axis, where the kernels have a
