@@ -565,22 +565,21 @@ find_step3 (const StageResizeTaps * t, int *x0, int *x1)
     *x0 = *x1 = 0;
 }
 
-/* One channel's horizontal pass over outputs [x0, x1) by the contract,
- * for the borders around hpass_s16_step3's run. */
+/* One channel's horizontal pass over outputs [x0, x1) only, by the
+ * scalar kernel on a view of the taps: for the borders around
+ * hpass_s16_step3's run. */
 static void
 hpass_s16_outputs (const int16_t * mid, const StageResizeTaps * t, int x0,
     int x1, uint8_t * out)
 {
-  const int T = t->n_taps;
-  int x, k;
+  StageResizeTaps view = *t;
 
-  for (x = x0; x < x1; x++) {
-    const int16_t *s = mid + t->start[x], *w = t->weights + (size_t) x * T;
-    int32_t acc = 1 << (SHIFT2 - 1);
-    for (k = 0; k < T; k++)
-      acc += w[k] * s[k];
-    out[x] = stage_clamp_u8 (acc >> SHIFT2);
-  }
+  if (x0 >= x1)
+    return;
+  view.out_size = x1 - x0;
+  view.start = t->start + x0;
+  view.weights = t->weights + (size_t) x0 * t->n_taps;
+  stage_resize_hpass_s16_scalar (mid, &view, 1, out + x0);
 }
 
 /* Asks for source rows [r0, r1) ahead of their use, all at once: the
