@@ -1379,14 +1379,13 @@ pair_c4_step (const uint8_t * s0, const uint8_t * s2, __m256i pick,
 }
 
 /* two_tap_rows' blend, run beside the horizontal pass of the next row
- * (none where `on` is 0). Passed by value and the position returned: held
+ * (none where out is NULL). Passed by value and the position returned: held
  * in memory, the loop would reload it after every store of bytes. */
 typedef struct
 {
   const int16_t *a, *b;
   __m256i w2, w2b;
   uint8_t *out, *out_b;
-  int on;
 } PairBlend;
 
 /* The blend's blocks of 32 from sample x up to sample `upto`; returns
@@ -1394,7 +1393,7 @@ typedef struct
 AVX2_INLINE int
 pair_blend_upto (const PairBlend bl, int x, int upto)
 {
-  if (bl.on)
+  if (bl.out)
     for (; x + 32 <= upto; x += 32)
       pair_v32 (bl.a, bl.b, x, bl.w2, bl.out, bl.w2b, bl.out_b);
   return x;
@@ -1549,7 +1548,6 @@ two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w, int n,
   bl.w2b = _mm256_set1_epi16 ((int16_t) (out_b ? 2 * w_b[1] : 0));
   bl.out = out;
   bl.out_b = out_b;
-  bl.on = 1;
   if (src)
     x = pair_c4_groups (src, pp, new_row, bl);
   pair_v_rest (bl.a, bl.b, x, n, bl.w2, out, bl.w2b, out_b);
