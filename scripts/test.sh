@@ -10,12 +10,18 @@
 #                                                  and the stageprof ones
 #   scripts/test.sh --fuzz[=SECONDS]               libFuzzer targets, build-fuzz/
 #                                                  (scripts/fuzz.sh for long runs)
+#   scripts/test.sh --distro=trixie|sid [SUITE...] the suite on Debian 13's
+#                                                  GStreamer 1.26 or unstable's
+#                                                  1.28, in a debootstrap root
+#                                                  kept under /var/cache/gst-stages
+#                                                  (scripts/distro.sh); as root
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 sanitize=""
 fuzz=""
+distro=""
 args=()
 for a in "$@"; do
   case "$a" in
@@ -24,10 +30,19 @@ for a in "$@"; do
     --sanitize=*) echo "test.sh: --sanitize takes address or thread" >&2; exit 2 ;;
     --fuzz) fuzz=20 ;;
     --fuzz=*) fuzz="${a#--fuzz=}" ;;
+    --distro=trixie|--distro=sid) distro="${a#--distro=}" ;;
+    --distro=*) echo "test.sh: --distro takes trixie (Debian 13) or sid (unstable)" >&2; exit 2 ;;
     -*) echo "test.sh: unknown option $a (scripts/test.sh --help)" >&2; exit 2 ;;
     *) args+=("$a") ;;
   esac
 done
+
+if [ -n "$distro" ]; then
+  [ "$(id -u)" = 0 ] || { echo "test.sh: --distro needs root (debootstrap, chroot)" >&2; exit 2; }
+  . scripts/distro.sh
+  stages_distro_test "$distro" ${args[@]+"${args[@]}"}
+  exit $?
+fi
 
 stages_ensure_packages $STAGES_BUILD_PACKAGES $STAGES_TEST_PACKAGES
 

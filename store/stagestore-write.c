@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -198,15 +199,23 @@ stage_store_writer_get_frames (StageStoreWriter * w)
   return w->frames->len;
 }
 
-static gint
-cmp_by_pts (gconstpointer a, gconstpointer b, gpointer user_data)
+/* A frame's presentation time and write position: sorted on their own,
+ * the order needs no pointer back to the frames (g_qsort_with_data() is
+ * deprecated from GLib 2.82; plain qsort() serves every version). */
+typedef struct
 {
-  const StageFrame *frames = user_data;
-  gsize x = *(const gsize *) a, y = *(const gsize *) b;
+  gint64 pts;
+  gsize pos;
+} PtsPos;
 
-  if (frames[x].pts != frames[y].pts)
-    return frames[x].pts < frames[y].pts ? -1 : 1;
-  return x < y ? -1 : (x > y);
+static int
+cmp_by_pts (const void *a, const void *b)
+{
+  const PtsPos *x = a, *y = b;
+
+  if (x->pts != y->pts)
+    return x->pts < y->pts ? -1 : 1;
+  return x->pos < y->pos ? -1 : (x->pos > y->pos);
 }
 
 /* Frame index = position in presentation order: decoders output frames in
@@ -216,19 +225,22 @@ static void
 assign_indices (StageStoreWriter * w)
 {
   StageFrame *frames = (StageFrame *) w->frames->data;
-  gsize n = w->frames->len, i, *order;
+  gsize n = w->frames->len, i;
   gboolean all_pts = w->kind == STAGE_STORE_KIND_VIDEO;
+  PtsPos *order;
 
   for (i = 0; i < n && all_pts; i++)
     all_pts = frames[i].pts != STAGE_STORE_NONE;
-  if (!all_pts)
+  if (!all_pts || n == 0)
     return;                     /* index = write order, set in add() */
-  order = g_new (gsize, n);
+  order = g_new (PtsPos, n);
+  for (i = 0; i < n; i++) {
+    order[i].pts = frames[i].pts;
+    order[i].pos = i;
+  }
+  qsort (order, n, sizeof (PtsPos), cmp_by_pts);
   for (i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, n, sizeof (gsize), cmp_by_pts, frames);
-  for (i = 0; i < n; i++)
-    frames[order[i]].index = i;
+    frames[order[i].pos].index = i;
   g_free (order);
 }
 

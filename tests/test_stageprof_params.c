@@ -156,6 +156,35 @@ GST_START_TEST (test_unwritable_paths)
 
 GST_END_TEST;
 
+/* Numbers, booleans and a file in one params string: GStreamer 1.26+ would
+ * parse "5" as a gint and refuse a guint property; the tracer must load and
+ * apply every one on every version. */
+GST_START_TEST (test_typed_values)
+{
+  gchar *path = g_build_filename (TESTS_BUILD_DIR,
+      "stageprof_params_typed.json", NULL);
+  gchar *tracers = g_strdup_printf ("stageprof(summary=%s,skip-first=5,"
+      "interval=0.5,progress=false)", path);
+  gchar *text = NULL;
+  Launch l;
+
+  g_unlink (path);
+  l = launch (tracers, SMALL, NULL);
+  assert_ran (&l);
+  fail_if (strstr (l.err, "Can't instantiate"), "%s", l.err);
+  fail_if (strstr (l.err, "stageprof:"), "%s", l.err);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", l.err);
+  fail_unless (strstr (text, "\"p_id\"") && strstr (text, "\"verdict\""),
+      "%s", text);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  g_free (tracers);
+  launch_clear (&l);
+}
+
+GST_END_TEST;
+
 /* Quoted values may hold what the structure syntax reserves (a space). */
 GST_START_TEST (test_quoted_path_text)
 {
@@ -235,6 +264,7 @@ stageprof_params_suite (void)
   tcase_add_test (tc, test_bad_params);
   tcase_add_test (tc, test_bad_filter);
   tcase_add_test (tc, test_unwritable_paths);
+  tcase_add_test (tc, test_typed_values);
   tcase_add_test (tc, test_quoted_path_text);
   tcase_add_test (tc, test_interval);
   tcase_add_test (tc, test_db);

@@ -2,6 +2,8 @@
  * contents, timestamps, offsets, GAP events, caps, counters, flush, the
  * bad repeat value, and replication inside stagebin. */
 #include <gst/check/gstcheck.h>
+
+#include "glib-versions.h"
 #include <gst/check/gstharness.h>
 #include <string.h>
 
@@ -310,7 +312,7 @@ GST_START_TEST (test_repeat_zero_refused)
   gint hits = 0;
   GRegex *re = g_regex_new ("\"0\".*'repeat'", 0, 0, NULL);
   GstCheckLogFilter *filter = gst_check_add_log_filter ("GLib-GObject",
-      G_LOG_LEVEL_WARNING, re, count_log, &hits, NULL);
+      GOBJECT_RANGE_LEVELS, re, count_log, &hits, NULL);
   GstElement *pipe, *e;
   guint k = 0;
 

@@ -3,6 +3,8 @@
  * last group, the group events and segments, EOS and flush in the middle of
  * a group, bad values, and the refusal inside stagebin. */
 #include <gst/check/gstcheck.h>
+
+#include "glib-versions.h"
 #include <gst/check/gstharness.h>
 #include <string.h>
 
@@ -636,7 +638,7 @@ GST_START_TEST (test_stride_zero_refused)
   gint hits = 0;
   GRegex *re = g_regex_new ("\"0\".*'stride'", 0, 0, NULL);
   GstCheckLogFilter *filter = gst_check_add_log_filter ("GLib-GObject",
-      G_LOG_LEVEL_WARNING, re, count_log, &hits, NULL);
+      GOBJECT_RANGE_LEVELS, re, count_log, &hits, NULL);
   GstElement *e = gst_element_factory_make ("stageslice", NULL);
   guint stride;
 

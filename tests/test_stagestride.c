@@ -4,6 +4,8 @@
  * here; early EOS lives in the stagerange/stagegather suites, since a stride
  * never ends. */
 #include <gst/check/gstcheck.h>
+
+#include "glib-versions.h"
 #include <gst/check/gstharness.h>
 #include <string.h>
 
@@ -436,7 +438,7 @@ GST_START_TEST (test_stride_zero_refused)
   gint hits = 0;
   GRegex *re = g_regex_new ("\"0\".*'stride'", 0, 0, NULL);
   GstCheckLogFilter *filter = gst_check_add_log_filter ("GLib-GObject",
-      G_LOG_LEVEL_WARNING, re, note_log, &hits, NULL);
+      GOBJECT_RANGE_LEVELS, re, note_log, &hits, NULL);
   GError *err = NULL;
   GstElement *pipe, *e;
   guint stride = 0;

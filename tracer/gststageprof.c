@@ -939,11 +939,14 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   gobject_class->get_property = gst_stage_prof_get_property;
   gobject_class->constructed = gst_stage_prof_constructed;
   gobject_class->finalize = gst_stage_prof_finalize;
-#if GST_CHECK_VERSION (1, 26, 0)
-  /* 1.26 parses "stageprof(trace=...)" itself and sets the properties;
-   * before that the params string arrives whole (see constructed). */
-  gst_tracer_class_set_use_structure_params (GST_TRACER_CLASS (klass), TRUE);
-#endif
+  /* GStreamer 1.26 added gst_tracer_class_set_use_structure_params(): core
+   * then parses "stageprof(...)" itself and sets the properties. We do not
+   * use it: core refuses to create the tracer at all for one unknown name,
+   * one value it cannot convert or a plain number for a guint property
+   * ("skip-first=5" is a gint to the structure parser), where we warn
+   * naming the parameter and keep the rest. So the params string arrives
+   * whole on every version (see constructed). gst-inspect-1.0 lists the
+   * properties from 1.26 either way. */
 
   g_object_class_install_property (gobject_class, PROP_TRACE,
       g_param_spec_string ("trace", "Trace file",

@@ -108,6 +108,9 @@ typedef struct
    * its count is a count of (video frames, or buffers). */
   const gchar *sink_media;
   gboolean live_source;
+  /* Only passes data on (a capsfilter, a bin's own pads, a queue): never
+   * the stage a verdict names (spverdict.c). */
+  gboolean forwards;
   /* Split every src task interval by CPU time (aggregators, live sources). */
   gboolean split_task;
   /* Split chain calls by CPU time (aggregator sink pads, other muxers,

@@ -1218,16 +1218,27 @@ sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad)
 
 /* The element that handles an event arriving at `pad`: a ghost pad's bin
  * (what it does there is the bin's: decodebin plugs decoders in it), the
- * pad's own element otherwise. */
+ * pad's own element otherwise. A capsfilter inside a bin does nothing with
+ * an event but pass it on, and what runs inside that push is the bin's
+ * too: from GStreamer 1.26 decodebin puts a capsfilter after each decoder,
+ * and exposes its pads (uridecodebin and the application link and
+ * negotiate downstream) while the decoder's caps event crosses it. */
 static GstElement *
 event_handler (GstPad * pad)
 {
   GstObject *parent = pad ? GST_OBJECT_PARENT (pad) : NULL;
+  GstObject *bin;
 
   /* The internal pad of a ghost pad has the ghost pad as its parent. */
   if (parent && GST_IS_PAD (parent))
     parent = GST_OBJECT_PARENT (parent);
-  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) : NULL;
+  if (!parent || !GST_IS_ELEMENT (parent))
+    return NULL;
+  bin = GST_OBJECT_PARENT (parent);
+  if (bin && GST_OBJECT_PARENT (bin) != NULL
+      && strcmp (G_OBJECT_TYPE_NAME (parent), "GstCapsFilter") == 0)
+    return GST_ELEMENT_CAST (bin);
+  return GST_ELEMENT_CAST (parent);
 }
 
 /* Events: the element the event is pushed to handles it inside the push,

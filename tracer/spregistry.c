@@ -277,6 +277,17 @@ is_queue_type (GstElement * e)
       || strcmp (t, "GstMultiQueue") == 0;
 }
 
+/* Elements that pass data on and do no streaming work of their own: a
+ * capsfilter (decodebin adds one after each decoder from GStreamer 1.26),
+ * a bin (its own code runs only to plug or link elements), a queue (its
+ * time is waiting). By type name, as is_queue_type(). */
+static gboolean
+forwards_only (GstElement * e)
+{
+  return GST_IS_BIN (e) || is_queue_type (e)
+      || strcmp (G_OBJECT_TYPE_NAME (e), "GstCapsFilter") == 0;
+}
+
 /* A live source waits for its clock or device between buffers. */
 static gboolean
 is_live_source (GstElement * e)
@@ -385,6 +396,7 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
+    info->forwards = forwards_only (e);
     info->traced = name_traced (r, info->name);
     if (is_queue_type (e)) {
       info->queue = sp_queue_new_locked (r, info);

@@ -16,7 +16,8 @@
  *  5. otherwise no single bottleneck.
  * Elements that only wait for another input's turn (funnel,
  * input-selector, a muxer, stagebin's reorder) or for room downstream are
- * never named: their waiting is not what limits the rate.
+ * never named: their waiting is not what limits the rate. Nor are those
+ * that only pass data on (queues, capsfilters, bins: SpElemInfo.forwards).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -62,8 +63,13 @@ stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
 
   for (i = 0; i < recs->len; i++) {
     SpElemRec *rec = g_ptr_array_index (recs, i);
-    SpStage *st = stage_of (stages, rec);
+    SpStage *st;
     gdouble rq = 0;
+
+    /* What only passes data on never sets the rate. */
+    if (rec->info->forwards)
+      continue;
+    st = stage_of (stages, rec);
 
     for (j = 0; j < threads->len; j++) {
       const SpShares *sh = &shares[j];
@@ -145,6 +151,11 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     return g_strdup ("no verdict: no streaming thread ran long enough to "
         "judge");
   stages = stages_new (in, recs, threads, shares);
+  if (g_hash_table_size (stages) == 0) {
+    g_hash_table_destroy (stages);
+    return g_strdup ("no verdict: no element but queues, capsfilters and "
+        "bins ran");
+  }
   for (i = 0; i < threads->len; i++)
     rq += shares[i].cpu_wait;
   busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));

@@ -1,0 +1,95 @@
+# Sourced by scripts/test.sh: the suite on another Debian release's
+# GStreamer (trixie: Debian 13, GStreamer 1.26; sid: Debian unstable, 1.28),
+# in a root made with debootstrap from the archive this machine's apt uses,
+# entered with chroot.
+#
+# The root is made once and kept under $STAGES_ROOTS (default
+# /var/cache/gst-stages/roots/NAME), with the packages of scripts/deps.sh
+# installed inside; a later run only upgrades what moved. The source is
+# copied in fresh each time (tracked and untracked, not ignored files: what
+# a clean clone plus the working tree's changes holds) and built from
+# scratch inside the root.
+
+STAGES_ROOTS=${STAGES_ROOTS:-/var/cache/gst-stages/roots}
+
+stages_distro_mirror () {
+  # The archive apt uses here (deb822 or one-line sources).
+  local m
+  m=$(grep -hoE '^URIs: *http[^ ]*/debian/?$|^deb +http[^ ]*/debian/? ' \
+        /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
+      | head -n 1 | grep -oE 'http[^ ]*')
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+# The root's mounts: /proc, and a devpts instance of its own (the progress
+# tests need a pseudo-terminal); /dev itself is the root's own tree made by
+# debootstrap, never the host's.
+stages_distro_mount () {
+  local root=$1
+  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+  mkdir -p "$root/dev/pts"
+  mountpoint -q "$root/dev/pts" \
+    || mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+  [ -e "$root/dev/ptmx" ] || ln -sf pts/ptmx "$root/dev/ptmx"
+  mkdir -p "$root/dev/shm"
+  mountpoint -q "$root/dev/shm" || mount -t tmpfs shm "$root/dev/shm"
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+}
+
+stages_distro_umount () {
+  local root=$1 m
+  for m in dev/shm dev/pts proc; do
+    mountpoint -q "$root/$m" && umount -l "$root/$m"
+  done
+  return 0
+}
+
+# Makes (or refreshes) the root for release $1; prints its path last.
+stages_distro_root () {
+  local name=$1 root="$STAGES_ROOTS/$1" mirror apt_opts="" pkgs
+  mirror=$(stages_distro_mirror)
+  # sid's Release file is often past its Valid-Until on a pinned mirror.
+  [ "$name" = sid ] && apt_opts="-o Acquire::Check-Valid-Until=false"
+  if [ ! -x "$root/usr/bin/apt-get" ]; then
+    stages_ensure_packages debootstrap || return 1
+    rm -rf "$root.tmp"
+    mkdir -p "$STAGES_ROOTS"
+    echo "gst-stages: debootstrap $name from $mirror into $root" >&2
+    debootstrap --variant=minbase "$name" "$root.tmp" "$mirror" >&2 \
+      || { echo "gst-stages: debootstrap $name failed" >&2; return 1; }
+    mv "$root.tmp" "$root"
+  fi
+  # The packages of scripts/deps.sh, as test.sh installs them here (the
+  # sanitizer and benchmark lists are not needed inside).
+  pkgs="$STAGES_BUILD_PACKAGES $STAGES_TEST_PACKAGES git"
+  stages_distro_mount "$root"
+  if ! chroot "$root" dpkg-query -W $pkgs >/dev/null 2>&1 \
+      || [ -n "$(find "$root/var/lib/apt/lists" -maxdepth 1 -name '*Packages*' -mtime +6 2>/dev/null | head -n 1)" ]; then
+    echo "gst-stages: installing the packages of scripts/deps.sh in $root" >&2
+    chroot "$root" env DEBIAN_FRONTEND=noninteractive sh -c \
+      "apt-get $apt_opts update -qq && apt-get install -y -qq --no-install-recommends $pkgs" >&2 \
+      || { echo "gst-stages: apt-get install in $root failed" >&2; return 1; }
+    chroot "$root" apt-get clean
+  fi
+  echo "$root"
+}
+
+# Runs scripts/test.sh (with the given arguments) on a fresh copy of this
+# tree inside the root of release $1.
+stages_distro_test () {
+  local name=$1 root status=0 ver
+  shift
+  root=$(stages_distro_root "$name" | tail -n 1) || return 1
+  [ -d "$root/usr" ] || return 1
+  ver=$(chroot "$root" dpkg-query -W -f='${Version}' libgstreamer1.0-0)
+  echo "gst-stages: $name root: GStreamer $ver"
+  rm -rf "$root/src/gst-stages"
+  mkdir -p "$root/src/gst-stages"
+  git ls-files -co --exclude-standard -z | xargs -0 tar -cf - \
+    | tar -xf - -C "$root/src/gst-stages"
+  chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root LANG=C.UTF-8 CI="${CI:-}" TERM=dumb \
+    bash -c 'cd /src/gst-stages && bash scripts/test.sh "$@"' test.sh "$@" || status=$?
+  stages_distro_umount "$root"
+  return $status
+}
