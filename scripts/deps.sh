@@ -27,9 +27,14 @@ STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind"
 stages_missing_packages () {
   local missing="" p
   for p in "$@"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-      missing="$missing $p"
-    fi
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+      && continue
+    # A name that an installed package provides (Debian unstable: qemu-user
+    # provides qemu-user-static).
+    dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null \
+      | grep '^install ok installed|' | cut -d'|' -f2 | tr ',' '\n' \
+      | sed 's/ *(.*//; s/^ *//' | grep -qx "$p" && continue
+    missing="$missing $p"
   done
   echo "$missing"
 }

@@ -46,10 +46,8 @@ stages_distro_umount () {
 
 # Makes (or refreshes) the root for release $1; prints its path last.
 stages_distro_root () {
-  local name=$1 root="$STAGES_ROOTS/$1" mirror apt_opts="" pkgs
+  local name=$1 root="$STAGES_ROOTS/$1" mirror pkgs
   mirror=$(stages_distro_mirror)
-  # sid's Release file is often past its Valid-Until on a pinned mirror.
-  [ "$name" = sid ] && apt_opts="-o Acquire::Check-Valid-Until=false"
   if [ ! -x "$root/usr/bin/apt-get" ]; then
     stages_ensure_packages debootstrap || return 1
     rm -rf "$root.tmp"
@@ -62,12 +60,16 @@ stages_distro_root () {
   # The packages of scripts/deps.sh, as test.sh installs them here (the
   # sanitizer and benchmark lists are not needed inside).
   pkgs="$STAGES_BUILD_PACKAGES $STAGES_TEST_PACKAGES git"
+  # sid's Release file is often past its Valid-Until on a pinned mirror;
+  # set in the root, so that test.sh's own apt-get inside works too.
+  [ "$name" = sid ] && echo 'Acquire::Check-Valid-Until "false";' \
+    > "$root/etc/apt/apt.conf.d/99gst-stages-valid-until"
   stages_distro_mount "$root"
-  if ! chroot "$root" dpkg-query -W $pkgs >/dev/null 2>&1 \
+  if [ -n "$(chroot "$root" bash -c ". /dev/stdin; stages_missing_packages $pkgs" < scripts/deps.sh)" ] \
       || [ -n "$(find "$root/var/lib/apt/lists" -maxdepth 1 -name '*Packages*' -mtime +6 2>/dev/null | head -n 1)" ]; then
     echo "gst-stages: installing the packages of scripts/deps.sh in $root" >&2
     chroot "$root" env DEBIAN_FRONTEND=noninteractive sh -c \
-      "apt-get $apt_opts update -qq && apt-get install -y -qq --no-install-recommends $pkgs" >&2 \
+      "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs" >&2 \
       || { echo "gst-stages: apt-get install in $root failed" >&2; return 1; }
     chroot "$root" apt-get clean
   fi

@@ -78,7 +78,7 @@ check_patterns (const gchar * store, const gchar * stream, GArray * ref,
     guint gop)
 {
   guint n = ref->len, i, k;
-  guint64 idx[400], want[400];
+  guint64 idx[400] = { 0 }, want[400] = { 0 };
   GRand *rand = g_rand_new_with_seed (gop * 7 + n);
 
   idx[0] = n / 2;
