@@ -185,6 +185,31 @@ GST_START_TEST (test_typed_values)
 
 GST_END_TEST;
 
+/* gst-inspect-1.0 finds the tracer on every version; from GStreamer 1.26
+ * it also lists the parameters with their documentation. */
+GST_START_TEST (test_inspect)
+{
+  gchar *argv[] = { (gchar *) "gst-inspect-1.0", (gchar *) "stageprof", NULL };
+  gchar *out = NULL, *err = NULL;
+  gint status = -1;
+  guint major, minor, micro, nano;
+
+  fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, &out, &err, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL), "%s", err);
+  fail_unless (strstr (out, "stageprof"), "%s", out);
+  gst_version (&major, &minor, &micro, &nano);
+  if (major > 1 || minor >= 26) {
+    fail_unless (strstr (out, "skip-first"), "%s", out);
+    fail_unless (strstr (out, "Warm-up samples"), "%s", out);
+    fail_unless (strstr (out, "summary"), "%s", out);
+  }
+  g_free (out);
+  g_free (err);
+}
+
+GST_END_TEST;
+
 /* Quoted values may hold what the structure syntax reserves (a space). */
 GST_START_TEST (test_quoted_path_text)
 {
@@ -265,6 +290,7 @@ stageprof_params_suite (void)
   tcase_add_test (tc, test_bad_filter);
   tcase_add_test (tc, test_unwritable_paths);
   tcase_add_test (tc, test_typed_values);
+  tcase_add_test (tc, test_inspect);
   tcase_add_test (tc, test_quoted_path_text);
   tcase_add_test (tc, test_interval);
   tcase_add_test (tc, test_db);
