@@ -108,9 +108,6 @@ typedef struct
    * its count is a count of (video frames, or buffers). */
   const gchar *sink_media;
   gboolean live_source;
-  /* Only passes data on (a capsfilter, a bin's own pads, a queue): never
-   * the stage a verdict names (spverdict.c). */
-  gboolean forwards;
   /* Split every src task interval by CPU time (aggregators, live sources). */
   gboolean split_task;
   /* Split chain calls by CPU time (aggregator sink pads, other muxers,
@@ -126,6 +123,10 @@ typedef struct
   SpKind kind;
   gboolean traced;
   GHashTable *recs_by_thread;   /* SpThreadRec* -> SpElemRec* */
+  /* Only passes data on (a capsfilter, a bin's own pads, a queue): never
+   * the stage a verdict names (spverdict.c). Last: cold, and the fields
+   * the hooks read keep their places. */
+  gboolean forwards;
 } SpElemInfo;
 
 typedef struct
