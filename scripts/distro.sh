@@ -5,10 +5,10 @@
 #
 # The root is made once and kept under $STAGES_ROOTS (default
 # /var/cache/gst-stages/roots/NAME), with the packages of scripts/deps.sh
-# installed inside; a later run only upgrades what moved. The source is
-# copied in fresh each time (tracked and untracked, not ignored files: what
-# a clean clone plus the working tree's changes holds) and built from
-# scratch inside the root.
+# installed inside; a later run installs what is missing and, once a week,
+# upgrades the root. The source is copied in fresh each time (tracked and
+# untracked, not ignored files: what a clean clone plus the working tree's
+# changes holds) and built from scratch inside the root.
 
 STAGES_ROOTS=${STAGES_ROOTS:-/var/cache/gst-stages/roots}
 
@@ -44,9 +44,10 @@ stages_distro_umount () {
   return 0
 }
 
-# Makes (or refreshes) the root for release $1; prints its path last.
+# Makes (or refreshes) the root for release $1 at $STAGES_ROOTS/$1 and
+# mounts what it needs. Fails when either step fails.
 stages_distro_root () {
-  local name=$1 root="$STAGES_ROOTS/$1" mirror pkgs
+  local name=$1 root="$STAGES_ROOTS/$1" mirror pkgs stamp
   mirror=$(stages_distro_mirror)
   if [ ! -x "$root/usr/bin/apt-get" ]; then
     stages_ensure_packages debootstrap || return 1
@@ -65,33 +66,36 @@ stages_distro_root () {
   [ "$name" = sid ] && echo 'Acquire::Check-Valid-Until "false";' \
     > "$root/etc/apt/apt.conf.d/99gst-stages-valid-until"
   stages_distro_mount "$root"
+  # Installed when missing, and upgraded once a week (the stamp's age).
+  stamp="$root/var/lib/gst-stages-refreshed"
   if [ -n "$(chroot "$root" bash -c ". /dev/stdin; stages_missing_packages $pkgs" < scripts/deps.sh)" ] \
-      || [ -n "$(find "$root/var/lib/apt/lists" -maxdepth 1 -name '*Packages*' -mtime +6 2>/dev/null | head -n 1)" ]; then
-    echo "gst-stages: installing the packages of scripts/deps.sh in $root" >&2
+      || [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mtime +6)" ]; then
+    echo "gst-stages: installing and upgrading the packages of scripts/deps.sh in $root" >&2
     chroot "$root" env DEBIAN_FRONTEND=noninteractive sh -c \
-      "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs" >&2 \
-      || { echo "gst-stages: apt-get install in $root failed" >&2; return 1; }
-    chroot "$root" apt-get clean
+      "apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs && apt-get upgrade -y -qq && apt-get clean" >&2 \
+      || { echo "gst-stages: apt-get in $root failed" >&2; return 1; }
+    touch "$stamp"
   fi
-  echo "$root"
 }
 
 # Runs scripts/test.sh (with the given arguments) on a fresh copy of this
 # tree inside the root of release $1.
 stages_distro_test () {
-  local name=$1 root status=0 ver
+  local name=$1 root="$STAGES_ROOTS/$1" status=0 ver
   shift
-  root=$(stages_distro_root "$name" | tail -n 1) || return 1
-  [ -d "$root/usr" ] || return 1
-  ver=$(chroot "$root" dpkg-query -W -f='${Version}' libgstreamer1.0-0)
-  echo "gst-stages: $name root: GStreamer $ver"
-  rm -rf "$root/src/gst-stages"
-  mkdir -p "$root/src/gst-stages"
-  git ls-files -co --exclude-standard -z | xargs -0 tar -cf - \
-    | tar -xf - -C "$root/src/gst-stages"
-  chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 CI="${CI:-}" TERM=dumb \
-    bash -c 'cd /src/gst-stages && bash scripts/test.sh "$@"' test.sh "$@" || status=$?
+  if stages_distro_root "$name"; then
+    ver=$(chroot "$root" dpkg-query -W -f='${Version}' libgstreamer1.0-0)
+    echo "gst-stages: $name root: GStreamer $ver"
+    rm -rf "$root/src/gst-stages"
+    mkdir -p "$root/src/gst-stages"
+    git ls-files -co --exclude-standard -z | xargs -0 tar -cf - \
+      | tar -xf - -C "$root/src/gst-stages"
+    chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      HOME=/root LANG=C.UTF-8 CI="${CI:-}" TERM=dumb \
+      bash -c 'cd /src/gst-stages && bash scripts/test.sh "$@"' test.sh "$@" || status=$?
+  else
+    status=1
+  fi
   stages_distro_umount "$root"
   return $status
 }
