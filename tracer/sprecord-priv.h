@@ -294,6 +294,7 @@ sp_pad_element (GstPad * pad)
 /* spregistry.c: the recorder's registries (cold path, recorder lock). */
 SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
 const gchar *sp_escaped_name (const gchar * name);
+gboolean sp_is_capsfilter (GstElement * e);
 void sp_limbo_collect_locked (SpRecorder * r);
 /* sprecord.c: recorders alive, for threads that exit after theirs. */
 void sp_live_recorder (SpRecorder * r, gboolean alive);

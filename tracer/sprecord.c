@@ -1236,7 +1236,7 @@ event_handler (GstPad * pad)
     return NULL;
   bin = GST_OBJECT_PARENT (parent);
   if (bin && GST_OBJECT_PARENT (bin) != NULL
-      && strcmp (G_OBJECT_TYPE_NAME (parent), "GstCapsFilter") == 0)
+      && sp_is_capsfilter (GST_ELEMENT_CAST (parent)))
     return GST_ELEMENT_CAST (bin);
   return GST_ELEMENT_CAST (parent);
 }

@@ -277,15 +277,21 @@ is_queue_type (GstElement * e)
       || strcmp (t, "GstMultiQueue") == 0;
 }
 
+/* By type name, as is_queue_type(): decodebin adds one after each decoder
+ * from GStreamer 1.26. */
+gboolean
+sp_is_capsfilter (GstElement * e)
+{
+  return strcmp (G_OBJECT_TYPE_NAME (e), "GstCapsFilter") == 0;
+}
+
 /* Elements that pass data on and do no streaming work of their own: a
- * capsfilter (decodebin adds one after each decoder from GStreamer 1.26),
- * a bin (its own code runs only to plug or link elements), a queue (its
- * time is waiting). By type name, as is_queue_type(). */
+ * capsfilter, a bin (its own code runs only to plug or link elements), a
+ * queue (its time is waiting). */
 static gboolean
 forwards_only (GstElement * e)
 {
-  return GST_IS_BIN (e) || is_queue_type (e)
-      || strcmp (G_OBJECT_TYPE_NAME (e), "GstCapsFilter") == 0;
+  return GST_IS_BIN (e) || is_queue_type (e) || sp_is_capsfilter (e);
 }
 
 /* A live source waits for its clock or device between buffers. */
