@@ -72,6 +72,26 @@ assert_ran (Launch * l)
   fail_if (strstr (l->err, "CRITICAL"), "%s", l->err);
 }
 
+/* Runs SMALL with GST_TRACERS `tracers_fmt`, whose one %s is the path of
+ * the summary file `name` in the build dir; returns the file's text (the
+ * file itself is removed) and leaves the run in `l`. */
+static gchar *
+summary_file_run (const gchar * name, const gchar * tracers_fmt, Launch * l)
+{
+  gchar *path = g_build_filename (TESTS_BUILD_DIR, name, NULL);
+  gchar *tracers = g_strdup_printf (tracers_fmt, path);
+  gchar *text = NULL;
+
+  g_unlink (path);
+  *l = launch (tracers, SMALL, NULL);
+  assert_ran (l);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", l->err);
+  g_unlink (path);
+  g_free (path);
+  g_free (tracers);
+  return text;
+}
+
 GST_START_TEST (test_params_parsed)
 {
   GstTracer *t = find_prof ();
@@ -161,25 +181,15 @@ GST_END_TEST;
  * apply every one on every version. */
 GST_START_TEST (test_typed_values)
 {
-  gchar *path = g_build_filename (TESTS_BUILD_DIR,
-      "stageprof_params_typed.json", NULL);
-  gchar *tracers = g_strdup_printf ("stageprof(summary=%s,skip-first=5,"
-      "interval=0.5,progress=false)", path);
-  gchar *text = NULL;
   Launch l;
+  gchar *text = summary_file_run ("stageprof_params_typed.json",
+      "stageprof(summary=%s,skip-first=5,interval=0.5,progress=false)", &l);
 
-  g_unlink (path);
-  l = launch (tracers, SMALL, NULL);
-  assert_ran (&l);
   fail_if (strstr (l.err, "Can't instantiate"), "%s", l.err);
   fail_if (strstr (l.err, "stageprof:"), "%s", l.err);
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", l.err);
   fail_unless (strstr (text, "\"p_id\"") && strstr (text, "\"verdict\""),
       "%s", text);
   g_free (text);
-  g_unlink (path);
-  g_free (path);
-  g_free (tracers);
   launch_clear (&l);
 }
 
@@ -213,22 +223,13 @@ GST_END_TEST;
 /* Quoted values may hold what the structure syntax reserves (a space). */
 GST_START_TEST (test_quoted_path_text)
 {
-  gchar *path = g_build_filename (TESTS_BUILD_DIR,
-      "stageprof params summary.txt", NULL);
-  gchar *tracers = g_strdup_printf ("stageprof(summary=\"%s\")", path);
-  gchar *text = NULL;
   Launch l;
+  gchar *text = summary_file_run ("stageprof params summary.txt",
+      "stageprof(summary=\"%s\")", &l);
 
-  g_unlink (path);
-  l = launch (tracers, SMALL, NULL);
-  assert_ran (&l);
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", l.err);
   fail_unless (strstr (text, "p_id") && strstr (text, "Verdict:"), "%s",
       text);
   g_free (text);
-  g_unlink (path);
-  g_free (path);
-  g_free (tracers);
   launch_clear (&l);
 }
 
