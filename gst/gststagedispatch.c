@@ -19,6 +19,8 @@
 
 #include "gststagedispatch.h"
 
+#include <gst/video/video.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_stage_dispatch_debug);
 #define GST_CAT_DEFAULT gst_stage_dispatch_debug
 
@@ -60,7 +62,8 @@ gst_stage_is_packet_end (GstEvent * event, guint64 * packet)
   if (GST_EVENT_TYPE (event) != GST_EVENT_CUSTOM_DOWNSTREAM)
     return FALSE;
   s = gst_event_get_structure (event);
-  if (s == NULL || !gst_structure_has_name (s, GST_STAGE_PACKET_END))
+  if (s == NULL || !gst_structure_has_name (s, "GstEventStillFrame") ||
+      !gst_structure_has_field (s, GST_STAGE_PACKET_END))
     return FALSE;
   if (packet && !gst_structure_get_uint64 (s, "packet", packet))
     *packet = G_MAXUINT64;
@@ -77,10 +80,17 @@ static void
 close_packet (GstStageDispatch * self)
 {
   GstEvent *ev;
+  GstStructure *s;
 
-  ev = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-      gst_structure_new (GST_STAGE_PACKET_END, "packet", G_TYPE_UINT64,
-          self->packet, NULL));
+  /* A still-frame event (GstVideoDecoder drains and forwards it at once;
+   * it keeps any other serialized event until its next output frame, which
+   * would hold the packet's end back until the replica's next packet is
+   * decoded, and the reorder, waiting for it, would run the replicas one
+   * at a time), marked as ours. */
+  ev = gst_video_event_new_still_frame (TRUE);
+  s = gst_event_writable_structure (ev);
+  gst_structure_set (s, GST_STAGE_PACKET_END, G_TYPE_BOOLEAN, TRUE,
+      "packet", G_TYPE_UINT64, self->packet, NULL);
   /* A replica that is flushing or gone returns FALSE; its error or flush
    * already tells the rest of the pipeline. */
   gst_pad_push_event (current_output (self), ev);

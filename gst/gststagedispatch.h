@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstStageDispatch, gst_stage_dispatch, GST,
     STAGE_DISPATCH, GstElement)
 
-/* Name of the custom downstream event that closes a work packet. The
- * reorder element turns to the next replica when it sees it. */
+/* The field that marks the still-frame event closing a work packet (see
+ * close_packet). The reorder element turns to the next replica when it
+ * sees it. */
 #define GST_STAGE_PACKET_END "GstStagePacketEnd"
 
 /* Called from the streaming thread on every caps event, before the caps go
