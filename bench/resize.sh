@@ -49,19 +49,54 @@ mkdir -p "$WORK"
 # ---- part 1: in process ---------------------------------------------------
 IN_FRAMES=${IN_FRAMES:-4}
 IN_REPS=${IN_REPS:-5}
-RB=$WORK/resize-bench
+RB=${RESIZE_BENCH:-$WORK/resize-bench}
 CC=${CC:-cc}
-if [ ! -e /usr/include/libyuv.h ] || ! pkg-config --exists libswscale libavutil; then
+if [ -n "${RESIZE_BENCH:-}" ]; then
+  :   # a prebuilt bench/resize-bench.c (scripts/gpu-test.sh packs one)
+elif [ ! -e /usr/include/libyuv.h ] || ! pkg-config --exists libswscale libavutil; then
   echo "bench/resize.sh needs libyuv and swscale headers:" \
     "apt-get install libyuv-dev libswscale-dev (STAGES_BENCH_PACKAGES in scripts/deps.sh)" >&2
   exit 1
 fi
-for f in resize resize_scalar resize_x86 resize_neon; do
-  $CC -O3 -g -c "ops/$f.c" -o "$WORK/$f.o"
-done
-# shellcheck disable=SC2046
-$CC -O2 -g -Wall -Wextra -Iops bench/resize-bench.c "$WORK"/resize*.o \
-  -o "$RB" -lyuv $(pkg-config --cflags --libs libswscale libavutil) -lm -lpthread
+if [ -z "${RESIZE_BENCH:-}" ]; then
+  for f in resize resize_scalar resize_x86 resize_neon; do
+    $CC -O3 -g -c "ops/$f.c" -o "$WORK/$f.o"
+  done
+  # shellcheck disable=SC2046
+  $CC -O2 -g -Wall -Wextra -Iops bench/resize-bench.c "$WORK"/resize*.o \
+    -o "$RB" -lyuv $(pkg-config --cflags --libs libswscale libavutil) -lm -lpthread
+fi
+
+# THREADS="1 2 4 8 16" bench/resize.sh: n-threads scaling alone, 4K -> 1080p
+# NV12 (bilinear, area) beside the memory floor run with the same threads
+# (every source byte read, every output byte written: what memory allows),
+# wall time per frame, best of ROUNDS; synthetic frames.
+if [ -n "${THREADS:-}" ]; then
+  t1=${THREADS%% *}
+  declare -A best
+  for r in $(seq "$ROUNDS"); do
+    for t in $THREADS; do
+      for lib in stage/bilinear stage/area floor/area; do
+        v=$(RESIZE_BENCH_NO_PSNR=1 "$RB" nv12 "${lib#*/}" "${lib%/*}" \
+          "$IN_FRAMES" "$IN_REPS" "$t" | awk '{ print $5 }')
+        k=$lib/$t
+        if [ -z "${best[$k]:-}" ] || awk -v a="$v" -v b="${best[$k]}" 'BEGIN { exit !(a < b) }'; then
+          best[$k]=$v
+        fi
+      done
+    done
+  done
+  echo "n-threads scaling, 4K -> 1080p NV12, wall ms per frame (best of $ROUNDS), $(nproc) cores"
+  printf "%-8s %-22s %-22s %-22s\n" threads "bilinear ms (x 1)" "area ms (x 1)" "memory floor ms (x 1)"
+  for t in $THREADS; do
+    row="$(printf '%-8s' "$t")"
+    for lib in stage/bilinear stage/area floor/area; do
+      row="$row $(awk -v a="${best[$lib/$t]}" -v b="${best[$lib/$t1]}" 'BEGIN { printf "%7.3f (%5.2fx)        ", a, b / a }')"
+    done
+    echo "$row"
+  done
+  exit 0
+fi
 
 clip=$(ls /work/shared/media/*.mp4 2>/dev/null | head -1 || true)
 # case -> input size and ffmpeg pixel format

@@ -266,8 +266,12 @@ launch_plane (StageCudaResizer * r, const CudaPlane * p,
     &xs, &xw, &tx, &ys, &yw, &ty, &order
   };
 
+  /* Threads cover the whole pitch: those past the picture zero the row's
+   * padding (the kernel's first branch). */
+  gint cover_w = MAX (out_w, (dst_pitch + p->channels - 1) / p->channels);
+
   return cuda_check (CuLaunchKernel (r->fn[p->channels - 1],
-          (out_w + BLOCK_X - 1) / BLOCK_X, (out_h + BLOCK_Y - 1) / BLOCK_Y, 1,
+          (cover_w + BLOCK_X - 1) / BLOCK_X, (out_h + BLOCK_Y - 1) / BLOCK_Y, 1,
           BLOCK_X, BLOCK_Y, 1, 0, r->stream, args, NULL), "kernel launch",
       error);
 }

@@ -115,8 +115,17 @@ stage_resize_c##C (const uint8_t * __restrict__ src, int src_pitch,           \
   int x = blockIdx.x * blockDim.x + threadIdx.x;                              \
   int y = blockIdx.y * blockDim.y + threadIdx.y;                              \
   uint8_t *d;                                                                 \
-  if (x >= dst_w || y >= dst_h)                                               \
+  if (y >= dst_h)                                                             \
     return;                                                                   \
+  if (x >= dst_w) {                                                           \
+    /* The row's padding, zeroed as the CPU path does (the grid covers the   \
+     * pitch): a host map of the frame reads no stale bytes. */              \
+    size_t b = (size_t) x * C;                                                \
+    for (int c = 0; c < C; c++)                                               \
+      if (b + c < (size_t) dst_pitch)                                         \
+        dst[(size_t) y * dst_pitch + b + c] = 0;                              \
+    return;                                                                   \
+  }                                                                           \
   d = dst + (size_t) y * dst_pitch + (size_t) x * C;                          \
   if (order == 0)                                                             \
     pixel_nearest < C > (src, src_pitch, d, x, y, xs, ys);                    \

@@ -38,6 +38,52 @@ random_buffer (const GstVideoInfo * info, guint32 seed)
   return buf;
 }
 
+/* One CUDA context for the many small runs of test_matches_cpu: the first
+ * cudaupload's, handed to every later harness (making a context takes
+ * longer than resizing a frame). */
+static GstContext *shared_context;
+
+static GstElement *
+find_factory_child (GstBin * bin, const gchar * factory)
+{
+  GstIterator *it = gst_bin_iterate_elements (bin);
+  GValue v = G_VALUE_INIT;
+  GstElement *found = NULL;
+
+  while (!found && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+    GstElementFactory *f = gst_element_get_factory (e);
+    if (f && g_str_equal (GST_OBJECT_NAME (f), factory))
+      found = gst_object_ref (e);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return found;
+}
+
+static void
+keep_context (GstHarness * h)
+{
+  GstElement *up;
+  GstQuery *q;
+  GstContext *ctx = NULL;
+
+  if (shared_context || !GST_IS_BIN (h->element))
+    return;
+  up = find_factory_child (GST_BIN (h->element), "cudaupload");
+  if (!up)
+    return;
+  q = gst_query_new_context (CUDA_CONTEXT_TYPE);
+  if (gst_element_query (up, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx)
+      shared_context = gst_context_ref (ctx);
+  }
+  gst_query_unref (q);
+  gst_object_unref (up);
+}
+
 static GstBuffer *
 run_once (const gchar * desc, const gchar * format, gint sw, gint sh,
     gint dw, gint dh, GstBuffer * in)
@@ -49,10 +95,14 @@ run_once (const gchar * desc, const gchar * format, gint sw, gint sh,
       "height=%d", format, dw, dh);
   GstBuffer *out;
 
+  if (shared_context && strstr (desc, "cudaupload"))
+    gst_element_set_context (h->element, shared_context);
   gst_harness_set_src_caps_str (h, caps);
   gst_harness_set_sink_caps_str (h, out_caps);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
+  if (strstr (desc, "cudaupload"))
+    keep_context (h);
   out = gst_harness_pull (h);
   fail_unless (out != NULL, "%s gave no output", desc);
   gst_harness_teardown (h);
@@ -289,6 +339,247 @@ GST_START_TEST (test_bad_device)
 
 GST_END_TEST;
 
+/* The CUDA pool pads rows to its pitch: those bytes are zeroed like the CPU
+ * path's, so a host map of a frame (a filesink writing it whole) reads no
+ * stale data. Each output is dirtied on the host (0xAB over the padding,
+ * uploaded again at the next CUDA map) and handed back to the pool; a
+ * reused buffer shows whether the kernel zeroed the padding again. */
+GST_START_TEST (test_padding_zeroed)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! stageresize "
+      "width=1283 height=719 method=bilinear");
+  GstVideoInfo in_info, out_info;
+  GHashTable *dirtied = g_hash_table_new (NULL, NULL);
+  guint i, reused = 0, padded_rows = 0;
+
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGB, 640, 360);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGB, 1283, 719);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=640,"
+      "height=360,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory),"
+      "format=RGB,width=1283,height=719");
+  for (i = 0; i < 12; i++) {
+    GstBuffer *in = random_buffer (&in_info, i), *out;
+    GstMemory *mem;
+    GstVideoFrame f;
+    gint y;
+
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    mem = gst_buffer_peek_memory (out, 0);
+    fail_unless (gst_memory_is_type (mem, CUDA_MEMORY_TYPE));
+    fail_unless (gst_video_frame_map (&f, &out_info, out,
+            GST_MAP_READ | GST_MAP_WRITE));
+    for (y = 0; y < GST_VIDEO_FRAME_HEIGHT (&f); y++) {
+      guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+      gsize used = GST_VIDEO_FRAME_WIDTH (&f) * 3, k;
+      gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+
+      if (stride > used)
+        padded_rows++;
+      for (k = used; k < stride; k++)
+        fail_unless (row[k] == 0, "frame %u row %d: padding byte %"
+            G_GSIZE_FORMAT " is 0x%02x, not 0 (memory %s)", i, y, k, row[k],
+            g_hash_table_contains (dirtied, mem) ? "reused" : "fresh");
+      memset (row + used, 0xAB, stride - used);
+    }
+    gst_video_frame_unmap (&f);
+    if (g_hash_table_contains (dirtied, mem))
+      reused++;
+    g_hash_table_add (dirtied, mem);
+    gst_buffer_unref (out);
+  }
+  /* Both must hold, or the test proved nothing. */
+  fail_unless (padded_rows > 0, "the CUDA pool gave rows without padding");
+  fail_unless (reused > 0, "the pool never reused a dirtied buffer");
+  g_hash_table_unref (dirtied);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Zero copy: frames decoded by NVDEC go through stageresize (and into
+ * NVENC where the GPU has one) without touching system memory.
+ *
+ * How host copies are counted: gstcuda memory written on the device
+ * carries GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD until something maps it
+ * for the host, which downloads it and clears the flag; a host write sets
+ * GST_CUDA_MEMORY_TRANSFER_NEED_UPLOAD. So a frame that still has the first
+ * flag and not the second once the next element is done with it never went
+ * through system memory. Each frame is checked at stageresize's input (when
+ * its output leaves) and at its output (when the next output leaves: by
+ * then the sink or the encoder has had it). */
+static gboolean
+have_factory (const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
+typedef struct
+{
+  GstBuffer *input;             /* stageresize's current input */
+  GstBuffer *last_output;       /* held until the next output */
+  guint frames, inputs_copied, outputs_copied, not_cuda;
+} Copies;
+
+static gboolean
+went_to_host (GstBuffer * buf)
+{
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GstMemory *m = gst_buffer_peek_memory (buf, i);
+    if (!GST_MEMORY_FLAG_IS_SET (m, GST_MEMORY_FLAG_LAST << 0) ||
+        GST_MEMORY_FLAG_IS_SET (m, GST_MEMORY_FLAG_LAST << 1))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static GstPadProbeReturn
+note_input (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Copies *c = user_data;
+
+  gst_buffer_replace (&c->input, GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+check_copies (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Copies *c = user_data;
+  GstBuffer *out = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  c->frames++;
+  if (!gst_memory_is_type (gst_buffer_peek_memory (out, 0), CUDA_MEMORY_TYPE)
+      || (c->input && !gst_memory_is_type (gst_buffer_peek_memory (c->input,
+                  0), CUDA_MEMORY_TYPE)))
+    c->not_cuda++;
+  if (c->input && went_to_host (c->input))
+    c->inputs_copied++;
+  if (c->last_output && went_to_host (c->last_output))
+    c->outputs_copied++;
+  gst_buffer_replace (&c->input, NULL);
+  gst_buffer_replace (&c->last_output, out);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_zero_copy_decode)
+{
+  gboolean enc = have_factory ("nvh264enc");
+  gchar *desc;
+  GstElement *pipe, *r;
+  GstPad *sink, *src;
+  Copies c = { 0, };
+  GstMessage *msg;
+
+  if (!have_factory ("nvh264dec") || !have_factory ("x264enc")) {
+    g_print ("test_zero_copy_decode: not run: no nvh264dec (NVDEC, "
+        "libnvcuvid) or no x264enc here\n");
+    return;
+  }
+  /* x264enc makes the stream on the CPU; everything after h264parse is
+   * on the GPU. H100 and H200 have no NVENC: then a fakesink ends it. */
+  desc = g_strdup_printf ("videotestsrc num-buffers=60 pattern=ball "
+      "! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 "
+      "! x264enc speed-preset=ultrafast key-int-max=15 ! h264parse "
+      "! nvh264dec ! stageresize name=r width=640 height=360 %s ! fakesink",
+      enc ? "! nvh264enc ! h264parse" : "");
+  g_print ("test_zero_copy_decode: %s\n", desc);
+  pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  sink = gst_element_get_static_pad (r, "sink");
+  src = gst_element_get_static_pad (r, "src");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, note_input, &c, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, check_copies, &c, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no EOS in 60 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s failed: %s", desc, err->message);
+  }
+  gst_message_unref (msg);
+  fail_unless (pad_caps_are_cuda (r, "sink"));
+  fail_unless (pad_caps_are_cuda (r, "src"));
+  g_print ("test_zero_copy_decode: %u frames, %u not in CUDA memory, %u "
+      "inputs and %u outputs copied to the host\n", c.frames, c.not_cuda,
+      c.inputs_copied, c.outputs_copied);
+  fail_unless_equals_int (c.frames, 60);
+  fail_unless_equals_int (c.not_cuda, 0);
+  fail_unless_equals_int (c.inputs_copied, 0);
+  fail_unless_equals_int (c.outputs_copied, 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_replace (&c.input, NULL);
+  gst_buffer_replace (&c.last_output, NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (r);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* The check of the zero-copy test must be able to fail: a sink that reads
+ * each frame on the host (as an application mapping an appsink sample
+ * does) makes every output count as copied. */
+static void
+read_on_host (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer u)
+{
+  GstMapInfo map;
+
+  if (gst_buffer_map (buf, &map, GST_MAP_READ))
+    gst_buffer_unmap (buf, &map);
+}
+
+GST_START_TEST (test_copy_count_sees_host_reads)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=10 "
+      "! video/x-raw,format=NV12,width=320,height=240 ! cudaupload "
+      "! stageresize name=r width=160 height=120 "
+      "! fakesink name=s signal-handoffs=true", NULL);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  GstElement *sk = gst_bin_get_by_name (GST_BIN (pipe), "s");
+  GstPad *sink = gst_element_get_static_pad (r, "sink");
+  GstPad *src = gst_element_get_static_pad (r, "src");
+  Copies c = { 0, };
+  GstMessage *msg;
+
+  g_signal_connect (sk, "handoff", G_CALLBACK (read_on_host), NULL);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, note_input, &c, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, check_copies, &c, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (c.frames, 10);
+  /* All but the last output were checked after the sink had read them. */
+  fail_unless_equals_int (c.outputs_copied, 9);
+  fail_unless_equals_int (c.inputs_copied, 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_replace (&c.input, NULL);
+  gst_buffer_replace (&c.last_output, NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (sk);
+  gst_object_unref (r);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static const gchar *
 why_no_gpu (void)
 {
@@ -325,6 +616,9 @@ stageresize_cuda_suite (void)
   tcase_add_test (tc, test_stays_on_gpu);
   tcase_add_test (tc, test_context_shared);
   tcase_add_test (tc, test_bad_device);
+  tcase_add_test (tc, test_padding_zeroed);
+  tcase_add_test (tc, test_zero_copy_decode);
+  tcase_add_test (tc, test_copy_count_sees_host_reads);
   return s;
 }
 
