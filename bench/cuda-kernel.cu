@@ -13,6 +13,7 @@
  * every output byte written once. The ceiling is a device-to-device
  * cudaMemcpy of 1 GiB, counted the same way (read + write). */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +117,11 @@ plane_clear (Plane * p)
   cudaFree (p->yw);
 }
 
-/* As gststageresizecuda.c launch_plane: the grid covers the pitch. */
-static void
-plane_launch (const Plane * p)
+/* As gststageresizecuda.c launch_plane: the grid covers the pitch. px 1:
+ * one pixel per thread (stage_resize_cN), else stage_resize_cN_xPX.
+ * Returns 0 when that kernel does not exist. */
+static int
+plane_launch (const Plane * p, int px)
 {
   int cover_w = p->dw;
   int pitch_px = (int) ((p->dst_pitch + p->channels - 1) / p->channels);
@@ -127,18 +130,91 @@ plane_launch (const Plane * p)
 
   if (pitch_px > cover_w)
     cover_w = pitch_px;
-  grid = dim3 ((cover_w + BLOCK_X - 1) / BLOCK_X,
+  grid = dim3 (((cover_w + px - 1) / px + BLOCK_X - 1) / BLOCK_X,
       (p->dh + BLOCK_Y - 1) / BLOCK_Y);
-#define LAUNCH(C) stage_resize_c##C <<< grid, block >>> (p->src,              \
-      (int) p->src_pitch, p->dst, (int) p->dst_pitch, p->dw, p->dh, p->xs,    \
-      p->xw, p->tx, p->ys, p->yw, p->ty, p->order)
-  switch (p->channels) {
-    case 1: LAUNCH (1); break;
-    case 2: LAUNCH (2); break;
-    case 3: LAUNCH (3); break;
-    default: LAUNCH (4); break;
+#define ARGS (p->src, (int) p->src_pitch, p->dst, (int) p->dst_pitch, p->dw, \
+      p->dh, p->xs, p->xw, p->tx, p->ys, p->yw, p->ty, p->order)
+#define K(name) do { name <<< grid, block >>> ARGS; return 1; } while (0)
+  switch (p->channels * 100 + px) {
+    case 101: K (stage_resize_c1);
+    case 102: K (stage_resize_c1_x2);
+    case 104: K (stage_resize_c1_x4);
+    case 108: K (stage_resize_c1_x8);
+    case 201: K (stage_resize_c2);
+    case 202: K (stage_resize_c2_x2);
+    case 204: K (stage_resize_c2_x4);
+    case 301: K (stage_resize_c3);
+    case 302: K (stage_resize_c3_x2);
+    case 304: K (stage_resize_c3_x4);
+    case 401: K (stage_resize_c4);
+    case 402: K (stage_resize_c4_x2);
+    case 404: K (stage_resize_c4_x4);
+    default: return 0;
   }
-#undef LAUNCH
+#undef K
+#undef ARGS
+}
+
+/* NPP's resize, where the machine has it (dlopen: nothing to build
+ * against here). Prototypes and the stream context as NPP 12/13 declare
+ * them; interpolation modes NN 1, LINEAR 2, CUBIC 4, SUPER 8. */
+typedef struct { int width, height; } NppiSize;
+typedef struct { int x, y, width, height; } NppiRect;
+typedef struct
+{
+  cudaStream_t hStream;
+  int nCudaDeviceId;
+  int nMultiProcessorCount;
+  int nMaxThreadsPerMultiProcessor;
+  int nMaxThreadsPerBlock;
+  size_t nSharedMemPerBlock;
+  int nCudaDevAttrComputeCapabilityMajor;
+  int nCudaDevAttrComputeCapabilityMinor;
+  unsigned int nStreamFlags;
+  int nReserved0;
+} NppStreamContext;
+typedef int (*NppResizeFunc) (const uint8_t *, int, NppiSize, NppiRect,
+    uint8_t *, int, NppiSize, NppiRect, int, NppStreamContext);
+static NppResizeFunc npp_c1, npp_c4;
+static NppStreamContext npp_ctx;
+
+static void
+npp_open (const cudaDeviceProp * prop)
+{
+  const char *names[] = { "libnppig.so.13", "libnppig.so.12", "libnppig.so" };
+  void *h = NULL;
+  unsigned i;
+
+  for (i = 0; !h && i < sizeof (names) / sizeof (names[0]); i++)
+    h = dlopen (names[i], RTLD_NOW);
+  if (!h)
+    return;
+  npp_c1 = (NppResizeFunc) dlsym (h, "nppiResize_8u_C1R_Ctx");
+  npp_c4 = (NppResizeFunc) dlsym (h, "nppiResize_8u_C4R_Ctx");
+  npp_ctx.hStream = 0;
+  npp_ctx.nCudaDeviceId = 0;
+  npp_ctx.nMultiProcessorCount = prop->multiProcessorCount;
+  npp_ctx.nMaxThreadsPerMultiProcessor = prop->maxThreadsPerMultiProcessor;
+  npp_ctx.nMaxThreadsPerBlock = prop->maxThreadsPerBlock;
+  npp_ctx.nSharedMemPerBlock = prop->sharedMemPerBlock;
+  npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop->major;
+  npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop->minor;
+}
+
+/* -1: NPP cannot do this plane (no library, 2 channels, area upscale). */
+static int
+npp_launch (const Plane * p, StageResizeMethod m)
+{
+  NppResizeFunc f = p->channels == 1 ? npp_c1 : p->channels == 4 ? npp_c4 : NULL;
+  int mode = m == STAGE_RESIZE_NEAREST ? 1 : m == STAGE_RESIZE_BILINEAR ? 2 :
+      m == STAGE_RESIZE_BICUBIC ? 4 : 8;
+  NppiSize ss = { p->w, p->h }, ds = { p->dw, p->dh };
+  NppiRect sr = { 0, 0, p->w, p->h }, dr = { 0, 0, p->dw, p->dh };
+
+  if (!f)
+    return -1;
+  return f (p->src, (int) p->src_pitch, ss, sr, p->dst, (int) p->dst_pitch, ds,
+      dr, mode, npp_ctx);
 }
 
 /* GB/s of a D2D copy of 1 GiB, counting bytes read and written. */
@@ -184,20 +260,26 @@ main (int argc, char **argv)
   unsigned s, f, m, i;
 
   CHECK (cudaGetDeviceProperties (&prop, 0));
+  npp_open (&prop);
   peak = copy_bandwidth (20);
   printf ("GPU: %s, %d SMs; device-to-device copy: %.0f GB/s (read + "
-      "write)\n", prop.name, prop.multiProcessorCount, peak);
-  printf ("%-26s %-4s %-8s %9s %9s %9s %7s\n", "case", "fmt", "method",
-      "us/frame", "fps", "GB/s", "%copy");
+      "write); NPP: %s\n", prop.name, prop.multiProcessorCount, peak,
+      npp_c1 ? "yes" : "not found");
+  printf ("us per frame by kernel variant (x1: one output pixel per thread, "
+      "xN: N per thread), NPP's nppiResize; %%copy of the best of ours\n");
+  printf ("%-24s %-4s %-8s %8s %8s %8s %8s %8s %7s %6s\n", "case", "fmt",
+      "method", "x1", "x2", "x4", "x8", "NPP", "GB/s", "%copy");
   for (s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
     for (f = 0; f < sizeof (formats) / sizeof (formats[0]); f++)
       for (m = 0; m < sizeof (methods) / sizeof (methods[0]); m++) {
         const Format *fmt = &formats[f];
+        static const int variants[] = { 1, 2, 4, 8, 0 };
         Plane planes[3];
         size_t bytes = 0;
         cudaEvent_t e0, e1;
-        float ms;
-        char name[64];
+        char name[64], col[5][16];
+        double best = 0;
+        unsigned v;
         int r;
 
         for (i = 0; i < (unsigned) fmt->n_planes; i++) {
@@ -210,26 +292,36 @@ main (int argc, char **argv)
         }
         CHECK (cudaEventCreate (&e0));
         CHECK (cudaEventCreate (&e1));
-        for (r = 0; r < 10; r++)
-          for (i = 0; i < (unsigned) fmt->n_planes; i++)
-            plane_launch (&planes[i]);
-        CHECK (cudaEventRecord (e0));
-        for (r = 0; r < reps; r++)
-          for (i = 0; i < (unsigned) fmt->n_planes; i++)
-            plane_launch (&planes[i]);
-        CHECK (cudaEventRecord (e1));
-        CHECK (cudaEventSynchronize (e1));
-        CHECK (cudaGetLastError ());
-        CHECK (cudaEventElapsedTime (&ms, e0, e1));
+        for (v = 0; v < 5; v++) {
+          int ok = 1;
+          float ms;
+
+          for (r = 0; ok && r < 10 + reps; r++) {
+            if (r == 10)
+              CHECK (cudaEventRecord (e0));
+            for (i = 0; ok && i < (unsigned) fmt->n_planes; i++)
+              ok = variants[v] ? plane_launch (&planes[i], variants[v]) :
+                  npp_launch (&planes[i], methods[m]) == 0;
+          }
+          snprintf (col[v], sizeof (col[v]), "-");
+          if (!ok) {
+            cudaGetLastError ();
+            continue;
+          }
+          CHECK (cudaEventRecord (e1));
+          CHECK (cudaEventSynchronize (e1));
+          CHECK (cudaGetLastError ());
+          CHECK (cudaEventElapsedTime (&ms, e0, e1));
+          snprintf (col[v], sizeof (col[v]), "%.2f", ms * 1e3 / reps);
+          if (variants[v] && (best == 0 || ms * 1e3 / reps < best))
+            best = ms * 1e3 / reps;
+        }
         snprintf (name, sizeof (name), "%dx%d -> %dx%d", sizes[s][0],
             sizes[s][1], sizes[s][2], sizes[s][3]);
-        {
-          double us = ms * 1e3 / reps;
-          double gbs = bytes / (us * 1e-6) / 1e9;
-          printf ("%-26s %-4s %-8s %9.2f %9.0f %9.0f %6.1f%%\n", name,
-              fmt->name, stage_resize_method_name (methods[m]), us, 1e6 / us,
-              gbs, 100.0 * gbs / peak);
-        }
+        printf ("%-24s %-4s %-8s %8s %8s %8s %8s %8s %7.0f %5.1f%%\n", name,
+            fmt->name, stage_resize_method_name (methods[m]), col[0], col[1],
+            col[2], col[3], col[4], bytes / (best * 1e-6) / 1e9,
+            100.0 * bytes / (best * 1e-6) / 1e9 / peak);
         cudaEventDestroy (e0);
         cudaEventDestroy (e1);
         for (i = 0; i < (unsigned) fmt->n_planes; i++)

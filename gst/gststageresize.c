@@ -85,8 +85,11 @@ enum
 
 #ifdef HAVE_CUDA
 /* Built with CUDA, both pads also take CUDA memory: frames stay on the GPU
- * and our kernels (ops/resize_cuda.cu) resize them there. */
-#define TEMPLATE_CAPS CAPS_STR "; " STAGE_CUDA_CAPS_STR
+ * and our kernels (ops/resize_cuda.cu) resize them there. CUDA memory comes
+ * first: where a neighbour offers both (cudaupload, cudadownload, nvcodec's
+ * decoders) the GPU path wins, as a user who put cudaupload before us
+ * expects; where one side takes system memory only, both sides get it. */
+#define TEMPLATE_CAPS STAGE_CUDA_CAPS_STR "; " CAPS_STR
 #else
 #define TEMPLATE_CAPS CAPS_STR
 #endif

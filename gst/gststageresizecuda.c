@@ -36,6 +36,10 @@ static void mod_resizer_free (StageCudaResizer * r);
 #define BLOCK_X 32
 #define BLOCK_Y 8
 
+/* Output pixels per thread by channel count (the stage_resize_cN_xPX
+ * kernels of ops/resize_cuda.cu), chosen with bench/cuda.sh on an H200. */
+static const guint px_by_channels[4] = { 4, 2, 2, 2 };
+
 typedef struct
 {
   CUdeviceptr xs, xw, ys, yw;
@@ -111,12 +115,19 @@ mod_resizer_new (GstCudaContext * context, GError ** error)
       "loading the resize kernels (does the fatbin cover this GPU?)", error);
   for (c = 0; ok && c < 4; c++) {
     gchar name[32];
-    g_snprintf (name, sizeof (name), "stage_resize_c%u", c + 1);
+    g_snprintf (name, sizeof (name), "stage_resize_c%u_x%u", c + 1,
+        px_by_channels[c]);
     ok = cuda_check (CuModuleGetFunction (&r->fn[c], r->module, name),
         name, error);
   }
   if (ok)
-    ok = cuda_check (CuStreamCreate (&r->stream, CU_STREAM_NON_BLOCKING),
+    /* A blocking stream: it waits for work on the legacy default stream.
+     * gstcuda 1.22 uploads a frame written on the host (cuMemcpy2D from
+     * pageable staging memory) there, and such a copy may still be in
+     * flight when the call returns; a non-blocking stream let our kernels
+     * run beside it and the copy land on their output (seen on an H200:
+     * stale padding in reused pool buffers). */
+    ok = cuda_check (CuStreamCreate (&r->stream, CU_STREAM_DEFAULT),
         "stream creation", error);
   gst_cuda_context_pop (NULL);
   if (!ok) {
@@ -267,11 +278,13 @@ launch_plane (StageCudaResizer * r, const CudaPlane * p,
   };
 
   /* Threads cover the whole pitch: those past the picture zero the row's
-   * padding (the kernel's first branch). */
+   * padding. */
   gint cover_w = MAX (out_w, (dst_pitch + p->channels - 1) / p->channels);
+  gint px = px_by_channels[p->channels - 1];
 
   return cuda_check (CuLaunchKernel (r->fn[p->channels - 1],
-          (cover_w + BLOCK_X - 1) / BLOCK_X, (out_h + BLOCK_Y - 1) / BLOCK_Y, 1,
+          ((cover_w + px - 1) / px + BLOCK_X - 1) / BLOCK_X,
+          (out_h + BLOCK_Y - 1) / BLOCK_Y, 1,
           BLOCK_X, BLOCK_Y, 1, 0, r->stream, args, NULL), "kernel launch",
       error);
 }

@@ -56,7 +56,7 @@ pack () {
   "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" -O3 -Iops \
     -gencode arch=compute_90,code=sm_90 \
     -gencode arch=compute_80,code=sm_80 bench/cuda-kernel.cu "$work"/resize*.o \
-    -o .gpu/bin/cuda-kernel
+    -o .gpu/bin/cuda-kernel -ldl
   # shellcheck disable=SC2046
   $cc -O2 -Iops bench/resize-bench.c "$work"/resize*.o -o .gpu/bin/resize-bench \
     -lyuv $(pkg-config --cflags --libs libswscale libavutil) -lm -lpthread

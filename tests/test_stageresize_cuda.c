@@ -157,8 +157,10 @@ compare_with_cpu (const gchar * format, const gchar * method, gint sw, gint sh,
   in = random_buffer (&info, sw * 31 + sh);
   cpu_desc = g_strdup_printf ("stageresize width=%d height=%d method=%s",
       dw, dh, method);
-  gpu_desc = g_strdup_printf ("cudaupload ! stageresize width=%d height=%d "
-      "method=%s ! cudadownload", dw, dh, method);
+  /* The caps make sure the frames really are on the GPU around us. */
+  gpu_desc = g_strdup_printf ("cudaupload ! video/x-raw(memory:CUDAMemory) "
+      "! stageresize width=%d height=%d method=%s "
+      "! video/x-raw(memory:CUDAMemory) ! cudadownload", dw, dh, method);
   cpu = run_once (cpu_desc, format, sw, sh, dw, dh, in);
   gpu = run_once (gpu_desc, format, sw, sh, dw, dh, in);
   what = g_strdup_printf ("%s %s %dx%d -> %dx%d", format, method, sw, sh, dw,
