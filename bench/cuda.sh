@@ -71,15 +71,22 @@ best() {
   done
   echo "$b"
 }
+have_cs=0
+gst-inspect-1.0 cudascale >/dev/null 2>&1 && have_cs=1
+[ $have_cs = 1 ] || echo "(no cudascale here: gst-plugins-bad registers it only where NVRTC loads" \
+  "and compiles its kernels; 1.22 asks NVRTC for compute_30/52, which CUDA 13 no longer has)"
 printf "%-30s %-5s %12s %12s %9s\n" case fmt "stage us" "cudascale us" "ratio"
 for c in "1920 1080 1280 720" "3840 2160 1920 1080"; do
   read -r w h dw dh <<<"$c"
   for fmt in NV12 RGBA; do
     base=$(best $fmt "$w" "$h" identity)
     st=$(best $fmt "$w" "$h" stageresize width="$dw" height="$dh" method=bilinear)
-    cs=$(best $fmt "$w" "$h" cudascale ! "video/x-raw(memory:CUDAMemory),width=$dw,height=$dh")
+    cs=-1
+    [ $have_cs = 0 ] || cs=$(best $fmt "$w" "$h" cudascale ! "video/x-raw(memory:CUDAMemory),width=$dw,height=$dh")
     awk -v b="$base" -v s="$st" -v c="$cs" -v n="$N" -v name="${w}x${h} -> ${dw}x${dh}" -v f="$fmt" 'BEGIN {
-      su = (s - b) / n * 1e6; cu = (c - b) / n * 1e6
+      su = (s - b) / n * 1e6
+      if (c < 0) { printf "%-30s %-5s %12.1f %12s %9s\n", name, f, su, "-", "-"; exit }
+      cu = (c - b) / n * 1e6
       printf "%-30s %-5s %12.1f %12.1f %8.2fx%s\n", name, f, su, cu, cu / su,
         (su < cu) ? "" : "  (goal: faster than cudascale: not met)" }'
   done

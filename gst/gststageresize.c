@@ -33,6 +33,7 @@
 #include "gststageresize.h"
 #ifdef HAVE_CUDA
 #include "gststageresizecuda.h"
+#include "tracer/stagegputiming.h"
 #endif
 
 #include <stdlib.h>
@@ -838,6 +839,9 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_resize_stop);
 #ifdef HAVE_CUDA
+  /* stageprof then asks for our kernel time (tracer/stagegputiming.h). */
+  gst_element_class_add_static_metadata (element_class, STAGE_GPU_TIMING_KEY,
+      "CUDA events");
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_stage_resize_set_context);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_stage_resize_transform);
   trans_class->decide_allocation =

@@ -12,6 +12,7 @@
 #endif
 #include "gststageresizecudamodule.h"
 
+#include <dlfcn.h>
 #include <gmodule.h>
 #include <gst/cuda/gstcudacontext.h>
 
@@ -19,6 +20,8 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+
+#include "tracer/stagegputiming.h"
 
 GST_DEBUG_CATEGORY_STATIC (stage_cuda_debug);
 #define GST_CAT_DEFAULT stage_cuda_debug
@@ -56,7 +59,39 @@ struct _StageCudaResizer
   CudaPlane planes[GST_VIDEO_MAX_PLANES];
   guint n_planes;
   GstVideoInfo in_info, out_info;
+  /* Set when stageprof asked for GPU times (tracer/stagegputiming.h):
+   * kernel time by two events around each frame's launches. */
+  const StageGpuTiming *timing;
+  GstElement *element;          /* not reffed: it owns us */
+  CUevent ev[2];
 };
+
+/* CUDA events from libcuda itself: gstcuda 1.22's loader has none. */
+static struct
+{
+  gsize once;
+  CUresult (*create) (CUevent *, unsigned int);
+  CUresult (*record) (CUevent, CUstream);
+  CUresult (*elapsed) (float *, CUevent, CUevent);
+  CUresult (*destroy) (CUevent);
+} ev_api;
+
+static gboolean
+events_available (void)
+{
+  if (g_once_init_enter (&ev_api.once)) {
+    void *h = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+      ev_api.create = dlsym (h, "cuEventCreate");
+      ev_api.record = dlsym (h, "cuEventRecord");
+      ev_api.elapsed = dlsym (h, "cuEventElapsedTime");
+      ev_api.destroy = dlsym (h, "cuEventDestroy_v2");
+      dlclose (h);
+    }
+    g_once_init_leave (&ev_api.once, 1);
+  }
+  return ev_api.create && ev_api.record && ev_api.elapsed && ev_api.destroy;
+}
 
 static void
 debug_init (void)
@@ -162,6 +197,10 @@ mod_resizer_free (StageCudaResizer * r)
     return;
   if (gst_cuda_context_push (r->context)) {
     free_planes (r);
+    if (r->ev[0])
+      ev_api.destroy (r->ev[0]);
+    if (r->ev[1])
+      ev_api.destroy (r->ev[1]);
     if (r->stream)
       CuStreamDestroy (r->stream);
     if (r->module)
@@ -170,6 +209,28 @@ mod_resizer_free (StageCudaResizer * r)
   }
   gst_object_unref (r->context);
   g_free (r);
+}
+
+/* stageprof's request for GPU times, if it made one (at element-new). */
+static void
+resizer_set_timing (StageCudaResizer * r, GstElement * element)
+{
+  const StageGpuTiming *t = g_object_get_data (G_OBJECT (element),
+      STAGE_GPU_TIMING_KEY);
+
+  if (!t || t->abi != STAGE_GPU_TIMING_ABI || !t->report
+      || !events_available () || !gst_cuda_context_push (r->context))
+    return;
+  if (ev_api.create (&r->ev[0], 0) == 0 && ev_api.create (&r->ev[1], 0) == 0) {
+    r->timing = t;
+    r->element = element;
+  } else {
+    GST_WARNING_OBJECT (element, "no CUDA events: GPU time not reported");
+    if (r->ev[0])
+      ev_api.destroy (r->ev[0]);
+    r->ev[0] = r->ev[1] = NULL;
+  }
+  gst_cuda_context_pop (NULL);
 }
 
 static gboolean
@@ -294,7 +355,8 @@ mod_resizer_process (StageCudaResizer * r, GstBuffer * inbuf,
     GstBuffer * outbuf, GError ** error)
 {
   GstVideoFrame in, out;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, timed;
+  gfloat ms = 0;
   guint i;
 
   if (!gst_video_frame_map (&in, &r->in_info, inbuf, GST_MAP_READ | GST_MAP_CUDA))
@@ -309,13 +371,22 @@ mod_resizer_process (StageCudaResizer * r, GstBuffer * inbuf,
         "could not make the CUDA context current");
     ok = FALSE;
   }
+  timed = ok && r->ev[1] && ev_api.record (r->ev[0], r->stream) == 0;
   for (i = 0; ok && i < r->n_planes; i++)
     ok = launch_plane (r, &r->planes[i], &in, &out, i, error);
+  timed = timed && ok && ev_api.record (r->ev[1], r->stream) == 0;
   /* gstcuda 1.22 has no stream on its memory: downstream may read it on
    * any stream, so the frame must be complete before it leaves. */
   if (ok)
     ok = cuda_check (CuStreamSynchronize (r->stream), "synchronisation",
         error);
+  /* The kernels' time, placed to end when the host saw them done. */
+  if (ok && timed && ev_api.elapsed (&ms, r->ev[0], r->ev[1]) == 0) {
+    guint64 end = gst_util_get_timestamp ();
+    guint64 dur = (guint64) (ms * 1e6);
+    r->timing->report (r->timing->data, r->element, end - MIN (dur, end),
+        end);
+  }
   gst_cuda_context_pop (NULL);
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
@@ -389,6 +460,7 @@ mod_state_configure (StageCudaState * st, GstElement * element,
     st->resizer = mod_resizer_new (CTX (st), error);
     if (!st->resizer)
       return FALSE;
+    resizer_set_timing (st->resizer, element);
   }
   st->active = mod_resizer_configure (st->resizer, in, out, method,
       error);

@@ -4,6 +4,7 @@
 #
 #   here:   scripts/gpu-test.sh pack
 #   there:  scripts/gpu-check.sh DIR    (with .gpu carried; about 5 minutes)
+#           STEPS="gpu-suite ncu" scripts/gpu-check.sh DIR   (some steps only)
 #
 # Steps: what the machine is; the GPU suite (tests/test_stageresize_cuda.c:
 # CPU-exact output for every format and method, odd sizes, padding, CUDA
@@ -25,10 +26,13 @@ export TMPDIR=${TMPDIR:-/tmp}
 step () {
   local name=$1 limit=$2 t0 rc
   shift 2
+  # STEPS="gpu-suite ncu": only these steps
+  [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $name "* ]] || return 0
   t0=$(date +%s.%N)
   # bash -c: the step may be one of the functions here
   timeout -k 5 "$limit" bash -c "$(declare -f machine stageprof_runs \
-    stagebin_runs sanitizer_run); \"\$@\"" step "$@" >"$out/$name.log" 2>&1
+    stagebin_runs sanitizer_run ncu_run); out='$out'; \"\$@\"" step "$@" \
+    >"$out/$name.log" 2>&1
   rc=$?
   printf "%-18s rc=%-3s %6.1f s\n" "$name" "$rc" \
     "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" \
@@ -48,23 +52,41 @@ machine () {
 }
 
 stageprof_runs () {
-  local tr="GST_TRACERS=stageprof"
-  echo "== cudaupload ! stageresize ! cudadownload"
-  env GST_TRACERS=stageprof gst-launch-1.0 -q videotestsrc num-buffers=300 \
-    ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload \
+  local up="videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload"
+  local dec="videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=1920,height=1080 ! x264enc speed-preset=ultrafast ! h264parse ! nvh264dec"
+  echo "== cudaupload ! stageresize ! cudadownload (trace: gpu-trace.json)"
+  # shellcheck disable=SC2086
+  env GST_TRACERS="stageprof(trace=$out/gpu-trace.json)" gst-launch-1.0 -q $up \
     ! stageresize width=1920 height=1080 ! cudadownload ! fakesink sync=false
   echo "== ... with cuda-sync=true"
-  env GST_TRACERS='stageprof(cuda-sync=true)' gst-launch-1.0 -q \
-    videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 \
-    ! cudaupload ! stageresize width=1920 height=1080 ! cudadownload \
-    ! fakesink sync=false
+  # shellcheck disable=SC2086
+  env GST_TRACERS='stageprof(cuda-sync=true)' gst-launch-1.0 -q $up \
+    ! stageresize width=1920 height=1080 ! cudadownload ! fakesink sync=false
   if gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
-    echo "== x264enc ! nvh264dec ! stageresize ($tr)"
-    env GST_TRACERS=stageprof gst-launch-1.0 -q videotestsrc num-buffers=300 \
-      ! video/x-raw,format=I420,width=1920,height=1080 \
-      ! x264enc speed-preset=ultrafast ! h264parse ! nvh264dec \
+    echo "== x264enc ! nvh264dec ! stageresize"
+    # shellcheck disable=SC2086
+    env GST_TRACERS=stageprof gst-launch-1.0 -q $dec \
       ! stageresize width=1280 height=720 ! fakesink sync=false
+    echo "== what the tracer and cuda-sync cost: wall time of the same decode + resize (best of 3)"
+    for tr in "" stageprof "stageprof(cuda-sync=true)"; do
+      for i in 1 2 3; do
+        # shellcheck disable=SC2086
+        env GST_TRACERS="$tr" gst-launch-1.0 $dec ! stageresize width=1280 height=720 \
+          ! fakesink sync=false 2>&1 | sed -n 's/.*Execution ended after //p'
+      done | sort | head -1 | sed "s/^/  GST_TRACERS='$tr': /"
+    done
   fi
+}
+
+# Where the kernels spend their time (Nsight Compute, hardware counters;
+# Firecracker machines only): one pixel a thread against the chosen variant.
+ncu_run () {
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$ncu" ] || { echo "no ncu here"; return 0; }
+  "$ncu" --clock-control none --section SpeedOfLight --section Occupancy \
+    --section MemoryWorkloadAnalysis --section LaunchStats \
+    -k regex:'stage_resize_c1(_x4)?$' -c 2 .gpu/bin/cuda-kernel 3
 }
 
 # The kernels under compute-sanitizer's memcheck: odd sizes, 3 bytes a
@@ -99,3 +121,4 @@ step stagebin 110 stagebin_runs
 step resize-threads 70 env THREADS="1 2 4 8 16" RESIZE_BENCH=.gpu/bin/resize-bench \
   IN_FRAMES=2 IN_REPS=20 bench/resize.sh 120 2
 step sanitizer 45 sanitizer_run
+step ncu 60 ncu_run

@@ -582,6 +582,200 @@ GST_START_TEST (test_copy_count_sees_host_reads)
 
 GST_END_TEST;
 
+/* stageprof reads our kernel time from CUDA events (tracer/stagegputiming.h):
+ * one GPU figure per frame, more than nothing and less than the running
+ * time a frame. The suite runs under stageprof (main) where the tracer
+ * plugin is there. */
+static GstTracer *
+stageprof_tracer (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  return found;
+}
+
+static const GstStructure *
+summary_row (const GstStructure * s, const gchar * table, const gchar * name)
+{
+  const GValue *rows = gst_structure_get_value (s, table);
+  guint i;
+
+  for (i = 0; rows && i < gst_value_array_get_size (rows); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (rows, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "name"), name) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+static void
+run_to_eos (const gchar * desc)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", desc);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_stageprof_gpu_time)
+{
+  GstTracer *t = stageprof_tracer ();
+  GstStructure *s = NULL;
+  const GstStructure *g, *e;
+  guint64 frames = 0;
+  gdouble gpu = 0, wall = 0, run = 0;
+  guint pass;
+
+  if (!t) {
+    g_print ("test_stageprof_gpu_time: not run: no stageprof tracer\n");
+    return;
+  }
+  /* Then with cuda-sync=true: the same figures, the element's time now
+   * waited for its GPU work at the push (ours already waits). */
+  for (pass = 0; pass < 2; pass++) {
+    g_object_set (t, "cuda-sync", pass == 1, NULL);
+    g_signal_emit_by_name (t, "reset");
+    run_to_eos ("videotestsrc num-buffers=60 "
+        "! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload "
+        "! stageresize name=r width=1920 height=1080 method=bicubic "
+        "! cudadownload ! fakesink");
+    g_signal_emit_by_name (t, "get-summary", &s);
+    fail_unless (s != NULL);
+    g = summary_row (s, "gpu", "r");
+    e = summary_row (s, "elements", "r");
+    fail_unless (g != NULL, "no GPU row for stageresize: %" GST_PTR_FORMAT, s);
+    fail_unless (e != NULL);
+    fail_unless (gst_structure_get_uint64 (g, "frames", &frames));
+    fail_unless (gst_structure_get_double (g, "mean_ms", &gpu));
+    fail_unless (gst_structure_get_double (e, "mean_ms", &wall));
+    g_print ("test_stageprof_gpu_time (cuda-sync=%s): %" G_GUINT64_FORMAT
+        " frames, GPU %.4f ms a frame, element %.4f ms a frame\n",
+        pass ? "true" : "false", frames, gpu, wall);
+    fail_unless (gst_structure_get_double (s, "wall_s", &run));
+    fail_unless_equals_int (frames, 60);
+    /* More than nothing, less than the running time a frame. */
+    fail_unless (gpu > 0.0005 && gpu * frames < run * 1e3,
+        "GPU %f ms a frame, running time %f s", gpu, run);
+    gst_structure_free (s);
+  }
+  g_object_set (t, "cuda-sync", FALSE, NULL);
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
+/* stagebin with a GPU device group: replicas of a CUDA chain (each
+ * stageresize on its own CUDA stream) give the plain chain's frames, in
+ * order, byte for byte; from system memory through cudaupload, and from
+ * NVDEC's CUDA frames. */
+static GstPadProbeReturn
+hash_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GPtrArray *hashes = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  g_ptr_array_add (hashes, g_compute_checksum_for_data (G_CHECKSUM_SHA1,
+          map.data, map.size));
+  gst_buffer_unmap (buf, &map);
+  return GST_PAD_PROBE_OK;
+}
+
+static GPtrArray *
+frame_hashes (const gchar * desc)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *sink;
+  GstPad *pad;
+  GPtrArray *hashes = g_ptr_array_new_with_free_func (g_free);
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL, "%s", desc);
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hash_frame, hashes,
+      NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS in 60 s", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", desc, err->message);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return hashes;
+}
+
+static void
+assert_same_frames (const gchar * plain, const gchar * replicated,
+    guint frames)
+{
+  GPtrArray *a = frame_hashes (plain), *b = frame_hashes (replicated);
+  guint i;
+
+  fail_unless_equals_int (a->len, frames);
+  fail_unless_equals_int (b->len, frames);
+  for (i = 0; i < frames; i++)
+    fail_unless_equals_string (g_ptr_array_index (b, i),
+        g_ptr_array_index (a, i));
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+}
+
+GST_START_TEST (test_stagebin_gpu_group)
+{
+  const gchar *src = "videotestsrc num-buffers=40 pattern=ball "
+      "! video/x-raw,format=NV12,width=640,height=360,framerate=30/1";
+  const gchar *ops = "cudaupload ! stageresize width=321 height=179 "
+      "method=bicubic ! cudadownload";
+  gchar *plain = g_strdup_printf ("%s ! %s ! fakesink name=out", src, ops);
+  gchar *rep = g_strdup_printf ("%s ! stagebin replicas=3 "
+      "work-packet-size=2 ops=\"%s\" ! fakesink name=out", src, ops);
+
+  assert_same_frames (plain, rep, 40);
+  g_free (plain);
+  g_free (rep);
+  if (have_factory ("nvh264dec") && have_factory ("x264enc")) {
+    const gchar *dec = "videotestsrc num-buffers=40 pattern=ball "
+        "! video/x-raw,format=I420,width=640,height=360,framerate=30/1 "
+        "! x264enc threads=1 speed-preset=ultrafast key-int-max=10 "
+        "! h264parse ! nvh264dec";
+    plain = g_strdup_printf ("%s ! stageresize width=320 height=180 "
+        "! cudadownload ! fakesink name=out", dec);
+    rep = g_strdup_printf ("%s ! stagebin replicas=2 work-packet-size=4 "
+        "ops=\"stageresize width=320 height=180\" queue-size=2 ! cudadownload "
+        "! fakesink name=out", dec);
+    assert_same_frames (plain, rep, 40);
+    g_free (plain);
+    g_free (rep);
+  } else {
+    g_print ("test_stagebin_gpu_group: the nvh264dec part not run: no "
+        "nvh264dec or x264enc\n");
+  }
+}
+
+GST_END_TEST;
+
 static const gchar *
 why_no_gpu (void)
 {
@@ -621,6 +815,8 @@ stageresize_cuda_suite (void)
   tcase_add_test (tc, test_padding_zeroed);
   tcase_add_test (tc, test_zero_copy_decode);
   tcase_add_test (tc, test_copy_count_sees_host_reads);
+  tcase_add_test (tc, test_stageprof_gpu_time);
+  tcase_add_test (tc, test_stagebin_gpu_group);
   return s;
 }
 
@@ -629,6 +825,8 @@ main (int argc, char **argv)
 {
   const gchar *why;
 
+  /* Under stageprof, for test_stageprof_gpu_time (nothing else reads it). */
+  g_setenv ("GST_TRACERS", "stageprof(summary=none)", FALSE);
   gst_check_init (&argc, &argv);
   why = why_no_gpu ();
   if (why) {

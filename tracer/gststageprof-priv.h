@@ -9,6 +9,7 @@
 #include "spprogress.h"
 #include "sprecord.h"
 #include "sptrace.h"
+#include "stagegputiming.h"
 #ifdef HAVE_SPDB
 #include "spdb.h"
 #endif
@@ -32,6 +33,15 @@ struct _GstStageProf
   gchar *db_path;
   gchar *filter;
   gboolean progress;
+  /* Read by the push hooks without the lock (a stale value only delays
+   * the change by a buffer). */
+  gboolean cuda_sync;
+
+  /* Handed to our GPU elements (stagegputiming.h); gpu_offset: hook time
+   * minus gst_util_get_timestamp(), learnt at the first element-new. */
+  StageGpuTiming gpu_timing;
+  gint64 gpu_offset;
+  gsize gpu_offset_once;
 
   /* Outputs. `trace` is written under trace_lock (which also serialises
    * its cold-path users), read by hooks through the recorder. */

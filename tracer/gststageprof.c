@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "gststageprof-priv.h"
+#include "spcuda.h"
 #include "spfile.h"
 #include "spguard.h"
 #include "spmeta.h"
@@ -53,6 +54,7 @@ GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define DEFAULT_PROP_DB NULL
 #define DEFAULT_PROP_FILTER NULL
 #define DEFAULT_PROP_PROGRESS FALSE
+#define DEFAULT_PROP_CUDA_SYNC FALSE
 
 enum
 {
@@ -64,6 +66,7 @@ enum
   PROP_DB,
   PROP_FILTER,
   PROP_PROGRESS,
+  PROP_CUDA_SYNC,
 };
 
 enum
@@ -92,10 +95,14 @@ static void stage_prof_final_output (GstStageProf * self);
 /* ------------------------------------------------------------------ */
 /* Hooks: thin translations into sprecord. */
 
+/* cuda-sync=true: a push of CUDA memory waits for the GPU work behind it
+ * first, so the pushing element's time holds its GPU time. */
 static void
 do_push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
   sp_guard_enter ();
+  if (G_UNLIKELY (((GstStageProf *) self)->cuda_sync))
+    ts += sp_cuda_sync_buffer (buf);
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
   sp_guard_leave ();
 }
@@ -194,10 +201,35 @@ stage_prof_meta_clock (GstStageProf * self, GstClockTime ts)
   g_mutex_unlock (&self->trace_lock);
 }
 
+/* From an element's streaming thread, once per frame (stagegputiming.h). */
 static void
-do_element_new (GObject * self, GstClockTime ts, GstElement * element)
+gpu_report (gpointer data, GstElement * element, guint64 start_ns,
+    guint64 end_ns)
 {
-  stage_prof_meta_clock ((GstStageProf *) self, ts);
+  GstStageProf *self = data;
+
+  sp_guard_enter ();
+  sp_record_gpu (self->rec, element, start_ns + self->gpu_offset,
+      end_ns + self->gpu_offset);
+  sp_guard_leave ();
+}
+
+static void
+do_element_new (GObject * object, GstClockTime ts, GstElement * element)
+{
+  GstStageProf *self = (GstStageProf *) object;
+
+  stage_prof_meta_clock (self, ts);
+  /* Elements that can time their GPU work say so in their class metadata
+   * (stageresize built with CUDA). */
+  if (gst_element_get_metadata (element, STAGE_GPU_TIMING_KEY)) {
+    if (g_once_init_enter (&self->gpu_offset_once)) {
+      self->gpu_offset = (gint64) ts - (gint64) gst_util_get_timestamp ();
+      g_once_init_leave (&self->gpu_offset_once, 1);
+    }
+    g_object_set_data (G_OBJECT (element), STAGE_GPU_TIMING_KEY,
+        &self->gpu_timing);
+  }
 }
 
 static void
@@ -557,16 +589,17 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
     g_object_set (self, "db", value, NULL);
   } else if (strcmp (key, "filter") == 0) {
     g_object_set (self, "filter", value, NULL);
-  } else if (strcmp (key, "progress") == 0) {
+  } else if (strcmp (key, "progress") == 0 || strcmp (key, "cuda-sync") == 0) {
     if (g_ascii_strcasecmp (value, "true") == 0 || strcmp (value, "1") == 0
         || g_ascii_strcasecmp (value, "yes") == 0)
-      g_object_set (self, "progress", TRUE, NULL);
+      g_object_set (self, key, TRUE, NULL);
     else if (g_ascii_strcasecmp (value, "false") == 0
         || strcmp (value, "0") == 0 || g_ascii_strcasecmp (value, "no") == 0)
-      g_object_set (self, "progress", FALSE, NULL);
+      g_object_set (self, key, FALSE, NULL);
     else
-      g_warning ("stageprof: progress='%s' is not true or false; the status "
-          "line stays off", value);
+      g_warning ("stageprof: %s='%s' is not true or false; %s stays off",
+          key, value, strcmp (key, "progress") == 0 ? "the status line" :
+          "waiting for the GPU");
   } else if (strcmp (key, "skip-first") == 0) {
     if (parse_uint (value, &u))
       g_object_set (self, "skip-first", u, NULL);
@@ -581,7 +614,8 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
           "between 0 and 1000000; periodic snapshots stay off", value);
   } else {
     g_warning ("stageprof: unknown parameter '%s' ignored (known: trace, "
-        "summary, skip-first, interval, db, filter, progress)", key);
+        "summary, skip-first, interval, db, filter, progress, cuda-sync)",
+        key);
   }
 }
 
@@ -709,6 +743,9 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       stage_prof_ticker_restart (self);
       break;
+    case PROP_CUDA_SYNC:
+      g_atomic_int_set (&self->cuda_sync, g_value_get_boolean (value));
+      break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
       self->skip_first = g_value_get_uint (value);
@@ -758,6 +795,9 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PROGRESS:
       g_value_set_boolean (value, self->progress);
+      break;
+    case PROP_CUDA_SYNC:
+      g_value_set_boolean (value, g_atomic_int_get (&self->cuda_sync));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -973,6 +1013,12 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "element, queue fill, elapsed time): redrawn every second on a "
           "terminal, one line per interval otherwise",
           DEFAULT_PROP_PROGRESS, flags));
+  g_object_class_install_property (gobject_class, PROP_CUDA_SYNC,
+      g_param_spec_boolean ("cuda-sync", "Wait for the GPU",
+          "Before timing a push of CUDA memory, wait for the GPU work behind "
+          "it (cuCtxSynchronize), so that each CUDA element's time holds its "
+          "GPU time. Costs throughput: CPU and GPU no longer overlap",
+          DEFAULT_PROP_CUDA_SYNC, flags));
   g_object_class_install_property (gobject_class, PROP_DB,
       g_param_spec_string ("db", "SQLite database",
           "Store the final and periodic statistics in this SQLite database; "
@@ -1023,6 +1069,10 @@ gst_stage_prof_init (GstStageProf * self)
   self->skip_first = DEFAULT_PROP_SKIP_FIRST;
   self->interval = DEFAULT_PROP_INTERVAL;
   self->progress = DEFAULT_PROP_PROGRESS;
+  self->cuda_sync = DEFAULT_PROP_CUDA_SYNC;
+  self->gpu_timing.abi = STAGE_GPU_TIMING_ABI;
+  self->gpu_timing.report = gpu_report;
+  self->gpu_timing.data = self;
   self->progress_tty = isatty (STDERR_FILENO);
   self->pipes = g_ptr_array_new ();
   g_mutex_init (&self->out_lock);

@@ -304,13 +304,24 @@ array_append_structure (GValue * array, GstStructure * s)
   gst_value_array_append_and_take_value (array, &v);
 }
 
+/* The element's GPU time a frame (ms), or -1 when it reported none. */
+static gdouble
+gpu_mean_ms (const SpElemInfo * info, gint gen)
+{
+  if (info->gpu_gen != gen || info->gpu_frames == 0)
+    return -1;
+  return info->gpu_ns / 1e6 / info->gpu_frames;
+}
+
 static GstStructure *
-element_row (SpElemRec * rec)
+element_row (SpElemRec * rec, gint gen)
 {
   const StageStats *s = &rec->stats;
   gboolean any = s->count > 0;
+  gdouble gpu = gpu_mean_ms (rec->info, gen);
+  GstStructure *row;
 
-  return gst_structure_new ("element",
+  row = gst_structure_new ("element",
       "name", G_TYPE_STRING, rec->info->name,
       "thread", G_TYPE_STRING, rec->thread->name,
       "pipeline", G_TYPE_STRING, rec->info->pipe->name,
@@ -332,6 +343,32 @@ element_row (SpElemRec * rec)
       "blocked_s", G_TYPE_DOUBLE, rec->blocked_ns / 1e9,
       "skipped", G_TYPE_UINT64, rec->seen - s->count,
       "run", G_TYPE_UINT, (guint) rec->run, NULL);
+  if (gpu >= 0)
+    gst_structure_set (row, "gpu_mean_ms", G_TYPE_DOUBLE, gpu, NULL);
+  return row;
+}
+
+/* One row per element that reported GPU work (tracer/stagegputiming.h). */
+static void
+add_gpu_rows (SpRecorder * r, GValue * arr, gpointer pipeline, gint gen,
+    gdouble wall_ns)
+{
+  guint i;
+
+  for (i = 0; i < r->all_infos->len; i++) {
+    SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
+    gdouble mean = gpu_mean_ms (info, gen);
+
+    if (mean < 0 || !info->pipe || !pipe_matches (info->pipe, pipeline))
+      continue;
+    array_append_structure (arr, gst_structure_new ("gpu",
+            "name", G_TYPE_STRING, info->name,
+            "pipeline", G_TYPE_STRING, info->pipe->name,
+            "frames", G_TYPE_UINT64, info->gpu_frames,
+            "mean_ms", G_TYPE_DOUBLE, mean,
+            "total_s", G_TYPE_DOUBLE, info->gpu_ns / 1e9,
+            "busy_pct", G_TYPE_DOUBLE, pct (info->gpu_ns, wall_ns), NULL));
+  }
 }
 
 static GstStructure *
@@ -529,7 +566,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 {
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
-      sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT;
+      sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT,
+      gv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
@@ -547,6 +585,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   g_value_init (&sv, GST_TYPE_ARRAY);
   g_value_init (&ov, GST_TYPE_ARRAY);
   g_value_init (&pv, GST_TYPE_ARRAY);
+  g_value_init (&gv, GST_TYPE_ARRAY);
 
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
@@ -569,7 +608,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   }
   g_ptr_array_sort (recs, cmp_total);
   for (i = 0; i < recs->len; i++)
-    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i)));
+    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i),
+            gen));
   for (i = 0; i < r->queues->len; i++) {
     SpQueue *q = g_ptr_array_index (r->queues, i);
     if (!pipe_matches (q->pipe, pipeline))
@@ -608,6 +648,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
     one_name = one->name;       /* interned */
     one_run = latest_run (one);
   }
+  add_gpu_rows (r, &gv, pipeline, gen, last > first ? (gdouble) (last -
+          first) : 0.0);
   g_mutex_unlock (&r->lock);
   g_free (shares);
   v = joined_verdict (&pv);
@@ -621,6 +663,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   gst_structure_take_value (s, "sinks", &sv);
   gst_structure_take_value (s, "os_threads", &ov);
   gst_structure_take_value (s, "pipelines", &pv);
+  gst_structure_take_value (s, "gpu", &gv);
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
   /* One pipeline's summary says which, and which run. */

@@ -59,7 +59,11 @@ typedef struct
   gboolean run_used;            /* a record exists for this run */
   GHashTable *threads_by_tid;   /* tid -> SpThreadRec of the current run */
   gboolean dead_queued;         /* destroyed and summarized: may be freed */
+  gboolean gpu_track_named;     /* the trace has its GPU track's name */
 } SpPipe;
+
+/* The trace thread id of a pipeline's GPU track (no OS thread has it). */
+#define SP_GPU_TID G_GUINT64_CONSTANT (0xC0DA0000)
 
 typedef struct
 {
@@ -127,6 +131,10 @@ typedef struct
    * the stage a verdict names (spverdict.c). Last: cold, and the fields
    * the hooks read keep their places. */
   gboolean forwards;
+  /* GPU time an element reported (tracer/stagegputiming.h), under the
+   * recorder lock: frames and kernel time of generation gpu_gen. */
+  guint64 gpu_frames, gpu_ns;
+  gint gpu_gen;
 } SpElemInfo;
 
 typedef struct

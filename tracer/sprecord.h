@@ -50,6 +50,11 @@ void sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad);
 
+/* GPU work of `element` for one frame, [start_ts, end_ts] in hook time
+ * (any thread; takes the recorder lock): counted for its summary rows and
+ * drawn on its pipeline's GPU track. */
+void sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts, guint64 end_ts);
+
 /* Cold path. */
 void sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad);
 void sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element, GstStateChange transition);

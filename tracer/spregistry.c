@@ -160,6 +160,7 @@ sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
       SpPipe *p = g_ptr_array_index (r->pipes, i);
       if (p->run == 1 || p->run_used)
         sp_pipe_name_process (r, p);
+      p->gpu_track_named = FALSE;
     }
     for (i = 0; i < r->threads->len; i++) {
       SpThreadRec *th = g_ptr_array_index (r->threads, i);
@@ -733,3 +734,38 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
   g_mutex_unlock (&r->lock);
 }
 
+/* ------------------------------------------------------------------ */
+/* GPU time reported by elements (tracer/stagegputiming.h). */
+
+void
+sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts,
+    guint64 end_ts)
+{
+  SpElemInfo *info;
+  gint gen;
+
+  if (end_ts < start_ts)
+    return;
+  g_mutex_lock (&r->lock);
+  info = g_hash_table_lookup (r->infos, element);
+  gen = g_atomic_int_get (&r->gen);
+  if (info && info->pipe) {
+    if (info->gpu_gen != gen) {
+      info->gpu_gen = gen;
+      info->gpu_frames = 0;
+      info->gpu_ns = 0;
+    }
+    info->gpu_frames++;
+    info->gpu_ns += end_ts - start_ts;
+    if (r->trace && g_atomic_int_get (&info->traced)) {
+      if (!info->pipe->gpu_track_named) {
+        sp_trace_thread_name (r->trace, info->pipe->pid, SP_GPU_TID,
+            "GPU (CUDA events)");
+        info->pipe->gpu_track_named = TRUE;
+      }
+      sp_trace_slice (r->trace, info->pipe->pid, SP_GPU_TID, info->name,
+          start_ts, end_ts - start_ts, SP_SLICE_GPU);
+    }
+  }
+  g_mutex_unlock (&r->lock);
+}

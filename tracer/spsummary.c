@@ -183,14 +183,20 @@ text_elements (const GstStructure * s, GString * out)
   static const gchar *const hdr[] = { "Node", "Thread", "Count", "Mean",
     "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", NULL
   };
+  /* With elements that reported GPU work: their GPU time a frame too. */
+  static const gchar *const hdr_gpu[] = { "Node", "Thread", "Count", "Mean",
+    "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", "GPU",
+    NULL
+  };
   static const gchar *const ms[] = { "mean_ms", "std_ms", "min_ms", "max_ms",
     "median_ms", "p90_ms", "p99_ms", NULL
   };
   const GValue *rows = rows_of (s, "elements");
+  gboolean gpu = n_rows (rows_of (s, "gpu")) > 0;
   Table t;
 
   g_string_append (out, "Elements (times in ms, Total in s, by Total):\n");
-  table_init (&t, 2, hdr);
+  table_init (&t, 2, gpu ? hdr_gpu : hdr);
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
     table_add (&t, get_esc (r, "name"));
@@ -198,6 +204,37 @@ text_elements (const GstStructure * s, GString * out)
     table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "count")));
     for (guint k = 0; ms[k]; k++)
       table_add (&t, fmt_num (get_d (r, ms[k]), 3));
+    table_add (&t, fmt_num (get_d (r, "total_s"), 3));
+    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
+    if (gpu)
+      table_add (&t, gst_structure_has_field (r, "gpu_mean_ms") ?
+          fmt_num (get_d (r, "gpu_mean_ms"), 3) : g_strdup ("-"));
+  }
+  table_render (&t, out);
+}
+
+/* Kernel time of the elements that report it (stageresize on CUDA memory,
+ * by CUDA events); absent when none did. */
+static void
+text_gpu (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "Node", "Frames", "Mean ms",
+    "Total s", "%GPU busy", NULL
+  };
+  const GValue *rows = rows_of (s, "gpu");
+  Table t;
+
+  if (n_rows (rows) == 0)
+    return;
+  g_string_append (out, "GPU (kernel time by CUDA events; %GPU busy: of "
+      "the running time):\n");
+  table_init (&t, 1, hdr);
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    table_add (&t, get_esc (r, "name"));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
+                "frames")));
+    table_add (&t, fmt_num (get_d (r, "mean_ms"), 3));
     table_add (&t, fmt_num (get_d (r, "total_s"), 3));
     table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
   }
@@ -345,6 +382,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   g_free (t);
   g_free (wall);
   text_elements (s, out);
+  text_gpu (s, out);
   text_queues (s, out);
   text_threads (s, out);
   text_os_threads (s, out);
@@ -474,7 +512,8 @@ csv_cell (GString * out, const GValue * v)
 }
 
 const gchar *const sp_summary_tables[] = {
-  "elements", "queues", "threads", "sinks", "os_threads", "pipelines", NULL
+  "elements", "queues", "threads", "sinks", "os_threads", "pipelines", "gpu",
+  NULL
 };
 
 gchar *
