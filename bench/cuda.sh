@@ -13,7 +13,8 @@
 # Goal: bilinear above 70 % of it.
 #
 # Part 2, in a pipeline: the same frame, already on the GPU, resized FRAMES
-# times (cudaupload ! imagefreeze ! RESIZER ! fakesink), net wall time per
+# times (cudaupload ! CUDA caps ! imagefreeze ! RESIZER ! fakesink; without
+# the caps cudaupload would pass system memory through), net wall time per
 # frame (minus the same pipeline with identity), stageresize against
 # cudascale (bilinear texture sampling). Each element waits for its
 # kernels before it pushes (gstcuda 1.22 memory has no stream), so a frame
@@ -59,7 +60,7 @@ run() { # format w h element...
   # shellcheck disable=SC2068
   out=$(gst-launch-1.0 videotestsrc num-buffers=1 pattern=ball \
     ! "video/x-raw,format=$fmt,width=$w,height=$h,framerate=30/1" ! cudaupload \
-    ! imagefreeze num-buffers="$N" ! $@ ! fakesink sync=false 2>&1) || {
+    ! "video/x-raw(memory:CUDAMemory)" ! imagefreeze num-buffers="$N" ! $@ ! fakesink sync=false 2>&1) || {
     echo "pipeline failed: $*" >&2; echo "$out" | tail -5 >&2; echo 0; return; }
   echo "$out" | secs
 }

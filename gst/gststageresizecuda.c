@@ -39,9 +39,11 @@ static void mod_resizer_free (StageCudaResizer * r);
 #define BLOCK_X 32
 #define BLOCK_Y 8
 
-/* Output pixels per thread by channel count (the stage_resize_cN_xPX
- * kernels of ops/resize_cuda.cu), chosen with bench/cuda.sh on an H200. */
-static const guint px_by_channels[4] = { 4, 2, 2, 2 };
+/* Output pixels per thread by channel count: 1 is stage_resize_cN, else
+ * stage_resize_cN_xPX (ops/resize_cuda.cu). Chosen with bench/cuda.sh on
+ * an H200 (docs/cuda.md): 2 a thread gained 10-30 % on 1- and 2-byte
+ * planes (bicubic most), and lost up to 80 % on RGBA. */
+static const guint px_by_channels[4] = { 2, 2, 1, 1 };
 
 typedef struct
 {
@@ -150,8 +152,11 @@ mod_resizer_new (GstCudaContext * context, GError ** error)
       "loading the resize kernels (does the fatbin cover this GPU?)", error);
   for (c = 0; ok && c < 4; c++) {
     gchar name[32];
-    g_snprintf (name, sizeof (name), "stage_resize_c%u_x%u", c + 1,
-        px_by_channels[c]);
+    if (px_by_channels[c] == 1)
+      g_snprintf (name, sizeof (name), "stage_resize_c%u", c + 1);
+    else
+      g_snprintf (name, sizeof (name), "stage_resize_c%u_x%u", c + 1,
+          px_by_channels[c]);
     ok = cuda_check (CuModuleGetFunction (&r->fn[c], r->module, name),
         name, error);
   }

@@ -52,8 +52,8 @@ machine () {
 }
 
 stageprof_runs () {
-  local up="videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload"
-  local dec="videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=1920,height=1080 ! x264enc speed-preset=ultrafast ! h264parse ! nvh264dec"
+  local up="videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload ! video/x-raw(memory:CUDAMemory)"
+  local dec="videotestsrc num-buffers=150 ! video/x-raw,format=I420,width=1280,height=720 ! x264enc speed-preset=ultrafast ! h264parse ! nvh264dec"
   echo "== cudaupload ! stageresize ! cudadownload (trace: gpu-trace.json)"
   # shellcheck disable=SC2086
   env GST_TRACERS="stageprof(trace=$out/gpu-trace.json)" gst-launch-1.0 -q $up \
@@ -98,7 +98,7 @@ sanitizer_run () {
   for fmt in RGB I420 NV12; do
     "$cs" --tool memcheck --error-exitcode 3 gst-launch-1.0 -q videotestsrc num-buffers=3 \
       ! video/x-raw,format=$fmt,width=641,height=361 ! cudaupload \
-      ! stageresize width=333 height=187 method=bicubic ! cudadownload \
+      ! "video/x-raw(memory:CUDAMemory)" ! stageresize width=333 height=187 method=bicubic ! cudadownload \
       ! fakesink || return $?
   done
 }
@@ -115,7 +115,7 @@ stagebin_runs () {
 
 step machine 60 machine
 step gpu-suite 200 test_stageresize_cuda
-step cuda-bench 110 env CUDA_KERNEL=.gpu/bin/cuda-kernel bench/cuda.sh 2000 3
+step cuda-bench 110 env CUDA_KERNEL=.gpu/bin/cuda-kernel bench/cuda.sh 1000 2
 step stageprof 60 stageprof_runs
 step stagebin 110 stagebin_runs
 step resize-threads 70 env THREADS="1 2 4 8 16" RESIZE_BENCH=.gpu/bin/resize-bench \

@@ -232,11 +232,14 @@ pad_caps_are_cuda (GstElement * e, const gchar * pad_name)
 
 /* Frames stay on the GPU between cudaupload and cudadownload: both pads
  * negotiate CUDA memory and every output buffer is CUDA memory from one
- * CUDA pool that recycles its buffers. */
+ * CUDA pool that recycles its buffers. The caps after cudaupload are
+ * needed: GstBaseTransform passes its input through whenever downstream
+ * takes it, and stageresize takes system memory too (docs/cuda.md). */
 GST_START_TEST (test_stays_on_gpu)
 {
   GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=30 "
       "! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload "
+      "! video/x-raw(memory:CUDAMemory) "
       "! stageresize name=r width=640 height=360 ! cudadownload "
       "! fakesink", NULL);
   GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
@@ -293,6 +296,7 @@ GST_START_TEST (test_context_shared)
 {
   GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 "
       "! video/x-raw,format=RGBA,width=320,height=240 ! cudaupload name=up "
+      "! video/x-raw(memory:CUDAMemory) "
       "! stageresize name=r width=160 height=120 ! cudadownload ! fakesink",
       NULL);
   GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
@@ -319,6 +323,7 @@ GST_START_TEST (test_bad_device)
 {
   GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 "
       "! video/x-raw,format=NV12,width=320,height=240 ! cudaupload "
+      "! video/x-raw(memory:CUDAMemory) "
       "! stageresize cuda-device-id=4096 width=160 height=120 ! cudadownload "
       "! fakesink", NULL);
   GstMessage *msg;
@@ -377,7 +382,11 @@ GST_START_TEST (test_padding_zeroed)
       guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
           y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
       gsize used = GST_VIDEO_FRAME_WIDTH (&f) * 3, k;
-      gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+      /* gstcuda copies rows between the GPU and a host map only up to the
+       * caps' own stride (3852 here), not to the pool's pitch: the bytes
+       * past it live on one side only. Ours are those a host map reads. */
+      gsize stride = MIN ((gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0),
+          (gsize) GST_VIDEO_INFO_PLANE_STRIDE (&out_info, 0));
 
       if (stride > used)
         padded_rows++;
@@ -549,6 +558,7 @@ GST_START_TEST (test_copy_count_sees_host_reads)
 {
   GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=10 "
       "! video/x-raw,format=NV12,width=320,height=240 ! cudaupload "
+      "! video/x-raw(memory:CUDAMemory) "
       "! stageresize name=r width=160 height=120 "
       "! fakesink name=s signal-handoffs=true", NULL);
   GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
@@ -650,6 +660,7 @@ GST_START_TEST (test_stageprof_gpu_time)
     g_signal_emit_by_name (t, "reset");
     run_to_eos ("videotestsrc num-buffers=60 "
         "! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload "
+        "! video/x-raw(memory:CUDAMemory) "
         "! stageresize name=r width=1920 height=1080 method=bicubic "
         "! cudadownload ! fakesink");
     g_signal_emit_by_name (t, "get-summary", &s);
@@ -746,7 +757,8 @@ GST_START_TEST (test_stagebin_gpu_group)
 {
   const gchar *src = "videotestsrc num-buffers=40 pattern=ball "
       "! video/x-raw,format=NV12,width=640,height=360,framerate=30/1";
-  const gchar *ops = "cudaupload ! stageresize width=321 height=179 "
+  const gchar *ops = "cudaupload ! video/x-raw(memory:CUDAMemory) "
+      "! stageresize width=321 height=179 "
       "method=bicubic ! cudadownload";
   gchar *plain = g_strdup_printf ("%s ! %s ! fakesink name=out", src, ops);
   gchar *rep = g_strdup_printf ("%s ! stagebin replicas=3 "
