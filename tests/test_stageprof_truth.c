@@ -216,6 +216,79 @@ GST_START_TEST (test_linear)
 
 GST_END_TEST;
 
+/* An element's time stays its own when a caps filter, identity, a
+ * converter or videorate sits between it and a full queue: their frames,
+ * not timed by CPU, used to pass the queue's waiting up as if it were CPU
+ * work, and the element upstream lost it (issue 23: 0.1-0.2 ms of 1.0). */
+GST_START_TEST (test_behind_filters)
+{
+  GstElement *p = run_keep ("t_filters",
+      "videotestsrc num-buffers=60 ! video/x-raw,width=64,height=48 "
+      "! stagetruth name=bf_a us=1000 ! video/x-raw,width=64 ! identity "
+      "! queue max-size-buffers=2 ! stagetruth name=bf_b us=3000 "
+      "! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_filters", "bf_a");
+  assert_self (s, p, "t_filters", "bf_b");
+  assert_shares (s, "t_filters");
+  assert_verdict (s, "bf_b");
+  gst_structure_free (s);
+  stop (p);
+  p = run_keep ("t_convert",
+      "videotestsrc num-buffers=60 ! video/x-raw,width=64,height=48 "
+      "! stagetruth name=bc_a us=1000 ! videoconvert ! videorate "
+      "! video/x-raw,format=I420 ! queue max-size-buffers=2 "
+      "! stagetruth name=bc_b us=3000 ! fakesink sync=false");
+  s = summary_of ();
+  assert_self (s, p, "t_convert", "bc_a");
+  assert_self (s, p, "t_convert", "bc_b");
+  assert_shares (s, "t_convert");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+static gint burn_stop;
+
+static gpointer
+burn_cpu (gpointer data)
+{
+  volatile guint64 x = 0;
+
+  while (!g_atomic_int_get (&burn_stop))
+    x++;
+  return NULL;
+}
+
+/* One thread, under load from two threads that spin beside it (on two
+ * cores the pipeline's thread is preempted): the elements' self times are
+ * still their CPU time, not their wall time. */
+GST_START_TEST (test_under_load)
+{
+  GThread *t1, *t2;
+  GstElement *p;
+  GstStructure *s;
+
+  g_atomic_int_set (&burn_stop, 0);
+  t1 = g_thread_new ("burn1", burn_cpu, NULL);
+  t2 = g_thread_new ("burn2", burn_cpu, NULL);
+  p = run_keep ("t_load", "fakesrc num-buffers=60 sizetype=fixed sizemax=64 "
+      "! stagetruth name=ld_a us=1000 ! identity "
+      "! stagetruth name=ld_b us=3000 ! fakesink sync=false");
+  g_atomic_int_set (&burn_stop, 1);
+  g_thread_join (t1);
+  g_thread_join (t2);
+  s = summary_of ();
+  assert_self (s, p, "t_load", "ld_a");
+  assert_self (s, p, "t_load", "ld_b");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 /* Three stages behind queues: the slowest sets the rate. */
 GST_START_TEST (test_queues)
 {
@@ -921,6 +994,8 @@ stageprof_truth_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_linear);
   tcase_add_test (tc, test_queues);
+  tcase_add_test (tc, test_behind_filters);
+  tcase_add_test (tc, test_under_load);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);
   tcase_add_test (tc, test_input_selector);

@@ -371,6 +371,19 @@ done:
   g_free (where);
 }
 
+/* Before an element stops: the CPU of the threads it started (a codec's
+ * workers), which stopping it ends. */
+static void
+do_change_state_pre (GObject * object, GstClockTime ts, GstElement * element,
+    GstStateChange transition)
+{
+  if (transition != GST_STATE_CHANGE_PAUSED_TO_READY)
+    return;
+  sp_guard_enter ();
+  sp_threads_refresh_owned (GST_STAGE_PROF (object)->rec, element);
+  sp_guard_leave ();
+}
+
 static void
 do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
     GstStateChange transition, GstStateChangeReturn result)
@@ -860,6 +873,8 @@ gst_stage_prof_constructed (GObject * object)
       G_CALLBACK (do_push_event_post));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (do_change_state_post));
+  gst_tracing_register_hook (tracer, "element-change-state-pre",
+      G_CALLBACK (do_change_state_pre));
   gst_tracing_register_hook (tracer, "object-destroyed",
       G_CALLBACK (do_object_destroyed));
   /* GStreamer looks every hook it fires up in one GHashTable (GLib's open

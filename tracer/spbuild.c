@@ -345,6 +345,11 @@ element_row (SpElemRec * rec, gint gen)
       "run", G_TYPE_UINT, (guint) rec->run, NULL);
   if (gpu >= 0)
     gst_structure_set (row, "gpu_mean_ms", G_TYPE_DOUBLE, gpu, NULL);
+  /* Threads it started (a codec's workers) and their CPU time. */
+  if (rec->info->workers > 0)
+    gst_structure_set (row, "workers", G_TYPE_UINT64,
+        (guint64) rec->info->workers,
+        "worker_cpu_s", G_TYPE_DOUBLE, rec->info->worker_cpu_ns / 1e9, NULL);
   return row;
 }
 

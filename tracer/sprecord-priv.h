@@ -135,7 +135,18 @@ typedef struct
    * recorder lock: frames and kernel time of generation gpu_gen. */
   guint64 gpu_frames, gpu_ns;
   gint gpu_gen;
+  /* Threads it started (a codec's workers, spthreads.c): how many of its
+   * next invocations look for new threads (atomic), and, at the last
+   * summary, those threads' CPU time and how many used any. */
+  gint scans_left;
+  guint64 worker_cpu_ns;
+  guint workers;
 } SpElemInfo;
+
+/* Invocations (events and buffers) of each element after which stageprof
+ * looks for threads that appeared during them: codecs start their workers
+ * when they open, on their caps or first buffers. */
+#define SP_THREAD_SCANS 12
 
 typedef struct
 {
@@ -348,6 +359,13 @@ guint64 sp_thread_cpu_wait (SpThreadRec * th);
 
 /* spthreads.c: every OS thread of the process. */
 GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
+/* Notes the threads that appeared since the last look as `owner`'s (NULL:
+ * nobody's). Takes r->lock. */
+void sp_threads_claim (SpRecorder * r, SpElemInfo * owner);
+/* The elements of `p` are about to be freed: their threads become
+ * nobody's (their names stay). r->lock held. */
+void sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p);
+
 
 gboolean sp_has_property (GstElement * e, const gchar * name);
 

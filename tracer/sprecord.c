@@ -59,6 +59,8 @@ typedef struct
   guint8 full;
   guint8 list;
   guint8 cpu_on;
+  guint8 under_cpu;             /* an enclosing frame is timed by CPU */
+  guint8 scan;                  /* threads appearing in it are its element's */
 } SpFrame;
 
 typedef struct
@@ -615,6 +617,55 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f->full = full;
   f->list = FALSE;
   f->cpu_on = FALSE;
+  f->under_cpu = st->depth > 1 && (f[-1].cpu_on || f[-1].under_cpu);
+  f->scan = FALSE;
+}
+
+/* The tracer's own look at /proc/self/task (sp_threads_claim): its time
+ * is nobody's, so the frame it happens in (the one open on the stack, or
+ * the thread's top level) counts it as a child's. Returns its wall time. */
+static guint64
+claim_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner)
+{
+  guint64 w0 = gst_util_get_timestamp (), c0 = sp_thread_cpu_ns ();
+  guint64 w, c;
+
+  sp_threads_claim (r, owner);
+  w = gst_util_get_timestamp () - w0;
+  c = sp_thread_cpu_ns () - c0;
+  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
+    st->stack[st->depth - 1].child += w;
+    st->stack[st->depth - 1].child_cpu += c;
+  } else if (st->depth == 0) {
+    st->base_child += w;
+    st->base_child_cpu += c;
+  }
+  return w;
+}
+
+/* Before one of an element's first invocations: the threads there now are
+ * nobody's; those that appear during it are its workers (a codec opening
+ * on its caps or first buffer), noted when it ends (finish_frame).
+ * Returns how much later the invocation starts: the look's time. Cold:
+ * SP_THREAD_SCANS per element. */
+static guint64
+scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
+    gboolean * scan)
+{
+  *scan = FALSE;
+  if (rec == NULL || st->depth >= SP_MAX_DEPTH
+      || g_atomic_int_get (&rec->info->scans_left) <= 0)
+    return 0;
+  g_atomic_int_add (&rec->info->scans_left, -1);
+  *scan = TRUE;
+  return claim_threads (r, st, NULL);
+}
+
+static inline void
+set_scan (SpThreadState * st, gboolean scan)
+{
+  if (scan && st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+    st->stack[st->depth - 1].scan = TRUE;
 }
 
 
@@ -626,11 +677,13 @@ renew_samples (SpElemRec * rec)
     SP_SET (rec->sample_left, SP_CPU_RENEW);
 }
 
-/* A child that may wait inside a timed parent: its wall time would take
- * that waiting out of the parent's work, so it is timed too. A queue (a
- * full one blocks), an element with several inputs or synced to the clock.
- * Other children are short (or timed on their own), so their wall time is
- * their CPU time: timing every one of them cost two reads each. */
+/* A child that may wait inside a timed frame (its parent, or any frame
+ * further out: `A ! capsfilter ! queue`, the capsfilter between): its wall
+ * time would take that waiting out of the timed frame's work, so it is
+ * timed too. A queue (a full one blocks), an element with several inputs
+ * or synced to the clock. Other children are short (or timed on their
+ * own), so their wall time is their CPU time: timing every one of them
+ * cost two reads each. */
 static inline gboolean
 child_may_wait (SpElemRec * rec, SpFrame * f)
 {
@@ -656,7 +709,7 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   if (!r->cpu_clock || st->depth > SP_MAX_DEPTH)
     return;
   f = &st->stack[st->depth - 1];
-  if (st->depth > 1 && f[-1].cpu_on && (force || child_may_wait (rec, f)))
+  if (f->under_cpu && (force || child_may_wait (rec, f)))
     f[-1].timed_children++;
   else if (!force) {
     if (rec == NULL || rec->sample_left == 0)
@@ -716,11 +769,21 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
   return -1;
 }
 
+/* What an invocation not timed by CPU cost the frames around it: its own
+ * time (short, so wall is CPU) and what its children cost, which is less
+ * than their wall time when one of them was timed (a full queue further
+ * down waited: no CPU). */
+static inline guint64
+untimed_cost (const SpFrame * f, guint64 dur)
+{
+  return (dur > f->child ? dur - f->child : 0) + f->child_cpu;
+}
+
 static void
 finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
 {
   guint64 dur = ts > f->start ? ts - f->start : 0;
-  guint64 cpu = dur;            /* what this frame cost its parent */
+  guint64 cpu = untimed_cost (f, dur);  /* what this frame cost its parent */
   SpElemRec *rec = f->rec;
 
   if (f->kind == SP_FRAME_INNER || rec == NULL) {
@@ -814,11 +877,18 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
         cpu = sp_thread_cpu_ns () - f->cpu;
       parent->child += dur;
       parent->child_cpu += cpu;
+      /* The clock reads of timed frames under an untimed one are the
+       * tracer's: the timed frame further out subtracts them. */
+      if (!f->cpu_on)
+        parent->timed_children += f->timed_children;
     }
   } else {
     st->base_child += dur;
     st->base_child_cpu += cpu;
   }
+  /* After its figures, so the look is not its work. */
+  if (G_UNLIKELY (f->scan))
+    claim_threads (r, st, rec->info);
 }
 
 static inline G_ALWAYS_INLINE void
@@ -836,7 +906,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
   f = &st->stack[st->depth];
   rec = f->rec;
   if (G_UNLIKELY (f->kind != SP_FRAME_CHAIN || f->cpu_on || rec == NULL
-          || st->depth == 0)) {
+          || st->depth == 0 || f->scan)) {
     finish_frame (r, st, f, ts);
     return;
   }
@@ -850,7 +920,10 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     guint64 self = dur > f->child ? dur - f->child : 0;
 
     f[-1].child += dur;
-    f[-1].child_cpu += dur;   /* short and not waiting: wall is CPU */
+    /* Its own time is short, so wall is CPU; its children's is what they
+     * cost (less than their wall time when one of them waited, timed). */
+    f[-1].child_cpu += self + f->child_cpu;
+    f[-1].timed_children += f->timed_children;
     /* It ran long: it may wait, so time it by CPU from now on. */
     if (G_UNLIKELY (self >= r->split_min_ns))
       renew_samples (rec);
@@ -904,6 +977,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   guint64 bytes;
   GstClockTime start, pts;
   SpQueue *q;
+  gboolean scan = FALSE;
 
   if (st->depth == 0) {
     rec = top_level (r, st, rec, pad, ts);
@@ -915,6 +989,8 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
       __ATOMIC_RELAXED);
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->scans_left) > 0))
+    ts += scan_before (r, st, rec, &scan);
   q = rec->info->queue;
   if (q) {
     data_info (buf, list, &bytes, &start, &pts);
@@ -925,6 +1001,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
     SP_SET (rec->sample_left, G_MAXUINT);
+  set_scan (st, scan);
   frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= SP_MAX_DEPTH)
     st->stack[st->depth - 1].list = TRUE;
@@ -963,7 +1040,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
           || st->stack[depth - 1].list || rec->sample_left != 0
           || rec->info->queue != NULL || rec->info->split_chain
-          || (st->stack[depth - 1].cpu_on
+          || ((st->stack[depth - 1].cpu_on || st->stack[depth - 1].under_cpu)
               && g_atomic_int_get (&rec->info->multi_input)))) {
     chain_pre_full (r, st, rec, ts, pad, buf, list);
     return;
@@ -979,6 +1056,8 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   f->full = FALSE;
   f->list = FALSE;
   f->cpu_on = FALSE;
+  f->under_cpu = f[-1].cpu_on || f[-1].under_cpu;
+  f->scan = FALSE;
 }
 
 static G_GNUC_NO_INLINE void
@@ -1252,6 +1331,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
   SpThreadState *st = get_state (r, ts);
   GstElement *handler = event_handler (GST_PAD_PEER (pad));
   SpElemRec *rec;
+  gboolean scan = FALSE;
 
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
@@ -1274,7 +1354,10 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
     return;
   }
   rec = lookup_elem (r, st, handler, ts);
+  if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
+    ts += scan_before (r, st, rec, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);
+  set_scan (st, scan);
   frame_cpu (r, st, rec, TRUE);
 }
 

@@ -56,6 +56,9 @@ void sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts, guint64 end_ts);
 
 /* Cold path. */
+/* Reads now the CPU time of the threads `element` started, a codec's
+ * workers (before it stops and joins them). */
+void sp_threads_refresh_owned (SpRecorder * r, gpointer element);
 void sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad);
 void sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element, GstStateChange transition);
 void sp_record_element_destroyed (SpRecorder * r, gpointer element);

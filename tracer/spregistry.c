@@ -399,6 +399,7 @@ sp_info_get (SpRecorder * r, GstElement * e)
       g_free (ev);
     }
     info->kind = classify (e);
+    info->scans_left = SP_THREAD_SCANS;
     info->recs_by_thread = g_hash_table_new (NULL, NULL);
     info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
     info->aggregator = is_aggregator (e);
@@ -560,6 +561,7 @@ pipe_detach_locked (SpRecorder * r, SpPipe * p)
   steal_matching (r->elems, l->elems, p, elem_pipe);
   steal_matching (r->all_infos, l->infos, p, info_pipe);
   steal_matching (r->queues, l->queues, p, queue_pipe);
+  sp_threads_forget_owners_locked (r, p);
   for (i = 0; i < r->pipes->len; i++)
     if (g_ptr_array_index (r->pipes, i) == p) {
       g_ptr_array_steal_index (r->pipes, i);

@@ -213,6 +213,45 @@ text_elements (const GstStructure * s, GString * out)
   table_render (&t, out);
 }
 
+/* The threads elements started (a codec's workers), by element. */
+static void
+text_workers (const GstStructure * s, GString * out)
+{
+  static const gchar *const hdr[] = { "Node", "Threads", "CPU s", "Cores",
+    NULL
+  };
+  const GValue *rows = rows_of (s, "elements");
+  gdouble wall = get_d (s, "wall_s");
+  GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean any = FALSE;
+  Table t;
+
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    const gchar *name = gst_structure_get_string (r, "name");
+
+    if (!gst_structure_has_field (r, "workers") || !name
+        || g_hash_table_contains (seen, name))
+      continue;
+    if (!any) {
+      g_string_append (out, "Threads started by elements (a codec's "
+          "workers; Cores: their CPU time over the running time):\n");
+      table_init (&t, 1, hdr);
+      any = TRUE;
+    }
+    g_hash_table_add (seen, (gpointer) name);
+    table_add (&t, get_esc (r, "name"));
+    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
+                "workers")));
+    table_add (&t, fmt_num (get_d (r, "worker_cpu_s"), 3));
+    table_add (&t, fmt_num (wall > 0 ? get_d (r, "worker_cpu_s") / wall : 0,
+            2));
+  }
+  if (any)
+    table_render (&t, out);
+  g_hash_table_destroy (seen);
+}
+
 /* Kernel time of the elements that report it (stageresize on CUDA memory,
  * by CUDA events); absent when none did. */
 static void
@@ -344,6 +383,14 @@ text_os_threads (const GstStructure * s, GString * out)
   if (idle)
     g_string_append_printf (out, "  (%u more threads used under 1 ms)\n",
         idle);
+  /* What the rows miss: threads that ended before any look at them. */
+  if (p && get_d (p, "unlisted_cpu_s") >= MAX (0.001, 0.01 * get_d (p,
+              "cpu_s"))) {
+    gchar *cpu = fmt_num (get_d (p, "unlisted_cpu_s"), 3);
+    g_string_append_printf (out, "  (threads that ended before stageprof "
+        "read them: %s s of CPU)\n", cpu);
+    g_free (cpu);
+  }
 }
 
 static void
@@ -382,6 +429,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   g_free (t);
   g_free (wall);
   text_elements (s, out);
+  text_workers (s, out);
   text_gpu (s, out);
   text_queues (s, out);
   text_threads (s, out);

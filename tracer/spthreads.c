@@ -16,9 +16,12 @@
 
 typedef struct
 {
-  gchar *name;
+  gchar *name;                  /* interned */
   guint64 tid, cpu_ns;
   gboolean alive;
+  /* The element whose invocation it appeared in (its codec's worker), or
+   * NULL. Infos live as long as the recorder. */
+  SpElemInfo *owner;
 } SpOsThread;
 
 /* /proc/self/task/TID/schedstat: "run_ns delay_ns slices" (ns). */
@@ -85,6 +88,100 @@ thread_label_locked (SpRecorder * r, guint64 tid, const gchar * comm)
   return comm;
 }
 
+static gchar *
+read_comm (const gchar * tid)
+{
+  gchar *path = g_strdup_printf ("/proc/self/task/%s/comm", tid);
+  gchar *comm = NULL;
+
+  if (g_file_get_contents (path, &comm, NULL, NULL))
+    g_strchomp (comm);
+  g_free (path);
+  return comm;
+}
+
+/* A worker is named after the element that started it. */
+static const gchar *
+os_thread_label (SpRecorder * r, SpOsThread * t, const gchar * comm)
+{
+  const gchar *label;
+  gchar *s;
+
+  if (!t->owner)
+    return g_intern_string (thread_label_locked (r, t->tid, comm));
+  s = g_strdup_printf ("%s:%s", t->owner->name, comm);
+  label = g_intern_string (s);
+  g_free (s);
+  return label;
+}
+
+void
+sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *ent;
+
+  if (!dir)
+    return;
+  g_mutex_lock (&r->lock);
+  while ((ent = g_dir_read_name (dir))) {
+    guint64 tid = g_ascii_strtoull (ent, NULL, 10), run = 0, delay;
+    gchar *comm;
+    SpOsThread *t;
+
+    if (tid == 0 || g_hash_table_contains (r->os_threads,
+            GUINT_TO_POINTER (tid)))
+      continue;
+    t = g_new0 (SpOsThread, 1);
+    t->tid = tid;
+    /* A streaming thread is its element's already, not a worker. */
+    t->owner = owner && thread_label_locked (r, tid, NULL) == NULL ?
+        owner : NULL;
+    read_schedstat (tid, &run, &delay);
+    t->cpu_ns = run;
+    t->alive = TRUE;
+    comm = read_comm (ent);
+    t->name = (gchar *) os_thread_label (r, t, comm ? comm : "?");
+    g_free (comm);
+    g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
+  }
+  g_mutex_unlock (&r->lock);
+  g_dir_close (dir);
+}
+
+void
+sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p)
+{
+  GHashTableIter iter;
+  gpointer v;
+
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    if (t->owner && t->owner->pipe == p)
+      t->owner = NULL;
+  }
+}
+
+void
+sp_threads_refresh_owned (SpRecorder * r, gpointer element)
+{
+  GHashTableIter iter;
+  gpointer v;
+
+  g_mutex_lock (&r->lock);
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    guint64 run, delay;
+
+    if (t->owner && t->owner->element == element && t->alive
+        && read_schedstat (t->tid, &run, &delay))
+      t->cpu_ns = run;
+  }
+  g_mutex_unlock (&r->lock);
+}
+
 static void
 update_locked (SpRecorder * r)
 {
@@ -98,30 +195,30 @@ update_locked (SpRecorder * r)
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
     SpOsThread *t = v;
-    if (!t->alive && t->cpu_ns < 10 * GST_MSECOND)
+    if (!t->alive && t->cpu_ns < 10 * GST_MSECOND && !t->owner)
       g_hash_table_iter_remove (&iter);
     else
       t->alive = FALSE;
   }
   while (dir && (ent = g_dir_read_name (dir))) {
     guint64 tid = g_ascii_strtoull (ent, NULL, 10), run, delay;
-    gchar *path, *comm = NULL;
+    gchar *comm;
     SpOsThread *t;
 
     if (tid == 0 || !read_schedstat (tid, &run, &delay))
       continue;
-    path = g_strdup_printf ("/proc/self/task/%s/comm", ent);
-    if (g_file_get_contents (path, &comm, NULL, NULL))
-      g_strchomp (comm);
-    g_free (path);
+    comm = read_comm (ent);
     t = g_hash_table_lookup (r->os_threads, GUINT_TO_POINTER (tid));
     if (!t) {
       t = g_new0 (SpOsThread, 1);
       t->tid = tid;
       g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
     }
-    t->name = (gchar *) g_intern_string (thread_label_locked (r, tid,
-            comm ? comm : "?"));
+    /* A thread that became a streaming thread is no worker. */
+    if (t->owner && thread_label_locked (r, tid, NULL) != NULL)
+      t->owner = NULL;
+    if (t->owner || !t->name || !strchr (t->name, ':'))
+      t->name = (gchar *) os_thread_label (r, t, comm ? comm : "?");
     t->cpu_ns = run;
     t->alive = TRUE;
     g_free (comm);
@@ -150,7 +247,7 @@ sp_os_threads (SpRecorder * r, GValue * rows)
   GPtrArray *all = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer v;
-  guint64 proc = sp_process_cpu_ns ();
+  guint64 proc = sp_process_cpu_ns (), listed = 0;
   gdouble elapsed = (g_get_monotonic_time () * 1000.0 - r->t0) / 1e9;
   gdouble used = (proc - MIN (proc, r->proc_cpu_t0)) / 1e9;
   guint cores = g_get_num_processors ();
@@ -158,9 +255,23 @@ sp_os_threads (SpRecorder * r, GValue * rows)
 
   g_mutex_lock (&r->lock);
   update_locked (r);
+  for (i = 0; i < r->all_infos->len; i++) {
+    SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
+    info->worker_cpu_ns = 0;
+    info->workers = 0;
+  }
   g_hash_table_iter_init (&iter, r->os_threads);
-  while (g_hash_table_iter_next (&iter, NULL, &v))
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
     g_ptr_array_add (all, v);
+    listed += t->cpu_ns;
+    /* Workers that did something: a codec's idle pool threads do not
+     * make the others' share smaller. */
+    if (t->owner && t->cpu_ns >= GST_MSECOND) {
+      t->owner->worker_cpu_ns += t->cpu_ns;
+      t->owner->workers++;
+    }
+  }
   g_ptr_array_sort (all, cmp_cpu);
   for (i = 0; i < all->len; i++) {
     SpOsThread *t = g_ptr_array_index (all, i);
@@ -179,6 +290,10 @@ sp_os_threads (SpRecorder * r, GValue * rows)
   g_ptr_array_free (all, TRUE);
   return gst_structure_new ("process",
       "cpu_s", G_TYPE_DOUBLE, proc / 1e9,
+      /* CPU of threads that ended before any look at them (and of short
+       * ones forgotten): what the rows above do not hold. */
+      "unlisted_cpu_s", G_TYPE_DOUBLE, proc > listed ? (proc - listed) / 1e9 :
+      0.0,
       "cores", G_TYPE_UINT, cores,
       "elapsed_s", G_TYPE_DOUBLE, elapsed,
       "cores_used", G_TYPE_DOUBLE, elapsed > 0 ? used / elapsed : 0.0, NULL);

@@ -36,7 +36,12 @@ typedef struct
   SpThreadRec *thread;          /* where it worked most */
   guint64 thread_work;
   gdouble work, demand, clock, blocked;
+  gdouble waited_workers;       /* its thread's time waiting for them */
 } SpStage;
+
+/* Workers that used at least this share of the running time make their
+ * element a stage with workers (a codec's frame or slice threads). */
+#define SP_WORKERS_MATTER 0.05
 
 static SpStage *
 stage_of (GHashTable * stages, SpElemRec * rec)
@@ -94,6 +99,28 @@ stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     if (!st->thread || rec->work_ns > st->thread_work) {
       st->thread = rec->thread;
       st->thread_work = rec->work_ns;
+    }
+  }
+  /* An element whose own threads work (a decoder's frame threads): its
+   * streaming thread "blocked" in it is waiting for them, which is the
+   * element working, and the stage is as busy as its average worker. */
+  {
+    GHashTableIter iter;
+    gpointer v;
+    gdouble run = in->running_s * 1e9;
+
+    g_hash_table_iter_init (&iter, stages);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpStage *st = v;
+      SpElemInfo *info = st->info;
+
+      if (info->workers == 0
+          || info->worker_cpu_ns < SP_WORKERS_MATTER * run)
+        continue;
+      st->waited_workers = st->blocked;
+      st->demand = MAX (st->demand + st->blocked,
+          (gdouble) info->worker_cpu_ns / info->workers);
+      st->blocked = 0;
     }
   }
   return stages;
@@ -180,16 +207,32 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     res = g_strdup_printf ("CPU-starved: the process used %.1f of %u cores "
         "and its threads waited %.1f s for a CPU; %s",
         in->process_cpu_s / in->running_s, in->cores, rq / 1e9, busy_txt);
+  } else if (busiest->demand >= SP_SETS_RATE * run
+      && busiest->info->workers > 0 && busiest->waited_workers + busiest->work
+      < busiest->demand) {
+    /* Set by its workers more than by its own thread. */
+    res = g_strdup_printf ("%s-bound: %s with its %u threads (they used %.1f "
+        "cores; its own thread %s worked %.0f %% of the running time and "
+        "waited for them %.0f %%)", sp_kind_labels[busiest->info->kind],
+        busiest->info->name, busiest->info->workers,
+        busiest->info->worker_cpu_ns / run, busiest->thread->name,
+        100.0 * busiest->work / run, 100.0 * busiest->waited_workers / run);
   } else if (busiest->demand >= SP_SETS_RATE * run) {
-    gdouble waited = busiest->demand - busiest->work;
+    gdouble waited = busiest->demand - busiest->work
+        - busiest->waited_workers;
     gchar *cpu = waited >= 0.05 * run ?
         g_strdup_printf (", and %.0f %% waiting for a CPU",
         100.0 * waited / run) : g_strdup ("");
+    gchar *workers = busiest->waited_workers > 0 ?
+        g_strdup_printf (", waiting %.0f %% for its %u threads (%.1f cores)",
+        100.0 * busiest->waited_workers / run, busiest->info->workers,
+        busiest->info->worker_cpu_ns / run) : g_strdup ("");
     res = g_strdup_printf ("%s-bound: %s on thread %s (working %.0f %% of "
-        "the running time%s)", sp_kind_labels[busiest->info->kind],
+        "the running time%s%s)", sp_kind_labels[busiest->info->kind],
         busiest->info->name, busiest->thread->name,
-        100.0 * busiest->work / run, cpu);
+        100.0 * busiest->work / run, workers, cpu);
     g_free (cpu);
+    g_free (workers);
   } else if (blocked->blocked >= SP_SETS_RATE * run) {
     res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
         "running time in its own code, not on a CPU: a sleep, a lock or a "
