@@ -313,12 +313,29 @@ gpu_mean_ms (const SpElemInfo * info, gint gen)
   return info->gpu_ns / 1e6 / info->gpu_frames;
 }
 
+/* Of an element's blocked time, what was waiting for a CPU: the thread's
+ * run-queue delay comes out of its blocked time first (sp_thread_shares),
+ * shared among its elements by their blocked time. */
+static guint64
+blocked_cpu_wait (SpElemRec * rec)
+{
+  SpThreadRec *th = rec->thread;
+  guint64 rq;
+
+  if (rec->blocked_ns == 0 || th->blocked == 0)
+    return 0;
+  rq = MIN (sp_thread_cpu_wait (th), th->blocked);
+  return MIN (rec->blocked_ns, (guint64) ((gdouble) rq * rec->blocked_ns /
+          th->blocked));
+}
+
 static GstStructure *
 element_row (SpElemRec * rec, gint gen)
 {
   const StageStats *s = &rec->stats;
   gboolean any = s->count > 0;
   gdouble gpu = gpu_mean_ms (rec->info, gen);
+  guint64 rq = blocked_cpu_wait (rec);
   GstStructure *row;
 
   row = gst_structure_new ("element",
@@ -340,7 +357,9 @@ element_row (SpElemRec * rec, gint gen)
       /* Inside its own invocations but not working. */
       "clock_wait_s", G_TYPE_DOUBLE, rec->clock_ns / 1e9,
       "input_wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
-      "blocked_s", G_TYPE_DOUBLE, rec->blocked_ns / 1e9,
+      /* Not on a CPU: waiting for one is cpu_wait_s, not blocked. */
+      "blocked_s", G_TYPE_DOUBLE, (rec->blocked_ns - rq) / 1e9,
+      "cpu_wait_s", G_TYPE_DOUBLE, rq / 1e9,
       "skipped", G_TYPE_UINT64, rec->seen - s->count,
       "run", G_TYPE_UINT, (guint) rec->run, NULL);
   if (gpu >= 0)
