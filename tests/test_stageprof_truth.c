@@ -299,6 +299,34 @@ GST_START_TEST (test_under_load)
 
 GST_END_TEST;
 
+/* A sink's rate is over the pipeline's running time: an audio branch that
+ * ran through its buffers in a burst beside a slow video branch reads the
+ * pipeline's rate, not thousands a second (issue 23). */
+GST_START_TEST (test_sink_rate_span)
+{
+  GstElement *p = run_keep ("t_span",
+      "videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48 "
+      "! stagetruth name=sp_v us=10000 ! fakesink name=sp_vs sync=false "
+      "audiotestsrc num-buffers=30 ! fakesink name=sp_as sync=false");
+  GstStructure *s = summary_of ();
+  GPtrArray *a = rows (s, "sinks", "sp_as", "t_span");
+  GPtrArray *v = rows (s, "sinks", "sp_vs", "t_span");
+  gdouble afps, vfps;
+
+  fail_unless (a->len == 1 && v->len == 1);
+  afps = dget (g_ptr_array_index (a, 0), "fps");
+  vfps = dget (g_ptr_array_index (v, 0), "fps");
+  /* Both 30 buffers over the same running time. */
+  fail_unless (afps > 0 && afps < 1.5 * vfps, "audio %.1f/s, video %.1f/s",
+      afps, vfps);
+  g_ptr_array_free (a, TRUE);
+  g_ptr_array_free (v, TRUE);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 /* Three stages behind queues: the slowest sets the rate. */
 GST_START_TEST (test_queues)
 {
@@ -1006,6 +1034,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_queues);
   tcase_add_test (tc, test_behind_filters);
   tcase_add_test (tc, test_under_load);
+  tcase_add_test (tc, test_sink_rate_span);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);
   tcase_add_test (tc, test_input_selector);

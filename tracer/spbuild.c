@@ -432,7 +432,7 @@ media_is_video_frames (const gchar * media)
  * into it, and the rate over the first-to-last span. They are counted as
  * `frames` only where the input is video frames (`unit` says which). */
 static void
-add_sinks (GValue * arr, GPtrArray * recs)
+add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
 {
   GHashTable *seen = g_hash_table_new (NULL, NULL);
   guint i, j;
@@ -455,6 +455,16 @@ add_sinks (GValue * arr, GPtrArray * recs)
       first = MIN (first, o->first_ts);
       last = MAX (last, o->last_ts);
     }
+    /* Over the pipeline run's running time (every thread of it), not
+     * the sink's own life: an audio sink that got its buffers in a burst
+     * would read thousands a second. */
+    for (j = 0; j < threads->len; j++) {
+      SpThreadRec *th = g_ptr_array_index (threads, j);
+      if (th->pipe == rec->info->pipe && th->run == rec->run) {
+        first = MIN (first, th->first_ts);
+        last = MAX (last, th->last_ts);
+      }
+    }
     span = last > first ? (gdouble) (last - first) : 0;
     media = g_atomic_pointer_get (&rec->info->sink_media);
     video = media_is_video_frames (media);
@@ -467,8 +477,8 @@ add_sinks (GValue * arr, GPtrArray * recs)
             "media", G_TYPE_STRING, media ? media : "unknown",
             "sync", G_TYPE_BOOLEAN,
             (gboolean) g_atomic_int_get (&rec->info->sync_clock),
-            "fps", G_TYPE_DOUBLE, span > 0 && frames > 1 ?
-            (frames - 1) / (span / 1e9) : 0.0, NULL));
+            "fps", G_TYPE_DOUBLE, span > 0 ? frames / (span / 1e9) : 0.0,
+            NULL));
   }
   g_hash_table_destroy (seen);
 }
@@ -534,7 +544,7 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
     last = MAX (last, th->last_ts);
   }
   g_value_init (&sinks, GST_TYPE_ARRAY);
-  add_sinks (&sinks, pr);
+  add_sinks (&sinks, pr, pt);
   in.ahead = ahead_threads (all_elems, p, run);
   in.running_s = last > first ? (last - first) / 1e9 : 0.0;
   in.process_cpu_s = process_cpu_since (pr);
@@ -650,7 +660,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
     array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
             &shares[i]));
   }
-  add_sinks (&sv, recs);
+  add_sinks (&sv, recs, threads);
   for (i = 0; i < r->pipes->len; i++) {
     SpPipe *p = g_ptr_array_index (r->pipes, i);
     gint run;
