@@ -327,6 +327,84 @@ GST_START_TEST (test_sink_rate_span)
 
 GST_END_TEST;
 
+/* The verdict follows the rate (issue 23): a live source ahead of a queue
+ * and a stage that cannot keep up is that stage's, not the clock's. */
+GST_START_TEST (test_live_queue_verdict)
+{
+  GstElement *p = run_keep ("t_liveq",
+      "videotestsrc is-live=true num-buffers=40 "
+      "! video/x-raw,width=64,height=48,framerate=30/1 ! queue "
+      "! stagetruth name=lq_b us=45000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_liveq", "lq_b");
+  assert_verdict (s, "lq_b");
+  fail_if (strstr (gst_structure_get_string (s, "verdict"), "paced by the "
+          "clock") != NULL, "%s", gst_structure_get_string (s, "verdict"));
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* Two branches of a tee: the one whose thread is held longest sets the
+ * rate, here by sleeping (4 ms a buffer beside 1 ms of work), not the
+ * other's 3 ms of work. */
+GST_START_TEST (test_tee_blocked_branch)
+{
+  GstElement *p = run_keep ("t_teeb",
+      "fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! tee name=t "
+      "t. ! queue ! stagetruth name=tb_a us=1000 "
+      "! stagetruth name=tb_s mode=sleep us=4000 ! fakesink sync=false "
+      "t. ! queue ! stagetruth name=tb_b us=3000 ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_teeb", "tb_b");
+  assert_verdict (s, "blocked: tb_s");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* An appsink the application pulls from slowly: the application sets the
+ * rate, and the verdict says so instead of blaming the appsink. */
+GST_START_TEST (test_appsink_slow_pull)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=30 sizetype=fixed "
+      "sizemax=64 ! stagetruth name=ap_a us=500 "
+      "! appsink name=ap max-buffers=1 sync=false", NULL);
+  GstElement *ap = gst_bin_get_by_name (GST_BIN (p), "ap");
+  GstSample *sample = NULL;
+  GstMessage *msg;
+  GstStructure *s;
+  guint n = 0;
+
+  gst_object_set_name (GST_OBJECT (p), "t_appsink");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  do {
+    g_signal_emit_by_name (ap, "pull-sample", &sample);
+    if (sample) {
+      n++;
+      gst_sample_unref (sample);
+      g_usleep (10000);
+    }
+  } while (sample);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless_equals_int (n, 30);
+  s = summary_of ();
+  assert_verdict (s, "paced by the application: appsink `ap`");
+  gst_structure_free (s);
+  gst_object_unref (ap);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* Three stages behind queues: the slowest sets the rate. */
 GST_START_TEST (test_queues)
 {
@@ -1035,6 +1113,9 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_behind_filters);
   tcase_add_test (tc, test_under_load);
   tcase_add_test (tc, test_sink_rate_span);
+  tcase_add_test (tc, test_live_queue_verdict);
+  tcase_add_test (tc, test_tee_blocked_branch);
+  tcase_add_test (tc, test_appsink_slow_pull);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);
   tcase_add_test (tc, test_input_selector);

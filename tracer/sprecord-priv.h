@@ -141,6 +141,8 @@ typedef struct
   gint scans_left;
   guint64 worker_cpu_ns;
   guint workers;
+  /* An appsink: blocked in it is waiting for the application to pull. */
+  gboolean app_sink;
 } SpElemInfo;
 
 /* Invocations (events and buffers) of each element after which stageprof

@@ -404,6 +404,7 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
+    info->app_sink = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSink") == 0;
     info->forwards = forwards_only (e);
     info->traced = name_traced (r, info->name);
     if (is_queue_type (e)) {

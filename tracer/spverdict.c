@@ -1,23 +1,27 @@
 /* spverdict: the one-line verdict of a stageprof summary, decided on
  * throughput over the pipeline's running time (see "How the verdict is
- * decided" in docs/tracer.md):
+ * decided" in docs/tracer.md). The stage that sets the rate is the one
+ * that held its thread longest, working or blocked in its own code (its
+ * `occupied` time), if it did so for 60 % of the running time or more:
  *
- *  1. paced by the clock: an element synced to the clock (a sync sink,
+ *  1. paced by the application: that stage is an appsink, blocked waiting
+ *     for the application to pull;
+ *  2. paced by the clock: an element synced to the clock (a sync sink,
  *     identity sync=true, clocksync) or a live source waited for it for a
- *     tenth of the running time or more: the clock sets the rate;
- *  2. CPU-starved: the process used (nearly) every core and its threads
+ *     tenth of the running time or more, and no stage is saturated (90 %);
+ *  3. CPU-starved: the process used (nearly) every core and its threads
  *     waited a tenth of the running time or more for a CPU;
- *  3. compute-bound: an element worked (or was ready to work but waited for
- *     a CPU) for 60 % of the running time or more: it sets the rate
- *     (unless it runs ahead of a leaky queue that dropped buffers: then
- *     its rate is not the sink's);
- *  4. blocked: an element was blocked in its own code (a sleep, a lock, a
- *     device) for 60 % of the running time or more;
- *  5. otherwise no single bottleneck.
+ *  4. compute-bound (by the element's class: decode-bound, ...): the stage
+ *     mostly worked (or was ready to work but waited for a CPU; or, with
+ *     workers of its own, waited for them);
+ *  5. blocked: the stage was mostly blocked in its own code (a sleep, a
+ *     lock, a device);
+ *  6. otherwise no single bottleneck.
  * Elements that only wait for another input's turn (funnel,
  * input-selector, a muxer, stagebin's reorder) or for room downstream are
  * never named: their waiting is not what limits the rate. Nor are those
- * that only pass data on (queues, capsfilters, bins: SpElemInfo.forwards).
+ * that only pass data on (queues, capsfilters, bins: SpElemInfo.forwards),
+ * nor work ahead of a leaky queue that dropped buffers.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,7 +41,12 @@ typedef struct
   guint64 thread_work;
   gdouble work, demand, clock, blocked;
   gdouble waited_workers;       /* its thread's time waiting for them */
+  gdouble occupied;             /* demand + blocked: it held its thread */
 } SpStage;
+
+/* A stage this busy sets the rate even where something also waits for the
+ * clock (a live source ahead of a full queue). */
+#define SP_SATURATED 0.90
 
 /* Workers that used at least this share of the running time make their
  * element a stage with workers (a codec's frame or slice threads). */
@@ -122,6 +131,14 @@ stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
           (gdouble) info->worker_cpu_ns / info->workers);
       st->blocked = 0;
     }
+    /* Work or blocked, the stage held its thread: stages on threads of
+     * their own run side by side, and the one that holds its thread the
+     * longest sets the rate, whatever it was doing. */
+    g_hash_table_iter_init (&iter, stages);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpStage *st = v;
+      st->occupied = st->demand + st->blocked;
+    }
   }
   return stages;
 }
@@ -170,7 +187,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
 {
   gdouble run = in->running_s * 1e9, rq = 0;
   GHashTable *stages;
-  SpStage *busiest, *clock, *blocked;
+  SpStage *busiest, *clock, *held, *setter;
   gchar *res, *busy_txt;
   guint i;
 
@@ -187,11 +204,19 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     rq += shares[i].cpu_wait;
   busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));
   clock = stage_max (stages, G_STRUCT_OFFSET (SpStage, clock));
-  blocked = stage_max (stages, G_STRUCT_OFFSET (SpStage, blocked));
+  held = stage_max (stages, G_STRUCT_OFFSET (SpStage, occupied));
   busy_txt = g_strdup_printf ("busiest stage %s at %.0f %%",
       busiest->info->name, 100.0 * busiest->work / run);
+  /* The stage that sets the rate: the one that held its thread longest
+   * (working or blocked), if it did so 60 % of the running time. */
+  setter = held->occupied >= SP_SETS_RATE * run ? held : NULL;
 
-  if (clock->clock >= SP_CLOCK_PACED * run) {
+  if (setter && setter->info->app_sink && setter->blocked > setter->demand) {
+    res = g_strdup_printf ("paced by the application: appsink `%s` waited "
+        "for the application to pull %.0f %% of the running time; %s",
+        setter->info->name, 100.0 * setter->blocked / run, busy_txt);
+  } else if (clock->clock >= SP_CLOCK_PACED * run
+      && (!setter || setter->occupied < SP_SATURATED * run)) {
     gdouble fps = sink_fps (sinks, clock->info->name);
     gchar *rate = fps > 0 ? g_strdup_printf (" at %.1f fps", fps) :
         g_strdup ("");
@@ -207,37 +232,44 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     res = g_strdup_printf ("CPU-starved: the process used %.1f of %u cores "
         "and its threads waited %.1f s for a CPU; %s",
         in->process_cpu_s / in->running_s, in->cores, rq / 1e9, busy_txt);
-  } else if (busiest->demand >= SP_SETS_RATE * run
-      && busiest->info->workers > 0 && busiest->waited_workers + busiest->work
-      < busiest->demand) {
+  } else if (setter && setter->demand >= setter->blocked
+      && setter->info->workers > 0 && setter->waited_workers + setter->work
+      < setter->demand) {
     /* Set by its workers more than by its own thread. */
     res = g_strdup_printf ("%s-bound: %s with its %u threads (they used %.1f "
         "cores; its own thread %s worked %.0f %% of the running time and "
-        "waited for them %.0f %%)", sp_kind_labels[busiest->info->kind],
-        busiest->info->name, busiest->info->workers,
-        busiest->info->worker_cpu_ns / run, busiest->thread->name,
-        100.0 * busiest->work / run, 100.0 * busiest->waited_workers / run);
-  } else if (busiest->demand >= SP_SETS_RATE * run) {
-    gdouble waited = busiest->demand - busiest->work
-        - busiest->waited_workers;
+        "waited for them %.0f %%)", sp_kind_labels[setter->info->kind],
+        setter->info->name, setter->info->workers,
+        setter->info->worker_cpu_ns / run, setter->thread->name,
+        100.0 * setter->work / run, 100.0 * setter->waited_workers / run);
+  } else if (setter && setter->demand >= setter->blocked) {
+    gdouble waited = setter->demand - setter->work - setter->waited_workers;
     gchar *cpu = waited >= 0.05 * run ?
         g_strdup_printf (", and %.0f %% waiting for a CPU",
         100.0 * waited / run) : g_strdup ("");
-    gchar *workers = busiest->waited_workers > 0 ?
+    gchar *workers = setter->waited_workers > 0 ?
         g_strdup_printf (", waiting %.0f %% for its %u threads (%.1f cores)",
-        100.0 * busiest->waited_workers / run, busiest->info->workers,
-        busiest->info->worker_cpu_ns / run) : g_strdup ("");
+        100.0 * setter->waited_workers / run, setter->info->workers,
+        setter->info->worker_cpu_ns / run) : g_strdup ("");
+    gchar *held_txt = setter->blocked >= 0.05 * run ?
+        g_strdup_printf (", and blocked %.0f %%", 100.0 * setter->blocked /
+        run) : g_strdup ("");
     res = g_strdup_printf ("%s-bound: %s on thread %s (working %.0f %% of "
-        "the running time%s%s)", sp_kind_labels[busiest->info->kind],
-        busiest->info->name, busiest->thread->name,
-        100.0 * busiest->work / run, workers, cpu);
+        "the running time%s%s%s)", sp_kind_labels[setter->info->kind],
+        setter->info->name, setter->thread->name,
+        100.0 * setter->work / run, workers, cpu, held_txt);
     g_free (cpu);
     g_free (workers);
-  } else if (blocked->blocked >= SP_SETS_RATE * run) {
+    g_free (held_txt);
+  } else if (setter) {
+    gchar *worked = setter->work >= 0.05 * run ?
+        g_strdup_printf (", and working %.0f %%", 100.0 * setter->work / run)
+        : g_strdup ("");
     res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
         "running time in its own code, not on a CPU: a sleep, a lock or a "
-        "device); %s", blocked->info->name, blocked->thread->name,
-        100.0 * blocked->blocked / run, busy_txt);
+        "device%s); %s", setter->info->name, setter->thread->name,
+        100.0 * setter->blocked / run, worked, busy_txt);
+    g_free (worked);
   } else {
     res = g_strdup_printf ("no single bottleneck: %s of the running time "
         "(%s)", busy_txt, busiest->thread->name);
