@@ -405,6 +405,84 @@ GST_START_TEST (test_appsink_slow_pull)
 
 GST_END_TEST;
 
+/* Sum of the OS-thread rows' CPU against the process's: with codec workers
+ * read before their element stops, the rows hold nearly all of it. */
+static void
+assert_threads_cover_process (const GstStructure * s)
+{
+  const GValue *rows = gst_structure_get_value (s, "os_threads");
+  const GstStructure *proc = gst_value_get_structure (gst_structure_get_value
+      (s, "process"));
+  gdouble sum = 0, cpu = dget (proc, "cpu_s");
+  guint i;
+
+  for (i = 0; i < gst_value_array_get_size (rows); i++)
+    sum += dget (gst_value_get_structure (gst_value_array_get_value (rows,
+                i)), "cpu_s");
+  fail_unless (sum >= 0.9 * cpu && sum <= cpu * 1.02 + 0.01,
+      "OS-thread rows hold %.3f s of the process's %.3f s of CPU", sum, cpu);
+}
+
+/* A decoder that works in its own threads (libav's frame threads): they
+ * are its workers, and the verdict names it (issue 23: it said "blocked"
+ * and named a cheaper stage). The clip is made here with x264enc. */
+GST_START_TEST (test_codec_workers_decode)
+{
+  gchar *dir = g_dir_make_tmp ("stageprof-truth-XXXXXX", NULL);
+  gchar *clip = g_build_filename (dir, "clip.mp4", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=150 "
+      "pattern=smpte horizontal-speed=3 ! video/x-raw,width=1280,height=720 "
+      "! x264enc speed-preset=ultrafast key-int-max=30 ! h264parse ! mp4mux "
+      "! filesink location=%s", clip);
+  GstElement *p = run_keep ("t_mkclip", desc);
+  GstStructure *s;
+  GPtrArray *r;
+  guint64 workers = 0;
+
+  stop (p);
+  g_free (desc);
+  desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse "
+      "! avdec_h264 name=wd_dec max-threads=2 ! fakesink sync=false", clip);
+  p = run_keep ("t_decw", desc);
+  s = summary_of ();
+  r = rows (s, "elements", "wd_dec", "t_decw");
+  fail_unless (r->len > 0);
+  gst_structure_get_uint64 (g_ptr_array_index (r, 0), "workers", &workers);
+  fail_unless (workers >= 1, "avdec_h264 with max-threads=2 has no workers");
+  fail_unless (dget (g_ptr_array_index (r, 0), "worker_cpu_s") > 0);
+  assert_verdict (s, "decode-bound: wd_dec");
+  assert_threads_cover_process (s);
+  g_ptr_array_free (r, TRUE);
+  gst_structure_free (s);
+  stop (p);
+  g_unlink (clip);
+  g_rmdir (dir);
+  g_free (clip);
+  g_free (dir);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* An encoder with threads of its own behind a cheaper element: it sets the
+ * rate and is named, and the element ahead keeps its own time. */
+GST_START_TEST (test_codec_workers_encode)
+{
+  GstElement *p = run_keep ("t_encw",
+      "videotestsrc num-buffers=40 ! video/x-raw,width=1280,height=720 "
+      "! stagetruth name=we_s us=2000 ! x264enc name=we_enc threads=2 "
+      "speed-preset=medium ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_self (s, p, "t_encw", "we_s");
+  assert_verdict (s, "we_enc");
+  assert_threads_cover_process (s);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 /* Three stages behind queues: the slowest sets the rate. */
 GST_START_TEST (test_queues)
 {
@@ -1116,6 +1194,8 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_live_queue_verdict);
   tcase_add_test (tc, test_tee_blocked_branch);
   tcase_add_test (tc, test_appsink_slow_pull);
+  tcase_add_test (tc, test_codec_workers_decode);
+  tcase_add_test (tc, test_codec_workers_encode);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);
   tcase_add_test (tc, test_input_selector);

@@ -176,7 +176,8 @@ do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
   sp_guard_enter ();
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     sp_record_flush_stop (((GstStageProf *) self)->rec, ts, pad);
-  sp_record_event_pre (((GstStageProf *) self)->rec, ts, pad);
+  sp_record_event_pre (((GstStageProf *) self)->rec, ts, pad,
+      GST_EVENT_TYPE (event) == GST_EVENT_EOS);
   sp_guard_leave ();
 }
 
@@ -372,15 +373,16 @@ done:
 }
 
 /* Before an element stops: the CPU of the threads it started (a codec's
- * workers), which stopping it ends. */
+ * workers), which stopping it ends. Bins and queues start none of their
+ * own; the others get one look at /proc each when a pipeline stops. */
 static void
 do_change_state_pre (GObject * object, GstClockTime ts, GstElement * element,
     GstStateChange transition)
 {
-  if (transition != GST_STATE_CHANGE_PAUSED_TO_READY)
+  if (transition != GST_STATE_CHANGE_PAUSED_TO_READY || GST_IS_BIN (element))
     return;
   sp_guard_enter ();
-  sp_threads_refresh_owned (GST_STAGE_PROF (object)->rec, element);
+  sp_threads_refresh (GST_STAGE_PROF (object)->rec);
   sp_guard_leave ();
 }
 

@@ -212,6 +212,7 @@ struct _SpRecorder
   guint64 split_min_ns;         /* an invocation this long is timed */
   guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
   GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
+  guint64 unlisted_ns;          /* process CPU the rows missed, last look */
   /* Freeing the records of dead pipelines (sprecord.c): thread states
    * register here and say which free generation they have seen; records
    * wait in limbo until every state has seen theirs. */

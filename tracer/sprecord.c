@@ -621,16 +621,21 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f->scan = FALSE;
 }
 
-/* The tracer's own look at /proc/self/task (sp_threads_claim): its time
- * is nobody's, so the frame it happens in (the one open on the stack, or
- * the thread's top level) counts it as a child's. Returns its wall time. */
+/* The tracer's own look at /proc/self/task (sp_threads_claim, or with
+ * `refresh` every thread's CPU): its time is nobody's, so the frame it
+ * happens in (the one open on the stack, or the thread's top level)
+ * counts it as a child's. Returns its wall time. */
 static guint64
-claim_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner)
+look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
+    gboolean refresh)
 {
   guint64 w0 = gst_util_get_timestamp (), c0 = sp_thread_cpu_ns ();
   guint64 w, c;
 
-  sp_threads_claim (r, owner);
+  if (refresh)
+    sp_threads_refresh (r);
+  else
+    sp_threads_claim (r, owner);
   w = gst_util_get_timestamp () - w0;
   c = sp_thread_cpu_ns () - c0;
   if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
@@ -658,7 +663,7 @@ scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     return 0;
   g_atomic_int_add (&rec->info->scans_left, -1);
   *scan = TRUE;
-  return claim_threads (r, st, NULL);
+  return look_at_threads (r, st, NULL, FALSE);
 }
 
 static inline void
@@ -888,7 +893,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   }
   /* After its figures, so the look is not its work. */
   if (G_UNLIKELY (f->scan))
-    claim_threads (r, st, rec->info);
+    look_at_threads (r, st, rec->info, FALSE);
 }
 
 static inline G_ALWAYS_INLINE void
@@ -1326,7 +1331,7 @@ event_handler (GstPad * pad)
  * like a long chain. Events are few, so the handler is found without the
  * pad cache. */
 void
-sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
+sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
 {
   SpThreadState *st = get_state (r, ts);
   GstElement *handler = event_handler (GST_PAD_PEER (pad));
@@ -1354,6 +1359,9 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad)
     return;
   }
   rec = lookup_elem (r, st, handler, ts);
+  /* A codec that drains on EOS may end its workers there: read them. */
+  if (G_UNLIKELY (eos))
+    ts += look_at_threads (r, st, NULL, TRUE);
   if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
     ts += scan_before (r, st, rec, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);

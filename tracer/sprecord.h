@@ -47,7 +47,9 @@ void sp_record_push_pre (SpRecorder * r, guint64 ts, GstPad * pad, GstBuffer * b
 void sp_record_push_post (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_pull_pre (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad);
-void sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad);
+/* `eos`: the event is an EOS; the threads' CPU is read first (a codec
+ * ending its workers when it drains), charged to nobody. */
+void sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos);
 void sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad);
 
 /* GPU work of `element` for one frame, [start_ts, end_ts] in hook time
@@ -56,9 +58,9 @@ void sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts, guint64 end_ts);
 
 /* Cold path. */
-/* Reads now the CPU time of the threads `element` started, a codec's
- * workers (before it stops and joins them). */
-void sp_threads_refresh_owned (SpRecorder * r, gpointer element);
+/* Reads now the CPU time of every thread of the process: before an
+ * element stops and joins its threads (a codec's workers). */
+void sp_threads_refresh (SpRecorder * r);
 void sp_record_flush_stop (SpRecorder * r, guint64 ts, GstPad * srcpad);
 void sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element, GstStateChange transition);
 void sp_record_element_destroyed (SpRecorder * r, gpointer element);

@@ -22,6 +22,8 @@ typedef struct
   /* The element whose invocation it appeared in (its codec's worker), or
    * NULL. Infos live as long as the recorder. */
   SpElemInfo *owner;
+  const gchar *comm;            /* the kernel's name, interned */
+  gboolean was_alive;           /* at the look before the last */
 } SpOsThread;
 
 /* /proc/self/task/TID/schedstat: "run_ns delay_ns slices" (ns). */
@@ -141,7 +143,8 @@ sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
     t->cpu_ns = run;
     t->alive = TRUE;
     comm = read_comm (ent);
-    t->name = (gchar *) os_thread_label (r, t, comm ? comm : "?");
+    t->comm = g_intern_string (comm ? comm : "?");
+    t->name = (gchar *) os_thread_label (r, t, t->comm);
     g_free (comm);
     g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
   }
@@ -163,23 +166,45 @@ sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p)
   }
 }
 
-void
-sp_threads_refresh_owned (SpRecorder * r, gpointer element)
+
+/* A codec may start more threads after its first invocations (x264's
+ * lookahead after some frames). Such a thread gets its creator's name from
+ * the kernel, as the element's known workers did: where every known worker
+ * of that name is one element's, the newcomer is that element's too. */
+static void
+adopt_siblings_locked (SpRecorder * r)
 {
+  GHashTable *by_comm = g_hash_table_new (NULL, NULL);
   GHashTableIter iter;
   gpointer v;
+  static gchar ambiguous;
 
-  g_mutex_lock (&r->lock);
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
     SpOsThread *t = v;
-    guint64 run, delay;
+    gpointer o;
 
-    if (t->owner && t->owner->element == element && t->alive
-        && read_schedstat (t->tid, &run, &delay))
-      t->cpu_ns = run;
+    if (!t->owner || !t->comm)
+      continue;
+    o = g_hash_table_lookup (by_comm, t->comm);
+    g_hash_table_insert (by_comm, (gpointer) t->comm,
+        o == NULL || o == t->owner ? (gpointer) t->owner : &ambiguous);
   }
-  g_mutex_unlock (&r->lock);
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    gpointer o;
+
+    if (t->owner || !t->comm || !t->alive
+        || thread_label_locked (r, t->tid, NULL) != NULL)
+      continue;
+    o = g_hash_table_lookup (by_comm, t->comm);
+    if (o && o != &ambiguous) {
+      t->owner = o;
+      t->name = (gchar *) os_thread_label (r, t, t->comm);
+    }
+  }
+  g_hash_table_destroy (by_comm);
 }
 
 static void
@@ -192,9 +217,15 @@ update_locked (SpRecorder * r)
 
   /* Threads that ended having used under 10 ms are forgotten: a process
    * that starts thousands of short threads keeps a bounded table. */
+  guint64 proc = sp_process_cpu_ns (), listed = 0, gone;
+  SpElemInfo *died_owner = NULL;
+  guint died = 0;
+  gboolean one_owner = TRUE;
+
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
     SpOsThread *t = v;
+    t->was_alive = t->alive;
     if (!t->alive && t->cpu_ns < 10 * GST_MSECOND && !t->owner)
       g_hash_table_iter_remove (&iter);
     else
@@ -217,14 +248,53 @@ update_locked (SpRecorder * r)
     /* A thread that became a streaming thread is no worker. */
     if (t->owner && thread_label_locked (r, tid, NULL) != NULL)
       t->owner = NULL;
+    t->comm = g_intern_string (comm ? comm : "?");
     if (t->owner || !t->name || !strchr (t->name, ':'))
-      t->name = (gchar *) os_thread_label (r, t, comm ? comm : "?");
+      t->name = (gchar *) os_thread_label (r, t, t->comm);
     t->cpu_ns = run;
     t->alive = TRUE;
     g_free (comm);
   }
   if (dir)
     g_dir_close (dir);
+  adopt_siblings_locked (r);
+
+  /* Threads that ended since the last look used CPU after it that no row
+   * holds: the process's CPU grew by more than the rows did. When every
+   * thread that ended is one element's (a codec closing its workers as it
+   * drains), that is theirs. */
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    listed += t->cpu_ns;
+    if (t->was_alive && !t->alive) {
+      died++;
+      if (died == 1)
+        died_owner = t->owner;
+      else if (t->owner != died_owner)
+        one_owner = FALSE;
+    }
+  }
+  gone = proc > listed ? proc - listed : 0;
+  if (died > 0 && one_owner && died_owner && gone > r->unlisted_ns) {
+    guint64 extra = gone - r->unlisted_ns;
+    g_hash_table_iter_init (&iter, r->os_threads);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpOsThread *t = v;
+      if (t->was_alive && !t->alive)
+        t->cpu_ns += extra / died;
+    }
+    gone = r->unlisted_ns;
+  }
+  r->unlisted_ns = gone;
+}
+
+void
+sp_threads_refresh (SpRecorder * r)
+{
+  g_mutex_lock (&r->lock);
+  update_locked (r);
+  g_mutex_unlock (&r->lock);
 }
 
 static gint
