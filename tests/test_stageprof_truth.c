@@ -483,6 +483,23 @@ GST_START_TEST (test_codec_workers_encode)
 
 GST_END_TEST;
 
+/* A replicated op sets the rate: named once, with its replica count, not
+ * as one of its copies at half the load each (issue 23). */
+GST_START_TEST (test_stagebin_replicas_verdict)
+{
+  GstElement *p = run_keep ("t_sbrep",
+      "videotestsrc num-buffers=60 ! video/x-raw,width=64,height=48 "
+      "! stagebin name=sbr replicas=2 work-packet-size=1 "
+      "ops=\"stagetruth us=4000\" ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+
+  assert_verdict (s, "sbr/replica*/stagetruth");
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 /* Three stages behind queues: the slowest sets the rate. */
 GST_START_TEST (test_queues)
 {
@@ -1196,6 +1213,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_appsink_slow_pull);
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
+  tcase_add_test (tc, test_stagebin_replicas_verdict);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);
   tcase_add_test (tc, test_input_selector);

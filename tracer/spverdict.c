@@ -27,6 +27,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "sprecord-priv.h"
 
 #define SP_CLOCK_PACED 0.10
@@ -42,7 +44,104 @@ typedef struct
   gdouble work, demand, clock, blocked;
   gdouble waited_workers;       /* its thread's time waiting for them */
   gdouble occupied;             /* demand + blocked: it held its thread */
+  /* The replicas of one op in a stagebin, judged as one stage: its name
+   * (see replica_key) and how many; else NULL and 0. */
+  gchar *group;
+  guint replicas;
 } SpStage;
+
+static const gchar *
+stage_name (const SpStage * st)
+{
+  return st->group ? st->group : st->info->name;
+}
+
+static void
+stage_free (gpointer p)
+{
+  SpStage *st = p;
+
+  g_free (st->group);
+  g_free (st);
+}
+
+/* An op's copy in each replica of a stagebin, "BIN/replicaN/OPk", gets
+ * the key "BIN/replica" "*" "/OP" (the digits gone); else NULL. */
+static gchar *
+replica_key (const gchar * name)
+{
+  const gchar *r = strstr (name, "/replica"), *p, *slash;
+  gsize n;
+
+  if (!r)
+    return NULL;
+  for (p = r + 8; g_ascii_isdigit (*p); p++);
+  if (p == r + 8 || *p != '/' || (slash = strchr (p + 1, '/')) != NULL)
+    return NULL;
+  n = strlen (p + 1);
+  while (n > 0 && g_ascii_isdigit (p[1 + n - 1]))
+    n--;
+  return g_strdup_printf ("%.*s/replica*/%.*s", (gint) (r - name), name,
+      (gint) n, p + 1);
+}
+
+/* The replicas of each op of a stagebin become one stage: they run side
+ * by side, so the op is as busy as its average replica. */
+static void
+group_replicas (GHashTable * stages)
+{
+  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, (GDestroyNotify) g_ptr_array_unref);
+  GHashTableIter iter;
+  gpointer k, v;
+
+  g_hash_table_iter_init (&iter, stages);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpStage *st = v;
+    gchar *key = replica_key (st->info->name);
+    GPtrArray *members;
+
+    if (!key)
+      continue;
+    members = g_hash_table_lookup (groups, key);
+    if (!members) {
+      members = g_ptr_array_new ();
+      g_hash_table_insert (groups, key, members);
+    } else {
+      g_free (key);
+    }
+    g_ptr_array_add (members, st);
+  }
+  g_hash_table_iter_init (&iter, groups);
+  while (g_hash_table_iter_next (&iter, &k, &v)) {
+    GPtrArray *members = v;
+    SpStage *g, *first = g_ptr_array_index (members, 0);
+    guint i, n = members->len;
+
+    if (n < 2)
+      continue;
+    g = g_new0 (SpStage, 1);
+    g->info = first->info;
+    g->group = g_strdup (k);
+    g->replicas = n;
+    for (i = 0; i < n; i++) {
+      SpStage *m = g_ptr_array_index (members, i);
+      g->work += m->work / n;
+      g->demand += m->demand / n;
+      g->clock += m->clock / n;
+      g->blocked += m->blocked / n;
+      g->waited_workers += m->waited_workers / n;
+      if (!g->thread || m->thread_work > g->thread_work) {
+        g->thread = m->thread;
+        g->thread_work = m->thread_work;
+      }
+      g_hash_table_remove (stages, m->info);
+    }
+    g->occupied = g->demand + g->blocked;
+    g_hash_table_insert (stages, g->info, g);
+  }
+  g_hash_table_destroy (groups);
+}
 
 /* A stage this busy sets the rate even where something also waits for the
  * clock (a live source ahead of a full queue). */
@@ -72,7 +171,7 @@ static GHashTable *
 stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     const SpShares * shares)
 {
-  GHashTable *stages = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTable *stages = g_hash_table_new_full (NULL, NULL, NULL, stage_free);
   guint i, j;
 
   for (i = 0; i < recs->len; i++) {
@@ -140,6 +239,7 @@ stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
       st->occupied = st->demand + st->blocked;
     }
   }
+  group_replicas (stages);
   return stages;
 }
 
@@ -157,7 +257,7 @@ stage_max (GHashTable * stages, gsize field)
     SpStage *st = v;
     gdouble x = G_STRUCT_MEMBER (gdouble, st, field);
     gdouble b = best ? G_STRUCT_MEMBER (gdouble, best, field) : -1;
-    if (x > b || (x == b && g_strcmp0 (st->info->name, best->info->name) < 0))
+    if (x > b || (x == b && g_strcmp0 (stage_name (st), stage_name (best)) < 0))
       best = st;
   }
   return best;
@@ -206,7 +306,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   clock = stage_max (stages, G_STRUCT_OFFSET (SpStage, clock));
   held = stage_max (stages, G_STRUCT_OFFSET (SpStage, occupied));
   busy_txt = g_strdup_printf ("busiest stage %s at %.0f %%",
-      busiest->info->name, 100.0 * busiest->work / run);
+      stage_name (busiest), 100.0 * busiest->work / run);
   /* The stage that sets the rate: the one that held its thread longest
    * (working or blocked), if it did so 60 % of the running time. */
   setter = held->occupied >= SP_SETS_RATE * run ? held : NULL;
@@ -214,7 +314,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   if (setter && setter->info->app_sink && setter->blocked > setter->demand) {
     res = g_strdup_printf ("paced by the application: appsink `%s` waited "
         "for the application to pull %.0f %% of the running time; %s",
-        setter->info->name, 100.0 * setter->blocked / run, busy_txt);
+        stage_name (setter), 100.0 * setter->blocked / run, busy_txt);
   } else if (clock->clock >= SP_CLOCK_PACED * run
       && (!setter || setter->occupied < SP_SATURATED * run)) {
     gdouble fps = sink_fps (sinks, clock->info->name);
@@ -239,7 +339,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     res = g_strdup_printf ("%s-bound: %s with its %u threads (they used %.1f "
         "cores; its own thread %s worked %.0f %% of the running time and "
         "waited for them %.0f %%)", sp_kind_labels[setter->info->kind],
-        setter->info->name, setter->info->workers,
+        stage_name (setter), setter->info->workers,
         setter->info->worker_cpu_ns / run, setter->thread->name,
         100.0 * setter->work / run, 100.0 * setter->waited_workers / run);
   } else if (setter && setter->demand >= setter->blocked) {
@@ -254,10 +354,14 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     gchar *held_txt = setter->blocked >= 0.05 * run ?
         g_strdup_printf (", and blocked %.0f %%", 100.0 * setter->blocked /
         run) : g_strdup ("");
-    res = g_strdup_printf ("%s-bound: %s on thread %s (working %.0f %% of "
+    gchar *on = setter->replicas ? g_strdup_printf ("in %u replicas "
+        "(each ", setter->replicas) : g_strdup_printf ("on thread %s "
+        "(", setter->thread->name);
+    res = g_strdup_printf ("%s-bound: %s %sworking %.0f %% of "
         "the running time%s%s%s)", sp_kind_labels[setter->info->kind],
-        setter->info->name, setter->thread->name,
-        100.0 * setter->work / run, workers, cpu, held_txt);
+        stage_name (setter), on, 100.0 * setter->work / run, workers, cpu,
+        held_txt);
+    g_free (on);
     g_free (cpu);
     g_free (workers);
     g_free (held_txt);
@@ -267,7 +371,7 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
         : g_strdup ("");
     res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
         "running time in its own code, not on a CPU: a sleep, a lock or a "
-        "device%s); %s", setter->info->name, setter->thread->name,
+        "device%s); %s", stage_name (setter), setter->thread->name,
         100.0 * setter->blocked / run, worked, busy_txt);
     g_free (worked);
   } else {
