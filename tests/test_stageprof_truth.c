@@ -903,6 +903,30 @@ GST_START_TEST (test_restart)
     }
   }
   fail_unless_equals_int (n, 2);
+  /* Runs are whole: a sink row per run, and each run's process CPU is its
+   * own (less than the process's, together no more). */
+  r = rows (s, "sinks", "fakesink0", "t_restart");
+  fail_unless_equals_int (r->len, 2);
+  for (i = 0; i < r->len; i++) {
+    guint sr = 0;
+    fail_unless (gst_structure_get_uint (g_ptr_array_index (r, i), "run",
+            &sr));
+    fail_unless_equals_int (uget (g_ptr_array_index (r, i), "buffers"), 20);
+  }
+  g_ptr_array_free (r, TRUE);
+  {
+    gdouble sum = 0, all = dget (gst_value_get_structure
+        (gst_structure_get_value (s, "process")), "cpu_s");
+    for (i = 0; i < gst_value_array_get_size (pipes); i++) {
+      const GstStructure *pr =
+          gst_value_get_structure (gst_value_array_get_value (pipes, i));
+      if (g_strcmp0 (gst_structure_get_string (pr, "pipeline"),
+              "t_restart") == 0)
+        sum += dget (pr, "process_cpu_s");
+    }
+    fail_unless (sum > 0 && sum <= all + 0.001,
+        "the runs' process CPU %.3f s, the process's %.3f s", sum, all);
+  }
   gst_structure_free (s);
   gst_object_unref (p);
 }

@@ -52,6 +52,10 @@ struct _GstStageProf
   SpDb *db;
 #endif
   GMutex out_lock;              /* serialises summary writing */
+  /* Top-level pipeline -> the run whose summary was written last (under
+   * out_lock): a run that stopped at READY gets its summary there, and the
+   * NULL that follows does not write it again. */
+  GHashTable *written_runs;
   gboolean final_done;
 
   /* Top-level pipelines between NULL_TO_READY and READY_TO_NULL (not

@@ -347,6 +347,13 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   g_mutex_lock (&self->out_lock);
   if (!sp_recorder_has_data (self->rec, pipeline))
     goto done;
+  if (pipeline != NULL && pipeline != SP_RECORDER_PENDING) {
+    gint run = sp_recorder_latest_run (self->rec, pipeline);
+    if (GPOINTER_TO_INT (g_hash_table_lookup (self->written_runs,
+                pipeline)) == run)
+      goto done;
+    g_hash_table_insert (self->written_runs, pipeline, GINT_TO_POINTER (run));
+  }
   /* Final for what it covers: a pipeline that stopped, or the process. */
   s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
       sp_recorder_summary (self->rec, pipeline, TRUE);
@@ -409,6 +416,11 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
     if (!g_ptr_array_find (self->pipes, element, NULL))
       g_ptr_array_add (self->pipes, element);
     g_mutex_unlock (&self->pipes_lock);
+  } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    /* A run ends here, whether the pipeline goes on to NULL or plays
+     * again: its summary now (the NULL after does not repeat it). */
+    stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
+        TRUE);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the
      * final one. */
@@ -417,6 +429,10 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
     g_mutex_unlock (&self->pipes_lock);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
+    /* The pipeline's address may be a new pipeline's next. */
+    g_mutex_lock (&self->out_lock);
+    g_hash_table_remove (self->written_runs, element);
+    g_mutex_unlock (&self->out_lock);
     g_mutex_lock (&self->trace_lock);
     if (self->trace)
       sp_trace_flush (self->trace);
@@ -970,6 +986,7 @@ gst_stage_prof_finalize (GObject * object)
   sp_meta_free (self->meta);
   sp_progress_free (self->progress_state);
   g_ptr_array_free (self->pipes, TRUE);
+  g_hash_table_destroy (self->written_runs);
   g_free (self->trace_path);
   g_free (self->summary);
   g_free (self->db_path);
@@ -1092,6 +1109,7 @@ gst_stage_prof_init (GstStageProf * self)
   self->gpu_timing.data = self;
   self->progress_tty = isatty (STDERR_FILENO);
   self->pipes = g_ptr_array_new ();
+  self->written_runs = g_hash_table_new (NULL, NULL);
   g_mutex_init (&self->out_lock);
   g_mutex_init (&self->trace_lock);
   g_mutex_init (&self->db_lock);

@@ -83,6 +83,22 @@ sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
   return found;
 }
 
+gint
+sp_recorder_latest_run (SpRecorder * r, gpointer pipeline)
+{
+  gint run = 0;
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+    if (p->obj == pipeline && pipeline != NULL)
+      run = latest_run (p);
+  }
+  g_mutex_unlock (&r->lock);
+  return run;
+}
+
 gchar *
 sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
 {
@@ -434,22 +450,27 @@ media_is_video_frames (const gchar * media)
 static void
 add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
 {
-  GHashTable *seen = g_hash_table_new (NULL, NULL);
   guint i, j;
 
   for (i = 0; i < recs->len; i++) {
     SpElemRec *rec = g_ptr_array_index (recs, i);
     guint64 frames = 0, first = G_MAXUINT64, last = 0;
     const gchar *media;
-    gboolean video;
+    gboolean video, dup = FALSE;
     gdouble span;
 
-    if (!rec->info->is_sink || g_hash_table_contains (seen, rec->info))
+    if (!rec->info->is_sink)
       continue;
-    g_hash_table_add (seen, rec->info);
+    /* One row per sink and run. */
+    for (j = 0; j < i && !dup; j++) {
+      SpElemRec *o = g_ptr_array_index (recs, j);
+      dup = o->info == rec->info && o->run == rec->run;
+    }
+    if (dup)
+      continue;
     for (j = i; j < recs->len; j++) {
       SpElemRec *o = g_ptr_array_index (recs, j);
-      if (o->info != rec->info)
+      if (o->info != rec->info || o->run != rec->run)
         continue;
       frames += o->buffers;
       first = MIN (first, o->first_ts);
@@ -478,24 +499,24 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
             "sync", G_TYPE_BOOLEAN,
             (gboolean) g_atomic_int_get (&rec->info->sync_clock),
             "fps", G_TYPE_DOUBLE, span > 0 ? frames / (span / 1e9) : 0.0,
-            NULL));
+            "run", G_TYPE_UINT, (guint) rec->run, NULL));
   }
-  g_hash_table_destroy (seen);
 }
 
 /* CPU the process used since the first of the summarized pipelines was
  * seen. */
 static gdouble
-process_cpu_since (GPtrArray * recs)
+process_cpu_of_run (SpPipe * p, gint run)
 {
-  guint64 t0 = G_MAXUINT64, now = sp_process_cpu_ns ();
-  guint i;
+  guint64 t0, t1;
 
-  for (i = 0; i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    t0 = MIN (t0, rec->info->pipe->proc_cpu0);
-  }
-  return t0 < now ? (now - t0) / 1e9 : 0.0;
+  if (run < 1 || (guint) run > p->run_cpu0->len)
+    return 0.0;
+  /* From the run's start to the next one's, or to now. */
+  t0 = g_array_index (p->run_cpu0, guint64, run - 1);
+  t1 = (guint) run < p->run_cpu0->len ?
+      g_array_index (p->run_cpu0, guint64, run) : sp_process_cpu_ns ();
+  return t1 > t0 ? (t1 - t0) / 1e9 : 0.0;
 }
 
 /* One pipeline's verdict, over its own records, threads and sinks. */
@@ -547,7 +568,7 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
   add_sinks (&sinks, pr, pt);
   in.ahead = ahead_threads (all_elems, p, run);
   in.running_s = last > first ? (last - first) / 1e9 : 0.0;
-  in.process_cpu_s = process_cpu_since (pr);
+  in.process_cpu_s = process_cpu_of_run (p, run);
   in.cores = g_get_num_processors ();
   v = sp_verdict (&in, pr, pt, ps, &sinks);
   g_hash_table_destroy (in.ahead);

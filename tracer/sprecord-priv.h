@@ -60,6 +60,9 @@ typedef struct
   GHashTable *threads_by_tid;   /* tid -> SpThreadRec of the current run */
   gboolean dead_queued;         /* destroyed and summarized: may be freed */
   gboolean gpu_track_named;     /* the trace has its GPU track's name */
+  /* Process CPU time (ns) when each run began: run N at index N - 1;
+   * under the recorder lock. */
+  GArray *run_cpu0;
 } SpPipe;
 
 /* The trace thread id of a pipeline's GPU track (no OS thread has it). */

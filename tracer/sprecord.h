@@ -78,6 +78,10 @@ void sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline, gboolean su
  * every pipeline when `pipeline` is NULL. */
 GstStructure *sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final);
 
+/* The run a pipeline's own summary is about (the one going on, or the one
+ * that just stopped); 0 for a pipeline never seen. */
+gint sp_recorder_latest_run (SpRecorder * r, gpointer pipeline);
+
 /* Name of the top-level pipeline as the trace knows it (for messages). */
 gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
 

@@ -254,6 +254,8 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p->run = 1;
   p->threads_by_tid = g_hash_table_new (NULL, NULL);
   p->proc_cpu0 = sp_process_cpu_ns ();
+  p->run_cpu0 = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_append_val (p->run_cpu0, p->proc_cpu0);
   g_hash_table_insert (r->pipes_by_obj, top, p);
   g_ptr_array_add (r->pipes, p);
   if (r->trace)
@@ -459,6 +461,7 @@ pipe_free (gpointer data)
   SpPipe *p = data;
 
   g_hash_table_destroy (p->threads_by_tid);
+  g_array_unref (p->run_cpu0);
   g_free (p);
 }
 
@@ -665,9 +668,12 @@ pipe_new_run (SpRecorder * r, GstElement * top)
   g_mutex_lock (&r->lock);
   p = g_hash_table_lookup (r->pipes_by_obj, top);
   if (p && p->run_used) {
+    guint64 cpu = sp_process_cpu_ns ();
+
     p->run_used = FALSE;
     g_atomic_int_set (&p->pid, ++r->next_pid);
     g_atomic_int_inc (&p->run);
+    g_array_append_val (p->run_cpu0, cpu);
     g_hash_table_remove_all (p->threads_by_tid);
     /* The new run's process is named when it records its first data
      * (sp_pipe_name_process): a pipeline stopped for good gets none. */
