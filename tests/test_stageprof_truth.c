@@ -857,8 +857,8 @@ GST_START_TEST (test_restart)
 {
   GError *err = NULL;
   GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
-      "sizemax=64 ! bin.( name=rs_bin stagetruth name=rs_b us=500 ) ! "
-      "fakesink sync=false", &err);
+      "sizemax=64 ! queue name=rs_q ! bin.( name=rs_bin stagetruth name=rs_b "
+      "us=500 ) ! fakesink sync=false", &err);
   GstStructure *s;
   GPtrArray *r;
   const GValue *pipes;
@@ -903,8 +903,11 @@ GST_START_TEST (test_restart)
     }
   }
   fail_unless_equals_int (n, 2);
-  /* Runs are whole: a sink row per run, and each run's process CPU is its
-   * own (less than the process's, together no more). */
+  /* Runs are whole: a queue row and a sink row per run, and each run's
+   * process CPU is its own (less than the process's, together no more). */
+  r = rows (s, "queues", "rs_q", "t_restart");
+  fail_unless_equals_int (r->len, 2);
+  g_ptr_array_free (r, TRUE);
   r = rows (s, "sinks", "fakesink0", "t_restart");
   fail_unless_equals_int (r->len, 2);
   for (i = 0; i < r->len; i++) {

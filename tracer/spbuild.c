@@ -632,7 +632,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   guint one_run = 0;
   guint64 first = G_MAXUINT64, last = 0;
   gchar *v;
-  guint i;
+  guint i, j;
   gint gen;
 
   g_value_init (&ev, GST_TYPE_ARRAY);
@@ -671,6 +671,11 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
     if (!pipe_matches (q->pipe, pipeline))
       continue;
     g_mutex_lock (&q->lock);
+    /* The summary of all pipelines has every run's row. */
+    for (j = 0; pipeline == NULL && q->past_rows && j < q->past_rows->len;
+        j++)
+      array_append_structure (&qv,
+          gst_structure_copy (g_ptr_array_index (q->past_rows, j)));
     if (q->items > 0 || q->put_seen > 0)
       array_append_structure (&qv, sp_queue_row (q));
     g_mutex_unlock (&q->lock);

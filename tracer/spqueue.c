@@ -22,6 +22,7 @@ sp_queue_free (gpointer data)
 {
   SpQueue *q = data;
 
+  g_clear_pointer (&q->past_rows, g_ptr_array_unref);
   g_mutex_clear (&q->lock);
   g_free (q);
 }
@@ -167,7 +168,14 @@ sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
   g_mutex_lock (&q->lock);
   queue_advance_locked (q, ts);
   if (G_UNLIKELY (q->run != g_atomic_int_get (&q->pipe->run))) {
-    /* The first buffer of a new run of the pipeline. */
+    /* The first buffer of a new run of the pipeline: the last run's row
+     * stays for the summaries of all runs. */
+    if (q->items > 0 || q->put_seen > 0) {
+      if (!q->past_rows)
+        q->past_rows = g_ptr_array_new_with_free_func ((GDestroyNotify)
+            gst_structure_free);
+      g_ptr_array_add (q->past_rows, sp_queue_row (q));
+    }
     sp_queue_reset_stats_locked (q);
     q->dropped = 0;
     q->run = g_atomic_int_get (&q->pipe->run);

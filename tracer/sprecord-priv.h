@@ -99,6 +99,9 @@ typedef struct
   gboolean traced;
   gint run;
   guint pid;
+  /* Rows of its earlier runs (GstStructure*), kept when a new run starts
+   * over; under `lock`, NULL until the first. */
+  GPtrArray *past_rows;
 } SpQueue;
 
 typedef struct
