@@ -144,17 +144,19 @@ typedef struct
   /* Threads it started (a codec's workers, spthreads.c): how many of its
    * next invocations look for new threads (atomic), and, at the last
    * summary, those threads' CPU time and how many used any. */
-  gint scans_left;
+  gint scans_left, chain_scans_left;
   guint64 worker_cpu_ns;
   guint workers;
   /* An appsink: blocked in it is waiting for the application to pull. */
   gboolean app_sink;
 } SpElemInfo;
 
-/* Invocations (events and buffers) of each element after which stageprof
- * looks for threads that appeared during them: codecs start their workers
- * when they open, on their caps or first buffers. */
-#define SP_THREAD_SCANS 12
+/* Invocations of each element after which stageprof looks for threads
+ * that appeared during them: codecs start their workers when they open, on
+ * their caps (its first events) or first buffers. Few: each look costs two
+ * directory reads and leaves the caches cold. */
+#define SP_THREAD_SCANS 6
+#define SP_THREAD_CHAIN_SCANS 2
 
 typedef struct
 {

@@ -652,16 +652,16 @@ look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
  * nobody's; those that appear during it are its workers (a codec opening
  * on its caps or first buffer), noted when it ends (finish_frame).
  * Returns how much later the invocation starts: the look's time. Cold:
- * SP_THREAD_SCANS per element. */
+ * SP_THREAD_SCANS events and SP_THREAD_CHAIN_SCANS buffers per element. */
 static guint64
 scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
-    gboolean * scan)
+    gint * left, gboolean * scan)
 {
   *scan = FALSE;
   if (rec == NULL || st->depth >= SP_MAX_DEPTH
-      || g_atomic_int_get (&rec->info->scans_left) <= 0)
+      || g_atomic_int_get (left) <= 0)
     return 0;
-  g_atomic_int_add (&rec->info->scans_left, -1);
+  g_atomic_int_add (left, -1);
   *scan = TRUE;
   return look_at_threads (r, st, NULL, FALSE);
 }
@@ -994,8 +994,8 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
       __ATOMIC_RELAXED);
-  if (G_UNLIKELY (g_atomic_int_get (&rec->info->scans_left) > 0))
-    ts += scan_before (r, st, rec, &scan);
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->chain_scans_left) > 0))
+    ts += scan_before (r, st, rec, &rec->info->chain_scans_left, &scan);
   q = rec->info->queue;
   if (q) {
     data_info (buf, list, &bytes, &start, &pts);
@@ -1363,7 +1363,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   if (G_UNLIKELY (eos))
     ts += look_at_threads (r, st, NULL, TRUE);
   if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
-    ts += scan_before (r, st, rec, &scan);
+    ts += scan_before (r, st, rec, &rec->info->scans_left, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);
   set_scan (st, scan);
   frame_cpu (r, st, rec, TRUE);

@@ -401,7 +401,15 @@ sp_info_get (SpRecorder * r, GstElement * e)
       g_free (ev);
     }
     info->kind = classify (e);
-    info->scans_left = SP_THREAD_SCANS;
+    /* Only what may start threads of its own is looked at: codecs and
+     * elements with a thread-count property (videoconvert, stageresize);
+     * the look costs the thread cold caches. */
+    if (info->kind == SP_KIND_DECODE || info->kind == SP_KIND_ENCODE
+        || sp_has_property (e, "threads") || sp_has_property (e, "n-threads")
+        || sp_has_property (e, "max-threads")) {
+      info->scans_left = SP_THREAD_SCANS;
+      info->chain_scans_left = SP_THREAD_CHAIN_SCANS;
+    }
     info->recs_by_thread = g_hash_table_new (NULL, NULL);
     info->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
     info->aggregator = is_aggregator (e);
