@@ -66,62 +66,33 @@ gst_gpu_fake_init (GstGpuFake * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }
 
-static const GstStructure *
-row_named (const GstStructure * s, const gchar * table, const gchar * name)
-{
-  const GValue *rows = gst_structure_get_value (s, table);
-  guint i;
-
-  fail_unless (rows != NULL, "no %s table", table);
-  for (i = 0; i < gst_value_array_get_size (rows); i++) {
-    const GstStructure *r =
-        gst_value_get_structure (gst_value_array_get_value (rows, i));
-    if (g_strcmp0 (gst_structure_get_string (r, "name"), name) == 0)
-      return r;
-  }
-  return NULL;
-}
-
-static gdouble
-get_double (const GstStructure * r, const gchar * f)
-{
-  gdouble d = -1;
-
-  fail_unless (gst_structure_get_double (r, f, &d), "no %s", f);
-  return d;
-}
-
 GST_START_TEST (test_gpu_rows)
 {
   GstTracer *t = find_prof ();
   GstStructure *s;
   const GstStructure *g, *e, *id;
-  guint64 frames = 0;
+  GPtrArray *none;
   gboolean sync = FALSE;
 
   g_signal_emit_by_name (t, "reset");
   run_pipeline ("gpup", "videotestsrc num-buffers=" G_STRINGIFY (FRAMES)
       " ! gpufake name=g ! identity name=i ! fakesink");
   s = get_summary ();
-  g = row_named (s, "gpu", "g");
-  fail_unless (g != NULL, "no GPU row for gpufake: %" GST_PTR_FORMAT, s);
-  fail_unless (gst_structure_get_uint64 (g, "frames", &frames));
-  fail_unless_equals_int (frames, FRAMES);
+  g = row (s, "gpu", "g", "gpup");
+  fail_unless_equals_int (uget (g, "frames"), FRAMES);
   /* Reported: exactly 1 ms a frame. */
-  fail_unless (G_APPROX_VALUE (get_double (g, "mean_ms"), 1.0, 1e-9),
-      "mean %f", get_double (g, "mean_ms"));
-  fail_unless (G_APPROX_VALUE (get_double (g, "total_s"), FRAMES * 1e-3,
-          1e-9));
+  fail_unless (G_APPROX_VALUE (dget (g, "mean_ms"), 1.0, 1e-9),
+      "mean %f", dget (g, "mean_ms"));
+  fail_unless (G_APPROX_VALUE (dget (g, "total_s"), FRAMES * 1e-3, 1e-9));
   /* 1 ms of each frame's >= 2 ms: at most half the running time. */
-  fail_unless (get_double (g, "busy_pct") > 10 &&
-      get_double (g, "busy_pct") <= 50.0, "busy %f",
-      get_double (g, "busy_pct"));
-  fail_unless (row_named (s, "gpu", "i") == NULL);
-  e = row_named (s, "elements", "g");
-  fail_unless (e != NULL);
-  fail_unless (G_APPROX_VALUE (get_double (e, "gpu_mean_ms"), 1.0, 1e-9));
-  id = row_named (s, "elements", "i");
-  fail_unless (id != NULL);
+  fail_unless (dget (g, "busy_pct") > 10 && dget (g, "busy_pct") <= 50.0,
+      "busy %f", dget (g, "busy_pct"));
+  none = rows (s, "gpu", "i", "gpup");
+  fail_unless_equals_int (none->len, 0);
+  g_ptr_array_free (none, TRUE);
+  e = row (s, "elements", "g", "gpup");
+  fail_unless (G_APPROX_VALUE (dget (e, "gpu_mean_ms"), 1.0, 1e-9));
+  id = row (s, "elements", "i", "gpup");
   fail_if (gst_structure_has_field (id, "gpu_mean_ms"));
   /* The parameter of the main () string. */
   g_object_get (t, "cuda-sync", &sync, NULL);
