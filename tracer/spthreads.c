@@ -117,6 +117,23 @@ os_thread_label (SpRecorder * r, SpOsThread * t, const gchar * comm)
   return label;
 }
 
+/* What the kernel says of thread `ent` now: its name and, read by the
+ * caller, its CPU time. A worker whose element was forgotten keeps the
+ * name it had. */
+static void
+note_thread_locked (SpRecorder * r, SpOsThread * t, const gchar * ent,
+    guint64 run)
+{
+  gchar *comm = read_comm (ent);
+
+  t->comm = g_intern_string (comm ? comm : "?");
+  if (t->owner || !t->name || !strchr (t->name, ':'))
+    t->name = (gchar *) os_thread_label (r, t, t->comm);
+  t->cpu_ns = run;
+  t->alive = TRUE;
+  g_free (comm);
+}
+
 void
 sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
 {
@@ -128,7 +145,6 @@ sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
   g_mutex_lock (&r->lock);
   while ((ent = g_dir_read_name (dir))) {
     guint64 tid = g_ascii_strtoull (ent, NULL, 10), run = 0, delay;
-    gchar *comm;
     SpOsThread *t;
 
     if (tid == 0 || g_hash_table_contains (r->os_threads,
@@ -140,12 +156,7 @@ sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
     t->owner = owner && thread_label_locked (r, tid, NULL) == NULL ?
         owner : NULL;
     read_schedstat (tid, &run, &delay);
-    t->cpu_ns = run;
-    t->alive = TRUE;
-    comm = read_comm (ent);
-    t->comm = g_intern_string (comm ? comm : "?");
-    t->name = (gchar *) os_thread_label (r, t, t->comm);
-    g_free (comm);
+    note_thread_locked (r, t, ent, run);
     g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
   }
   g_mutex_unlock (&r->lock);
@@ -215,13 +226,13 @@ update_locked (SpRecorder * r)
   gpointer v;
   const gchar *ent;
 
-  /* Threads that ended having used under 10 ms are forgotten: a process
-   * that starts thousands of short threads keeps a bounded table. */
   guint64 proc = sp_process_cpu_ns (), listed = 0, gone;
   SpElemInfo *died_owner = NULL;
   guint died = 0;
   gboolean one_owner = TRUE;
 
+  /* Threads that ended having used under 10 ms are forgotten: a process
+   * that starts thousands of short threads keeps a bounded table. */
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
     SpOsThread *t = v;
@@ -233,12 +244,10 @@ update_locked (SpRecorder * r)
   }
   while (dir && (ent = g_dir_read_name (dir))) {
     guint64 tid = g_ascii_strtoull (ent, NULL, 10), run, delay;
-    gchar *comm;
     SpOsThread *t;
 
     if (tid == 0 || !read_schedstat (tid, &run, &delay))
       continue;
-    comm = read_comm (ent);
     t = g_hash_table_lookup (r->os_threads, GUINT_TO_POINTER (tid));
     if (!t) {
       t = g_new0 (SpOsThread, 1);
@@ -248,12 +257,7 @@ update_locked (SpRecorder * r)
     /* A thread that became a streaming thread is no worker. */
     if (t->owner && thread_label_locked (r, tid, NULL) != NULL)
       t->owner = NULL;
-    t->comm = g_intern_string (comm ? comm : "?");
-    if (t->owner || !t->name || !strchr (t->name, ':'))
-      t->name = (gchar *) os_thread_label (r, t, t->comm);
-    t->cpu_ns = run;
-    t->alive = TRUE;
-    g_free (comm);
+    note_thread_locked (r, t, ent, run);
   }
   if (dir)
     g_dir_close (dir);
