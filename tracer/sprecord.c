@@ -621,6 +621,20 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f->scan = FALSE;
 }
 
+/* `wall` and `cpu` spent nested in the frame open on the stack (or at the
+ * thread's top level, between its pushes): that frame's children's. */
+static inline void
+charge_enclosing (SpThreadState * st, guint64 wall, guint64 cpu)
+{
+  if (st->depth == 0) {
+    st->base_child += wall;
+    st->base_child_cpu += cpu;
+  } else if (st->depth <= SP_MAX_DEPTH) {
+    st->stack[st->depth - 1].child += wall;
+    st->stack[st->depth - 1].child_cpu += cpu;
+  }
+}
+
 /* The tracer's own look at /proc/self/task (sp_threads_claim, or with
  * `refresh` every thread's CPU): its time is nobody's, so the frame it
  * happens in (the one open on the stack, or the thread's top level)
@@ -638,13 +652,7 @@ look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
     sp_threads_claim (r, owner);
   w = gst_util_get_timestamp () - w0;
   c = sp_thread_cpu_ns () - c0;
-  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
-    st->stack[st->depth - 1].child += w;
-    st->stack[st->depth - 1].child_cpu += c;
-  } else if (st->depth == 0) {
-    st->base_child += w;
-    st->base_child_cpu += c;
-  }
+  charge_enclosing (st, w, c);
   return w;
 }
 
@@ -797,16 +805,9 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
      * to an element still in NULL, a pull we do not attribute): what
      * happens there is the enclosing element's (decodebin plugging a
      * decoder inside a caps event) or, at the top, the pusher's. */
-    if (st->depth == 0) {
-      st->base_child += f->child;
-      st->base_child_cpu += f->child_cpu;
-      return;
-    }
-    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
-      st->stack[st->depth - 1].child += f->child;
-      st->stack[st->depth - 1].child_cpu += f->child_cpu;
+    charge_enclosing (st, f->child, f->child_cpu);
+    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
       st->stack[st->depth - 1].timed_children += f->timed_children;
-    }
     return;
   }
   if (f->cpu_on)
@@ -870,27 +871,21 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
     SP_SET (th->last_ts, ts);
     sp_write_end (th);
   }
-  if (st->depth > 0) {
-    if (st->depth <= SP_MAX_DEPTH) {
-      SpFrame *parent = &st->stack[st->depth - 1];
-      /* What the child cost a timed parent includes the bookkeeping above
-       * (statistics, the trace slice): the tracer's work, not the
-       * parent's. After a child that slept (a sync element) it runs on
-       * cold caches: 17 us an invocation on the development VM, which
-       * stagetruth's own clock showed as the parent's. */
-      if (f->cpu_on && parent->cpu_on)
-        cpu = sp_thread_cpu_ns () - f->cpu;
-      parent->child += dur;
-      parent->child_cpu += cpu;
-      /* The clock reads of timed frames under an untimed one are the
-       * tracer's: the timed frame further out subtracts them. */
-      if (!f->cpu_on)
-        parent->timed_children += f->timed_children;
-    }
-  } else {
-    st->base_child += dur;
-    st->base_child_cpu += cpu;
+  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
+    SpFrame *parent = &st->stack[st->depth - 1];
+    /* What the child cost a timed parent includes the bookkeeping above
+     * (statistics, the trace slice): the tracer's work, not the parent's.
+     * After a child that slept (a sync element) it runs on cold caches:
+     * 17 us an invocation on the development VM, which stagetruth's own
+     * clock showed as the parent's. */
+    if (f->cpu_on && parent->cpu_on)
+      cpu = sp_thread_cpu_ns () - f->cpu;
+    /* The clock reads of timed frames under an untimed one are the
+     * tracer's: the timed frame further out subtracts them. */
+    if (!f->cpu_on)
+      parent->timed_children += f->timed_children;
   }
+  charge_enclosing (st, dur, cpu);
   /* After its figures, so the look is not its work. */
   if (G_UNLIKELY (f->scan))
     look_at_threads (r, st, rec->info, FALSE);
