@@ -21,9 +21,12 @@
  * Frame index: the position of a frame in presentation order (for blobs,
  * the order they were written). Every output buffer carries it in
  * GST_BUFFER_OFFSET (and the next one in OFFSET_END), with the stored PTS
- * and duration. Indices past the end of the stream are never reached: the
- * stream ends after the last frame that exists. The element is not
- * seekable.
+ * and duration; with a regular stride S, as stagestride: index / S, each
+ * frame lasting S stored frames, caps at rate / S. Other selections keep
+ * the caps' framerate and send GAP events for the holes. Indices past the
+ * end of the stream are refused at start; a selected frame the decoder
+ * does not give is an error (or a warning and a count, on-missing=warn).
+ * The element is not seekable.
  *
  * Errors name the store, the stream and, for data errors, the chunk: an
  * unknown stream (with the nearest names), a directory that is not a
@@ -56,6 +59,34 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_src_debug);
 #define DEFAULT_PROP_STRIDE 1
 #define DEFAULT_PROP_OFFSET 0
 #define DEFAULT_PROP_DECODER NULL
+#define DEFAULT_PROP_ON_MISSING GST_STAGE_SRC_ON_MISSING_ERROR
+
+typedef enum
+{
+  GST_STAGE_SRC_ON_MISSING_ERROR,
+  GST_STAGE_SRC_ON_MISSING_WARN,
+} GstStageSrcOnMissing;
+
+#define GST_TYPE_STAGE_SRC_ON_MISSING (gst_stage_src_on_missing_get_type ())
+static GType
+gst_stage_src_on_missing_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_STAGE_SRC_ON_MISSING_ERROR, "Stop with an error naming the frame",
+        "error"},
+    {GST_STAGE_SRC_ON_MISSING_WARN, "Post a warning, count it in 'missing' "
+          "and go on", "warn"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstStageSrcOnMissing", values);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 enum
 {
@@ -69,7 +100,9 @@ enum
   PROP_STRIDE,
   PROP_OFFSET,
   PROP_DECODER,
+  PROP_ON_MISSING,
   PROP_OUT,
+  PROP_MISSING,
 };
 
 struct _GstStageSrc
@@ -92,6 +125,7 @@ struct _GstStageSrc
   guint stride;
   guint64 offset;
   gchar *decoder_desc;
+  GstStageSrcOnMissing on_missing;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstStageSrc, gst_stage_src, GST_TYPE_BIN,
@@ -198,34 +232,9 @@ make_decoder (GstStageSrc * self, const StageStreamInfo * info,
   return dec;
 }
 
-/* Frame threading makes a decoder hold a packet per thread before its
- * first frame comes out: for short decode intervals that is extra frames
- * decoded in every interval. A sparse read uses one thread (libav's output
- * does not depend on the thread count: still bit-identical), a dense one
- * the decoder's default. Only for our default decoder. */
-#define SHORT_RUN 48.0
-
-static void
-tune_threads (GstStageSrc * self)
-{
-  gdouble run;
-  gboolean own;
-
-  GST_OBJECT_LOCK (self);
-  own = gst_stage_is_unset (self->decoder_desc);
-  GST_OBJECT_UNLOCK (self);
-  if (!own || !g_object_class_find_property (G_OBJECT_GET_CLASS
-          (self->decoder), "max-threads"))
-    return;
-  run = gst_stage_store_src_mean_run (self->reader);
-  GST_DEBUG_OBJECT (self, "mean decode interval %.1f packets: %s", run,
-      run < SHORT_RUN ? "one decoder thread" : "default threads");
-  if (run < SHORT_RUN)
-    g_object_set (self->decoder, "max-threads", 1, NULL);
-}
-
-/* The selectors' caps rule: a regular selection divides the framerate, an
- * irregular one makes it variable (0/1). */
+/* The selectors' caps rule: a regular stride divides the framerate; any
+ * other selection keeps it (the kept frames stay on the stored grid, the
+ * holes are GAP events), so muxers get every frame with its duration. */
 static void
 fix_framerate (GstStageSrc * self, GstPadProbeInfo * info)
 {
@@ -240,11 +249,11 @@ fix_framerate (GstStageSrc * self, GstPadProbeInfo * info)
   s = gst_caps_get_structure (caps, 0);
   if (!gst_structure_get_fraction (s, "framerate", &n, &d) || n <= 0)
     return;
-  if (self->regular && self->divisor == 1)
+  if (!self->regular || self->divisor == 1)
     return;
   caps = gst_caps_copy (caps);
   s = gst_caps_get_structure (caps, 0);
-  if (self->regular && self->divisor <= G_MAXINT
+  if (self->divisor <= G_MAXINT
       && gst_util_fraction_multiply (n, d, 1, (gint) self->divisor, &n, &d))
     gst_structure_set (s, "framerate", GST_TYPE_FRACTION, n, d, NULL);
   else
@@ -261,9 +270,12 @@ decoder_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+    GstEvent *gap;
 
-    if (!gst_stage_store_src_output (self->reader, &buf))
+    if (!gst_stage_store_src_output (self->reader, &buf, &gap))
       return GST_PAD_PROBE_DROP;
+    if (gap)
+      gst_pad_push_event (pad, gap);
     GST_PAD_PROBE_INFO_DATA (info) = buf;
     return GST_PAD_PROBE_OK;
   }
@@ -281,6 +293,11 @@ decoder_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         break;
       case GST_EVENT_CAPS:
         fix_framerate (self, info);
+        break;
+      case GST_EVENT_EOS:
+        /* selected frames that never came out: an error (posted before
+         * the EOS reaches the sink) or a warning */
+        gst_stage_store_src_finish (self->reader);
         break;
       default:
         break;
@@ -331,7 +348,7 @@ plug (GstStageSrc * self)
   StageSelect *sel = create_select (self, &err);
   const StageStreamInfo *info;
   gchar *store, *stream;
-  gboolean decode, ok;
+  gboolean decode, warn, ok;
   GstPad *target;
 
   if (sel == NULL)
@@ -341,6 +358,7 @@ plug (GstStageSrc * self)
   store = g_strdup (self->store);
   stream = g_strdup (self->stream);
   decode = self->decode;
+  warn = self->on_missing == GST_STAGE_SRC_ON_MISSING_WARN;
   GST_OBJECT_UNLOCK (self);
   if (gst_stage_is_unset (store) || gst_stage_is_unset (stream)) {
     g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
@@ -349,7 +367,7 @@ plug (GstStageSrc * self)
     ok = FALSE;
   } else {
     ok = gst_stage_store_src_open (self->reader, store, stream, sel, decode,
-        &err);
+        warn, &err);
   }
   g_free (store);
   g_free (stream);
@@ -364,7 +382,6 @@ plug (GstStageSrc * self)
     self->decoder = make_decoder (self, info, &err);
     if (self->decoder == NULL)
       goto error;
-    tune_threads (self);
     gst_bin_add (GST_BIN (self), self->decoder);
     if (!gst_element_link (GST_ELEMENT (self->reader), self->decoder)) {
       g_set_error (&err, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
@@ -451,6 +468,9 @@ gst_stage_src_set_property (GObject * object, guint prop_id,
       g_free (self->decoder_desc);
       self->decoder_desc = g_value_dup_string (value);
       break;
+    case PROP_ON_MISSING:
+      self->on_missing = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -466,6 +486,11 @@ gst_stage_src_get_property (GObject * object, guint prop_id,
 
   if (prop_id == PROP_OUT) {
     g_value_set_uint64 (value, gst_stage_store_src_get_out (self->reader));
+    return;
+  }
+  if (prop_id == PROP_MISSING) {
+    g_value_set_uint64 (value,
+        gst_stage_store_src_get_missing (self->reader));
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -496,6 +521,9 @@ gst_stage_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_DECODER:
       g_value_set_string (value, self->decoder_desc);
+      break;
+    case PROP_ON_MISSING:
+      g_value_set_enum (value, self->on_missing);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -567,11 +595,23 @@ gst_stage_src_class_init (GstStageSrcClass * klass)
           "Decoder to use, as a gst-launch description (NULL: avdec_h264 or "
           "avdec_h265, whose output a full decode with the same decoder "
           "matches to the bit)", DEFAULT_PROP_DECODER, rw));
+  g_object_class_install_property (gobject_class, PROP_ON_MISSING,
+      g_param_spec_enum ("on-missing", "On missing",
+          "What to do when a selected frame cannot be decoded (corrupt data, "
+          "a decoder that drops it): stop with an error naming it, or warn, "
+          "count it in 'missing' and go on", GST_TYPE_STAGE_SRC_ON_MISSING,
+          DEFAULT_PROP_ON_MISSING, rw));
+  g_object_class_install_property (gobject_class, PROP_MISSING,
+      g_param_spec_uint64 ("missing", "Missing",
+          "Number of selected frames skipped with on-missing=warn since the "
+          "element started", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_OUT,
       g_param_spec_uint64 ("out", "Out",
           "Number of frames output since the element started", 0,
           G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  gst_type_mark_as_plugin_api (GST_TYPE_STAGE_SRC_ON_MISSING, 0);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Stored stream source", "Source/Video",
@@ -588,6 +628,7 @@ gst_stage_src_init (GstStageSrc * self)
   self->decode = DEFAULT_PROP_DECODE;
   self->stride = DEFAULT_PROP_STRIDE;
   self->offset = DEFAULT_PROP_OFFSET;
+  self->on_missing = DEFAULT_PROP_ON_MISSING;
   self->store = g_strdup (DEFAULT_PROP_STORE);
   self->stream = g_strdup (DEFAULT_PROP_STREAM);
 

@@ -18,9 +18,22 @@
  * from a RAP onwards and displayed at or after it reference nothing before
  * it, so each kept frame is bit-identical to a full decode's.
  *
+ * Decoders differ at random access points other than IDR pictures
+ * (H.264 recovery-point I pictures, H.265 CRA and BLA): gst-libav with one
+ * thread invents references for the frame_num gap and gives wrong pictures
+ * until the next RAP. So decoding never starts at such a RAP: it starts
+ * one RAP earlier and reaches the target's RAP in stream, as a full
+ * decode does (IDR pictures are entered directly).
+ *
  * The decoder sees synthetic timestamps (the frame index in ms) so that
  * its output names each frame's index whatever the stored timestamps are;
- * the stored ones are put back on output.
+ * the stored ones are put back on output, with the selectors' timing: a
+ * regular stride of S lasts S frames and is numbered index / S in OFFSET,
+ * other selections keep the stored grid and send a GAP for each hole.
+ *
+ * Every selected frame comes out or is reported: indices past the end are
+ * refused when the stream opens, a frame the decoder does not give is an
+ * error (or, with on-missing=warn, a warning and a count).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +41,8 @@
 
 #include "gststagestoresrc.h"
 #include "gststageutil.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_store_src_debug);
 #define GST_CAT_DEFAULT gst_stage_store_src_debug
@@ -49,7 +64,11 @@ struct _GstStageStoreSrc
   gsize *raps;                  /* decode positions of RAPs */
   gsize n_raps;
   gboolean *open_rap;           /* per RAP: with leading pictures */
+  gint8 *idr;                   /* per RAP: 1 IDR, 0 other, -1 not read */
+  guint nal_length_size;
   StageSelect *select;
+  guint64 divisor;              /* regular stride: S, else 1 */
+  gboolean warn_missing;
   gboolean decode;
   GstCaps *caps;
   StageStoreReader *reader;
@@ -62,7 +81,9 @@ struct _GstStageStoreSrc
   gsize run_start;
   gboolean run_active, fed;
   guint32 flush_seqnum;
-  guint64 out;                  /* under the object lock */
+  GstClockTime next_pts;        /* where the last kept frame ended */
+  gboolean failed;              /* a frame was missing: error posted */
+  guint64 out, missing;         /* under the object lock */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstStageStoreSrc, gst_stage_store_src,
@@ -82,6 +103,7 @@ gst_stage_store_src_close (GstStageStoreSrc * self)
   g_clear_pointer (&self->pos_of, g_free);
   g_clear_pointer (&self->raps, g_free);
   g_clear_pointer (&self->open_rap, g_free);
+  g_clear_pointer (&self->idr, g_free);
   g_clear_pointer (&self->info, stage_stream_info_free);
   g_clear_pointer (&self->store, stage_store_close);
   g_clear_pointer (&self->select, stage_select_free);
@@ -91,13 +113,11 @@ gst_stage_store_src_close (GstStageStoreSrc * self)
 
 /* RAPs of open GOPs: H.264 recovery-point I pictures and H.265 CRA
  * pictures with leading pictures (decoded after them, displayed before).
- * libav drops such an H.264 I picture from its output when decoding starts
- * at it with one thread (with frame threads it does not). With GStreamer
- * 1.26's gst-libav (Debian 13: 1.26.2, FFmpeg 7.1) and frame threads, a
- * decode that starts at an H.265 CRA loses a trailing picture now and then
- * (frame 31 after the CRA at 30 in test_exact_h265_open_gop, 1 run in 2;
- * 1.22 and 1.28 never did). So decoding starts one RAP earlier for them
- * and reaches them in stream, as a full decode does. */
+ * Decoding never starts at them: with GStreamer 1.26's gst-libav (FFmpeg
+ * 7.1) and frame threads, a decode that starts at an H.265 CRA lost a
+ * trailing picture now and then (frame 31 after the CRA at 30 in
+ * test_exact_h265_open_gop, 1 run in 2). start_of() treats them like any
+ * RAP that is not an IDR picture. */
 static void
 mark_open_raps (GstStageStoreSrc * self)
 {
@@ -116,16 +136,68 @@ mark_open_raps (GstStageStoreSrc * self)
   }
 }
 
+/* The stream's NAL length size, from the caps' codec_data. */
+static guint
+caps_nal_length_size (GstCaps * caps, const gchar * codec)
+{
+  const GValue *v;
+  GstBuffer *cd;
+  GstMapInfo map;
+  guint n;
+
+  v = gst_structure_get_value (gst_caps_get_structure (caps, 0),
+      "codec_data");
+  if (v == NULL || !GST_VALUE_HOLDS_BUFFER (v))
+    return stage_store_nal_length_size (codec, NULL, 0);
+  cd = gst_value_get_buffer (v);
+  if (!gst_buffer_map (cd, &map, GST_MAP_READ))
+    return stage_store_nal_length_size (codec, NULL, 0);
+  n = stage_store_nal_length_size (codec, map.data, map.size);
+  gst_buffer_unmap (cd, &map);
+  return n;
+}
+
+/* Indices past the end are refused here rather than silently never
+ * reached: the catalog knows the count. A whole-stream read of an empty
+ * stream is fine. */
+static gboolean
+check_selection (GstStageStoreSrc * self, GError ** error)
+{
+  guint64 first = stage_select_next (self->select, 0);
+  guint64 last = stage_select_last (self->select);
+  guint64 bad;
+
+  if (last != STAGE_SELECT_NONE && last >= self->n)
+    bad = stage_select_next (self->select, self->n);
+  else if (first != STAGE_SELECT_NONE && first >= self->n && first > 0)
+    bad = first;
+  else
+    return TRUE;
+  if (self->n == 0)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Frame %" G_GUINT64_FORMAT " was asked for, but stream '%s' is "
+        "empty (0 frames)", bad, self->info->name);
+  else
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Frame %" G_GUINT64_FORMAT " is past the end of stream '%s': it has "
+        "%" G_GSIZE_FORMAT " frames (indices 0 to %" G_GSIZE_FORMAT ")", bad,
+        self->info->name, self->n, self->n - 1);
+  return FALSE;
+}
+
 gboolean
 gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     const gchar * stream, StageSelect * select, gboolean decode,
-    GError ** error)
+    gboolean warn_missing, GError ** error)
 {
   gsize i;
 
   gst_stage_store_src_close (self);
   self->select = select;
   self->decode = decode;
+  self->warn_missing = warn_missing;
+  if (!stage_select_regular (select, &self->divisor) || self->divisor < 1)
+    self->divisor = 1;
   self->store = stage_store_open (store, FALSE, error);
   if (self->store == NULL)
     goto fail;
@@ -155,6 +227,10 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
       self->raps[self->n_raps++] = i;
   }
   mark_open_raps (self);
+  self->idr = g_new (gint8, self->n_raps + 1);
+  memset (self->idr, -1, self->n_raps + 1);
+  if (!check_selection (self, error))
+    goto fail;
   if (self->info->caps && *self->info->caps)
     self->caps = gst_caps_from_string (self->info->caps);
   if (self->caps == NULL && self->info->kind == STAGE_STORE_KIND_VIDEO) {
@@ -165,6 +241,9 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
   }
   if (self->caps == NULL)
     self->caps = gst_caps_new_empty_simple ("application/octet-stream");
+  if (gst_caps_get_size (self->caps) > 0)
+    self->nal_length_size = caps_nal_length_size (self->caps,
+        self->info->codec);
   self->reader = stage_store_reader_new (self->store, self->info);
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
       G_GSIZE_FORMAT " random access points", stream, self->n, self->n_raps);
@@ -208,8 +287,12 @@ gst_stage_store_src_start (GstBaseSrc * src)
   self->run_active = FALSE;
   self->fed = FALSE;
   self->flush_seqnum = GST_SEQNUM_INVALID;
+  self->next_pts = self->n > 0 && self->frames[self->pos_of[0]].pts >= 0 ?
+      (GstClockTime) self->frames[self->pos_of[0]].pts : GST_CLOCK_TIME_NONE;
+  self->failed = FALSE;
   GST_OBJECT_LOCK (self);
   self->out = 0;
+  self->missing = 0;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -251,9 +334,39 @@ gst_stage_store_src_negotiate (GstBaseSrc * src)
   return gst_base_src_set_caps (src, self->caps);
 }
 
-/* The last RAP at or before the target's packet that is not displayed
- * after it (a RAP's leading pictures, displayed before it, need the
- * previous interval). 0 when there is none: then, like a full decode,
+/* Whether RAP @r is an IDR picture, read from its packet once. Codecs
+ * other than H.264/H.265 have only IDR-like keyframes. A packet that
+ * cannot be read counts as not IDR (the decode read then reports it). */
+static gboolean
+rap_is_idr (GstStageStoreSrc * self, gsize r)
+{
+  GBytes *b;
+
+  if (g_strcmp0 (self->info->codec, "h264") != 0
+      && g_strcmp0 (self->info->codec, "h265") != 0)
+    return TRUE;
+  if (self->idr[r] < 0) {
+    b = stage_store_reader_read (self->reader, self->frames, self->raps[r],
+        self->raps[r], NULL);
+    if (b) {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (b, &len);
+
+      self->idr[r] = stage_store_is_idr (self->info->codec, data, len,
+          self->nal_length_size);
+      g_bytes_unref (b);
+    } else {
+      self->idr[r] = 0;
+    }
+  }
+  return self->idr[r] == 1;
+}
+
+/* Where to start decoding for the target: the last RAP at or before the
+ * target's packet that is not displayed after it (a RAP's leading
+ * pictures, displayed before it, need the previous interval), entered
+ * directly when it is an IDR picture without leading pictures, else from
+ * the RAP before it. 0 when there is none: then, like a full decode,
  * start at the first packet. */
 static gsize
 start_of (GstStageStoreSrc * self, guint64 target)
@@ -272,7 +385,7 @@ start_of (GstStageStoreSrc * self, guint64 target)
     gsize r = self->raps[lo - 1];
 
     if ((guint64) self->frames[r].index <= target) {
-      if (self->open_rap[lo - 1])
+      if (self->open_rap[lo - 1] || !rap_is_idr (self, lo - 1))
         return lo >= 2 ? self->raps[lo - 2] : 0;
       return r;
     }
@@ -411,6 +524,44 @@ flush_decoder (GstStageStoreSrc * self)
   gst_pad_push_event (pad, ev);
 }
 
+/* Selected frames [target, @upto) will not come out of the decoder:
+ * an error, or with on-missing=warn a warning and the count. FALSE when
+ * it was an error. */
+static gboolean
+report_missing (GstStageStoreSrc * self, guint64 upto, const gchar * why)
+{
+  guint64 t = self->target, first = t, last = t, k = 0;
+  gchar *what;
+
+  for (; t != STAGE_SELECT_NONE && t < upto && t < self->n;
+      t = stage_select_next (self->select, t + 1)) {
+    last = t;
+    k++;
+  }
+  self->target = t;
+  if (k == 0)
+    return TRUE;
+  what = k == 1 ? g_strdup_printf ("Frame %" G_GUINT64_FORMAT, first) :
+      g_strdup_printf ("%" G_GUINT64_FORMAT " selected frames (%"
+      G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ")", k, first, last);
+  if (!self->warn_missing) {
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("%s of stream '%s' could not be decoded: %s", what,
+            self->info->name, why),
+        ("set on-missing=warn to go on without them"));
+    self->failed = TRUE;
+  } else {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("%s of stream '%s' could not be decoded: %s; skipped", what,
+            self->info->name, why), (NULL));
+    GST_OBJECT_LOCK (self);
+    self->missing += k;
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_free (what);
+  return self->warn_missing;
+}
+
 static GstFlowReturn
 create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
 {
@@ -420,15 +571,14 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
   gsize s, q;
 
   for (;;) {
+    if (self->failed)
+      return GST_FLOW_ERROR;
     t = self->target;
     if (t == STAGE_SELECT_NONE || t >= self->n)
       return GST_FLOW_EOS;
     q = self->pos_of[t];
     if (self->run_active && self->p > q + LOST_AFTER) {
-      GST_ELEMENT_WARNING (self, STREAM, DECODE,
-          ("Frame %" G_GUINT64_FORMAT " of stream '%s' did not come out of "
-              "the decoder; skipping it", t, self->info->name), (NULL));
-      self->target = stage_select_next (self->select, t + 1);
+      report_missing (self, t + 1, "the decoder gave no picture for it");
       continue;
     }
     break;
@@ -471,56 +621,73 @@ gst_stage_store_src_create (GstPushSrc * src, GstBuffer ** outbuf)
   return create_packet (self, outbuf);
 }
 
-gdouble
-gst_stage_store_src_mean_run (GstStageStoreSrc * self)
+/* The selectors' timing on a kept frame: a regular stride of S lasts S
+ * frames and is frame index / S of the output; a hole before the frame
+ * (an irregular selection) becomes a GAP event. */
+static void
+retime (GstStageStoreSrc * self, GstBuffer * buf, GstEvent ** gap)
 {
-  guint64 t = stage_select_next (self->select, 0);
-  gsize runs = 0, packets = 0, start = 0, end = 0;
-  gboolean active = FALSE;
+  GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
 
-  /* the plan of create_decoded(), without the decoder: a run continues
-   * while the next target's interval starts within what it has fed */
-  for (; t != STAGE_SELECT_NONE && t < self->n;
-      t = stage_select_next (self->select, t + 1)) {
-    gsize s = start_of (self, t), q = self->pos_of[t];
-
-    if (!active || s > end || s < start) {
-      if (active)
-        packets += end - start;
-      runs++;
-      start = s;
-      end = s;
-      active = TRUE;
-    }
-    end = MAX (end, q + 1);
+  if (self->divisor > 1) {
+    if (GST_CLOCK_TIME_IS_VALID (dur))
+      GST_BUFFER_DURATION (buf) = dur = dur * self->divisor;
+    GST_BUFFER_OFFSET (buf) /= self->divisor;
+    GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET (buf) + 1;
   }
-  if (active)
-    packets += end - start;
-  return runs ? (gdouble) packets / runs : 0.0;
+  if (gap && GST_CLOCK_TIME_IS_VALID (pts)
+      && GST_CLOCK_TIME_IS_VALID (self->next_pts)
+      && pts > self->next_pts + GST_MSECOND)
+    *gap = gst_event_new_gap (self->next_pts, pts - self->next_pts);
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (dur))
+    self->next_pts = pts + dur;
 }
 
 gboolean
-gst_stage_store_src_output (GstStageStoreSrc * self, GstBuffer ** buf)
+gst_stage_store_src_output (GstStageStoreSrc * self, GstBuffer ** buf,
+    GstEvent ** gap)
 {
   GstClockTime pts = GST_BUFFER_PTS (*buf);
   guint64 d;
 
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
+  *gap = NULL;
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || self->failed)
     return FALSE;
   d = (pts + SYNTH_UNIT / 2) / SYNTH_UNIT;
   if (d >= self->n || self->target == STAGE_SELECT_NONE || d < self->target
       || !stage_select_keep (self->select, d))
     return FALSE;
-  if (d > self->target)
-    GST_WARNING_OBJECT (self, "frame %" G_GUINT64_FORMAT " did not come out "
-        "of the decoder", self->target);
+  if (d > self->target && !report_missing (self, d, "the decoder dropped "
+          "it (corrupt or undecodable data)"))
+    return FALSE;
   self->target = stage_select_next (self->select, d + 1);
   *buf = gst_buffer_make_writable (*buf);
   set_stored_times (self, *buf, self->pos_of[d], FALSE);
+  retime (self, *buf, gap);
   GST_OBJECT_LOCK (self);
   self->out++;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+gboolean
+gst_stage_store_src_finish (GstStageStoreSrc * self)
+{
+  if (self->failed || self->info == NULL)
+    return !self->failed;
+  return report_missing (self, G_MAXUINT64, "the decoder ended before "
+      "giving it");
+}
+
+guint64
+gst_stage_store_src_get_missing (GstStageStoreSrc * self)
+{
+  guint64 n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->missing;
+  GST_OBJECT_UNLOCK (self);
+  return n;
 }
 
 gboolean

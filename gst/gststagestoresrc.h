@@ -21,26 +21,28 @@ G_DECLARE_FINAL_TYPE (GstStageStoreSrc, gst_stage_store_src, GST,
  * through gst_stage_store_src_output(). */
 gboolean gst_stage_store_src_open (GstStageStoreSrc * self,
     const gchar * store, const gchar * stream, StageSelect * select,
-    gboolean decode, GError ** error);
+    gboolean decode, gboolean warn_missing, GError ** error);
 /* After open: the stream (owned by the reader). */
 const StageStreamInfo *gst_stage_store_src_get_info (GstStageStoreSrc * self);
 void gst_stage_store_src_close (GstStageStoreSrc * self);
 
 /* For the decoder's output, in the streaming thread: TRUE keeps *@buf
  * (made writable, its timestamps and offset set from the store), FALSE
- * drops it. */
+ * drops it. *@gap: a GAP event to push before the kept frame, or NULL.
+ * Reports selected frames that the decoder skipped. */
 gboolean gst_stage_store_src_output (GstStageStoreSrc * self,
-    GstBuffer ** buf);
+    GstBuffer ** buf, GstEvent ** gap);
+/* At the decoder's EOS: reports the selected frames that never came out
+ * (an error, or a warning with on-missing=warn). FALSE after an error. */
+gboolean gst_stage_store_src_finish (GstStageStoreSrc * self);
 /* Whether @event is one of the flushes the reader sends its decoder
  * between decode intervals (not to go further downstream). */
 gboolean gst_stage_store_src_is_internal (GstStageStoreSrc * self,
     GstEvent * event);
 
-/* After open, for decoded video: the mean number of packets per decode
- * interval the selection needs (long runs: a dense read). */
-gdouble gst_stage_store_src_mean_run (GstStageStoreSrc * self);
-
 guint64 gst_stage_store_src_get_out (GstStageStoreSrc * self);
+/* Selected frames skipped with on-missing=warn. */
+guint64 gst_stage_store_src_get_missing (GstStageStoreSrc * self);
 
 G_END_DECLS
 

@@ -182,19 +182,15 @@ gst_stage_store_writer_close (GstStageStoreWriter * self)
   g_clear_pointer (&self->codec, g_free);
 }
 
-/* avcC keeps the NAL length size in byte 4, hvcC in byte 21. */
 static guint
 nal_length_size (const gchar * codec, GstBuffer * codec_data)
 {
   GstMapInfo map;
-  guint n = 4;
+  guint n;
 
   if (codec_data == NULL || !gst_buffer_map (codec_data, &map, GST_MAP_READ))
-    return n;
-  if (g_str_equal (codec, "h264") && map.size >= 5)
-    n = (map.data[4] & 3) + 1;
-  else if (g_str_equal (codec, "h265") && map.size >= 22)
-    n = (map.data[21] & 3) + 1;
+    return stage_store_nal_length_size (codec, NULL, 0);
+  n = stage_store_nal_length_size (codec, map.data, map.size);
   gst_buffer_unmap (codec_data, &map);
   return n;
 }

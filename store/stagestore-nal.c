@@ -169,3 +169,50 @@ stage_store_h265_is_rap (const guint8 * au, gsize size, guint nls)
   }
   return FALSE;
 }
+
+guint
+stage_store_nal_length_size (const gchar * codec, const guint8 * codec_data,
+    gsize size)
+{
+  if (codec_data == NULL)
+    return 4;
+  if (g_strcmp0 (codec, "h264") == 0 && size >= 5)
+    return (codec_data[4] & 3) + 1;   /* avcC: lengthSizeMinusOne */
+  if (g_strcmp0 (codec, "h265") == 0 && size >= 22)
+    return (codec_data[21] & 3) + 1;  /* hvcC */
+  return 4;
+}
+
+gboolean
+stage_store_is_idr (const gchar * codec, const guint8 * au, gsize size,
+    guint nls)
+{
+  gboolean h265 = g_strcmp0 (codec, "h265") == 0;
+  gsize pos = 0;
+
+  if (nls < 1 || nls > 4 || (!h265 && g_strcmp0 (codec, "h264") != 0))
+    return FALSE;
+  while (pos + nls < size) {
+    guint64 len = read_len (au + pos, nls);
+    guint type;
+
+    pos += nls;
+    if (len == 0 || len > size - pos)
+      break;
+    if (h265) {
+      type = (au[pos] >> 1) & 0x3f;
+      if (type == 19 || type == 20)     /* IDR_W_RADL, IDR_N_LP */
+        return TRUE;
+      if (type < 32)
+        return FALSE;           /* the first slice is not an IDR */
+    } else {
+      type = au[pos] & 0x1f;
+      if (type == 5)
+        return TRUE;
+      if (type >= 1 && type <= 4)
+        return FALSE;
+    }
+    pos += len;
+  }
+  return FALSE;
+}

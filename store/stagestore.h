@@ -201,6 +201,16 @@ gboolean stage_store_h264_is_rap (const guint8 * au, gsize size,
     guint nal_length_size);
 gboolean stage_store_h265_is_rap (const guint8 * au, gsize size,
     guint nal_length_size);
+/* Whether @au is an IDR picture (H.264 NAL type 5, H.265 IDR_W_RADL or
+ * IDR_N_LP): a decoder starting there starts exactly as at the start of
+ * a stream. Other random access points (recovery-point I, CRA, BLA) are
+ * where decoders differ: some invent missing references first. */
+gboolean stage_store_is_idr (const gchar * codec, const guint8 * au,
+    gsize size, guint nal_length_size);
+/* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
+ * there is none. */
+guint stage_store_nal_length_size (const gchar * codec,
+    const guint8 * codec_data, gsize size);
 
 G_END_DECLS
 

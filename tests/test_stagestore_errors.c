@@ -103,6 +103,86 @@ GST_START_TEST (test_two_writers)
 
 GST_END_TEST;
 
+/* A selected frame that the decoder does not give (here a decoder bin
+ * that drops every other frame) is an error naming it; with
+ * on-missing=warn, a warning per hole, the frames that exist, and the
+ * count in 'missing'. Never a silent gap. */
+GST_START_TEST (test_missing_frames)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc, *err;
+  GstElement *pipe, *src;
+  GstBus *bus;
+  GstMessage *msg;
+  guint warnings = 0;
+  guint64 missing = 0, out = 0;
+  GArray *got;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
+      "width=%d,height=%d,framerate=30/1 ! x264enc speed-preset=ultrafast "
+      "bframes=2 key-int-max=10 ! h264parse ! stagesink store=%s stream=clip",
+      W, H, store);
+  run_sink (desc, NULL);
+  g_free (desc);
+
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip ranges=0:12 "
+      "decoder=\"avdec_h264 ! stagestride stride=2\"", store);
+  err = run_error (desc);
+  assert_contains (err, "Frame 1 of stream 'clip' could not be decoded: the "
+      "decoder dropped it");
+  g_free (err);
+  g_free (desc);
+
+  /* all of them: the decoder ends first */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip indices=\"5,7,9\" "
+      "decoder=\"avdec_h264 ! stagegather indices=0\"", store);
+  err = run_error (desc);
+  assert_contains (err, "3 selected frames (5 to 9) of stream 'clip' could "
+      "not be decoded: the decoder ended before giving it");
+  g_free (err);
+  g_free (desc);
+
+  desc = g_strdup_printf ("stagesrc name=src store=%s stream=clip "
+      "ranges=0:12 on-missing=warn decoder=\"avdec_h264 ! stagestride "
+      "stride=2\" ! fakesink", store);
+  pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GstMessageType t = GST_MESSAGE_TYPE (msg);
+
+    fail_if (t == GST_MESSAGE_ERROR, "error with on-missing=warn");
+    gst_message_unref (msg);
+    if (t == GST_MESSAGE_EOS)
+      break;
+    warnings++;
+  }
+  g_object_get (src, "missing", &missing, "out", &out, NULL);
+  fail_unless_equals_int (warnings, 6);
+  fail_unless_equals_uint64 (missing, 6);
+  fail_unless_equals_uint64 (out, 6);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+  g_free (desc);
+
+  /* the control: the same read with the plain decoder misses nothing */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip ranges=0:12", store);
+  got = run (desc, NULL);
+  fail_unless_equals_int (got->len, 12);
+  g_array_unref (got);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_input)
 {
   gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
@@ -138,12 +218,38 @@ GST_START_TEST (test_bad_input)
   g_free (err);
   g_free (desc);
 
-  /* an index past the end: the stream ends after the last frame */
+  /* frames past the end: refused at start, naming the first and the
+   * count (the catalog knows it), for each kind of selection */
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
       "indices=\"39,40,1000\"", store);
+  err = run_error (desc);
+  assert_contains (err, "Frame 40 is past the end of stream 'clip-one': it "
+      "has 40 frames (indices 0 to 39)");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "ranges=\"0:10,30:45\"", store);
+  err = run_error (desc);
+  assert_contains (err, "Frame 40 is past the end");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one stride=3 "
+      "offset=41", store);
+  err = run_error (desc);
+  assert_contains (err, "Frame 41 is past the end");
+  g_free (err);
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one decode=false "
+      "indices=40", store);
+  err = run_error (desc);
+  assert_contains (err, "Frame 40 is past the end");
+  g_free (err);
+  g_free (desc);
+  /* the last frame and a stride that runs off the end are fine */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "ranges=\"35:40\" stride=2", store);
   got = run (desc, NULL);
-  fail_unless_equals_int (got->len, 1);
-  fail_unless_equals_uint64 (g_array_index (got, Frame, 0).offset, 39);
+  fail_unless_equals_int (got->len, 3);
   g_array_unref (got);
   g_free (desc);
 
@@ -338,6 +444,7 @@ stagestore_errors_suite (void)
   tcase_add_test (tc, test_kill9_mid_write);
   tcase_add_test (tc, test_two_writers);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_missing_frames);
   return s;
 }
 
