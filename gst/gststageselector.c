@@ -15,9 +15,14 @@
  * them, so an application can read totals after a run; they are reset when
  * the element starts again (READY to PAUSED). in == out + dropped always.
  *
- * The element is a passthrough GstBaseTransform: kept buffers go out
- * untouched (same memory, PTS, DTS, duration, offset), the others are
- * dropped; each dropped buffer sends a GAP event for its span, so sinks
+ * The element is a passthrough GstBaseTransform: kept buffers go out with
+ * the same memory, PTS and DTS, the others are dropped. Where the caps
+ * rate is divided (a stride S), a kept buffer lasts S input frames and
+ * its OFFSET is its number at the new rate, index / S, so the stream is
+ * evenly timed at what its caps say (a stagerepeat after it fills the
+ * input's grid again); otherwise duration and OFFSET are untouched. Each
+ * dropped buffer not covered by the kept one before it sends a GAP event
+ * for its span, so sinks
  * preroll and keep time (a selector in a tee branch would otherwise leave
  * its sink unprerolled: a hang). When the selection is exhausted (no later index can match), the
  * last kept buffer is pushed, EOS follows at once, and upstream gets
@@ -71,6 +76,8 @@ typedef struct
   gboolean reverse;             /* the segment has a negative rate */
   GstClockTime gap_ts, gap_dur; /* span of the buffer just dropped, sent
                                  * downstream as a GAP event */
+  guint64 kept_index;           /* index of the buffer just kept */
+  GstClockTime covered_until;   /* end of the last kept (stretched) one */
   guint32 seqnum;               /* of the last segment, reused by our EOS */
   /* Inside a stageslice group (gststagegroup.h): the index restarts per
    * group, and an exhausted selection drops the rest of the group instead
@@ -302,6 +309,7 @@ gst_stage_selector_start (GstBaseTransform * trans)
   priv->reverse = FALSE;
   priv->seqnum = GST_SEQNUM_INVALID;
   priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
+  priv->covered_until = GST_CLOCK_TIME_NONE;
   priv->in_group = FALSE;
   priv->group_failed = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -390,6 +398,7 @@ gst_stage_selector_sink_event (GstBaseTransform * trans, GstEvent * event)
       priv->pending_eos = FALSE;
       priv->eos_sent = FALSE;
       priv->prev_dropped = FALSE;
+      priv->covered_until = GST_CLOCK_TIME_NONE;
       GST_OBJECT_UNLOCK (self);
       break;
     case GST_EVENT_SEGMENT:{
@@ -523,11 +532,25 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   } else if (index == priv->next) {
     priv->out++;
     priv->next = stage_select_next (priv->select, index + 1);
+    priv->kept_index = index;
     ret = GST_FLOW_OK;
   } else {
     priv->dropped++;
     ret = GST_BASE_TRANSFORM_FLOW_DROPPED;
     gap_span (priv, buf, &priv->gap_ts, &priv->gap_dur);
+    /* a stretched kept frame already spans it */
+    if (GST_CLOCK_TIME_IS_VALID (priv->gap_ts)
+        && GST_CLOCK_TIME_IS_VALID (priv->covered_until)
+        && priv->gap_ts < priv->covered_until) {
+      /* (1 us of slack for durations rounded to the nanosecond) */
+      if (GST_CLOCK_TIME_IS_VALID (priv->gap_dur)
+          && priv->gap_ts + priv->gap_dur > priv->covered_until + GST_USECOND) {
+        priv->gap_dur = priv->gap_ts + priv->gap_dur - priv->covered_until;
+        priv->gap_ts = priv->covered_until;
+      } else {
+        priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
+      }
+    }
   }
   if (priv->next == STAGE_SELECT_NONE && !priv->eos_sent && !priv->in_group)
     priv->pending_eos = TRUE;
@@ -537,6 +560,37 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       ": %s", index, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
       ret == GST_FLOW_OK ? "kept" : "dropped");
   return ret;
+}
+
+/* A kept buffer where the rate is divided by @divisor: it lasts @divisor
+ * input frames and is numbered on the output's frame grid: floor (stream
+ * time * rate / @divisor), which for a stream without holes is index /
+ * @divisor; without a time or a rate, index / @divisor. */
+static GstBuffer *
+stretch (GstBaseTransform * trans, GstStageSelectorPrivate * priv,
+    GstBuffer * buf, guint divisor, guint64 index)
+{
+  GstClockTime dur = GST_BUFFER_DURATION (buf), st = GST_CLOCK_TIME_NONE;
+  guint64 number = index / divisor;
+
+  if (!GST_CLOCK_TIME_IS_VALID (dur) && priv->fps_n > 0)
+    dur = gst_util_uint64_scale_int (GST_SECOND, priv->fps_d, priv->fps_n);
+  if (GST_BUFFER_PTS_IS_VALID (buf) && trans->segment.format ==
+      GST_FORMAT_TIME)
+    st = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+  if (GST_CLOCK_TIME_IS_VALID (st) && priv->fps_n > 0)
+    /* 1 us of slack for timestamps rounded to the nanosecond */
+    number = gst_util_uint64_scale (st + GST_USECOND, priv->fps_n,
+        (guint64) priv->fps_d * divisor * GST_SECOND);
+  buf = gst_buffer_make_writable (buf);
+  if (GST_CLOCK_TIME_IS_VALID (dur))
+    GST_BUFFER_DURATION (buf) = dur * divisor;
+  if (GST_BUFFER_OFFSET_IS_VALID (buf)) {
+    GST_BUFFER_OFFSET (buf) = number;
+    GST_BUFFER_OFFSET_END (buf) = number + 1;
+  }
+  return buf;
 }
 
 /* The base class would push our last kept buffer and wait for the next input
@@ -553,8 +607,26 @@ gst_stage_selector_generate_output (GstBaseTransform * trans,
   guint32 seqnum;
   GstClockTime gap_ts, gap_dur;
 
+  GstStageSelectorClass *klass = GST_STAGE_SELECTOR_GET_CLASS (self);
+  guint divisor = 1;
+
   ret = GST_BASE_TRANSFORM_CLASS (gst_stage_selector_parent_class)
       ->generate_output (trans, outbuf);
+
+  if (ret == GST_FLOW_OK && *outbuf != NULL) {
+    GstClockTime pts, dur;
+
+    if (klass->get_rate_divisor && klass->get_rate_divisor (self, &divisor)
+        && divisor > 1)
+      *outbuf = stretch (trans, priv, *outbuf, divisor,
+          priv->kept_index);
+    pts = GST_BUFFER_PTS (*outbuf);
+    dur = GST_BUFFER_DURATION (*outbuf);
+    GST_OBJECT_LOCK (self);
+    priv->covered_until = GST_CLOCK_TIME_IS_VALID (pts)
+        && GST_CLOCK_TIME_IS_VALID (dur) ? pts + dur : GST_CLOCK_TIME_NONE;
+    GST_OBJECT_UNLOCK (self);
+  }
 
   GST_OBJECT_LOCK (self);
   gap_ts = priv->gap_ts;
@@ -680,6 +752,7 @@ gst_stage_selector_init (GstStageSelector * self)
   priv->next = STAGE_SELECT_NONE;
   priv->seqnum = GST_SEQNUM_INVALID;
   priv->gap_ts = priv->gap_dur = GST_CLOCK_TIME_NONE;
+  priv->covered_until = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

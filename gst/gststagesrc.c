@@ -296,12 +296,31 @@ decoder_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         break;
       case GST_EVENT_EOS:
         /* selected frames that never came out: an error (posted before
-         * the EOS reaches the sink) or a warning */
-        gst_stage_store_src_finish (self->reader);
+         * the EOS reaches the sink) or a warning; unless downstream ended
+         * the stream (a selector that has all it wants): then the frames
+         * after are not wanted */
+        if (gst_pad_get_last_flow_return (self->srcpad) != GST_FLOW_EOS)
+          gst_stage_store_src_finish (self->reader);
         break;
       default:
         break;
     }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* After an error the base class still sends EOS, so that downstream can
+ * finish; a stagesink or a muxer there would then keep a truncated copy
+ * as if complete. The error ends the stream instead. */
+static GstPadProbeReturn
+eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstStageSrc *self = user_data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS
+      && gst_stage_store_src_failed (self->reader)) {
+    GST_DEBUG_OBJECT (self, "dropping the EOS that follows an error");
+    return GST_PAD_PROBE_DROP;
   }
   return GST_PAD_PROBE_OK;
 }
@@ -638,5 +657,7 @@ gst_stage_src_init (GstStageSrc * self)
   self->srcpad = gst_ghost_pad_new_no_target_from_template ("src", tmpl);
   gst_object_unref (tmpl);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+  gst_pad_add_probe (self->srcpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      eos_probe, self, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }

@@ -460,6 +460,7 @@ set_stored_times (GstStageStoreSrc * self, GstBuffer * buf, gsize p,
 static GstFlowReturn
 read_error (GstStageStoreSrc * self, GError * err)
 {
+  self->failed = TRUE;          /* the frames after it are not "missing" */
   GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message), (NULL));
   g_error_free (err);
   return GST_FLOW_ERROR;
@@ -677,6 +678,12 @@ gst_stage_store_src_finish (GstStageStoreSrc * self)
     return !self->failed;
   return report_missing (self, G_MAXUINT64, "the decoder ended before "
       "giving it");
+}
+
+gboolean
+gst_stage_store_src_failed (GstStageStoreSrc * self)
+{
+  return self->failed;
 }
 
 guint64

@@ -35,6 +35,9 @@ gboolean gst_stage_store_src_output (GstStageStoreSrc * self,
 /* At the decoder's EOS: reports the selected frames that never came out
  * (an error, or a warning with on-missing=warn). FALSE after an error. */
 gboolean gst_stage_store_src_finish (GstStageStoreSrc * self);
+/* In the streaming thread: whether the read stopped on an error (a read
+ * error, or a missing frame with on-missing=error). */
+gboolean gst_stage_store_src_failed (GstStageStoreSrc * self);
 /* Whether @event is one of the flushes the reader sends its decoder
  * between decode intervals (not to go further downstream). */
 gboolean gst_stage_store_src_is_internal (GstStageStoreSrc * self,

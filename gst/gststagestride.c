@@ -16,8 +16,10 @@
  * late sink) are not counted: where the exact selection matters, use
  * sync=false, or qos=false on the sink or the decoder.
  *
- * Kept buffers go out untouched: PTS, DTS and duration are those of the
- * input frame (duration is not stretched to the new frame spacing). The
+ * Kept buffers keep their memory, PTS and DTS; each lasts @stride input
+ * frames and its OFFSET is its number at the new rate (index / @stride on
+ * a stream without holes), so the output is evenly timed as its caps say
+ * and a stagerepeat after it fills the input's grid again. The
  * output caps framerate is the input framerate divided by @stride (the
  * offset does not change the rate); a variable input rate (0/1) stays 0/1.
  *

@@ -10,10 +10,12 @@
  * PTS grow monotonically even where groups overlapped in the input. Inside
  * a group the spacing of the frames is kept; a group ends one frame
  * period (from the caps framerate, else the last buffer's duration) after
- * its last frame. So a regular stream between slice and unslice stays
- * regular and keeps its caps framerate; an irregular one arrives with
- * framerate 0/1 and keeps it. OFFSET (the frame index from stagesrc) and
- * buffer contents are untouched.
+ * its last frame. The joined stream starts at 0: a hole before the first
+ * group's first frame is dropped like those before later groups. The caps
+ * framerate passes unchanged (the selectors keep or divide it, never make
+ * it 0/1); OFFSET, where the buffers carry one and the caps a framerate,
+ * becomes the frame's number in the joined stream (its PTS times the
+ * framerate). Buffer contents are untouched.
  *
  * GAP events are of two kinds here. A null element of stagerepeatnull (a
  * GAP marked "stage-null") is a position of the stream, as in Scanner: it
@@ -161,8 +163,10 @@ map_time (GstStageUnslice * self, GstClockTime ts)
   if (self->new_group) {
     self->new_group = FALSE;
     self->group_first_rt = rt;
+    /* the first group starts the joined stream at 0, with no hole before
+     * it, like every later group */
     self->group_base = GST_CLOCK_TIME_IS_VALID (self->out_end) ?
-        self->out_end : rt;
+        self->out_end : 0;
   }
   return self->group_base + (rt > self->group_first_rt ?
       rt - self->group_first_rt : 0);
@@ -205,6 +209,12 @@ gst_stage_unslice_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
   if (GST_CLOCK_TIME_IS_VALID (out)) {
     GST_BUFFER_PTS (buf) = out;
+    /* the frame's number in the joined stream, as its time says */
+    if (GST_BUFFER_OFFSET_IS_VALID (buf) && self->fps_n > 0) {
+      GST_BUFFER_OFFSET (buf) = gst_util_uint64_scale_round (out,
+          self->fps_n, self->fps_d * GST_SECOND);
+      GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET (buf) + 1;
+    }
     GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_IS_VALID (dts) && dts <= pts
         && pts - dts <= out ? out - (pts - dts) : GST_CLOCK_TIME_NONE;
     if (!GST_CLOCK_TIME_IS_VALID (self->out_end)

@@ -35,9 +35,10 @@ push_range (GstHarness * h, guint64 from, guint64 to)
   return ret;
 }
 
-/* Pulls every output buffer, checking content against OFFSET and that the
- * PTS grow by one frame at @fps_n/1 (one continuous regular stream when
- * @fps_n > 0, at least monotonic otherwise); returns the OFFSETs. */
+/* Pulls every output buffer, checking that the PTS grow by one frame at
+ * @fps_n/1 (one continuous regular stream when @fps_n > 0, at least
+ * monotonic otherwise) and that OFFSET numbers the frame at that rate;
+ * returns the input positions (the frames' content). */
 static GArray *
 pull_checked (GstHarness * h, gint fps_n)
 {
@@ -46,11 +47,15 @@ pull_checked (GstHarness * h, gint fps_n)
   GstBuffer *b;
 
   while ((b = gst_harness_try_pull (h))) {
-    guint64 o = GST_BUFFER_OFFSET (b);
+    guint64 o;
     guint8 v = 0;
 
     gst_buffer_extract (b, 0, &v, 1);
-    fail_unless_equals_int (v, (guint8) o);
+    o = v;
+    if (fps_n > 0)
+      fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b),
+          gst_util_uint64_scale_round (GST_BUFFER_PTS (b), fps_n,
+              GST_SECOND));
     if (GST_CLOCK_TIME_IS_VALID (prev)) {
       fail_unless (GST_BUFFER_PTS (b) > prev, "PTS not increasing at "
           "output %u", out->len);
@@ -258,11 +263,12 @@ push_gap_at (GstHarness * h, guint64 frame)
 
 /* Holes that dropped frames leave (plain GAPs, as the selectors send)
  * survive only between two frames of one group: before a group's first
- * frame and after its last one they are not part of the joined stream. */
+ * frame (the first group's too: the joined stream starts at 0) and after
+ * its last one they are not part of the joined stream. */
 GST_START_TEST (test_unslice_holes)
 {
   GstHarness *h = selector_harness ("stageunslice", CAPS_30);
-  const guint64 want[] = { 1, 2, 4, 5, 6 };
+  const guint64 want[] = { 0, 1, 3, 4, 5 };
   GstSegment seg;
   GstEvent *ev;
   GstBuffer *b;
@@ -297,7 +303,8 @@ GST_START_TEST (test_unslice_holes)
       GstClockTime ts, dur;
 
       gst_event_parse_gap (ev, &ts, &dur);
-      fail_unless_equals_uint64 (ts, frame_pts (3));
+      fail_unless (ts + 2 >= frame_pts (2) && ts <= frame_pts (2) + 2,
+          "GAP at %" GST_TIME_FORMAT, GST_TIME_ARGS (ts));
       gaps++;
     }
     /* the group events stay inside the slice/unslice section */

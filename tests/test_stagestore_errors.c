@@ -391,6 +391,29 @@ GST_START_TEST (test_bad_input)
   assert_contains (err, "chunk-000002.bin");
   g_free (err);
   fail_unless_equals_int (count_data_dirs (store), 2);
+  /* ... even when the application lets the pipeline run on after the
+   * error: stagesrc sends no EOS after it, so nothing commits a copy */
+  {
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *msg;
+    gboolean exists = TRUE;
+
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    gst_message_unref (msg);
+    msg = gst_bus_timed_pop_filtered (bus, GST_SECOND / 2, GST_MESSAGE_EOS);
+    fail_if (msg != NULL, "EOS after the read error");
+    st = stage_store_open (store, FALSE, NULL);
+    fail_unless (stage_store_has_stream (st, "copy", &exists, NULL));
+    fail_if (exists, "a truncated copy was committed");
+    stage_store_close (st);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
   /* frames in other chunks still read */
   g_free (desc);
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=5,35",
