@@ -66,6 +66,8 @@
 #include "gststageslice.h"
 #include "gststagegroup.h"
 #include "gststageutil.h"
+
+#include <string.h>
 #include "slice.h"
 
 #include <stdlib.h>
@@ -121,6 +123,7 @@ struct _GstStageSlice
   GQueue pending;               /* events and buffers to push, in order */
   GstSegment in_segment, group_segment;
   gboolean have_segment;
+  gboolean names_checked;       /* group-params' element names, once */
   guint32 seqnum;
   GstClockTime rt_end;          /* running time where the output ends */
   gint fps_n, fps_d;
@@ -401,6 +404,7 @@ gst_stage_slice_start (GstBaseTransform * trans)
   self->fps_d = 1;
   self->have_segment = FALSE;
   self->reverse = FALSE;
+  self->names_checked = FALSE;
   self->seqnum = GST_SEQNUM_INVALID;
   reset_streaming (self);
   GST_OBJECT_LOCK (self);
@@ -536,6 +540,111 @@ next_group (GstStageSlice * self)
   }
 }
 
+/* Adds the names of the elements downstream of @srcpad, up to and with a
+ * stageunslice (a bin with all its children), to @names. */
+static void
+collect_downstream (GstPad * srcpad, GPtrArray * names, GHashTable * seen)
+{
+  GstPad *peer = gst_pad_get_peer (srcpad);
+  GstElement *e = NULL;
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  GstElementFactory *f;
+
+  if (peer == NULL)
+    return;
+  if (GST_IS_PROXY_PAD (peer) && !GST_IS_GHOST_PAD (peer)) {
+    /* the inside of a bin's ghost src pad: go on from the bin */
+    GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (peer));
+
+    if (ghost) {
+      collect_downstream (GST_PAD (ghost), names, seen);
+      gst_object_unref (ghost);
+    }
+    gst_object_unref (peer);
+    return;
+  }
+  e = gst_pad_get_parent_element (peer);
+  gst_object_unref (peer);
+  if (e == NULL || g_hash_table_contains (seen, e)) {
+    gst_clear_object (&e);
+    return;
+  }
+  g_hash_table_add (seen, e);   /* owns the ref */
+  g_ptr_array_add (names, gst_element_get_name (e));
+  if (GST_IS_BIN (e)) {
+    it = gst_bin_iterate_recurse (GST_BIN (e));
+    while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      g_ptr_array_add (names, gst_element_get_name (g_value_get_object (&v)));
+      g_value_reset (&v);
+    }
+    gst_iterator_free (it);
+  }
+  f = gst_element_get_factory (e);
+  if (f && g_str_equal (GST_OBJECT_NAME (f), "stageunslice"))
+    return;
+  it = gst_element_iterate_src_pads (e);
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    collect_downstream (g_value_get_object (&v), names, seen);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+static gboolean
+name_in (GPtrArray * names, const gchar * name)
+{
+  guint i;
+
+  for (i = 0; i < names->len; i++)
+    if (g_str_equal (g_ptr_array_index (names, i), name))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every NAME of group-params' NAME.PROPERTY must be an element the groups
+ * reach (a misspelled one would be ignored: every frame of every group
+ * kept). Checked once the pipeline is linked, at the first frame. */
+static gboolean
+check_param_names (GstStageSlice * self)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GHashTable *seen = g_hash_table_new_full (NULL, NULL, gst_object_unref,
+      NULL);
+  gboolean ok = TRUE;
+  guint g, f;
+
+  collect_downstream (GST_BASE_TRANSFORM_SRC_PAD (self), names, seen);
+  for (g = 0; ok && self->params && g < self->params->len; g++) {
+    const GstStructure *s = g_ptr_array_index (self->params, g);
+
+    for (f = 0; ok && f < (guint) gst_structure_n_fields (s); f++) {
+      const gchar *field = gst_structure_nth_field_name (s, f);
+      const gchar *dot = strrchr (field, '.');
+      gchar *name = dot ? g_strndup (field, dot - field) : g_strdup (field);
+
+      if (!name_in (names, name)) {
+        gchar *list;
+
+        g_ptr_array_add (names, NULL);
+        list = names->len > 1 ? g_strjoinv (", ", (gchar **) names->pdata) :
+            g_strdup ("none");
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+            ("Property 'group-params' sets '%s' (group %u), but no element "
+                "the groups reach is named '%s'; the elements there: %s",
+                field, g, name, list), (NULL));
+        g_free (list);
+        ok = FALSE;
+      }
+      g_free (name);
+    }
+  }
+  g_hash_table_unref (seen);
+  g_ptr_array_unref (names);
+  return ok;
+}
+
 static GstFlowReturn
 gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * buf)
@@ -548,6 +657,13 @@ gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
     /* the error was posted with the segment */
     gst_buffer_unref (buf);
     return GST_FLOW_NOT_SUPPORTED;
+  }
+  if (G_UNLIKELY (!self->names_checked)) {
+    self->names_checked = TRUE;
+    if (!check_param_names (self)) {
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
   }
   GST_OBJECT_LOCK (self);
   self->in++;

@@ -631,6 +631,11 @@ GST_START_TEST (test_bad_values)
       "stagerange name=r", "rangez", NULL);
   check_error ("stageslice size=5 group-params=\"r.ranges=3:1\" ! "
       "stagerange name=r", "3:1", NULL);
+  /* an element name no group reaches (it was silently ignored: every
+   * frame of every group kept) */
+  check_error ("stageslice size=5 group-params=\"q.ranges=0:1\" ! "
+      "stagerange name=r ! stageunslice", "no element the groups reach is "
+      "named 'q'", "the elements there: r, ");
   /* unslice with no slice upstream */
   check_error ("stageunslice", "no stageslice upstream", NULL);
   check_error ("stagerange ranges=0:5 ! stageunslice",
