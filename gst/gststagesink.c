@@ -33,10 +33,10 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! stagesink store=store stream=clip
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! stagesink store=/tmp/stages-store stream=clip
  * ]| ingests a file's H.264 packets as they are.
  * |[
- * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,width=1280,height=720 ! stagesink store=store stream=test mode=overwrite
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,width=1280,height=720 ! stagesink store=/tmp/stages-store stream=test mode=overwrite
  * ]| encodes raw frames, a keyframe every 128 frames.
  */
 #ifdef HAVE_CONFIG_H

@@ -34,7 +34,7 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 stagesrc store=store stream=clip indices="0,250,1000" ! videoconvert ! pngenc ! multifilesink location=frame-%d.png
+ * gst-launch-1.0 stagesrc store=/tmp/stages-store stream=clip indices="0,250,1000" ! videoconvert ! pngenc ! multifilesink location=frame-%d.png
  * ]| decodes three frames of a stored clip.
  */
 #ifdef HAVE_CONFIG_H

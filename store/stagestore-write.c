@@ -244,6 +244,61 @@ assign_indices (StageStoreWriter * w)
   g_free (order);
 }
 
+/* A variable-rate source's caps may carry any rate (one demuxer derives
+ * it from the first sample's duration: 1000000/1). Where the caps' rate
+ * is unknown or more than 2x off the frames' mean rate, the stream
+ * records the mean (to 1/1000 fps), in its caps too: it is what the
+ * decoded stream, `stage-store ls` and muxers downstream then see. */
+static void
+check_rate (StageStoreWriter * w)
+{
+  const StageFrame *f = (const StageFrame *) w->frames->data;
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+  gdouble mean, caps_rate;
+  gint n, d = 1000;
+  gsize i;
+
+  if (w->kind != STAGE_STORE_KIND_VIDEO || w->frames->len < 3)
+    return;
+  for (i = 0; i < w->frames->len; i++) {
+    if (f[i].pts == STAGE_STORE_NONE)
+      return;
+    lo = MIN (lo, f[i].pts);
+    hi = MAX (hi, f[i].pts);
+  }
+  if (hi <= lo)
+    return;
+  mean = (gdouble) (w->frames->len - 1) * 1e9 / (hi - lo);
+  caps_rate = w->fps_n > 0 ? (gdouble) w->fps_n / w->fps_d : 0.0;
+  if (caps_rate > 0.0 && caps_rate < 2.0 * mean && caps_rate > mean / 2.0)
+    return;
+  n = (gint) (mean * d + 0.5);
+  if (n <= 0)
+    return;
+  g_debug ("stream '%s': caps rate %g, frames' mean %g: recording the mean",
+      w->name, caps_rate, mean);
+  for (i = 2; i <= (gsize) d; i++)
+    while (n % i == 0 && d % i == 0) {
+      n /= i;
+      d /= i;
+    }
+  w->fps_n = n;
+  w->fps_d = d;
+  if (w->caps) {
+    GRegex *re = g_regex_new ("framerate=\\(fraction\\)[0-9]+/[0-9]+", 0, 0,
+        NULL);
+    gchar *rate = g_strdup_printf ("framerate=(fraction)%d/%d", n, d);
+    gchar *caps = g_regex_replace_literal (re, w->caps, -1, 0, rate, 0, NULL);
+
+    if (caps) {
+      g_free (w->caps);
+      w->caps = caps;
+    }
+    g_free (rate);
+    g_regex_unref (re);
+  }
+}
+
 static void
 bind_time (sqlite3_stmt * st, int col, gint64 t)
 {
@@ -379,6 +434,7 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
       goto rollback;
     }
   }
+  check_rate (w);
   if (!insert_rows (w, &id, error))
     goto rollback;
   if (!store_exec (store, "COMMIT", "commit", error))

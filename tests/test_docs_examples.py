@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs every gst-launch-1.0 example in README.md and docs/*.md that needs no
-outside input (it starts from videotestsrc), so the docs stay true.
+outside input (it starts from videotestsrc, or from a store that an example
+before it wrote), so the docs stay true.
 
 Display sinks become fakesink; an example that fails, hangs or posts an error
 fails the test. Also checks that gst-inspect-1.0 documents every element."""
@@ -45,7 +46,8 @@ def launch_lines(block):
     for line in joined.splitlines():
         line = line.strip()
         m = re.search(r"(gst-launch-1\.0\s.*)$", line)
-        if not m or "videotestsrc" not in line:
+        # from videotestsrc, or from a store an example before wrote
+        if not m or not re.search(r"videotestsrc|stagesrc", line):
             continue
         cmd = m.group(1)
         t = re.search(r'GST_TRACERS=("[^"]*"|\S+)', line[:m.start()])
@@ -63,6 +65,7 @@ PLUMBING = {"queue", "queue2", "multiqueue", "capsfilter", "fakesink", "filesink
             "fakesrc", "stagestride", "stagerange", "stagegather", "qtdemux",
             "h264parse", "mp4mux", "input-selector", "clocksync"}
 MIN_MEAN_MS = 0.02  # a pass-through buffer costs ~0.001 ms
+DOCS_STORE = "/tmp/stages-store"  # where the docs' examples write their store
 
 
 def working_elements(cmd):
@@ -181,11 +184,28 @@ def main():
         found += [(tool + " --help", ex) for ex in launch_lines(r.stdout)]
     for path, (tracers, cmd) in found:
         count += 1
+        bad = re.search(r"\bstore=(?!/tmp/stages-store\b)(\S+)", cmd)
+        if bad and not bad.group(1).startswith(("DIR", "...")):
+            print(f"FAIL: {path}: {cmd}: writes a store to '{bad.group(1)}'"
+                  " relative to where it runs (the clone, for a newcomer): use"
+                  f" {DOCS_STORE}")
+            failed += 1
+            continue
         env = dict(os.environ)
         env.pop("GST_TRACERS", None)
         if tracers:
             env["GST_TRACERS"] = tracers
-        args = shlex.split(cmd)
+        # the docs keep their stores outside any clone, in /tmp/stages-store;
+        # the test keeps one per page in its own folder, and runs a read
+        # from it only when the page wrote it first (other pages ingest a
+        # file of the reader's, which the test does not have)
+        store = os.path.join(workdir, re.sub(r"\W", "_", os.path.basename(path)),
+                             "stages-store")
+        if "videotestsrc" not in cmd and not os.path.isdir(store):
+            count -= 1
+            continue
+        os.makedirs(os.path.dirname(store), exist_ok=True)
+        args = [a.replace(DOCS_STORE, store) for a in shlex.split(cmd)]
         try:
             r = subprocess.run(args, capture_output=True, text=True, timeout=120,
                                env=env, cwd=workdir)

@@ -356,6 +356,37 @@ GST_START_TEST (test_selection_muxes)
 
 GST_END_TEST;
 
+/* A source whose caps carry a rate its frames do not have (a demuxer of
+ * a variable-rate file reported 1000000/1): the stream records the frames'
+ * mean rate, in its caps too, so decoded reads and listings say 30. */
+GST_START_TEST (test_bogus_rate)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 ! video/x-raw,"
+      "width=%d,height=%d,framerate=30/1 ! x264enc speed-preset=ultrafast ! "
+      "h264parse ! capssetter caps=\"video/x-h264,framerate=(fraction)"
+      "1000000/1\" ! stagesink store=%s stream=v", W, H, store);
+  StageStore *st;
+  StageStreamInfo *info;
+
+  run_sink (desc, NULL);
+  st = stage_store_open (store, FALSE, NULL);
+  info = stage_store_lookup (st, "v", NULL);
+  fail_unless (info != NULL);
+  fail_unless_equals_int (info->fps_n, 30);
+  fail_unless_equals_int (info->fps_d, 1);
+  fail_unless (strstr (info->caps, "framerate=(fraction)30/1") != NULL, "%s",
+      info->caps);
+  stage_stream_info_free (info);
+  stage_store_close (st);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* Encoded round trip: decode=false gives back the ingested packets, with
  * their timestamps, in decode order. */
 GST_START_TEST (test_roundtrip_packets)
@@ -606,6 +637,7 @@ stagestore_suite (void)
   tcase_add_test (tc, test_exact_ffmpeg_open_gop);
   tcase_add_test (tc, test_exact_h265_open_gop);
   tcase_add_test (tc, test_selection_muxes);
+  tcase_add_test (tc, test_bogus_rate);
   tcase_add_test (tc, test_roundtrip_packets);
   tcase_add_test (tc, test_roundtrip_raw);
   tcase_add_test (tc, test_roundtrip_bytes);
