@@ -145,6 +145,40 @@ stage_store_check_name (const gchar * name, GError ** error)
 
 /* ---- open / close ---- */
 
+/* Journal mode and, when creating, the schema. Processes that create one
+ * store at once (a batch of stagesink jobs) meet here: switching a new
+ * database to WAL takes a lock that SQLite refuses at once ("database is
+ * locked") rather than waiting in the busy handler, so the setup is
+ * retried for up to the busy timeout. The schema is idempotent. */
+static gboolean
+setup (StageStore * store, gboolean create, GError ** error)
+{
+  gint64 deadline = g_get_monotonic_time () + BUSY_TIMEOUT_MS * 1000;
+  int rc;
+
+  for (;;) {
+    rc = sqlite3_exec (store->db, "PRAGMA journal_mode=WAL; "
+        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
+        NULL);
+    if (rc == SQLITE_OK && create) {
+      rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+      if (rc == SQLITE_OK) {
+        rc = sqlite3_exec (store->db, schema, NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+          rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+          sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      }
+    }
+    if (rc == SQLITE_OK)
+      return TRUE;
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+        || g_get_monotonic_time () > deadline)
+      return store_db_fail (store, create ? "creation" : "setup", error);
+    g_usleep (5000 + g_random_int_range (0, 10000));
+  }
+}
+
 StageStore *
 stage_store_open (const gchar * dir, gboolean create, GError ** error)
 {
@@ -197,19 +231,8 @@ stage_store_open (const gchar * dir, gboolean create, GError ** error)
   sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes (store->db, 0);
 
-  if (!store_exec (store, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-          "PRAGMA foreign_keys=ON;", "setup", error))
+  if (!setup (store, create, error))
     goto fail;
-  if (create) {
-    if (!store_exec (store, "BEGIN IMMEDIATE", "setup", error))
-      goto fail;
-    if (!store_exec (store, schema, "creation", error)) {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      goto fail;
-    }
-    if (!store_exec (store, "COMMIT", "creation", error))
-      goto fail;
-  }
   if (sqlite3_prepare_v2 (store->db,
           "SELECT value FROM meta WHERE key = 'format'", -1, &st,
           NULL) != SQLITE_OK) {

@@ -103,6 +103,58 @@ GST_START_TEST (test_two_writers)
 
 GST_END_TEST;
 
+/* Writers (processes: SQLite's locks are per process) that create one
+ * new store at the same moment, as a batch of stagesink jobs into a fresh
+ * store does, all get it: the catalog's setup failed with "database is
+ * locked" for all but one. */
+GST_START_TEST (test_writers_create_store)
+{
+  gchar *dir = make_tmp ();
+  guint round, i, failed = 0;
+
+  for (round = 0; round < 5; round++) {
+    gchar *store = g_strdup_printf ("%s/store%u", dir, round);
+    pid_t pid[6];
+    int gate[2];
+
+    fail_unless (pipe (gate) == 0);
+    for (i = 0; i < G_N_ELEMENTS (pid); i++) {
+      pid[i] = fork ();
+      fail_unless (pid[i] >= 0);
+      if (pid[i] == 0) {
+        GError *err = NULL;
+        StageStore *st;
+        char c;
+
+        close (gate[1]);
+        /* all start at once: the parent closes the gate */
+        if (read (gate[0], &c, 1) < 0)
+          _exit (2);
+        st = stage_store_open (store, TRUE, &err);
+
+        if (err)
+          g_printerr ("writer %u: %s\n", i, err->message);
+        _exit (st ? 0 : 1);
+      }
+    }
+    close (gate[0]);
+    g_usleep (20000);
+    close (gate[1]);
+    for (i = 0; i < G_N_ELEMENTS (pid); i++) {
+      int status = 0;
+
+      fail_unless (waitpid (pid[i], &status, 0) == pid[i]);
+      failed += !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+    }
+    g_free (store);
+  }
+  fail_unless_equals_int (failed, 0);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* A selected frame that the decoder does not give (here a decoder bin
  * that drops every other frame) is an error naming it; with
  * on-missing=warn, a warning per hole, the frames that exist, and the
@@ -466,6 +518,7 @@ stagestore_errors_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kill9_mid_write);
   tcase_add_test (tc, test_two_writers);
+  tcase_add_test (tc, test_writers_create_store);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_missing_frames);
   return s;
