@@ -22,7 +22,7 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES chromium graphviz"
 # cross compiler and qemu's user-mode emulator.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 # bench/resize.sh compares with libyuv and swscale in process.
-STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind"
+STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind python3-opencv"
 
 stages_missing_packages () {
   local missing="" p

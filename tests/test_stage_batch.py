@@ -440,11 +440,95 @@ def test_docs_examples():
     check(re.search(r"\n +2 +clip3 +ok +8 ", r.stdout), f"quick start table: {r.stdout[:600]}")
 
 
+def test_stored_streams():
+    # the store bins' inner elements have no factory: the check crashed
+    # (exit 139, even with --dry-run) on any template with stagesink/stagesrc
+    m = write(f"{TMP}/st.csv", "name,n\nsa,12\nsb,7\n")
+    store = f"{TMP}/store"
+    w = f"videotestsrc num-buffers={{n}} ! video/x-raw,width=64,height=48 ! stagesink store={store} stream={{name}}"
+    r = run(["--progress=none", "--dry-run", w, m])
+    check(r.returncode == 0 and "stagesink store=" in r.stdout,
+          f"--dry-run of a stagesink template: {r.returncode} {r.stderr[-300:]}")
+    r = run(["--progress=none", w, m])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t == {0: ("ok", "12"), 1: ("ok", "7")},
+          f"a batch writes stored streams: {r.returncode} {t} {r.stderr[-300:]}")
+    rd = (f"stagesrc store={store} stream={{name}} ! stageresize width=32 height=24 ! "
+          f"stagesink store={store} stream={{name}}-small")
+    r = run(["--progress=none", rd, m])
+    t = table(r.stdout)
+    check(r.returncode == 0 and t == {0: ("ok", "12"), 1: ("ok", "7")},
+          f"a batch reads stored streams: {r.returncode} {t} {r.stderr[-300:]}")
+
+
+def max_overlap(ev):
+    """The most jobs running at once, from job-start/job-end events."""
+    cur = top = 0
+    for e in ev:
+        if e["event"] == "job-start":
+            cur += 1
+            top = max(top, cur)
+        elif e["event"] == "job-end":
+            cur -= 1
+    return top
+
+
+def test_cpu_limits():
+    m = write(f"{TMP}/cpu.csv", "name,n,sleep\n" + "".join(f"c{i},4,1000\n" for i in range(6)))
+    r = subprocess.run(["taskset", "-c", "0", SB, "--progress=jsonl", SLOW, m],
+                       capture_output=True, text=True, cwd=TMP, timeout=120)
+    ev = events(r.stderr)
+    st = ev[0] if ev else {}
+    check(r.returncode == 0 and st.get("cpus") == 1 and st.get("parallel") == 1
+          and "affinity" in st.get("parallel_why", "") and max_overlap(ev) == 1,
+          f"--jobs auto under taskset -c 0: one CPU, one job at a time: {st} {max_overlap(ev)}")
+    cg = f"{TMP}/cgroup"
+    os.makedirs(cg, exist_ok=True)
+    write(f"{cg}/cpu.max", "50000 100000\n")
+    r = run(["--progress=jsonl", SLOW, m], env={"STAGE_BATCH_CGROUP_ROOT": cg})
+    ev = events(r.stderr)
+    st = ev[0] if ev else {}
+    check(r.returncode == 0 and st.get("cpus") == 1 and "cgroup quota" in st.get("parallel_why", "")
+          and max_overlap(ev) == 1,
+          f"--jobs auto under a half-CPU cgroup quota: one job at a time: {st} {max_overlap(ev)}")
+    r = run(["--progress=jsonl", SLOW, m])
+    ev = events(r.stderr)
+    cpus = len(os.sched_getaffinity(0))
+    check(r.returncode == 0 and max_overlap(ev) <= cpus,
+          f"--jobs auto never runs more jobs than CPUs ({cpus}): {max_overlap(ev)}")
+    r = run(["--progress=bar", SLOW, m])
+    check("jobs at once" in r.stderr or "job at once" in r.stderr,
+          f"the bar says how many jobs run at once and why: {r.stderr[:300]!r}")
+
+
+def test_ctrl_c_race():
+    # a terminal's Ctrl-C goes to the whole process group; a job started a
+    # few ms before it died of it (reported crashed: signal 2) before the
+    # launcher made its children ignore SIGINT from their first instant
+    m = write(f"{TMP}/race.csv", "name,n,sleep\nr0,6,20000\nr1,6,20000\n")
+    crashed = 0
+    for attempt in range(4):
+        p = subprocess.Popen([SB, "--jobs", "1", "--progress=jsonl", SLOW, m], cwd=TMP,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        deadline = time.time() + 30
+        while time.time() < deadline and not any("--run-one" in cmdline(k)
+                                                  for k in children(p.pid)):
+            time.sleep(0.001)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+        ends = [e for e in events(err) if e["event"] == "job-end"]
+        crashed += sum(1 for e in ends if e["status"] != "ok")
+        shutil.rmtree(f"{TMP}/race.batch", ignore_errors=True)
+    check(crashed == 0, f"Ctrl-C right after a job starts lets it finish: {crashed} crashed in 4 tries")
+
+
 def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
-             test_manifest_and_braces,
+             test_manifest_and_braces, test_stored_streams, test_cpu_limits,
+             test_ctrl_c_race,
              test_frames_and_stdout,
              test_docs_examples]
     only = sys.argv[1:]

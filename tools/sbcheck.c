@@ -1,6 +1,7 @@
 /* sbcheck: what stage-batch works out about a batch before it runs it:
  * writable directories, a job's threads and input size, which column an
  * error is about, and the gst-launch-1.0 line of a job (--dry-run). */
+#define _GNU_SOURCE             /* sched_getaffinity, CPU_COUNT */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,6 +9,8 @@
 #include "sbcheck.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,7 +77,10 @@ sb_pipeline_threads (GstElement * pipeline)
 
   while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
     GstElement *e = g_value_get_object (&v);
-    const gchar *f = GST_OBJECT_NAME (gst_element_get_factory (e));
+    GstElementFactory *fac = gst_element_get_factory (e);
+    /* elements made by others without a factory (stagesrc's and
+     * stagesink's insides) have none */
+    const gchar *f = fac ? GST_OBJECT_NAME (fac) : "";
     if (!GST_IS_BIN (e) && ((e->numsinkpads == 0 && e->numsrcpads > 0)
             || g_str_has_prefix (f, "queue") || strcmp (f, "multiqueue") == 0))
       n++;
@@ -273,4 +279,89 @@ sb_default_state_dir (const gchar * manifest)
     g_free (name);
   }
   return state;
+}
+
+/* The cgroup v2 CPU quota of this process (cpu.max "QUOTA PERIOD") in
+ * CPUs, rounded up; 0 when there is none. Looked
+ * up from the process's own cgroup to the root: a limit anywhere above
+ * applies. @root: "/sys/fs/cgroup" (a test may point elsewhere). */
+static guint
+cgroup_quota (const gchar * root, gchar ** where)
+{
+  gchar *self = NULL, *line, *path = NULL;
+  guint best = 0;
+
+  if (g_file_get_contents ("/proc/self/cgroup", &self, NULL, NULL)) {
+    gchar **lines = g_strsplit (self, "\n", -1), **l;
+
+    for (l = lines; *l; l++)
+      if (g_str_has_prefix (*l, "0::"))
+        path = g_strdup (*l + 3);
+    g_strfreev (lines);
+  }
+  for (line = path ? path : g_strdup ("/");;) {
+    gchar *dir = g_build_filename (root, line, NULL);
+    gchar *f = g_build_filename (dir, "cpu.max", NULL), *text = NULL;
+    gdouble quota = 0, period = 0;
+
+    if (g_file_get_contents (f, &text, NULL, NULL)
+        && !g_str_has_prefix (text, "max")) {
+      gchar **w = g_strsplit (g_strstrip (text), " ", 2);
+
+      quota = g_ascii_strtod (w[0], NULL);
+      period = w[1] ? g_ascii_strtod (w[1], NULL) : 100000;
+      g_strfreev (w);
+    }
+    if (quota > 0 && period > 0) {
+      guint n = MAX (1, (guint) ceil (quota / period - 1e-9));
+
+      if (best == 0 || n < best) {
+        best = n;
+        g_free (*where);
+        *where = g_strdup_printf ("cgroup quota %s: %.0f/%.0f us", f, quota,
+            period);
+      }
+    }
+    g_free (text);
+    g_free (f);
+    g_free (dir);
+    if (strcmp (line, "/") == 0 || *line == '\0')
+      break;
+    {
+      gchar *up = g_path_get_dirname (line);
+
+      g_free (line);
+      line = up;
+    }
+  }
+  g_free (line);
+  g_free (self);
+  return best;
+}
+
+guint
+sb_usable_cpus (gchar ** why)
+{
+  cpu_set_t set;
+  guint online = (guint) MAX (1, sysconf (_SC_NPROCESSORS_ONLN)), n = online;
+  guint quota;
+  gchar *where = NULL;
+  const gchar *root = g_getenv ("STAGE_BATCH_CGROUP_ROOT");
+
+  *why = g_strdup_printf ("%u online", online);
+  if (sched_getaffinity (0, sizeof (set), &set) == 0
+      && (guint) CPU_COUNT (&set) < n) {
+    n = CPU_COUNT (&set);
+    g_free (*why);
+    *why = g_strdup_printf ("%u of %u allowed by the CPU affinity", n,
+        online);
+  }
+  quota = cgroup_quota (root ? root : "/sys/fs/cgroup", &where);
+  if (quota > 0 && quota < n) {
+    n = quota;
+    g_free (*why);
+    *why = g_strdup_printf ("%u by the %s", n, where);
+  }
+  g_free (where);
+  return n;
 }

@@ -34,6 +34,12 @@ gchar *sb_shell_line (const gchar * description);
 gboolean sb_parse_shard (const gchar * opt, guint * index, guint * count,
     GError ** error);
 
+/* CPUs this process may use: the online ones, fewer under a CPU affinity
+ * (taskset, cpusets) or a cgroup CPU quota (cpu.max: a container's or a
+ * Kubernetes pod's CPU limit, a Slurm job's); *why says which limit
+ * applied. STAGE_BATCH_CGROUP_ROOT replaces /sys/fs/cgroup (tests). */
+guint sb_usable_cpus (gchar ** why);
+
 /* This program's own path, to start the jobs' runners. */
 gchar *sb_find_self (const gchar * argv0);
 /* MANIFEST.batch beside the manifest (without its extension), or

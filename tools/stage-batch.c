@@ -63,6 +63,10 @@ typedef struct
   gboolean tty;
 
   guint max_jobs;
+  guint cpus;                   /* usable: affinity, cgroup quota */
+  gchar *cpus_why;
+  gchar *parallel_why;
+  guint threads_guess;          /* streaming threads of a job */
   gboolean auto_jobs;
   gdouble util_sum;
   guint util_n;
@@ -268,8 +272,10 @@ make_jobs (void)
   }
   g_hash_table_destroy (outputs);
 
+  B.cpus = sb_usable_cpus (&B.cpus_why);
   if (B.auto_jobs)
-    B.max_jobs = MAX (1, g_get_num_processors () / threads);
+    B.max_jobs = MAX (1, B.cpus / threads);
+  B.threads_guess = threads;
 }
 
 static gint
@@ -534,6 +540,17 @@ open_log (SbJob * j, gint * fd)
   return TRUE;
 }
 
+/* In the job's process, before it runs anything: the terminal's Ctrl-C
+ * (SIGINT to the whole process group) is the launcher's to handle, from
+ * the first instant; the runner set SIG_IGN itself only once started, and
+ * a job started a few ms before a Ctrl-C died of it. SIG_IGN survives
+ * exec. */
+static void
+ignore_sigint (gpointer unused)
+{
+  signal (SIGINT, SIG_IGN);
+}
+
 static void
 start_job (SbJob * j)
 {
@@ -559,6 +576,7 @@ start_job (SbJob * j)
   }
   g_snprintf (pid, sizeof (pid), "%d", (gint) getpid ());
   l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup (l, ignore_sigint, NULL, NULL);
   g_subprocess_launcher_take_stderr_fd (l, fd);
   if (j->prof_dir) {
     gchar *t = sb_job_tracers_env (j);
@@ -686,12 +704,14 @@ job_finished (SbJob * j)
 static guint
 wanted_jobs (void)
 {
-  guint cores = g_get_num_processors ();
+  guint cores = B.cpus;
 
   if (!B.auto_jobs || B.util_n == 0)
     return B.max_jobs;
+  /* never more jobs than usable CPUs: while jobs compete for cores their
+   * CPU/wall falls, which is no sign of room for more */
   return CLAMP ((guint) ceil (cores / MAX (B.util_sum / B.util_n, 0.25)), 1,
-      2 * cores);
+      cores);
 }
 
 static void
@@ -845,12 +865,23 @@ run_batch (void)
 
   B.loop = g_main_loop_new (NULL, FALSE);
   B.t0_mono = g_get_monotonic_time ();
+  B.parallel_why = B.auto_jobs ?
+      g_strdup_printf ("--jobs auto: %u usable CPU%s (%s), a job keeps about "
+      "%u busy; adjusted as jobs finish, never above %u", B.cpus,
+      B.cpus == 1 ? "" : "s", B.cpus_why, B.threads_guess, B.cpus) :
+      g_strdup_printf ("--jobs %u (%u usable CPU%s: %s)", B.max_jobs, B.cpus,
+      B.cpus == 1 ? "" : "s", B.cpus_why);
+  if (B.progress == PROGRESS_BAR)
+    g_printerr ("stage-batch: %u job%s at once: %s\n", B.max_jobs,
+        B.max_jobs == 1 ? "" : "s", B.parallel_why);
   if (B.progress == PROGRESS_JSONL) {
     JsonObject *o = event_new ("start");
     gchar *shard = g_strdup_printf ("%u/%u", B.shard_i, B.shard_n);
     json_object_set_int_member (o, "jobs", B.jobs->len);
     json_object_set_int_member (o, "skipped", B.n_skipped);
     json_object_set_int_member (o, "parallel", B.max_jobs);
+    json_object_set_int_member (o, "cpus", B.cpus);
+    json_object_set_string_member (o, "parallel_why", B.parallel_why);
     json_object_set_string_member (o, "shard", shard);
     json_object_set_string_member (o, "state_dir", B.state_dir);
     jsonl (o);
