@@ -348,6 +348,35 @@ def test_shards_and_profile():
              and min(e["ts"] for e in elems if e["pid"] == pid) <= s["ts"] + s["dur"]
              for pid, s in job_slices.items())
     check(ok and len(job_slices) == 7, "job traces sit inside their job's wall-clock slice")
+    # a copy of the folder, merged from elsewhere, by a relative path: the
+    # records name their files relative to their own folder
+    copy = f"{TMP}/elsewhere/prof-copy"
+    shutil.copytree(prof, copy)
+    os.remove(f"{copy}/trace.json")
+    shutil.move(prof, prof + "-moved")  # the paths the batch used are gone
+    r = subprocess.run([SB, "--merge-profile", "prof-copy"], capture_output=True, text=True,
+                       cwd=f"{TMP}/elsewhere", timeout=120)
+    t2 = json.load(open(f"{copy}/trace.json")) if r.returncode == 0 else []
+    pids2 = {e["pid"] for e in t2 if e.get("ph") == "X" and e.get("tid") != 0}
+    check(r.returncode == 0 and len(pids2) == 7,
+          f"a copied profile folder merges from another folder with every job's trace: "
+          f"{r.returncode} {len(pids2)} {r.stderr[-300:]}")
+    # a shard's jobs missing: named, exit 1, the merged files left as they were
+    before = open(f"{copy}/trace.json").read()
+    shutil.rmtree(f"{copy}/job-2")
+    shutil.rmtree(f"{copy}/job-5")
+    r = subprocess.run([SB, "--merge-profile", copy], capture_output=True, text=True,
+                       timeout=120)
+    check(r.returncode == 1 and "job 2: no profile" in r.stderr and "job 5: no profile" in r.stderr
+          and open(f"{copy}/trace.json").read() == before,
+          f"missing jobs are named, exit 1, nothing overwritten: {r.returncode} {r.stderr[-400:]}")
+    os.remove(f"{copy}/job-1/trace.json")
+    shutil.copytree(f"{prof}-moved/job-2", f"{copy}/job-2")
+    shutil.copytree(f"{prof}-moved/job-5", f"{copy}/job-5")
+    r = subprocess.run([SB, "--merge-profile", copy], capture_output=True, text=True,
+                       timeout=120)
+    check(r.returncode == 1 and "job 1 (s1): its trace is missing" in r.stderr,
+          f"a finished job's missing trace is named: {r.returncode} {r.stderr[-400:]}")
 
 
 def test_jobs_and_progress():

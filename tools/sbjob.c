@@ -269,21 +269,20 @@ sb_job_is_done (const SbJob * j, const gchar * state_dir)
 }
 
 gboolean
-sb_job_write_record (const SbJob * j, GError ** error)
+sb_job_write_record (const SbJob * j, guint jobs_total, GError ** error)
 {
   JsonObject *o;
-  gchar *path, *s;
+  gchar *path;
   gboolean ok;
 
   if (!j->prof_dir)
     return TRUE;
   o = sb_job_to_json (j);
-  s = g_build_filename (j->prof_dir, "trace.json", NULL);
-  json_object_set_string_member (o, "trace_path", s);
-  g_free (s);
-  s = g_build_filename (j->prof_dir, "summary.json", NULL);
-  json_object_set_string_member (o, "summary_path", s);
-  g_free (s);
+  /* relative to the job's own folder, so that a profile folder merges
+   * from anywhere and after a copy */
+  json_object_set_string_member (o, "trace_path", "trace.json");
+  json_object_set_string_member (o, "summary_path", "summary.json");
+  json_object_set_int_member (o, "jobs_total", jobs_total);
   path = g_build_filename (j->prof_dir, "job.json", NULL);
   ok = write_object (o, path, error);
   json_object_unref (o);
@@ -301,6 +300,33 @@ by_job (gconstpointer a, gconstpointer b)
   gint64 k = json_object_get_int_member (y, "job");
 
   return i < k ? -1 : i > k;
+}
+
+/* A record's file names are relative to its job folder; records written
+ * before that hold the path the batch used, which may be relative to
+ * another working directory or to where the folder was before a copy:
+ * the file of that name in the job folder is the one. */
+static void
+resolve_path (JsonObject * r, const gchar * member, const gchar * jobdir)
+{
+  const gchar *v = json_object_get_string_member_with_default (r, member,
+      NULL);
+  gchar *path;
+
+  if (v == NULL)
+    return;
+  if (g_path_is_absolute (v) && g_file_test (v, G_FILE_TEST_EXISTS))
+    return;
+  if (g_path_is_absolute (v) || strchr (v, G_DIR_SEPARATOR)) {
+    gchar *base = g_path_get_basename (v);
+
+    path = g_build_filename (jobdir, base, NULL);
+    g_free (base);
+  } else {
+    path = g_build_filename (jobdir, v, NULL);
+  }
+  json_object_set_string_member (r, member, path);
+  g_free (path);
 }
 
 /* Every DIR/job-N/job.json, sorted by job number. */
@@ -328,9 +354,15 @@ read_records (const gchar * dir, GHashTable * only, GError ** error)
       continue;
     path = g_build_filename (dir, name, "job.json", NULL);
     if (json_parser_load_from_file (p, path, NULL)
-        && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)))
-      g_ptr_array_add (recs,
-          json_object_ref (json_node_get_object (json_parser_get_root (p))));
+        && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+      JsonObject *r = json_node_get_object (json_parser_get_root (p));
+      gchar *jobdir = g_build_filename (dir, name, NULL);
+
+      resolve_path (r, "trace_path", jobdir);
+      resolve_path (r, "summary_path", jobdir);
+      g_ptr_array_add (recs, json_object_ref (r));
+      g_free (jobdir);
+    }
     g_free (path);
   }
   g_dir_close (d);
@@ -403,6 +435,63 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 ts0,
   g_free (sname);
 }
 
+/* What a merge would silently lose: jobs of the batch without a record
+ * (a shard not run, or not copied), and finished jobs whose trace or
+ * summary is missing. Named, all of them, before anything is written. */
+static gboolean
+check_complete (const gchar * dir, GPtrArray * recs, GHashTable * only,
+    GError ** error)
+{
+  GString *msg = g_string_new (NULL);
+  GHashTable *have = g_hash_table_new (NULL, NULL);
+  gint64 total = 0, k;
+  guint i, missing = 0;
+
+  for (i = 0; i < recs->len; i++) {
+    JsonObject *r = recs->pdata[i];
+    const gchar *members[] = { "trace_path", "summary_path" };
+    guint m;
+
+    g_hash_table_add (have, GINT_TO_POINTER (json_object_get_int_member (r,
+                "job")));
+    total = MAX (total, json_object_get_int_member_with_default (r,
+            "jobs_total", 0));
+    if (g_strcmp0 (json_object_get_string_member_with_default (r, "status",
+                ""), "ok") != 0)
+      continue;
+    for (m = 0; m < G_N_ELEMENTS (members); m++) {
+      const gchar *f = json_object_get_string_member_with_default (r,
+          members[m], NULL);
+
+      if (f && !g_file_test (f, G_FILE_TEST_EXISTS)) {
+        g_string_append_printf (msg, "\n  job %" G_GINT64_FORMAT " (%s): its "
+            "%s is missing: %s", json_object_get_int_member (r, "job"),
+            json_object_get_string_member_with_default (r, "label", ""),
+            m == 0 ? "trace" : "summary", f);
+        missing++;
+      }
+    }
+  }
+  for (k = 0; k < total; k++) {
+    if (only && !g_hash_table_contains (only, GUINT_TO_POINTER ((guint) k)))
+      continue;
+    if (!g_hash_table_contains (have, GINT_TO_POINTER (k))) {
+      if (missing < 20)
+        g_string_append_printf (msg, "\n  job %" G_GINT64_FORMAT ": no "
+            "profile (%s/job-%" G_GINT64_FORMAT "/job.json): its shard has "
+            "not run, or its folder was not copied here", k, dir, k);
+      missing++;
+    }
+  }
+  g_hash_table_destroy (have);
+  if (missing > 0)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%u of the %"
+        G_GINT64_FORMAT " jobs' profiles are incomplete; nothing was written:"
+        "%s", missing, MAX (total, (gint64) recs->len), msg->str);
+  g_string_free (msg, TRUE);
+  return missing == 0;
+}
+
 gboolean
 sb_profile_merge (const gchar * dir, GHashTable * only,
     const gchar * trace_path, const gchar * summary_path, guint * n_jobs,
@@ -418,6 +507,10 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
 
   if (!recs)
     return FALSE;
+  if (!check_complete (dir, recs, only, error)) {
+    g_ptr_array_free (recs, TRUE);
+    return FALSE;
+  }
   ts0 = g_new0 (gint64, recs->len + 1);
   for (i = 0; i < recs->len; i++) {
     JsonObject *r = recs->pdata[i];

@@ -69,10 +69,15 @@ gboolean sb_job_is_done (const SbJob * j, const gchar * state_dir);
 
 /* DIR/job-N/job.json: what the merge needs to place and name the job. */
 JsonObject *sb_job_to_json (const SbJob * j);
-gboolean sb_job_write_record (const SbJob * j, GError ** error);
+/* @jobs_total: the rows of the manifest (every shard's), so that a merge
+ * can name the jobs whose profile is missing. */
+gboolean sb_job_write_record (const SbJob * j, guint jobs_total,
+    GError ** error);
 
 /* Merges the job records under `dir` (only jobs in `only`, a set of job
- * numbers, when not NULL) into `trace_path` and `summary_path`. */
+ * numbers, when not NULL) into `trace_path` and `summary_path`. Fails,
+ * writing nothing, when a job of the batch has no record or a finished
+ * job's trace or summary is missing (named in the error). */
 gboolean sb_profile_merge (const gchar * dir, GHashTable * only,
     const gchar * trace_path, const gchar * summary_path, guint * n_jobs,
     GError ** error);

@@ -670,7 +670,7 @@ job_finished (SbJob * j)
       g_free (part);
     }
   }
-  if (!sb_job_write_record (j, &err)) {
+  if (!sb_job_write_record (j, B.m->rows->len, &err)) {
     g_printerr ("stage-batch: job %u: %s\n", j->index, err->message);
     g_clear_error (&err);
   }
@@ -782,7 +782,8 @@ write_profile (void)
         err->message);
     g_clear_error (&err);
   } else {
-    g_printerr ("stage-batch: profile of %u jobs: %s, %s%s\n", n, trace,
+    g_printerr ("stage-batch: profile of %u job%s: %s, %s%s\n", n,
+        n == 1 ? "" : "s", trace,
         summary, B.shard_n > 1 ? " (after every shard: stage-batch "
         "--merge-profile DIR)" : "");
   }
@@ -915,15 +916,16 @@ merge_only (void)
   if (!sb_profile_merge (merge_dir, NULL, trace, summary, &n, &err)) {
     g_printerr ("stage-batch: --merge-profile %s: %s\n", merge_dir,
         err->message);
+    ret = err->domain == G_IO_ERROR && err->code == G_IO_ERROR_NOT_FOUND ?
+        1 : EXIT_USAGE;
     g_clear_error (&err);
-    ret = EXIT_USAGE;
   } else if (n == 0) {
     g_printerr ("stage-batch: --merge-profile %s: no job profiles there "
         "(DIR/job-N/job.json)\n", merge_dir);
     ret = EXIT_USAGE;
   } else {
-    g_printerr ("stage-batch: profile of %u jobs: %s, %s\n", n, trace,
-        summary);
+    g_printerr ("stage-batch: profile of %u job%s: %s, %s\n", n,
+        n == 1 ? "" : "s", trace, summary);
   }
   g_free (trace);
   g_free (summary);
