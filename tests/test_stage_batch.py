@@ -187,6 +187,18 @@ def test_bad_input():
     bad_usage(["--shard", "3/3", RESIZE, m], r"index must be from 0", "--shard 3/3")
     bad_usage(["--progress=fancy", RESIZE, m], r"--progress", "--progress=fancy")
     bad_usage([RESIZE], r"MANIFEST", "no manifest")
+    # inputs are checked before anything runs: a missing file (named, with
+    # its column), and a stored stream the store does not have
+    write(f"{TMP}/noinput.csv", "input,width,height\n" + TMP + "/clips/a.avi,32,24\n"
+          + TMP + "/clips/zz.avi,32,24\n")
+    bad_usage([RESIZE, f"{TMP}/noinput.csv"],
+              r"noinput\.csv:3: job 1: filesrc\d+ reads \".*zz\.avi\", which does not exist "
+              r"\(the value of column \"input\"\)", "a missing input file")
+    check(not os.path.exists(f"{TMP}/noinput.batch/logs/job-0.log"),
+          "no job ran when an input is missing")
+    write(f"{TMP}/nostream.csv", "name\nnope\n")
+    bad_usage([f"stagesrc store={TMP}/nostore stream={{name}} ! fakesink", f"{TMP}/nostream.csv"],
+              r"does not exist", "a store that does not exist")
 
 
 def test_failures_and_crash():

@@ -7,8 +7,10 @@
 #endif
 
 #include "sbcheck.h"
+#include "stagestore.h"
 
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <string.h>
@@ -364,4 +366,78 @@ sb_usable_cpus (gchar ** why)
   }
   g_free (where);
   return n;
+}
+
+/* The problem with one source element's input, or NULL. */
+static gchar *
+source_problem (GstElement * e)
+{
+  GObjectClass *k = G_OBJECT_GET_CLASS (e);
+  GstElementFactory *fac = gst_element_get_factory (e);
+  const gchar *f = fac ? GST_OBJECT_NAME (fac) : "";
+  gchar *v = NULL, *path = NULL, *problem = NULL;
+
+  if (g_str_equal (f, "stagesrc")) {
+    gchar *store = NULL, *stream = NULL;
+    GError *err = NULL;
+    StageStore *st;
+    StageStreamInfo *info = NULL;
+
+    g_object_get (e, "store", &store, "stream", &stream, NULL);
+    if (store && stream) {
+      st = stage_store_open (store, FALSE, &err);
+      if (st)
+        info = stage_store_lookup (st, stream, &err);
+      if (err)
+        problem = g_strdup_printf ("%s: %s", GST_OBJECT_NAME (e),
+            err->message);
+      g_clear_error (&err);
+      if (info)
+        stage_stream_info_free (info);
+      if (st)
+        stage_store_close (st);
+    }
+    g_free (store);
+    g_free (stream);
+    return problem;
+  }
+  if (e->numsinkpads > 0 || GST_IS_BIN (e))
+    return NULL;                /* not a source */
+  if (g_object_class_find_property (k, "location")) {
+    g_object_get (e, "location", &v, NULL);
+    if (v && *v && !strchr (v, '%'))
+      path = g_strdup (v);
+  } else if (g_object_class_find_property (k, "uri")) {
+    g_object_get (e, "uri", &v, NULL);
+    if (v && g_str_has_prefix (v, "file:"))
+      path = g_filename_from_uri (v, NULL, NULL);
+  }
+  if (path && !g_file_test (path, G_FILE_TEST_EXISTS))
+    problem = g_strdup_printf ("%s reads \"%s\", which does not exist",
+        GST_OBJECT_NAME (e), path);
+  else if (path && access (path, R_OK) != 0)
+    problem = g_strdup_printf ("%s reads \"%s\", which cannot be read: %s",
+        GST_OBJECT_NAME (e), path, g_strerror (errno));
+  g_free (path);
+  g_free (v);
+  return problem;
+}
+
+gchar *
+sb_pipeline_input_problem (GstElement * pipeline)
+{
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  gchar *problem = NULL;
+
+  if (!GST_IS_BIN (pipeline))
+    return source_problem (pipeline);
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (!problem && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    problem = source_problem (g_value_get_object (&v));
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return problem;
 }

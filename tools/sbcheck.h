@@ -19,6 +19,11 @@ gboolean sb_dir_writable (const gchar * path, gchar ** which);
 /* Streaming threads of a parsed pipeline (sources, queue-like elements). */
 guint sb_pipeline_threads (GstElement * pipeline);
 
+/* What is wrong with the inputs a parsed pipeline reads, or NULL: a
+ * source's location= or file: uri= that does not exist or cannot be read,
+ * a stagesrc's store or stream that does not exist. */
+gchar *sb_pipeline_input_problem (GstElement * pipeline);
+
 /* Bytes of the existing files that row `row` names in the template's
  * placeholders: the job's length, for longest-first. */
 guint64 sb_input_weight (const SbTemplate * t, const SbManifest * m,

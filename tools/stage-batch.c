@@ -204,6 +204,7 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
   GError *err = NULL;
   GstElement *p = gst_parse_launch_full (j->pipeline, NULL,
       GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  gchar *problem;
   guint i;
 
   if (!p) {
@@ -212,6 +213,12 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     usage_error ("%s: job %u's pipeline does not parse: %s%s\n  pipeline: %s",
         j->where, j->index, err ? err->message : "unknown error", col,
         j->pipeline);
+  }
+  if ((problem = sb_pipeline_input_problem (p))) {
+    gchar *col = sb_blame_column (B.t, B.m, j->index, problem);
+
+    usage_error ("%s: job %u: %s%s\n  pipeline: %s", j->where, j->index,
+        problem, col, j->pipeline);
   }
   j->outputs = sb_pipeline_outputs (p, NULL);
   for (i = 0; i < j->outputs->len; i++) {
