@@ -134,6 +134,9 @@ def docs_sequences(tmp):
             if not line or line.startswith("#"):
                 continue
             line = re.sub(r"^stage-store\b", TOOL, line)
+            # the docs keep their stores in /tmp/stages-store, outside any
+            # clone; the test keeps them in its own folder
+            line = line.replace("/tmp/stages-store", os.path.join(d, "stages-store"))
             r = subprocess.run(line, shell=True, capture_output=True, text=True, cwd=d, timeout=120)
             check(r.returncode == 0 and "ERROR" not in r.stderr, f"docs: {line}"
                   + ("" if r.returncode == 0 else f"\n{r.stdout[-500:]}{r.stderr[-500:]}"))
