@@ -116,6 +116,10 @@ def test_basic_run():
           "job-end events say ok, with fps")
     check(ev[0]["event"] == "start" and ev[-1]["event"] == "end" and ev[-1]["ok"] == 3,
           "jsonl starts with start and ends with end")
+    check(all(l.startswith("{") for l in r.stderr.splitlines() if l.strip()),
+          f"--progress=jsonl writes only JSON lines: {r.stderr[:300]!r}")
+    check(all("verdict" in e and "error" in e for e in ends.values()),
+          "job-end has verdict and error (null when there is none)")
     for name, w in (("a", 32), ("b", 48), ("c", 40)):
         n, width = frames_of(f"{TMP}/out/{name}.avi")
         check((n, width) == (sizes[name], w), f"out/{name}.avi: {n} frames of width {width}")
@@ -276,6 +280,8 @@ def test_timeout_and_retries():
     end = [e for e in ev if e["event"] == "job-end" and e["job"] == 0]
     check(len(retried) == 1 and end and end[0]["attempts"] == 2,
           f"--retries 1 runs it twice: {retried} {end}")
+    check(end and end[0]["cpu_s"] > 0,
+          f"a timed-out job reports the CPU time it used: {end and end[0]['cpu_s']}")
     log = open(f"{TMP}/to.batch/logs/job-0.log").read()
     check(log.count("# stage-batch job 0") == 2, "the log keeps both attempts")
     check(not os.path.exists(f"{TMP}/slow/stuck.avi"), "a killed job leaves no output")
@@ -337,6 +343,10 @@ def test_shards_and_profile():
         jobs = [e["job"] for e in events(r.stderr) if e["event"] == "job-end"]
         check(all(j % 3 == i for j in jobs), f"shard {i} runs rows with index mod 3 == {i}: {jobs}")
         check(os.path.exists(f"{prof}/trace.shard-{i}-of-3.json"), f"shard {i} merged its own profile")
+        pe = [e for e in events(r.stderr) if e["event"] == "profile"]
+        check(len(pe) == 1 and pe[0]["trace"].endswith(f"trace.shard-{i}-of-3.json")
+              and all(l.startswith("{") for l in r.stderr.splitlines() if l.strip()),
+              f"the profile is a JSON event, no plain line: {r.stderr[-300:]}")
         ran += jobs
     check(sorted(ran) == list(range(7)), f"the shards' union is the full run, once each: {sorted(ran)}")
     r = run(["--merge-profile", prof])
@@ -354,6 +364,10 @@ def test_shards_and_profile():
           "each job row carries its stageprof summary")
     check(any(e["name"].startswith("videotestsrc") for e in summ["totals"]["elements"]),
           "totals aggregate elements over jobs")
+    check(all(e["jobs"] <= 7 for e in summ["totals"]["elements"])
+          and any(e["jobs"] == 7 for e in summ["totals"]["elements"]),
+          f"an element's job count counts jobs, not its rows per thread: "
+          f"{[(e['name'], e['jobs']) for e in summ['totals']['elements']]}")
     # One time axis: each job's events start after its launch.
     job_slices = {e["pid"]: e for e in trace if e.get("ph") == "X" and e.get("tid") == 0}
     ok = all(min(e["ts"] for e in elems if e["pid"] == pid) >= s["ts"] - 1000

@@ -205,10 +205,15 @@ sb_job_to_json (const SbJob * j)
   json_object_set_int_member (o, "start_wall_us", j->start_wall_us);
   json_object_set_int_member (o, "ts0_wall_us", j->ts0_wall_us ?
       j->ts0_wall_us : j->start_wall_us);
+  /* null rather than absent: every record has the same members */
   if (j->verdict)
     json_object_set_string_member (o, "verdict", j->verdict);
+  else
+    json_object_set_null_member (o, "verdict");
   if (j->error)
     json_object_set_string_member (o, "error", j->error);
+  else
+    json_object_set_null_member (o, "error");
   if (j->log_path)
     json_object_set_string_member (o, "log", j->log_path);
   for (i = 0; j->outputs && i < j->outputs->len; i++)

@@ -448,6 +448,7 @@ typedef struct
   gint64 count;
   gdouble total_s;
   guint jobs;
+  const JsonObject *last_summary;       /* the job that counted last */
 } SpElemTotal;
 
 static void
@@ -475,7 +476,11 @@ add_elements (GHashTable * totals, GPtrArray * order, JsonObject * summary)
     }
     t->count += json_object_get_int_member_with_default (e, "count", 0);
     t->total_s += json_object_get_double_member_with_default (e, "total_s", 0);
-    t->jobs++;
+    /* an element has a row per thread it ran on: count the job once */
+    if (t->last_summary != summary) {
+      t->last_summary = summary;
+      t->jobs++;
+    }
   }
 }
 

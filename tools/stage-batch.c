@@ -507,6 +507,29 @@ on_child_exit (GObject * src, GAsyncResult * res, gpointer data)
     job_finished (j);
 }
 
+/* CPU seconds a running process has used so far (utime + stime of
+ * /proc/PID/stat); 0 when it cannot be read. */
+static gdouble
+process_cpu_s (const gchar * pid)
+{
+  gchar *path = g_strdup_printf ("/proc/%s/stat", pid), *text = NULL;
+  gdouble cpu = 0;
+
+  if (pid && g_file_get_contents (path, &text, NULL, NULL)) {
+    /* after the command name, which may hold spaces: ") state ppid ..." */
+    const gchar *p = strrchr (text, ')');
+    gchar **f = p ? g_strsplit (p + 2, " ", 0) : NULL;
+
+    if (f && g_strv_length (f) > 12)
+      cpu = (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL))
+          / sysconf (_SC_CLK_TCK);
+    g_strfreev (f);
+  }
+  g_free (text);
+  g_free (path);
+  return cpu;
+}
+
 static gboolean
 on_job_timeout (gpointer data)
 {
@@ -514,6 +537,8 @@ on_job_timeout (gpointer data)
 
   j->timeout_id = 0;
   j->timed_out = TRUE;
+  /* the job reports its CPU time at its end; a killed one cannot */
+  j->cpu_s = process_cpu_s (g_subprocess_get_identifier (j->proc));
   g_subprocess_force_exit (j->proc);
   return G_SOURCE_REMOVE;
 }
@@ -784,16 +809,27 @@ write_profile (void)
   trace = g_strdup_printf ("%s/trace%s.json", B.profile_dir, suffix);
   summary = g_strdup_printf ("%s/summary%s.json", B.profile_dir, suffix);
   ok = sb_profile_merge (B.profile_dir, only, trace, summary, &n, &err);
-  if (!ok) {
+  if (B.progress == PROGRESS_JSONL) {
+    /* one stream, one format: JSON lines only */
+    JsonObject *o = event_new (ok ? "profile" : "profile-error");
+
+    if (ok) {
+      json_object_set_int_member (o, "jobs", n);
+      json_object_set_string_member (o, "trace", trace);
+      json_object_set_string_member (o, "summary", summary);
+    } else {
+      json_object_set_string_member (o, "error", err->message);
+    }
+    jsonl (o);
+  } else if (!ok) {
     g_printerr ("stage-batch: merging the profiles failed: %s\n",
         err->message);
-    g_clear_error (&err);
   } else {
     g_printerr ("stage-batch: profile of %u job%s: %s, %s%s\n", n,
-        n == 1 ? "" : "s", trace,
-        summary, B.shard_n > 1 ? " (after every shard: stage-batch "
-        "--merge-profile DIR)" : "");
+        n == 1 ? "" : "s", trace, summary, B.shard_n > 1 ? " (after every "
+        "shard: stage-batch --merge-profile DIR)" : "");
   }
+  g_clear_error (&err);
   g_hash_table_destroy (only);
   g_free (trace);
   g_free (summary);
@@ -804,10 +840,43 @@ write_profile (void)
 static gint
 finish (void)
 {
-  guint i, failed = 0;
+  JsonArray *failures = json_array_new ();
+  guint i;
+  gboolean profile_ok = TRUE;
 
   if (B.progress == PROGRESS_BAR)
     g_printerr ("\r\033[K");
+  sb_jobs_print_table (B.jobs);
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    JsonObject *f;
+
+    if (j->state == SB_JOB_OK || j->state == SB_JOB_SKIPPED)
+      continue;
+    if (B.progress != PROGRESS_JSONL) {
+      if (json_array_get_length (failures) == 0)
+        g_printerr ("stage-batch: some jobs did not complete:\n");
+      g_printerr ("  job %u (%s): %s%s%s%s%s\n", j->index, j->where,
+          sb_job_state_name (j->state), j->error ? ": " : "",
+          j->error ? j->error : "", j->attempts ? "; log: " : "",
+          j->attempts ? j->log_path : "");
+    }
+    f = json_object_new ();
+    json_object_set_int_member (f, "job", j->index);
+    json_object_set_string_member (f, "where", j->where);
+    json_object_set_string_member (f, "status", sb_job_state_name (j->state));
+    if (j->error)
+      json_object_set_string_member (f, "error", j->error);
+    else
+      json_object_set_null_member (f, "error");
+    if (j->attempts && j->log_path)
+      json_object_set_string_member (f, "log", j->log_path);
+    else
+      json_object_set_null_member (f, "log");
+    json_array_add_object_element (failures, f);
+  }
+  if (B.profile_dir)
+    profile_ok = write_profile ();
   if (B.progress == PROGRESS_JSONL) {
     JsonObject *o = event_new ("end");
     json_object_set_int_member (o, "jobs", B.jobs->len);
@@ -817,23 +886,14 @@ finish (void)
     json_object_set_int_member (o, "frames", B.frames_done);
     json_object_set_double_member (o, "wall_s",
         (g_get_monotonic_time () - B.t0_mono) / 1e6);
+    json_object_set_array_member (o, "failures", json_array_ref (failures));
     jsonl (o);
   }
-  sb_jobs_print_table (B.jobs);
-  for (i = 0; i < B.jobs->len; i++) {
-    SbJob *j = B.jobs->pdata[i];
-    if (j->state == SB_JOB_OK || j->state == SB_JOB_SKIPPED)
-      continue;
-    if (failed++ == 0)
-      g_printerr ("stage-batch: some jobs did not complete:\n");
-    g_printerr ("  job %u (%s): %s%s%s%s%s\n", j->index, j->where,
-        sb_job_state_name (j->state), j->error ? ": " : "",
-        j->error ? j->error : "", j->attempts ? "; log: " : "",
-        j->attempts ? j->log_path : "");
-  }
-  if (B.profile_dir && !write_profile ())
+  i = json_array_get_length (failures);
+  json_array_unref (failures);
+  if (!profile_ok)
     return EXIT_SOME_FAILED;
-  return failed ? EXIT_SOME_FAILED : 0;
+  return i ? EXIT_SOME_FAILED : 0;
 }
 
 /* ---- main ---------------------------------------------------------------- */
