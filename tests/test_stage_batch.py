@@ -556,6 +556,27 @@ def test_cpu_limits():
           f"the bar says how many jobs run at once and why: {r.stderr[:300]!r}")
 
 
+def test_eta():
+    # jobs of one cost whose rows name inputs of very different sizes: the
+    # ETA followed the share of bytes done and said "almost done" once the
+    # big rows (run first) had finished, with most of the time still ahead
+    rows = []
+    for i in range(8):
+        f = write(f"{TMP}/eta-{i}.bin", "x" * (200000 // (i + 1) ** 2))
+        rows.append(f"e{i},{f},20,20000\n")
+    m = write(f"{TMP}/eta.csv", "name,input,n,sleep\n" + "".join(rows))
+    # the row's input file is read (a second branch), so it weighs the job
+    tpl = SLOW + " filesrc location={input} ! fakesink"
+    r = run(["--jobs", "1", "--progress=jsonl", tpl, m])
+    ev = events(r.stderr)
+    end = [e for e in ev if e["event"] == "end"]
+    prog = [e for e in ev if e["event"] == "progress" and e.get("eta_s") is not None
+            and e["done"] >= 2 and e["pending"] >= 2]
+    ratios = [e["eta_s"] / max(end[0]["wall_s"] - e["t_s"], 1e-3) for e in prog] if end else []
+    check(r.returncode == 0 and ratios and all(0.6 <= x <= 1.6 for x in ratios),
+          f"the ETA is within 0.6-1.6x of the time left: {[round(x, 2) for x in ratios]}")
+
+
 def test_ctrl_c_race():
     # a terminal's Ctrl-C goes to the whole process group; a job started a
     # few ms before it died of it (reported crashed: signal 2) before the
@@ -583,7 +604,7 @@ def main():
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
              test_manifest_and_braces, test_stored_streams, test_cpu_limits,
-             test_ctrl_c_race,
+             test_ctrl_c_race, test_eta,
              test_frames_and_stdout,
              test_docs_examples]
     only = sys.argv[1:]

@@ -350,34 +350,83 @@ event_new (const gchar * name)
   return o;
 }
 
-/* Frames/s over the whole batch, and the ETA from the share of the input
- * (bytes, or jobs where inputs are not files) done, running jobs counted by
- * their position. */
+static guint wanted_jobs (void);
+
+/* A job's wall time as a + b * weight, fitted (least squares) to the jobs
+ * that finished: a job has a fixed cost (start, negotiation, the muxer's
+ * end) beside the part that grows with its input, and with the longest
+ * jobs first the small ones left at the end are mostly that fixed cost (a
+ * share-of-bytes ETA was 2x optimistic there). FALSE before any job
+ * finished. */
+static gboolean
+job_time_model (gdouble * a, gdouble * b)
+{
+  gdouble n = 0, sw = 0, st = 0, sww = 0, swt = 0, den;
+  guint i;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    gdouble w = j->weight ? (gdouble) j->weight : 1.0, t;
+
+    if (j->state != SB_JOB_OK)
+      continue;
+    t = sb_job_wall_s (j);
+    n++;
+    sw += w;
+    st += t;
+    sww += w * w;
+    swt += w * t;
+  }
+  if (n == 0)
+    return FALSE;
+  den = n * sww - sw * sw;
+  if (n < 2 || den <= 1e-9 * sww * n) {
+    *a = 0;
+    *b = st / sw;
+  } else {
+    *b = MAX (0.0, (n * swt - sw * st) / den);
+    *a = MAX (0.0, (st - *b * sw) / n);
+  }
+  return TRUE;
+}
+
+/* Frames/s over the whole batch, and the ETA: the jobs not done, each
+ * timed by job_time_model() (running ones by the part left), over the
+ * jobs run at once; before any job finished, from the share of the input
+ * (bytes, or jobs) done. */
 static void
 batch_rates (gdouble * fps, gdouble * eta_s, guint64 * frames)
 {
   gdouble elapsed = (g_get_monotonic_time () - B.t0_mono) / 1e6;
-  gdouble total = 0, done = 0;
+  gdouble total = 0, done = 0, left_s = 0, a = 0, b = 0;
+  gboolean model = job_time_model (&a, &b);
   guint64 f = B.frames_done;
   guint i;
 
   for (i = 0; i < B.jobs->len; i++) {
     SbJob *j = B.jobs->pdata[i];
-    gdouble w = j->weight ? (gdouble) j->weight : 1.0;
+    gdouble w = j->weight ? (gdouble) j->weight : 1.0, part = 0;
     if (j->state == SB_JOB_SKIPPED)
       continue;
     total += w;
     if (j->state == SB_JOB_RUNNING) {
       f += j->frames;
       if (j->duration_s > 0)
-        done += w * MIN (1.0, j->position_s / j->duration_s);
-    } else if (j->state != SB_JOB_PENDING) {
+        part = MIN (1.0, j->position_s / j->duration_s);
+      done += w * part;
+      left_s += MAX (0.0, a + b * w - sb_job_wall_s (j));
+    } else if (j->state == SB_JOB_PENDING) {
+      left_s += a + b * w;
+    } else {
       done += w;
     }
   }
   *frames = f;
   *fps = elapsed > 0 ? f / elapsed : 0;
-  *eta_s = done > 0 && total > done ? elapsed * (total - done) / done : -1;
+  if (model)
+    *eta_s = left_s / MAX (1u, MIN (wanted_jobs (), B.jobs->len));
+  else
+    *eta_s = done > 0 && total > done ? elapsed * (total - done) / done : -1;
 }
 
 static gboolean
