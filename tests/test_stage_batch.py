@@ -374,6 +374,20 @@ def test_shards_and_profile():
              and min(e["ts"] for e in elems if e["pid"] == pid) <= s["ts"] + s["dur"]
              for pid, s in job_slices.items())
     check(ok and len(job_slices) == 7, "job traces sit inside their job's wall-clock slice")
+    rep = os.environ.get("STAGEPROF_REPORT")
+    if rep:
+        # the launcher's job slices are not elements, and each job keeps
+        # its own links (every job has a pipeline0)
+        r = subprocess.run([rep, "show", f"{prof}/trace.json"], capture_output=True, text=True)
+        check(r.returncode == 0 and not re.search(r"/job \d+: ok|/stage-batch ", r.stdout)
+              and "job 3 s3/videotestsrc0" in r.stdout,
+              f"show on a merged batch trace lists the jobs' elements only: {r.stdout[:600]}")
+        r = subprocess.run([rep, "dot", "-o", "-", f"{prof}/trace.json"], capture_output=True,
+                           text=True)
+        edges = re.findall(r'"([^"]+)" -> "([^"]+)"', r.stdout)
+        check(r.returncode == 0 and edges and all(a.split("/")[0] == b.split("/")[0] for a, b in edges)
+              and len({a.split("/")[0] for a, b in edges}) == 7,
+              f"dot on a merged batch trace: each job's links in its own job: {edges[:6]}")
     # a copy of the folder, merged from elsewhere, by a relative path: the
     # records name their files relative to their own folder
     copy = f"{TMP}/elsewhere/prof-copy"

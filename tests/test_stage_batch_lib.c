@@ -219,7 +219,8 @@ GST_START_TEST (test_merge_traces)
   g_assert_no_error (err);
   fail_unless_equals_int (n, 1);
   fail_unless (pa != 0 && pb != 0 && pa != pb);
-  sp_merge_writer_add_slice (w, pb, 0, "stage-batch", "job 1: ok", 0, 9,
+  sp_merge_writer_add_slice (w, pb, 0, "stage-batch", "stage-batch",
+      "job 1: ok", 0, 9,
       NULL);
   /* Written beside the output, renamed into place when complete. */
   fail_unless (g_file_test (part, G_FILE_TEST_EXISTS));
@@ -237,8 +238,9 @@ GST_START_TEST (test_merge_traces)
   fail_unless_equals_int64 (json_object_get_int_member (find_event (ev, "enc",
               -1), "pid"), pb);
   /* The first process keeps the caller's name, others are named
-   * "PIPELINE (LABEL)"; pid 0 metadata stays pid 0; one stageprof_start,
-   * ours. */
+   * "PIPELINE (LABEL)"; a link (trace-wide, pid 0) goes to the caller's
+   * process, so that each input keeps its own; one stageprof_start, ours;
+   * the job slice in its category. */
   o = find_event (ev, "process_name", pa);
   fail_unless_equals_string (json_object_get_string_member
       (json_object_get_object_member (o, "args"), "name"), "job 0 a");
@@ -247,7 +249,9 @@ GST_START_TEST (test_merge_traces)
   fail_unless_equals_string (json_object_get_string_member
       (json_object_get_object_member (o, "args"), "name"), "process (job 0 a)");
   fail_unless_equals_int64 (json_object_get_int_member (find_event (ev,
-              "stageprof_link", -1), "pid"), 0);
+              "stageprof_link", -1), "pid"), pa);
+  fail_unless_equals_string (json_object_get_string_member (find_event (ev,
+              "job 1: ok", pb), "cat"), "stage-batch");
   o = find_event (ev, "stageprof_start", -1);
   fail_unless_equals_int64 (json_object_get_int_member
       (json_object_get_object_member (o, "args"), "wall_clock_us"), 999000);

@@ -431,7 +431,7 @@ merge_one_trace (SpMergeWriter * w, JsonObject * r, gint64 ts0,
     if (json_object_has_member (r, keys[i]))
       json_object_set_member (args, keys[i],
           json_node_copy (json_object_get_member (r, keys[i])));
-  sp_merge_writer_add_slice (w, pid, 0, "stage-batch", sname,
+  sp_merge_writer_add_slice (w, pid, 0, "stage-batch", "stage-batch", sname,
       (gdouble) (start - origin),
       json_object_get_double_member_with_default (r, "wall_s", 0) * 1e6,
       args);

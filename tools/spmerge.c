@@ -226,8 +226,11 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
       bad_text++;
       continue;
     }
-    /* pid 0: trace-wide metadata (links), not a process. */
-    pid = ev->has_pid && ev->pid != 0 ? map_pid (&in, ev->pid) : 0;
+    /* pid 0: trace-wide metadata (links), not a process; in a merge they
+     * go to the caller's process, so that each input's links stay its
+     * own (every job of a batch has a pipeline0) */
+    pid = ev->has_pid && ev->pid != 0 ? map_pid (&in, ev->pid) :
+        is_meta (ev, "stageprof_link") ? own_pid : 0;
     if (is_meta (ev, "process_name") && pid) {
       const SpEventArg *a = sp_event_arg (ev, "name");
       g_hash_table_add (in.named, GINT_TO_POINTER ((gint) ev->pid));
@@ -271,8 +274,8 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
 
 void
 sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
-    const gchar * thread_name, const gchar * name, gdouble ts_us,
-    gdouble dur_us, JsonObject * args)
+    const gchar * thread_name, const gchar * cat, const gchar * name,
+    gdouble ts_us, gdouble dur_us, JsonObject * args)
 {
   GString *o;
 
@@ -287,6 +290,10 @@ sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
   o = begin_event (w);
   g_string_append (o, "{\"name\":");
   stage_json_str (o, name);
+  if (cat) {
+    g_string_append (o, ",\"cat\":");
+    stage_json_str (o, cat);
+  }
   g_string_append (o, ",\"ph\":\"X\",\"ts\":");
   append_us (o, ts_us);
   g_string_append (o, ",\"dur\":");

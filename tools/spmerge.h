@@ -64,11 +64,13 @@ gboolean sp_merge_writer_add_trace (SpMergeWriter * w,
     GError ** error);
 
 /* A complete ("X") slice on thread `tid` of process `pid`, with a
- * thread_name event first when `thread_name` is not NULL; args may be NULL
+ * thread_name event first when `thread_name` is not NULL, in category
+ * `cat` (may be NULL: readers take a slice without one for an element's
+ * work; stage-batch's job slices are "stage-batch"); args may be NULL
  * (taken). */
 void sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
-    const gchar * thread_name, const gchar * name, gdouble ts_us,
-    gdouble dur_us, JsonObject * args);
+    const gchar * thread_name, const gchar * cat, const gchar * name,
+    gdouble ts_us, gdouble dur_us, JsonObject * args);
 
 /* The wall-clock time (µs since the epoch) of the merged trace's ts 0
  * (0: unknown): the merged trace then records it as stageprof does

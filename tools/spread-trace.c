@@ -87,6 +87,7 @@ typedef struct
   GHashTable *tnames;           /* "pid:tid" -> gchar* */
   GHashTable *pfirst;           /* pid -> gint64* first ts */
   GHashTable *pend;             /* pid -> gint64* last end */
+  GArray *link_pids;            /* gint64 per p->links: 0 trace-wide */
   gint64 max_ts;
   guint64 n_slices, n_out_of_order;
   gboolean runs_numbered;       /* some process is "NAME (run N)" */
@@ -212,10 +213,15 @@ pop_until (Acc * a, ThreadAcc * t, gint64 ts)
 static void
 on_slice (Acc * a, const SpEvent * ev)
 {
-  ThreadAcc *t = thread_acc (a, ev->pid, ev->tid);
+  ThreadAcc *t;
   Open o;
   gsize n;
 
+  /* stage-batch's own slices in a merged batch trace (one per job, on the
+   * job's launcher track) are not the work of any element or thread */
+  if (ev->cat && strcmp (ev->cat, "stage-batch") == 0)
+    return;
+  t = thread_acc (a, ev->pid, ev->tid);
   o.start = to_ns (ev->ts);
   o.end = o.start + MAX (to_ns (ev->dur), 0);
   o.child = 0;
@@ -442,7 +448,9 @@ on_meta (Acc * a, const SpEvent * ev)
       return;
     for (i = 0; i < a->p->links->len; i++) {
       SpLink *o = a->p->links->pdata[i];
-      if (!g_strcmp0 (o->src, src->str) && !g_strcmp0 (o->sink, sink->str)
+      if (g_array_index (a->link_pids, gint64, i) == (ev->has_pid ? ev->pid :
+              0) && !g_strcmp0 (o->src, src->str)
+          && !g_strcmp0 (o->sink, sink->str)
           && !g_strcmp0 (o->pipeline, pl && !pl->is_num ? pl->str : NULL)
           && !g_strcmp0 (o->src_pad, sp && !sp->is_num ? sp->str : NULL)
           && !g_strcmp0 (o->sink_pad, kp && !kp->is_num ? kp->str : NULL))
@@ -455,6 +463,13 @@ on_meta (Acc * a, const SpEvent * ev)
     l->src_pad = g_strdup (sp && !sp->is_num ? sp->str : NULL);
     l->sink_pad = g_strdup (kp && !kp->is_num ? kp->str : NULL);
     g_ptr_array_add (a->p->links, l);
+    /* a merged batch trace puts each job's links in its process: they name
+     * that process's pipeline, resolved once every name is known */
+    {
+      gint64 pid = ev->has_pid ? ev->pid : 0;
+
+      g_array_append_val (a->link_pids, pid);
+    }
   }
 }
 
@@ -541,6 +556,15 @@ build_rows (Acc * a)
     g_free (name);
     if (a->runs_numbered)
       break;
+  }
+  for (guint i = 0; i < a->p->links->len; i++) {
+    gint64 pid = g_array_index (a->link_pids, gint64, i);
+    SpLink *l = a->p->links->pdata[i];
+
+    if (pid != 0 && g_hash_table_contains (a->pnames, GINT_TO_POINTER (pid))) {
+      g_free (l->pipeline);
+      l->pipeline = pipe_name_run (a, pid, NULL);
+    }
   }
   g_hash_table_iter_init (&it, a->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
@@ -700,6 +724,7 @@ sp_read_trace (const gchar * path, GError ** error)
   a.tnames = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   a.pfirst = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   a.pend = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  a.link_pids = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   while (sp_trace_reader_next (rd, &ev, &err)) {
     switch (ev->ph) {
@@ -756,6 +781,7 @@ out:
   g_hash_table_destroy (a.tnames);
   g_hash_table_destroy (a.pfirst);
   g_hash_table_destroy (a.pend);
+  g_array_free (a.link_pids, TRUE);
   sp_trace_reader_free (rd);
   return a.p;
 }

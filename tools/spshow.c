@@ -206,9 +206,19 @@ elements_table (const SpProfile * p, SpFormat f, guint top, GString * out)
         f == SP_FORMAT_MARKDOWN ? "\n" : "  ", p->elements->len - top);
 }
 
+/* A row's name, with its pipeline when the profile has several (the jobs
+ * of a merged batch trace each have a queue0 and a thread queue0). */
+static gchar *
+row_name (gboolean many, const gchar * pipeline, const gchar * name)
+{
+  return many && pipeline ? g_strdup_printf ("%s/%s", pipeline, name) :
+      g_strdup (name);
+}
+
 static void
 queues_table (const SpProfile * p, SpFormat f, GString * out)
 {
+  gboolean many = many_pipelines (p);
   static const gchar *const hdr[] = { "Queue", "Items", "Items/s",
     "Mean lvl", "Max lvl", "Mean bytes", "Max bytes", "%Empty", "%Full",
     "Put ms", "Get ms", NULL
@@ -218,7 +228,7 @@ queues_table (const SpProfile * p, SpFormat f, GString * out)
 
   for (i = 0; i < p->queues->len; i++) {
     const SpQueueRow *r = p->queues->pdata[i];
-    sp_table_add (t, g_strdup (r->name));
+    sp_table_add (t, row_name (many, r->pipeline, r->name));
     sp_table_add (t, sp_fmt (r->items, 0));
     sp_table_add (t, sp_fmt (r->qps, 1));
     sp_table_add (t, sp_fmt (r->mean_level, 2));
@@ -256,6 +266,7 @@ threads_table (const SpProfile * p, SpFormat f, GString * out)
   };
   SpTable *t;
   guint i, n = 4;
+  gboolean many = many_pipelines (p);
 
   if (blocked)
     hdr[n++] = "%Blocked";
@@ -264,7 +275,7 @@ threads_table (const SpProfile * p, SpFormat f, GString * out)
   t = sp_table_new (1, hdr);
   for (i = 0; i < p->threads->len; i++) {
     const SpThreadRow *r = p->threads->pdata[i];
-    sp_table_add (t, g_strdup (r->name));
+    sp_table_add (t, row_name (many, r->pipeline, r->name));
     sp_table_add (t, sp_fmt (r->busy_pct, 1));
     sp_table_add (t, sp_fmt (r->wait_input_pct, 1));
     sp_table_add (t, sp_fmt (r->wait_output_pct, 1));
@@ -281,11 +292,12 @@ sinks_table (const SpProfile * p, SpFormat f, GString * out)
 {
   static const gchar *const hdr[] = { "Sink", "Frames", "FPS", NULL };
   SpTable *t = sp_table_new (1, hdr);
+  gboolean many = many_pipelines (p);
   guint i;
 
   for (i = 0; i < p->sinks->len; i++) {
     const SpSinkRow *r = p->sinks->pdata[i];
-    sp_table_add (t, g_strdup (r->name));
+    sp_table_add (t, row_name (many, r->pipeline, r->name));
     sp_table_add (t, sp_fmt (r->frames, 0));
     sp_table_add (t, sp_fmt (r->fps, 2));
   }
