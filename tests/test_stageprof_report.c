@@ -833,6 +833,135 @@ GST_START_TEST (test_diff_slowdown)
 
 GST_END_TEST;
 
+/* A CPU hog beside the runs, as a loaded shared machine is. */
+static gpointer
+hog (gpointer stop)
+{
+  volatile guint64 x = 0;
+
+  while (!g_atomic_int_get ((gint *) stop))
+    x++;
+  return NULL;
+}
+
+/* `diff A1 A2 A3 -- B1 B2 B3` on a loaded machine: between triples of
+ * runs of one setting nothing is flagged (20 pairs); a 2x change of one
+ * element (stageresize making twice the pixels) is flagged and nothing
+ * else is; --fail-above names only what is judged SLOWER. */
+static void
+work_run (const gchar * tag, guint w, guint h)
+{
+  gchar *sum = path (tag), *params = g_strdup_printf ("summary=%s", sum);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=150 "
+      "! video/x-raw,format=I420,width=640,height=480 "
+      "! stageresize name=work width=%u height=%u ! fakesink", w, h);
+
+  launch (params, desc);
+  g_free (desc);
+  g_free (params);
+  g_free (sum);
+}
+
+static gint
+diff_runs (gchar ** out, const gchar * const *a, const gchar * const *b,
+    guint n, const gchar * extra)
+{
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  gchar *err = NULL;
+  guint i;
+  gint rc;
+
+  g_ptr_array_add (argv, g_strdup (TOOL));
+  g_ptr_array_add (argv, g_strdup ("diff"));
+  for (i = 0; i < n; i++)
+    g_ptr_array_add (argv, path (a[i]));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  for (i = 0; i < n; i++)
+    g_ptr_array_add (argv, path (b[i]));
+  g_ptr_array_add (argv, g_strdup ("--format"));
+  g_ptr_array_add (argv, g_strdup ("json"));
+  if (extra) {
+    g_ptr_array_add (argv, g_strdup ("--fail-above"));
+    g_ptr_array_add (argv, g_strdup (extra));
+  }
+  g_ptr_array_add (argv, NULL);
+  rc = spawn ((gchar **) argv->pdata, NULL, out, &err);
+  g_free (err);
+  g_ptr_array_unref (argv);
+  return rc;
+}
+
+static guint
+flagged (const gchar * out, const gchar * only)
+{
+  JsonNode *n = parse (out);
+  JsonArray *els = json_object_get_array_member (json_node_get_object (n),
+      "elements");
+  guint i, k = 0;
+
+  for (i = 0; i < json_array_get_length (els); i++) {
+    JsonObject *e = json_array_get_object_element (els, i);
+
+    if (g_strcmp0 (json_object_get_string_member (e, "change"), "noise")
+        && (!only || !g_strcmp0 (json_object_get_string_member (e, "name"),
+                only)))
+      k++;
+  }
+  json_node_unref (n);
+  return k;
+}
+
+GST_START_TEST (test_diff_runs)
+{
+  const gchar *same[9] = { "s0.json", "s1.json", "s2.json", "s3.json",
+    "s4.json", "s5.json", "s6.json", "s7.json", "s8.json"
+  };
+  const gchar *big[3] = { "d0.json", "d1.json", "d2.json" };
+  gint stop = 0;
+  GThread *t = g_thread_new ("hog", hog, &stop);
+  guint i, pairs = 0, false_flags = 0;
+  gchar *out = NULL;
+
+  for (i = 0; i < 9; i++)
+    work_run (same[i], 320, 240);
+  for (i = 0; i < 3; i++)
+    work_run (big[i], 452, 340);        /* 2.0x the output pixels */
+  g_atomic_int_set (&stop, 1);
+  g_thread_join (t);
+
+  /* 20 pairs of disjoint triples of same-setting runs */
+  for (i = 0; i < 20; i++) {
+    const gchar *a[3], *b[3];
+    guint k;
+
+    for (k = 0; k < 3; k++) {
+      a[k] = same[(i + k) % 9];
+      b[k] = same[(i + 3 + k + i / 9) % 9];
+    }
+    if (a[0] == b[0] || a[0] == b[1] || a[0] == b[2] || a[1] == b[0]
+        || a[2] == b[0] || a[1] == b[1] || a[2] == b[2] || a[1] == b[2]
+        || a[2] == b[1])
+      continue;
+    fail_unless_equals_int (diff_runs (&out, a, b, 3, "20"), 0);
+    false_flags += flagged (out, NULL);
+    g_free (out);
+    pairs++;
+  }
+  fail_unless (pairs >= 15, "%u pairs", pairs);
+  fail_unless_equals_int (false_flags, 0);
+
+  fail_unless_equals_int (diff_runs (&out, same, big, 3, NULL), 0);
+  fail_unless_equals_int (flagged (out, "work"), 1);
+  fail_unless_equals_int (flagged (out, NULL), 1);
+  fail_unless (strstr (out, "\"runs_a\":3") && strstr (out,
+          "\"cpu_wait_pct_a\":["), "%s", out);
+  g_free (out);
+  fail_unless_equals_int (diff_runs (&out, same, big, 3, "50"), 1);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_diff_other_pipeline)
 {
   gchar *a = path ("a.json"), *c = path ("c.json"), *x, *out = NULL,
@@ -1235,6 +1364,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_tolerant_readers);
   tcase_add_test (tc, test_diff_slowdown);
   tcase_add_test (tc, test_diff_other_pipeline);
+  tcase_add_test (tc, test_diff_runs);
   tcase_add_test (tc, test_merge_three);
   tcase_add_test (tc, test_html);
   tcase_add_test (tc, test_dot);

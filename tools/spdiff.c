@@ -113,15 +113,145 @@ pair_rows (GPtrArray * out, GPtrArray * ra, GPtrArray * rb, gsize name_off)
   g_free (used);
 }
 
+/* The row of @p that matches @e of another run: by name when the name is
+ * unique in both, else by name and thread. */
+static const SpElemRow *
+find_elem (const SpProfile * p, const SpProfile * ep, const SpElemRow * e)
+{
+  gboolean single = count_name (p, e->name) == 1
+      && count_name (ep, e->name) == 1;
+  guint j;
+
+  for (j = 0; j < p->elements->len; j++) {
+    const SpElemRow *r = p->elements->pdata[j];
+
+    if (!g_strcmp0 (r->name, e->name)
+        && (single || !g_strcmp0 (r->thread, e->thread)))
+      return r;
+  }
+  return NULL;
+}
+
+/* The per-buffer value a run gives an element: its median, else mean. */
+static gdouble
+typical (const SpElemRow * r)
+{
+  return !isnan (r->median_ms) && r->count >= 5 ? r->median_ms : r->mean_ms;
+}
+
+static gint
+cmp_double (gconstpointer x, gconstpointer y)
+{
+  gdouble a = *(const gdouble *) x, b = *(const gdouble *) y;
+
+  return a < b ? -1 : a > b;
+}
+
+static gdouble
+median_of (GArray * v)
+{
+  g_array_sort (v, cmp_double);
+  if (v->len == 0)
+    return NAN;
+  return v->len % 2 ? g_array_index (v, gdouble, v->len / 2) :
+      (g_array_index (v, gdouble, v->len / 2 - 1) +
+      g_array_index (v, gdouble, v->len / 2)) / 2;
+}
+
+/* The values of element @e (of side A's first run) in each run of @runs;
+ * FALSE when a run lacks it. */
+static gboolean
+run_values (GPtrArray * runs, const SpProfile * ep, const SpElemRow * e,
+    GArray * out)
+{
+  guint i;
+
+  for (i = 0; i < runs->len; i++) {
+    const SpElemRow *r = find_elem (runs->pdata[i], ep, e);
+    gdouble v;
+
+    if (!r || isnan (v = typical (r)))
+      return FALSE;
+    g_array_append_val (out, v);
+  }
+  return TRUE;
+}
+
+/* The judgement of sp_diff_new_runs() with two or more runs a side. */
+static SpChange
+judge_runs (const SpDiff * d, const SpElemRow * ea, const SpElemRow * eb)
+{
+  GArray *va = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  GArray *vb = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  SpChange c = SP_CHANGE_NOISE;
+
+  if (run_values (d->runs_a, d->a, ea, va)
+      && run_values (d->runs_b, d->b, eb, vb)) {
+    gdouble ma = median_of (va), mb = median_of (vb), dd = mb - ma;
+    gdouble lo_a = g_array_index (va, gdouble, 0);
+    gdouble hi_a = g_array_index (va, gdouble, va->len - 1);
+    gdouble lo_b = g_array_index (vb, gdouble, 0);
+    gdouble hi_b = g_array_index (vb, gdouble, vb->len - 1);
+    gdouble spread = MAX (hi_a - lo_a, hi_b - lo_b), rel = pct (ma, mb);
+
+    if (!isnan (rel) && fabs (rel) >= SP_DIFF_MIN_PCT
+        && fabs (dd) >= SP_DIFF_MIN_MS && fabs (dd) > 2 * spread) {
+      if (lo_b > hi_a)
+        c = SP_CHANGE_SLOWER;
+      else if (hi_b < lo_a)
+        c = SP_CHANGE_FASTER;
+    }
+  } else {
+    c = sp_diff_judge (ea, eb);
+  }
+  g_array_free (va, TRUE);
+  g_array_free (vb, TRUE);
+  return c;
+}
+
+gdouble
+sp_diff_cpu_wait_pct (const SpProfile * p)
+{
+  gdouble sum = 0;
+  guint i, n = 0;
+
+  for (i = 0; i < p->threads->len; i++) {
+    gdouble v = ((SpThreadRow *) p->threads->pdata[i])->cpu_wait_pct;
+
+    if (!isnan (v)) {
+      sum += v;
+      n++;
+    }
+  }
+  return n ? sum / n : NAN;
+}
+
 SpDiff *
 sp_diff_new (const SpProfile * a, const SpProfile * b)
 {
+  GPtrArray *ra = g_ptr_array_new (), *rb = g_ptr_array_new ();
+  SpDiff *d;
+
+  g_ptr_array_add (ra, (gpointer) a);
+  g_ptr_array_add (rb, (gpointer) b);
+  d = sp_diff_new_runs (ra, rb);
+  g_ptr_array_unref (ra);
+  g_ptr_array_unref (rb);
+  return d;
+}
+
+SpDiff *
+sp_diff_new_runs (GPtrArray * runs_a, GPtrArray * runs_b)
+{
   SpDiff *d = g_new0 (SpDiff, 1);
+  const SpProfile *a = runs_a->pdata[0], *b = runs_b->pdata[0];
   gboolean *used = g_new0 (gboolean, b->elements->len + 1);
   guint i, j;
 
   d->a = a;
   d->b = b;
+  d->runs_a = g_ptr_array_ref (runs_a);
+  d->runs_b = g_ptr_array_ref (runs_b);
   d->elems = g_array_new (FALSE, TRUE, sizeof (SpDiffElem));
   d->only_a = g_ptr_array_new ();
   d->only_b = g_ptr_array_new ();
@@ -150,7 +280,8 @@ sp_diff_new (const SpProfile * a, const SpProfile * b)
       de.d_mean_pct = pct (ea->mean_ms, m->mean_ms);
       de.d_p90_pct = pct (ea->p90_ms, m->p90_ms);
       de.d_total_pct = pct (ea->total_s, m->total_s);
-      de.change = sp_diff_judge (ea, m);
+      de.change = runs_a->len >= 2 && runs_b->len >= 2 ?
+          judge_runs (d, ea, m) : sp_diff_judge (ea, m);
       g_array_append_val (d->elems, de);
     } else {
       g_ptr_array_add (d->only_a, (gpointer) ea);
@@ -174,6 +305,8 @@ sp_diff_free (SpDiff * d)
   if (!d)
     return;
   g_array_free (d->elems, TRUE);
+  g_ptr_array_unref (d->runs_a);
+  g_ptr_array_unref (d->runs_b);
   g_ptr_array_free (d->only_a, TRUE);
   g_ptr_array_free (d->only_b, TRUE);
   g_ptr_array_free (d->threads, TRUE);
@@ -205,7 +338,12 @@ sp_diff_regressions (const SpDiff * d, gdouble limit, gdouble min_share,
   for (i = 0; i < d->elems->len; i++) {
     const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
     gdouble grew = e->b->total_s - e->a->total_s;
-    if (isnan (e->d_total_pct) || e->d_total_pct <= limit
+    /* a growth within the noise blames nothing: the element is slower per
+     * buffer beyond the noise, or it was called more often */
+    gboolean more_calls = pct (e->a->count, e->b->count) > limit;
+
+    if ((e->change != SP_CHANGE_SLOWER && !more_calls)
+        || isnan (e->d_total_pct) || e->d_total_pct <= limit
         || !(sb > 0 && 100 * grew / sb >= min_share))
       continue;
     n++;
@@ -251,6 +389,21 @@ render_json (const SpDiff * d, GString * o)
   stage_json_str (o, d->a->path);
   g_string_append (o, ",\"b\":");
   stage_json_str (o, d->b->path);
+  g_string_append_printf (o, ",\"runs_a\":%u,\"runs_b\":%u",
+      d->runs_a->len, d->runs_b->len);
+  g_string_append (o, ",\"cpu_wait_pct_a\":[");
+  for (i = 0; i < d->runs_a->len; i++) {
+    if (i)
+      g_string_append_c (o, ',');
+    stage_json_num (o, sp_diff_cpu_wait_pct (d->runs_a->pdata[i]), 10);
+  }
+  g_string_append (o, "],\"cpu_wait_pct_b\":[");
+  for (i = 0; i < d->runs_b->len; i++) {
+    if (i)
+      g_string_append_c (o, ',');
+    stage_json_num (o, sp_diff_cpu_wait_pct (d->runs_b->pdata[i]), 10);
+  }
+  g_string_append (o, "]");
   g_string_append (o, ",\"verdict_a\":");
   stage_json_str (o, d->a->verdict);
   g_string_append (o, ",\"verdict_b\":");
@@ -339,6 +492,28 @@ append_only (GString * o, SpFormat f, const gchar * which, GPtrArray * rows)
   }
 }
 
+/* Each run of a side with its CPU-wait share, so that a loaded machine
+ * (and a run taken while it was) shows. */
+static void
+append_runs (GString * o, SpFormat f, const gchar * side, GPtrArray * runs)
+{
+  guint i;
+
+  g_string_append_printf (o, "%s%s: %u run%s; waiting for a CPU:",
+      f == SP_FORMAT_MARKDOWN ? "- " : "  ", side, runs->len,
+      runs->len == 1 ? "" : "s");
+  for (i = 0; i < runs->len; i++) {
+    gdouble w = sp_diff_cpu_wait_pct (runs->pdata[i]);
+
+    if (isnan (w))
+      g_string_append_printf (o, "%s -", i ? "," : "");
+    else
+      g_string_append_printf (o, "%s %.1f %%", i ? "," : "", w);
+  }
+  g_string_append (o, runs->len >= 2 ? " (changes judged against the "
+      "spread between these runs)\n" : "\n");
+}
+
 gchar *
 sp_diff_render (const SpDiff * d, SpFormat f)
 {
@@ -372,6 +547,8 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     g_string_append_printf (o, "%sB: %s (%s, pipeline %s, %s s)\n",
         f == SP_FORMAT_MARKDOWN ? "- " : "", d->b->path, kind_word (d->b),
         pb, wb);
+    append_runs (o, f, "A", d->runs_a);
+    append_runs (o, f, "B", d->runs_b);
     g_free (wa);
     g_free (wb);
     if (g_strcmp0 (pa, pb))

@@ -20,7 +20,8 @@ typedef struct
 
 typedef struct
 {
-  const SpProfile *a, *b;
+  const SpProfile *a, *b;       /* the first run of each side */
+  GPtrArray *runs_a, *runs_b;   /* const SpProfile*: every run, a / b first */
   GArray *elems;                /* SpDiffElem, by |total change|, largest first */
   GPtrArray *only_a, *only_b;   /* const SpElemRow* */
   GPtrArray *threads;           /* pairs: a, b (either may be NULL) */
@@ -28,6 +29,18 @@ typedef struct
 } SpDiff;
 
 SpDiff *sp_diff_new (const SpProfile * a, const SpProfile * b);
+/* Several runs per side (each side's runs of one setting): rows shown are
+ * those of each side's first run; an element counts as changed only when
+ * its per-run values (median per buffer, else mean) of the two sides do
+ * not overlap, and the change of the sides' medians exceeds twice the
+ * largest spread between runs of one side (what the machine's noise does
+ * to runs of the same setting), 5 % and 10 us per buffer. With one run on
+ * a side, sp_diff_judge() decides. */
+SpDiff *sp_diff_new_runs (GPtrArray * runs_a, GPtrArray * runs_b);
+/* The share of the run's thread time spent waiting for a CPU (the mean of
+ * its threads'), NAN where the input does not say: how loaded the machine
+ * was. */
+gdouble sp_diff_cpu_wait_pct (const SpProfile * p);
 void sp_diff_free (SpDiff * d);
 
 /* Whether the typical per-buffer time changed beyond the noise, judged
@@ -46,8 +59,9 @@ SpChange sp_diff_judge (const SpElemRow * a, const SpElemRow * b);
 
 gchar *sp_diff_render (const SpDiff * d, SpFormat format);
 
-/* Elements whose total self time grew by more than `pct` %, and by at
- * least `min_share` % of the larger run's total self time (tiny elements
+/* Elements judged SLOWER (or called more than `pct` % more often) whose
+ * total self time grew by more than `pct` %,
+ * and by at least `min_share` % of the larger run's total self time (tiny elements
  * double by chance: a capsfilter going from 1 to 2 us is no regression). Appends one line per element to `why`;
  * returns how many. */
 guint sp_diff_regressions (const SpDiff * d, gdouble pct, gdouble min_share,

@@ -252,13 +252,23 @@ cmd_diff (gint argc, gchar ** argv)
         "Write here instead of stdout", "FILE"},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("A B - compare two stageprof "
-      "profiles");
+  GOptionContext *ctx = g_option_context_new ("A B | A1 A2... -- B1 B2... - "
+      "compare stageprof profiles");
   SpSelect sa, sb;
   SpFormat f = SP_FORMAT_TEXT;
   SpProfile *a = NULL, *b = NULL;
   SpDiff *d = NULL;
+  GPtrArray *ra = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      sp_profile_free), *rb = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      sp_profile_free);
   gchar *text;
+  gint k, sep = -1;
+  static gchar sep_mark[] = "\001--";
+
+  /* "--" between the runs of A and of B: kept through option parsing */
+  for (k = 1; k < argc; k++)
+    if (!strcmp (argv[k], "--"))
+      argv[k] = sep_mark;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx, "Per element (matched by path), queue "
@@ -269,14 +279,33 @@ cmd_diff (gint argc, gchar ** argv)
       "median - min),\n3 standard errors, 5 % and 10 us per buffer. A and B "
       "may be of "
       "different kinds (a summary\nagainst a trace) and the same file "
-      "(a database: --run-a 1 --run-b 2).");
-  g_option_context_set_description (ctx, "Example (a CI gate):\n"
-      "  stageprof-report diff baseline.json new.json --fail-above 10\n");
+      "(a database: --run-a 1 --run-b 2).\n\n"
+      "With several runs a side (A1 A2 A3 -- B1 B2 B3, each run of one "
+      "setting), an element\nchanged only when the two sides' per-run "
+      "values do not overlap and their medians\nmoved by more than twice the "
+      "largest spread between runs of one side: what a\nloaded machine does "
+      "to runs of the same setting. Each run's share of time waiting\nfor a "
+      "CPU is shown. --fail-above names only elements judged SLOWER.");
+  g_option_context_set_description (ctx, "Examples (a CI gate):\n"
+      "  stageprof-report diff baseline.json new.json --fail-above 10\n"
+      "  stageprof-report diff a1.json a2.json a3.json -- b1.json b2.json "
+      "b3.json --fail-above 10\n");
   if (!parse (ctx, &argc, &argv))
     goto out;
-  if (argc != 3) {
-    ret = usage_error (ctx, "diff needs two inputs, A and B");
+  for (k = 1; k < argc; k++)
+    if (argv[k] == sep_mark || !strcmp (argv[k], sep_mark))
+      sep = k;
+  if (sep < 0 ? argc != 3 : (sep < 2 || sep >= argc - 1)) {
+    ret = usage_error (ctx, sep < 0 ? "diff needs two inputs, A and B (or "
+        "runs of A, --, runs of B)" : "diff needs at least one run on each "
+        "side of --");
     goto out;
+  }
+  if (sep < 0)
+    sep = 2;                    /* A at 1, B at 2 */
+  else {
+    memmove (argv + sep, argv + sep + 1, (argc - sep - 1) * sizeof (gchar *));
+    argc--;
   }
   if (format && (!sp_format_parse (format, &f) || f == SP_FORMAT_HTML)) {
     ret = usage_error (ctx, "unknown --format (text, json, csv, markdown)");
@@ -285,11 +314,17 @@ cmd_diff (gint argc, gchar ** argv)
   sa.pipeline = sb.pipeline = pipeline;
   sa.run = run_a;
   sb.run = run_b;
-  if (!(a = load (argv[1], &sa)) || !(b = load (argv[2], &sb)))
-    goto out;
-  print_notes (a);
-  print_notes (b);
-  d = sp_diff_new (a, b);
+  for (k = 1; k < argc; k++) {
+    SpProfile *p = load (argv[k], k < sep ? &sa : &sb);
+
+    if (!p)
+      goto out;
+    print_notes (p);
+    g_ptr_array_add (k < sep ? ra : rb, p);
+  }
+  a = ra->pdata[0];
+  b = rb->pdata[0];
+  d = sp_diff_new_runs (ra, rb);
   text = sp_diff_render (d, f);
   if (!write_out (out, text)) {
     ret = EXIT_FAILED;
@@ -314,8 +349,8 @@ cmd_diff (gint argc, gchar ** argv)
   g_free (text);
 out:
   sp_diff_free (d);
-  sp_profile_free (a);
-  sp_profile_free (b);
+  g_ptr_array_unref (ra);       /* frees a and b, its first runs */
+  g_ptr_array_unref (rb);
   g_option_context_free (ctx);
   g_free (pipeline);
   g_free (run_a);
