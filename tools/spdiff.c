@@ -192,10 +192,15 @@ judge_runs (const SpDiff * d, const SpElemRow * ea, const SpElemRow * eb)
     gdouble hi_a = g_array_index (va, gdouble, va->len - 1);
     gdouble lo_b = g_array_index (vb, gdouble, 0);
     gdouble hi_b = g_array_index (vb, gdouble, vb->len - 1);
-    gdouble spread = MAX (hi_a - lo_a, hi_b - lo_b), rel = pct (ma, mb);
+    gdouble rel = pct (ma, mb), spread;
 
+    /* A loaded machine's noise is a factor (a run 30 % slower at any
+     * size), so spreads and change compare as ratios. */
+    spread = lo_a > 0 && lo_b > 0 ? MAX (log (hi_a / lo_a), log (hi_b / lo_b))
+        : INFINITY;
     if (!isnan (rel) && fabs (rel) >= SP_DIFF_MIN_PCT
-        && fabs (dd) >= SP_DIFF_MIN_MS && fabs (dd) > 2 * spread) {
+        && fabs (dd) >= SP_DIFF_MIN_MS && ma > 0 && mb > 0
+        && fabs (log (mb / ma)) > spread) {
       if (lo_b > hi_a)
         c = SP_CHANGE_SLOWER;
       else if (hi_b < lo_a)

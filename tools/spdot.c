@@ -175,7 +175,9 @@ sp_dot_render (const SpProfile * p)
     n->queue = r;
   }
 
-  g_string_append (o, "digraph stageprof {\n  rankdir=LR;\n"
+  /* top to bottom: a linear pipeline of ten elements drawn left to right
+   * was one row 3000 px wide */
+  g_string_append (o, "digraph stageprof {\n  rankdir=TB;\n"
       "  graph [fontname=\"sans\", fontsize=11, labelloc=t, label=");
   {
     gchar *a = part (*pipes ? pipes : "-"), *b = part (p->path),

@@ -218,6 +218,9 @@ read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
       k->run = g_strdup (run_s);
       k->frames = dcol (&r, "frames");
       k->fps = dcol (&r, "fps");
+      k->unit = scol (&r, "unit");
+      k->media = scol (&r, "media");
+      k->buffers = dcol (&r, "buffers");
       g_ptr_array_add (p->sinks, k);
     }
     sqlite3_finalize (r.st);

@@ -152,6 +152,9 @@ sp_read_summary_json (const gchar * path, GError ** error)
     k->run = str (r, "run");
     k->frames = num (r, "frames");
     k->fps = num (r, "fps");
+    k->unit = str (r, "unit");
+    k->media = str (r, "media");
+    k->buffers = num (r, "buffers");
     g_ptr_array_add (p->sinks, k);
   }
   g_object_unref (parser);

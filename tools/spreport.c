@@ -53,6 +53,8 @@ sink_free (gpointer p)
 {
   SpSinkRow *r = p;
 
+  g_free (r->unit);
+  g_free (r->media);
   g_free (r->name);
   g_free (r->pipeline);
   g_free (r->run);

@@ -65,7 +65,9 @@ typedef struct
 typedef struct
 {
   gchar *name, *pipeline, *run;
-  gdouble frames, fps;
+  gdouble frames, fps;          /* fps: frames (or buffers) per second */
+  gchar *unit, *media;          /* "frames" or "buffers" (not video), caps */
+  gdouble buffers;
 } SpSinkRow;
 
 typedef struct

@@ -290,16 +290,24 @@ threads_table (const SpProfile * p, SpFormat f, GString * out)
 static void
 sinks_table (const SpProfile * p, SpFormat f, GString * out)
 {
-  static const gchar *const hdr[] = { "Sink", "Frames", "FPS", NULL };
+  static const gchar *const hdr[] = { "Sink", "Count", "Per second",
+    "Unit", NULL
+  };
   SpTable *t = sp_table_new (1, hdr);
   gboolean many = many_pipelines (p);
   guint i;
 
   for (i = 0; i < p->sinks->len; i++) {
     const SpSinkRow *r = p->sinks->pdata[i];
+    /* a sink of audio (or of anything but video) counts buffers, not
+     * frames: say so, with the unit */
+    gboolean video = !r->unit || !strcmp (r->unit, "frames");
+
     sp_table_add (t, row_name (many, r->pipeline, r->name));
-    sp_table_add (t, sp_fmt (r->frames, 0));
+    sp_table_add (t, sp_fmt (video ? r->frames : r->buffers, 0));
     sp_table_add (t, sp_fmt (r->fps, 2));
+    sp_table_add (t, video ? g_strdup ("frames") :
+        g_strdup_printf ("buffers of %s", r->media ? r->media : "?"));
   }
   sp_table_render (t, f, out);
 }
@@ -405,6 +413,11 @@ render_json (const SpProfile * p, guint top, GString * o)
     stage_json_str (o, r->name);
     NUMF (frames);
     NUMF (fps);
+    NUMF (buffers);
+    g_string_append (o, ",\"unit\":");
+    stage_json_str (o, r->unit);
+    g_string_append (o, ",\"media\":");
+    stage_json_str (o, r->media);
     g_string_append_c (o, '}');
   }
 #undef NUMF

@@ -282,9 +282,9 @@ cmd_diff (gint argc, gchar ** argv)
       "(a database: --run-a 1 --run-b 2).\n\n"
       "With several runs a side (A1 A2 A3 -- B1 B2 B3, each run of one "
       "setting), an element\nchanged only when the two sides' per-run "
-      "values do not overlap and their medians\nmoved by more than twice the "
-      "largest spread between runs of one side: what a\nloaded machine does "
-      "to runs of the same setting. Each run's share of time waiting\nfor a "
+      "values do not overlap and the ratio of their medians\nexceeds the "
+      "largest ratio between runs of one side (max / min): what a\nloaded "
+      "machine does to runs of the same setting; 5 runs a side are best. Each run's share of time waiting\nfor a "
       "CPU is shown. --fail-above names only elements judged SLOWER.");
   g_option_context_set_description (ctx, "Examples (a CI gate):\n"
       "  stageprof-report diff baseline.json new.json --fail-above 10\n"
