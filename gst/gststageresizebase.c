@@ -629,6 +629,25 @@ gst_stage_resize_base_start (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* A src pad linked to nothing (a '!' missing on a gst-launch line) makes
+ * any size "not what downstream requires": say what is wrong instead.
+ * TRUE when that was the case (the error is posted). */
+static gboolean
+report_unlinked (GstStageResizeBase * self)
+{
+  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD (self);
+
+  if (gst_pad_is_linked (src))
+    return FALSE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("%s's src pad is not linked: nothing downstream takes its output.",
+          GST_OBJECT_NAME (self)),
+      ("Link it to the next element (on a gst-launch-1.0 line, a '!' "
+          "between %s and the element after it may be missing).",
+          GST_OBJECT_NAME (self)));
+  return TRUE;
+}
+
 /* Called when caps @incaps could not be negotiated. When the reason is
  * the size the properties ask for (downstream would take some size, but
  * none of those), posts the error that says so, once, and returns TRUE;
@@ -671,6 +690,10 @@ explain_size_conflict (GstBaseTransform * trans, GstCaps * incaps)
   if (!size_only || !note_conflict (self)) {
     g_free (wanted);
     return size_only;
+  }
+  if (report_unlinked (self)) {
+    g_free (wanted);
+    return TRUE;
   }
 
   property_target (self, NULL, GST_VIDEO_INFO_WIDTH (&in),
@@ -817,6 +840,8 @@ check_size (GstStageResizeBase * self, const GstVideoInfo * in,
 
 mismatch:
   if (posted || !note_conflict (self))
+    return FALSE;
+  if (report_unlinked (self))
     return FALSE;
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("width=%d height=%d (preserve-aspect=%s, only-shrink=%s) asks for "

@@ -144,6 +144,42 @@ GST_START_TEST (test_bad_params)
 
 GST_END_TEST;
 
+/* A space or a ';' where a ',' was meant: the space made a file named
+ * "t.json summary=none", the ';' dropped what followed; both silently. */
+GST_START_TEST (test_separator_typos)
+{
+  gchar *dir = g_dir_make_tmp ("stageprof-params-XXXXXX", NULL);
+  gchar *t = g_build_filename (dir, "t.json", NULL);
+  gchar *odd = g_strdup_printf ("%s summary=none", t);
+  gchar *tracers = g_strdup_printf ("stageprof(trace=%s summary=none)", t);
+  Launch l = launch (tracers, SMALL, NULL);
+
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "separated by ','"), "%s", l.err);
+  fail_unless (g_file_test (t, G_FILE_TEST_EXISTS), "%s", l.err);
+  fail_if (g_file_test (odd, G_FILE_TEST_EXISTS));
+  /* taken as meant: no summary on stdout */
+  fail_if (strstr (l.out, "Verdict:"), "%s", l.out);
+  launch_clear (&l);
+  g_unlink (t);
+  g_free (tracers);
+
+  tracers = g_strdup_printf ("stageprof(trace=%s;summary=none)", t);
+  l = launch (tracers, SMALL, NULL);
+  assert_ran (&l);
+  fail_unless (strstr (l.err, "splits tracers at ';'")
+      && strstr (l.err, "'summary=none'"), "%s", l.err);
+  launch_clear (&l);
+  g_unlink (t);
+  g_rmdir (dir);
+  g_free (tracers);
+  g_free (odd);
+  g_free (t);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* "[" is not a valid GstStructure value either: the fallback parser still
  * gets the key, and the regex error names the filter. */
 GST_START_TEST (test_bad_filter)
@@ -288,6 +324,7 @@ stageprof_params_suite (void)
   tcase_add_test (tc, test_params_parsed);
   tcase_add_test (tc, test_defaults_and_stdout);
   tcase_add_test (tc, test_bad_params);
+  tcase_add_test (tc, test_separator_typos);
   tcase_add_test (tc, test_bad_filter);
   tcase_add_test (tc, test_unwritable_paths);
   tcase_add_test (tc, test_typed_values);

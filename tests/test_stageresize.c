@@ -828,6 +828,28 @@ GST_START_TEST (test_conflict_gst_launch)
 
 GST_END_TEST;
 
+/* A missing '!' leaves the src pad unlinked: the error says that, not
+ * "downstream requires WxH ... relax the downstream caps filter". */
+GST_START_TEST (test_unlinked_src)
+{
+  const gchar *cmd = "timeout 20 gst-launch-1.0 videotestsrc num-buffers=5 "
+      "! video/x-raw,width=1280,height=720 ! stageresize width=640 "
+      "height=360 fakesink";
+  gchar *out = NULL, *errs = NULL;
+  gint status = 0;
+
+  fail_unless (g_spawn_command_line_sync (cmd, &out, &errs, &status, NULL));
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 1);
+  fail_unless (strstr (out, "src pad is not linked")
+      || strstr (errs, "src pad is not linked"), "%s %s", out, errs);
+  fail_if (strstr (out, "relax the downstream")
+      || strstr (errs, "relax the downstream"), "%s %s", out, errs);
+  g_free (out);
+  g_free (errs);
+}
+
+GST_END_TEST;
+
 static void
 check_interlaced_fields (gint sw, gint sh, gint dw, gint dh, guint threads)
 {
@@ -1183,6 +1205,7 @@ stageresize_suite (void)
   tcase_add_test (tc, test_conflict_posted_once);
   tcase_add_test (tc, test_conflict_one_error);
   tcase_add_test (tc, test_conflict_gst_launch);
+  tcase_add_test (tc, test_unlinked_src);
   tcase_add_test (tc, test_interlaced_fields);
   tcase_add_test (tc, test_negotiation_like_videoscale);
   tcase_add_test (tc, test_events_and_timestamps);

@@ -606,11 +606,87 @@ parse_seconds (const gchar * s, gdouble * out)
   return TRUE;
 }
 
+static void apply_param (GstStageProf * self, const gchar * key,
+    const gchar * value);
+
+static const gchar *const known_keys[] = { "trace", "summary", "db",
+  "filter", "progress", "cuda-sync", "skip-first", "interval", NULL
+};
+
+/* "t.json summary=none": a space where a ',' was meant. The file would be
+ * named "t.json summary=none" and the summary left on: warn, and take the
+ * parameters as meant. TRUE when @value was split so. */
+static gboolean
+split_space_typo (GstStageProf * self, const gchar * key, const gchar * value)
+{
+  const gchar *sp;
+
+  for (sp = value; (sp = strpbrk (sp, " \t")) != NULL; sp++) {
+    const gchar *next = sp;
+    guint i;
+
+    while (*next == ' ' || *next == '\t')
+      next++;
+    for (i = 0; known_keys[i]; i++) {
+      gsize n = strlen (known_keys[i]);
+
+      if (strncmp (next, known_keys[i], n) == 0 && next[n] == '=') {
+        gchar *first = g_strndup (value, sp - value);
+
+        g_warning ("stageprof: %s='%s' holds another parameter after a "
+            "space: parameters are separated by ',' (stageprof(%s=%s,%s)); "
+            "taken as meant", key, value, key, first, next);
+        apply_param (self, key, first);
+        g_free (first);
+        /* the rest may hold more of them */
+        {
+          gchar *rest = g_strdup (next), *eq = strchr (rest, '=');
+
+          *eq = '\0';
+          apply_param (self, rest, eq + 1);
+          g_free (rest);
+        }
+        return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+/* GST_TRACERS separates tracers with ';': "stageprof(trace=t.json;
+ * summary=none)" gives stageprof "trace=t.json" and drops the rest
+ * silently. Read the variable and say so. */
+static void
+warn_semicolon (void)
+{
+  const gchar *env = g_getenv ("GST_TRACERS");
+  const gchar *open = env ? strstr (env, "stageprof(") : NULL;
+  const gchar *semi, *close;
+
+  if (!open)
+    return;
+  semi = strchr (open, ';');
+  close = strchr (open, ')');
+  if (semi && (!close || semi < close)) {
+    gchar *lost = close ? g_strndup (semi + 1, close - semi - 1) :
+        g_strdup (semi + 1);
+
+    g_warning ("stageprof: GST_TRACERS splits tracers at ';', so '%s' inside "
+        "stageprof(...) never reached stageprof: separate its parameters "
+        "with ',' (GST_TRACERS=\"stageprof(a=1,b=2)\")", lost);
+    g_free (lost);
+  }
+}
+
 static void
 apply_param (GstStageProf * self, const gchar * key, const gchar * value)
 {
   guint u;
   gdouble d;
+
+  if ((strcmp (key, "trace") == 0 || strcmp (key, "summary") == 0
+          || strcmp (key, "db") == 0) && split_space_typo (self, key, value))
+    return;
 
   if (strcmp (key, "trace") == 0) {
     g_object_set (self, "trace", value, NULL);
@@ -670,6 +746,7 @@ stage_prof_parse_params (GstStageProf * self, const gchar * params)
   GstStructure *s;
   gchar **items;
 
+  warn_semicolon ();
   if (!params || !*params)
     return;
   full = g_strdup_printf ("stageprof,%s", params);
