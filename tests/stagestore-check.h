@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "stagestore.h"
+#include "tmpdir.h"
 
 #define W 160
 #define H 120
@@ -145,26 +146,6 @@ make_tmp (void)
 
   fail_unless (g_mkdtemp (d) != NULL);
   return d;
-}
-
-static G_GNUC_UNUSED void
-rm_rf (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (path, n, NULL);
-
-    if (g_file_test (p, G_FILE_TEST_IS_DIR))
-      rm_rf (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
 }
 
 /* An MP4 clip of @n frames; @enc is the encoder description. */

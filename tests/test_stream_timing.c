@@ -7,6 +7,7 @@
  * timestamps do. Plus the cases of the issue with their exact numbers. */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
+#include "tmpdir.h"
 
 
 typedef struct
@@ -289,26 +290,6 @@ GST_START_TEST (test_unslice_starts_at_zero)
 }
 
 GST_END_TEST;
-
-static void
-rm_rf (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (path, n, NULL);
-
-    if (g_file_test (p, G_FILE_TEST_IS_DIR))
-      rm_rf (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
-}
 
 /* stagesrc's own stride follows the same rule as stagestride, and its
  * irregular selections keep the stored grid with GAPs for the holes. */

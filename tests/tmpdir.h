@@ -1,0 +1,29 @@
+/* A test's own temporary folder, removed with everything in it. */
+#ifndef TMPDIR_H
+#define TMPDIR_H
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+static G_GNUC_UNUSED void
+rm_rf (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *n;
+
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (path, n, NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_DIR)
+        && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+      rm_rf (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (path);
+}
+
+#endif /* TMPDIR_H */
