@@ -3,7 +3,8 @@
 Debian-style package would: both plugins (and the CUDA module of a CUDA
 build) in $libdir/gstreamer-1.0, not the stagenull benchmark tracer (unless
 -Dbench-tracer=true), every tool of tools/ in $bindir with its man page in
-$mandir/man1, and README plus docs/ with its examples in $datadir/doc."""
+$mandir/man1, and README plus docs/ with its examples in $datadir/doc; the
+plugins export gst_plugin_* symbols only (nm -D)."""
 import glob
 import json
 import os
@@ -60,6 +61,19 @@ def main():
                 failed += not ok
                 if not ok:
                     print("FAIL: the installed README links to " + link + ", not installed there")
+        # the plugins export GStreamer's entry points and nothing of their
+        # internals (a hook's call into the recorder is then direct)
+        for so in sorted(glob.glob(plugins + "/*.so")):
+            r = subprocess.run(["nm", "-D", "--defined-only", so], capture_output=True,
+                               text=True)
+            syms = [l.split()[-1] for l in r.stdout.splitlines()
+                    if len(l.split()) == 3 and l.split()[1] in "TDBR"]
+            extra = [x for x in syms if not x.startswith("gst_plugin_")]
+            ok = r.returncode == 0 and syms and not extra
+            failed += not ok
+            print(("ok: " if ok else "FAIL: ") + os.path.basename(so) + " exports "
+                  + (", ".join(extra[:8]) + (" ..." if len(extra) > 8 else "") if extra
+                     else "only " + ", ".join(syms)))
         null = os.path.exists(plugins + "/libgststagenull.so")
         if null != bool(opts.get("bench-tracer")):
             print("FAIL: stagenull installed=%s with bench-tracer=%s"
