@@ -1199,8 +1199,15 @@ GST_START_TEST (test_html)
     fail_unless (strstr (text, "<svg") && strstr (text, "<polyline"),
         "no queue-level plot");
     fail_unless (strstr (text, "Verdict") != NULL);
-    if (i)
+    if (i) {
       fail_unless (strstr (text, "Change of total self time") != NULL);
+      /* A and B on one scale, side by side, figures on the bars */
+      fail_unless (strstr (text, "A and B on one scale") != NULL);
+      fail_unless (g_regex_match_simple (">A [0-9.]+ s<", text, 0, 0)
+          && g_regex_match_simple (">B [0-9.]+ s<", text, 0, 0)
+          && g_regex_match_simple (">[+-][0-9]+%<", text, 0, 0),
+          "no figures on the bars");
+    }
     g_free (text);
   }
 

@@ -323,7 +323,8 @@ static void
 plot_diff (GString * o, const SpDiff * d)
 {
   guint n = MIN (d->elems->len, MAX_ROWS), i;
-  gdouble mid = LEFT + (W - LEFT - 20) / 2.0, half = (W - LEFT - 20) / 2.0;
+  /* 50 px each side for the figure at a full bar's end */
+  gdouble mid = LEFT + (W - LEFT - 20) / 2.0, half = (W - LEFT - 120) / 2.0;
   gdouble lim = 10;
 
   for (i = 0; i < n; i++) {
@@ -357,12 +358,66 @@ plot_diff (GString * o, const SpDiff * d)
     text (o, LEFT - 6, y + 12, "end", label);
     rect (o, v < 0 ? mid - w : mid, y, w, ROW - 4, c, tip);
     g_free (tip);
+    /* the figure on the bar's end */
+    tip = isnan (e->d_total_pct) ? g_strdup ("-") :
+        g_strdup_printf ("%+.0f%%", e->d_total_pct);
+    text (o, v < 0 ? mid - w - 4 : mid + w + 4, y + 12, v < 0 ? "end" :
+        "start", tip);
+    g_free (tip);
     g_free (label);
   }
   g_string_append (o, "</svg>\n<p class=\"legend\"><span style=\"color:"
       "#e15759\">&#9632;</span> slower beyond noise &#160; <span style=\""
       "color:#59a14f\">&#9632;</span> faster beyond noise &#160; <span style="
       "\"color:#bab0ac\">&#9632;</span> within noise</p>\n");
+}
+
+/* Each matched element's total self time in A and in B, two bars a row
+ * on one scale, with their figures: what the change plot's percentages
+ * are percentages of. */
+static void
+plot_pair (GString * o, const SpDiff * d)
+{
+  guint n = MIN (d->elems->len, MAX_ROWS), i;
+  gdouble max = 0, row = 2 * ROW + 4;
+
+  for (i = 0; i < n; i++) {
+    const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
+    if (!isnan (e->a->total_s))
+      max = MAX (max, e->a->total_s);
+    if (!isnan (e->b->total_s))
+      max = MAX (max, e->b->total_s);
+  }
+  svg_open (o, 30 + n * row, "Total self time per element, A and B on one "
+      "scale");
+  for (i = 0; i < n; i++) {
+    const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
+    const SpElemRow *side[2] = { e->a, e->b };
+    gchar *label = elem_label (e->b);
+    guint k;
+
+    text (o, LEFT - 6, 24 + i * row + ROW / 2, "end", label);
+    for (k = 0; k < 2; k++) {
+      const SpElemRow *r = side[k];
+      gdouble y = 11 + i * row + k * ROW;
+      gdouble w = max > 0 && !isnan (r->total_s) ? (W - LEFT - 110) *
+          r->total_s / max : 0;
+      gchar *val = sp_fmt (r->total_s, 3);
+      gchar *tip = g_strdup_printf ("%s in %s: %s s self time", label,
+          k ? "B" : "A", val);
+      gchar *fig = g_strdup_printf ("%s %s s", k ? "B" : "A", val);
+
+      rect (o, LEFT, y, w, ROW - 4, palette[k], tip);
+      text (o, LEFT + w + 4, y + 13, "start", fig);
+      g_free (fig);
+      g_free (tip);
+      g_free (val);
+    }
+    g_free (label);
+  }
+  g_string_append_printf (o, "</svg>\n<p class=\"legend\"><span style=\""
+      "color:%s\">&#9632;</span> A &#160; <span style=\"color:%s\">"
+      "&#9632;</span> B</p>\n", palette[0], palette[1]);
 }
 
 /* ---- the page ------------------------------------------------------- */
@@ -463,6 +518,8 @@ sp_html_render (const SpProfile * a, const SpProfile * b)
     g_string_append (o, "</p>\n");
     section (o, "Change of total self time per element");
     plot_diff (o, d);
+    section (o, "Total self time, A and B side by side");
+    plot_pair (o, d);
     section (o, "Elements, A and B");
     t = sp_diff_render (d, SP_FORMAT_HTML);
     g_string_append (o, t);
