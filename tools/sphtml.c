@@ -336,10 +336,10 @@ plot_diff (GString * o, const SpDiff * d)
   rect (o, mid, 4, 1, n * ROW + 24, "#333333", NULL);
   {
     gchar *s = g_strdup_printf ("-%.0f%%", lim);
-    text (o, LEFT, 14, "start", s);
+    text (o, mid - half, 14, "start", s);
     g_free (s);
     s = g_strdup_printf ("+%.0f%%", lim);
-    text (o, W - 20, 14, "end", s);
+    text (o, mid + half, 14, "end", s);
     g_free (s);
   }
   for (i = 0; i < n; i++) {
