@@ -609,12 +609,15 @@ name_in (GPtrArray * names, const gchar * name)
 static gboolean
 check_param_names (GstStageSlice * self)
 {
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  GHashTable *seen = g_hash_table_new_full (NULL, NULL, gst_object_unref,
-      NULL);
+  GPtrArray *names;
+  GHashTable *seen;
   gboolean ok = TRUE;
   guint g, f;
 
+  if (!self->params || self->params->len == 0)
+    return TRUE;                /* no group-params: no walk */
+  names = g_ptr_array_new_with_free_func (g_free);
+  seen = g_hash_table_new_full (NULL, NULL, gst_object_unref, NULL);
   collect_downstream (GST_BASE_TRANSFORM_SRC_PAD (self), names, seen);
   for (g = 0; ok && self->params && g < self->params->len; g++) {
     const GstStructure *s = g_ptr_array_index (self->params, g);

@@ -636,7 +636,7 @@ retime (GstStageStoreSrc * self, GstBuffer * buf, GstEvent ** gap)
     GST_BUFFER_OFFSET (buf) /= self->divisor;
     GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET (buf) + 1;
   }
-  if (gap && GST_CLOCK_TIME_IS_VALID (pts)
+  if (GST_CLOCK_TIME_IS_VALID (pts)
       && GST_CLOCK_TIME_IS_VALID (self->next_pts)
       && pts > self->next_pts + GST_MSECOND)
     *gap = gst_event_new_gap (self->next_pts, pts - self->next_pts);

@@ -301,6 +301,16 @@ assert_contains (const gchar * text, const gchar * part)
   fail_unless (strstr (text, part) != NULL, "'%s' not in '%s'", part, text);
 }
 
+/* Runs @desc, which must fail with an error whose text holds @part. */
+static G_GNUC_UNUSED void
+expect_error (const gchar * desc, const gchar * part)
+{
+  gchar *err = run_error (desc);
+
+  assert_contains (err, part);
+  g_free (err);
+}
+
 /* Every bad input of the issue: a clear error, no crash, no hang. */
 static G_GNUC_UNUSED void
 tmp_base_setup (void)

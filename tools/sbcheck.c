@@ -67,6 +67,16 @@ sb_dir_writable (const gchar * path, gchar ** which)
   return TRUE;
 }
 
+/* An element's factory name; "" for elements made without a factory
+ * (stagesrc's and stagesink's insides). */
+static const gchar *
+factory_name (GstElement * e)
+{
+  GstElementFactory *fac = gst_element_get_factory (e);
+
+  return fac ? GST_OBJECT_NAME (fac) : "";
+}
+
 /* Threads a job keeps busy, from its pipeline: one per streaming thread
  * (sources and queue-like elements start one each). A first guess only:
  * --jobs auto corrects it from the CPU time of finished jobs. */
@@ -79,10 +89,7 @@ sb_pipeline_threads (GstElement * pipeline)
 
   while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
     GstElement *e = g_value_get_object (&v);
-    GstElementFactory *fac = gst_element_get_factory (e);
-    /* elements made by others without a factory (stagesrc's and
-     * stagesink's insides) have none */
-    const gchar *f = fac ? GST_OBJECT_NAME (fac) : "";
+    const gchar *f = factory_name (e);
     if (!GST_IS_BIN (e) && ((e->numsinkpads == 0 && e->numsrcpads > 0)
             || g_str_has_prefix (f, "queue") || strcmp (f, "multiqueue") == 0))
       n++;
@@ -373,8 +380,7 @@ static gchar *
 source_problem (GstElement * e)
 {
   GObjectClass *k = G_OBJECT_GET_CLASS (e);
-  GstElementFactory *fac = gst_element_get_factory (e);
-  const gchar *f = fac ? GST_OBJECT_NAME (fac) : "";
+  const gchar *f = factory_name (e);
   gchar *v = NULL, *path = NULL, *problem = NULL;
 
   if (g_str_equal (f, "stagesrc")) {
