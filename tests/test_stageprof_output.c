@@ -15,6 +15,7 @@
 #include <gst/check/gstcheck.h>
 #include <json-glib/json-glib.h>
 
+#include "spschema.h"
 #include "spsummary.h"
 
 #define SUMMARY_PATH TESTS_BUILD_DIR "/stageprof_output-summary.json"
@@ -356,16 +357,16 @@ GST_START_TEST (test_csv)
   g_strfreev (lines);
   g_unlink (CSV_PATH);
   /* ... and each other table beside it. */
-  for (k = 1; sp_summary_tables[k]; k++) {
-    path = sp_summary_csv_path (CSV_PATH, sp_summary_tables[k]);
-    if ((strcmp (sp_summary_tables[k], "queues") == 0
-            || strcmp (sp_summary_tables[k], "gpu") == 0)
+  for (k = 1; sp_schema_tables[k]; k++) {
+    path = sp_summary_csv_path (CSV_PATH, sp_schema_tables[k]->name);
+    if ((strcmp (sp_schema_tables[k]->name, "queues") == 0
+            || strcmp (sp_schema_tables[k]->name, "gpu") == 0)
         && !g_file_test (path, G_FILE_TEST_EXISTS)) {
       g_free (path);            /* no queue (no GPU element): no file */
       continue;
     }
     lines = csv_lines (path);
-    if (strcmp (sp_summary_tables[k], "pipelines") == 0) {
+    if (strcmp (sp_schema_tables[k]->name, "pipelines") == 0) {
       fail_unless (g_str_has_prefix (lines[0], "pipeline,run,"), "%s",
           lines[0]);
       fail_unless (strstr (lines[0], "verdict") != NULL);
@@ -373,7 +374,7 @@ GST_START_TEST (test_csv)
         el |= g_str_has_prefix (lines[i], "\"csvp\",1,");
       fail_unless (el, "no csvp row in %s", path);
     }
-    if (strcmp (sp_summary_tables[k], "threads") == 0)
+    if (strcmp (sp_schema_tables[k]->name, "threads") == 0)
       fail_unless (strstr (lines[0], "pipeline") != NULL);
     g_strfreev (lines);
     g_unlink (path);

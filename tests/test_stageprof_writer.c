@@ -784,7 +784,8 @@ make_summary (gdouble wall_s, gboolean final, gdouble k)
           (guint64) 5, "mean_bytes", G_TYPE_DOUBLE, 1e6, "max_bytes",
           G_TYPE_UINT64, (guint64) 3000000, "empty_pct", G_TYPE_DOUBLE, 10.0,
           "full_pct", G_TYPE_DOUBLE, 20.0 * k, "ave_put_ms", G_TYPE_DOUBLE,
-          0.1, "ave_get_ms", G_TYPE_DOUBLE, 0.2, NULL));
+          0.1, "ave_get_ms", G_TYPE_DOUBLE, 0.2, "span_s", G_TYPE_DOUBLE, 4.0,
+          NULL));
   append_row (&th, make_row ("thread", "name", G_TYPE_STRING, "queue0:src",
           "busy_pct", G_TYPE_DOUBLE, 90.0, "wait_input_pct", G_TYPE_DOUBLE,
           5.0, "wait_output_pct", G_TYPE_DOUBLE, 2.0, "blocked_pct",

@@ -13,7 +13,6 @@
 #include <glib/gstdio.h>
 
 #include "jsontext.h"
-#include "spreport.h"
 #include "sptracereader.h"
 
 /* What is buffered before a write. */

@@ -117,115 +117,55 @@ seen (GHashTable * keys, const gchar * a, const gchar * b, const gchar * c)
   return FALSE;
 }
 
+/* The rows of one table in the run's snapshots, newest first, each key
+ * (pipeline, name, thread) once: every column of the schema the table has
+ * (an older database lacks some: NAN or NULL). */
+static void
+read_table (sqlite3 * db, const SpRowKind * k, gint64 run, gboolean final,
+    const gchar * run_s, GPtrArray * dst)
+{
+  GHashTable *keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  gint thread = sp_schema_column_index (k->schema, "thread");
+  gint pipe = sp_schema_column_index (k->schema, "pipeline");
+  gint run_col = sp_schema_column_index (k->schema, "run");
+  Rows r;
+
+  if (!open_rows (db, k->schema->name, run, final, &r)) {
+    g_hash_table_destroy (keys);
+    return;
+  }
+  while (sqlite3_step (r.st) == SQLITE_ROW) {
+    gpointer row = sp_row_new (k);
+
+    for (guint c = 0; c < k->schema->n_cols; c++) {
+      const SpColumn *col = &k->schema->cols[c];
+      if ((gint) c == run_col)
+        sp_row_take_text (k, row, c, g_strdup (run_s));
+      else if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+        sp_row_take_text (k, row, c, scol (&r, col->key));
+      else
+        sp_row_set_num (k, row, c, dcol (&r, col->key));
+    }
+    if (!sp_row_text (k, row, 0) || seen (keys, sp_row_text (k, row, pipe),
+            sp_row_text (k, row, 0), thread < 0 ? NULL :
+            sp_row_text (k, row, thread)))
+      sp_row_free (k, row);
+    else
+      g_ptr_array_add (dst, row);
+  }
+  sqlite3_finalize (r.st);
+  g_hash_table_destroy (keys);
+}
+
 static void
 read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
     const gchar * run_s)
 {
-  GHashTable *keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      NULL);
-  Rows r;
-
-  if (open_rows (db, "elements", run, final, &r)) {
-    while (sqlite3_step (r.st) == SQLITE_ROW) {
-      SpElemRow *e = g_new0 (SpElemRow, 1);
-      e->name = scol (&r, "name");
-      e->thread = scol (&r, "thread");
-      e->pipeline = scol (&r, "pipeline");
-      if (!e->name || seen (keys, e->pipeline, e->name, e->thread)) {
-        g_free (e->name);
-        g_free (e->thread);
-        g_free (e->pipeline);
-        g_free (e);
-        continue;
-      }
-      e->run = g_strdup (run_s);
-      e->count = dcol (&r, "count");
-      e->mean_ms = dcol (&r, "mean_ms");
-      e->std_ms = dcol (&r, "std_ms");
-      e->min_ms = dcol (&r, "min_ms");
-      e->max_ms = dcol (&r, "max_ms");
-      e->median_ms = dcol (&r, "median_ms");
-      e->p90_ms = dcol (&r, "p90_ms");
-      e->p99_ms = dcol (&r, "p99_ms");
-      e->total_s = dcol (&r, "total_s");
-      e->busy_pct = dcol (&r, "busy_pct");
-      g_ptr_array_add (p->elements, e);
-    }
-    sqlite3_finalize (r.st);
-  }
-  g_hash_table_remove_all (keys);
-  if (open_rows (db, "queues", run, final, &r)) {
-    while (sqlite3_step (r.st) == SQLITE_ROW) {
-      SpQueueRow *q = g_new0 (SpQueueRow, 1);
-      q->name = scol (&r, "name");
-      q->pipeline = scol (&r, "pipeline");
-      if (seen (keys, q->pipeline, q->name, NULL)) {
-        g_free (q->name);
-        g_free (q->pipeline);
-        g_free (q);
-        continue;
-      }
-      q->run = g_strdup (run_s);
-      q->items = dcol (&r, "items");
-      q->qps = dcol (&r, "qps");
-      q->mean_level = dcol (&r, "mean_level");
-      q->max_level = dcol (&r, "max_level");
-      q->mean_bytes = dcol (&r, "mean_bytes");
-      q->max_bytes = dcol (&r, "max_bytes");
-      q->empty_pct = dcol (&r, "empty_pct");
-      q->full_pct = dcol (&r, "full_pct");
-      q->ave_put_ms = dcol (&r, "ave_put_ms");
-      q->ave_get_ms = dcol (&r, "ave_get_ms");
-      g_ptr_array_add (p->queues, q);
-    }
-    sqlite3_finalize (r.st);
-  }
-  g_hash_table_remove_all (keys);
-  if (open_rows (db, "threads", run, final, &r)) {
-    while (sqlite3_step (r.st) == SQLITE_ROW) {
-      SpThreadRow *t = g_new0 (SpThreadRow, 1);
-      t->name = scol (&r, "name");
-      t->pipeline = scol (&r, "pipeline");
-      if (seen (keys, t->pipeline, t->name, NULL)) {
-        g_free (t->name);
-        g_free (t->pipeline);
-        g_free (t);
-        continue;
-      }
-      t->run = g_strdup (run_s);
-      t->wall_s = dcol (&r, "wall_s");
-      t->busy_pct = dcol (&r, "busy_pct");
-      t->wait_input_pct = dcol (&r, "wait_input_pct");
-      t->wait_output_pct = dcol (&r, "wait_output_pct");
-      t->blocked_pct = dcol (&r, "blocked_pct");
-      t->cpu_wait_pct = dcol (&r, "cpu_wait_pct");
-      g_ptr_array_add (p->threads, t);
-    }
-    sqlite3_finalize (r.st);
-  }
-  g_hash_table_remove_all (keys);
-  if (open_rows (db, "sinks", run, final, &r)) {
-    while (sqlite3_step (r.st) == SQLITE_ROW) {
-      SpSinkRow *k = g_new0 (SpSinkRow, 1);
-      k->name = scol (&r, "name");
-      k->pipeline = scol (&r, "pipeline");
-      if (seen (keys, k->pipeline, k->name, NULL)) {
-        g_free (k->name);
-        g_free (k->pipeline);
-        g_free (k);
-        continue;
-      }
-      k->run = g_strdup (run_s);
-      k->frames = dcol (&r, "frames");
-      k->fps = dcol (&r, "fps");
-      k->unit = scol (&r, "unit");
-      k->media = scol (&r, "media");
-      k->buffers = dcol (&r, "buffers");
-      g_ptr_array_add (p->sinks, k);
-    }
-    sqlite3_finalize (r.st);
-  }
-  g_hash_table_destroy (keys);
+  read_table (db, &sp_elem_kind, run, final, run_s, p->elements);
+  read_table (db, &sp_queue_kind, run, final, run_s, p->queues);
+  read_table (db, &sp_thread_kind, run, final, run_s, p->threads);
+  read_table (db, &sp_sink_kind, run, final, run_s, p->sinks);
 }
 
 static void

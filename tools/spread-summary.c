@@ -50,11 +50,35 @@ rows (JsonObject * root, const gchar * f)
   return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
 }
 
-#define EACH_ROW(arr, o) \
-  for (guint _i = 0; arr && _i < json_array_get_length (arr); _i++) \
-    if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (arr, _i)) \
-        && (o = json_node_get_object (json_array_get_element (arr, _i))))
+/* Every column of the kind's schema that the row objects carry; a row
+ * without a name is left out. */
+static void
+read_rows (JsonObject * root, const SpRowKind * k, GPtrArray * dst)
+{
+  JsonArray *a = rows (root, k->schema->name);
 
+  for (guint i = 0; a && i < json_array_get_length (a); i++) {
+    JsonNode *n = json_array_get_element (a, i);
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) :
+        NULL;
+    gpointer row;
+
+    if (!o)
+      continue;
+    row = sp_row_new (k);
+    for (guint c = 0; c < k->schema->n_cols; c++) {
+      const SpColumn *col = &k->schema->cols[c];
+      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+        sp_row_take_text (k, row, c, str (o, col->key));
+      else
+        sp_row_set_num (k, row, c, num (o, col->key));
+    }
+    if (sp_row_text (k, row, 0))
+      g_ptr_array_add (dst, row);
+    else
+      sp_row_free (k, row);
+  }
+}
 
 SpProfile *
 sp_read_summary_json (const gchar * path, GError ** error)
@@ -62,8 +86,7 @@ sp_read_summary_json (const gchar * path, GError ** error)
   JsonParser *parser = json_parser_new ();
   GError *err = NULL;
   JsonNode *root;
-  JsonObject *o, *r;
-  JsonArray *a;
+  JsonObject *o;
   SpProfile *p;
 
   if (!json_parser_load_from_file (parser, path, &err)) {
@@ -90,73 +113,10 @@ sp_read_summary_json (const gchar * path, GError ** error)
   p = sp_profile_new (path, SP_SOURCE_SUMMARY);
   p->wall_s = num (o, "wall_s");
   p->verdict = str (o, "verdict");
-  a = rows (o, "elements");
-  EACH_ROW (a, r) {
-    SpElemRow *e = g_new0 (SpElemRow, 1);
-    e->name = str (r, "name");
-    e->thread = str (r, "thread");
-    e->pipeline = str (r, "pipeline");
-    e->run = str (r, "run");
-    e->count = num (r, "count");
-    e->mean_ms = num (r, "mean_ms");
-    e->std_ms = num (r, "std_ms");
-    e->min_ms = num (r, "min_ms");
-    e->max_ms = num (r, "max_ms");
-    e->median_ms = num (r, "median_ms");
-    e->p90_ms = num (r, "p90_ms");
-    e->p99_ms = num (r, "p99_ms");
-    e->total_s = num (r, "total_s");
-    e->busy_pct = num (r, "busy_pct");
-    if (e->name)
-      g_ptr_array_add (p->elements, e);
-    else
-      g_free (e);
-  }
-  a = rows (o, "queues");
-  EACH_ROW (a, r) {
-    SpQueueRow *q = g_new0 (SpQueueRow, 1);
-    q->name = str (r, "name");
-    q->pipeline = str (r, "pipeline");
-    q->run = str (r, "run");
-    q->items = num (r, "items");
-    q->qps = num (r, "qps");
-    q->mean_level = num (r, "mean_level");
-    q->max_level = num (r, "max_level");
-    q->mean_bytes = num (r, "mean_bytes");
-    q->max_bytes = num (r, "max_bytes");
-    q->empty_pct = num (r, "empty_pct");
-    q->full_pct = num (r, "full_pct");
-    q->ave_put_ms = num (r, "ave_put_ms");
-    q->ave_get_ms = num (r, "ave_get_ms");
-    g_ptr_array_add (p->queues, q);
-  }
-  a = rows (o, "threads");
-  EACH_ROW (a, r) {
-    SpThreadRow *t = g_new0 (SpThreadRow, 1);
-    t->name = str (r, "name");
-    t->pipeline = str (r, "pipeline");
-    t->run = str (r, "run");
-    t->wall_s = num (r, "wall_s");
-    t->busy_pct = num (r, "busy_pct");
-    t->wait_input_pct = num (r, "wait_input_pct");
-    t->wait_output_pct = num (r, "wait_output_pct");
-    t->blocked_pct = num (r, "blocked_pct");
-    t->cpu_wait_pct = num (r, "cpu_wait_pct");
-    g_ptr_array_add (p->threads, t);
-  }
-  a = rows (o, "sinks");
-  EACH_ROW (a, r) {
-    SpSinkRow *k = g_new0 (SpSinkRow, 1);
-    k->name = str (r, "name");
-    k->pipeline = str (r, "pipeline");
-    k->run = str (r, "run");
-    k->frames = num (r, "frames");
-    k->fps = num (r, "fps");
-    k->unit = str (r, "unit");
-    k->media = str (r, "media");
-    k->buffers = num (r, "buffers");
-    g_ptr_array_add (p->sinks, k);
-  }
+  read_rows (o, &sp_elem_kind, p->elements);
+  read_rows (o, &sp_queue_kind, p->queues);
+  read_rows (o, &sp_thread_kind, p->threads);
+  read_rows (o, &sp_sink_kind, p->sinks);
   g_object_unref (parser);
   if (p->elements->len == 0) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,

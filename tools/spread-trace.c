@@ -519,7 +519,7 @@ thread_name (Acc * a, gint64 pid, gint64 tid)
 static SpElemRow *
 elem_row (Acc * a, const ElemAcc * e)
 {
-  SpElemRow *r = g_new0 (SpElemRow, 1);
+  SpElemRow *r = sp_row_new (&sp_elem_kind);
   gdouble wall = (gdouble) MAX (e->th->last - e->th->first, 1);
 
   r->name = g_strdup (e->name);
@@ -581,7 +581,7 @@ build_rows (Acc * a)
     wall = (gdouble) (t->last - t->first);
     first = MIN (first, t->first);
     last = MAX (last, t->last);
-    r = g_new0 (SpThreadRow, 1);
+    r = sp_row_new (&sp_thread_kind);
     r->name = thread_name (a, t->pid, t->tid);
     r->pipeline = pipe_name_run (a, t->pid, &r->run);
     r->wall_s = wall / 1e9;
@@ -611,7 +611,7 @@ build_rows (Acc * a)
       continue;
     queue_advance (q, end ? *end : q->last_ts);
     span = (gdouble) (q->last_ts - q->first);
-    r = g_new0 (SpQueueRow, 1);
+    r = sp_row_new (&sp_queue_kind);
     r->name = g_strdup (q->name);
     r->pipeline = pipe_name_run (a, q->pid, &r->run);
     /* Counter events are not one per buffer: no item count. */

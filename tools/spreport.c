@@ -10,55 +10,110 @@
 
 #include "spreport.h"
 
-/* sp_report_error_quark: in sptracereader.c. */
+/* The offsets of each row struct's fields, in schema order. */
+#define SP_ELEM_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpElemRow, key),
+#define SP_QUEUE_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpQueueRow, key),
+#define SP_THREAD_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpThreadRow, key),
+#define SP_SINK_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpSinkRow, key),
+static const gsize elem_offsets[] = { SP_ELEMENTS_COLUMNS (SP_ELEM_OFFSET) };
+static const gsize queue_offsets[] = { SP_QUEUES_COLUMNS (SP_QUEUE_OFFSET) };
+static const gsize thread_offsets[] = { SP_THREADS_COLUMNS (SP_THREAD_OFFSET) };
+static const gsize sink_offsets[] = { SP_SINKS_COLUMNS (SP_SINK_OFFSET) };
+
+const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow),
+  elem_offsets
+};
+const SpRowKind sp_queue_kind = { &sp_schema_queues, sizeof (SpQueueRow),
+  queue_offsets
+};
+const SpRowKind sp_thread_kind = { &sp_schema_threads, sizeof (SpThreadRow),
+  thread_offsets
+};
+const SpRowKind sp_sink_kind = { &sp_schema_sinks, sizeof (SpSinkRow),
+  sink_offsets
+};
+
+static gboolean
+is_text (const SpColumn * c)
+{
+  return c->type == SP_COL_TEXT || c->type == SP_COL_ID;
+}
+
+gpointer
+sp_row_new (const SpRowKind * k)
+{
+  gpointer row = g_malloc0 (k->size);
+
+  for (guint c = 0; c < k->schema->n_cols; c++)
+    if (!is_text (&k->schema->cols[c]))
+      sp_row_set_num (k, row, c, NAN);
+  return row;
+}
+
+void
+sp_row_free (const SpRowKind * k, gpointer row)
+{
+  for (guint c = 0; c < k->schema->n_cols; c++)
+    if (is_text (&k->schema->cols[c]))
+      g_free (*(gchar **) ((guint8 *) row + k->offsets[c]));
+  if (k == &sp_queue_kind && ((SpQueueRow *) row)->series)
+    g_array_free (((SpQueueRow *) row)->series, TRUE);
+  g_free (row);
+}
+
+gdouble
+sp_row_num (const SpRowKind * k, gconstpointer row, guint c)
+{
+  g_return_val_if_fail (!is_text (&k->schema->cols[c]), NAN);
+  return *(const gdouble *) ((const guint8 *) row + k->offsets[c]);
+}
+
+const gchar *
+sp_row_text (const SpRowKind * k, gconstpointer row, guint c)
+{
+  g_return_val_if_fail (is_text (&k->schema->cols[c]), NULL);
+  return *(gchar * const *) ((const guint8 *) row + k->offsets[c]);
+}
+
+void
+sp_row_set_num (const SpRowKind * k, gpointer row, guint c, gdouble v)
+{
+  g_return_if_fail (!is_text (&k->schema->cols[c]));
+  *(gdouble *) ((guint8 *) row + k->offsets[c]) = v;
+}
+
+void
+sp_row_take_text (const SpRowKind * k, gpointer row, guint c, gchar * v)
+{
+  gchar **field = (gchar **) ((guint8 *) row + k->offsets[c]);
+
+  g_return_if_fail (is_text (&k->schema->cols[c]));
+  g_free (*field);
+  *field = v;
+}
 
 static void
 elem_free (gpointer p)
 {
-  SpElemRow *r = p;
-
-  g_free (r->name);
-  g_free (r->thread);
-  g_free (r->pipeline);
-  g_free (r->run);
-  g_free (r);
+  sp_row_free (&sp_elem_kind, p);
 }
 
 static void
 queue_free (gpointer p)
 {
-  SpQueueRow *r = p;
-
-  g_free (r->name);
-  g_free (r->pipeline);
-  g_free (r->run);
-  if (r->series)
-    g_array_free (r->series, TRUE);
-  g_free (r);
+  sp_row_free (&sp_queue_kind, p);
 }
 
 static void
 thread_free (gpointer p)
 {
-  SpThreadRow *r = p;
-
-  g_free (r->name);
-  g_free (r->pipeline);
-  g_free (r->run);
-  g_free (r);
+  sp_row_free (&sp_thread_kind, p);
 }
 
 static void
 sink_free (gpointer p)
 {
-  SpSinkRow *r = p;
-
-  g_free (r->unit);
-  g_free (r->media);
-  g_free (r->name);
-  g_free (r->pipeline);
-  g_free (r->run);
-  g_free (r);
+  sp_row_free (&sp_sink_kind, p);
 }
 
 static void
@@ -115,17 +170,6 @@ sp_profile_note (SpProfile * p, const gchar * fmt, ...)
   va_start (ap, fmt);
   g_ptr_array_add (p->notes, g_strdup_vprintf (fmt, ap));
   va_end (ap);
-}
-
-gchar *
-sp_fmt (gdouble v, gint decimals)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE], fmt[8];
-
-  if (isnan (v))
-    return g_strdup ("-");
-  g_snprintf (fmt, sizeof (fmt), "%%.%df", decimals);
-  return g_strdup (g_ascii_formatd (buf, sizeof (buf), fmt, v));
 }
 
 gchar *

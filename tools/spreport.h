@@ -12,19 +12,11 @@
 
 #include <glib.h>
 
+#include "spschema.h"
+#include "sptable.h"
+#include "sptracereader.h"
+
 G_BEGIN_DECLS
-
-#define SP_REPORT_ERROR (sp_report_error_quark ())
-GQuark sp_report_error_quark (void);
-
-typedef enum
-{
-  SP_REPORT_ERROR_NOT_STAGEPROF,        /* not a file stageprof writes */
-  SP_REPORT_ERROR_EMPTY,        /* a stageprof file with nothing to show */
-  SP_REPORT_ERROR_MALFORMED,    /* a stageprof file, damaged */
-  SP_REPORT_ERROR_NO_MATCH,     /* --pipeline / --run selected nothing */
-  SP_REPORT_ERROR_IO,
-} SpReportError;
 
 typedef enum
 {
@@ -33,12 +25,20 @@ typedef enum
   SP_SOURCE_TRACE,
 } SpSourceKind;
 
+/* The row of each table, field by field from the profile schema
+ * (schema/spschema.h): texts and run ids as strings (NULL: absent), every
+ * other column a gdouble (NAN: absent). */
+#define SP_REPORT_FIELD_TEXT gchar *
+#define SP_REPORT_FIELD_ID gchar *
+#define SP_REPORT_FIELD_INT gdouble
+#define SP_REPORT_FIELD_REAL gdouble
+#define SP_REPORT_FIELD_BOOL gdouble
+#define SP_REPORT_FIELD(key, type, header, decimals, flags) \
+  SP_REPORT_FIELD_##type key;
+
 typedef struct
 {
-  gchar *name, *thread, *pipeline;
-  gchar *run;                   /* NULL when the input has no runs */
-  gdouble count, mean_ms, std_ms, min_ms, max_ms, median_ms, p90_ms, p99_ms;
-  gdouble total_s, busy_pct;
+  SP_ELEMENTS_COLUMNS (SP_REPORT_FIELD)
 } SpElemRow;
 
 typedef struct
@@ -49,26 +49,41 @@ typedef struct
 
 typedef struct
 {
-  gchar *name, *pipeline, *run;
-  gdouble items, qps, mean_level, max_level, mean_bytes, max_bytes;
-  gdouble empty_pct, full_pct, ave_put_ms, ave_get_ms;
+  SP_QUEUES_COLUMNS (SP_REPORT_FIELD)
   GArray *series;               /* SpPoint, level in buffers; NULL if none */
 } SpQueueRow;
 
 typedef struct
 {
-  gchar *name, *pipeline, *run;
-  gdouble wall_s, busy_pct, wait_input_pct, wait_output_pct;
-  gdouble blocked_pct, cpu_wait_pct;    /* newer tracers; NAN if absent */
+  SP_THREADS_COLUMNS (SP_REPORT_FIELD)
 } SpThreadRow;
 
 typedef struct
 {
-  gchar *name, *pipeline, *run;
-  gdouble frames, fps;          /* fps: frames (or buffers) per second */
-  gchar *unit, *media;          /* "frames" or "buffers" (not video), caps */
-  gdouble buffers;
+  SP_SINKS_COLUMNS (SP_REPORT_FIELD)
 } SpSinkRow;
+
+/* What the generic code needs of a row struct: its table in the schema, its
+ * size, where each column's field is, and the profile's array of them. */
+typedef struct
+{
+  const SpSchema *schema;
+  gsize size;
+  const gsize *offsets;         /* one per schema column */
+} SpRowKind;
+
+extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
+    sp_sink_kind;
+
+/* A row with every number NAN and every text NULL. */
+gpointer sp_row_new (const SpRowKind * k);
+void sp_row_free (const SpRowKind * k, gpointer row);
+/* Column `c` of the kind's schema. */
+gdouble sp_row_num (const SpRowKind * k, gconstpointer row, guint c);
+const gchar *sp_row_text (const SpRowKind * k, gconstpointer row, guint c);
+void sp_row_set_num (const SpRowKind * k, gpointer row, guint c, gdouble v);
+void sp_row_take_text (const SpRowKind * k, gpointer row, guint c,
+    gchar * v);
 
 typedef struct
 {
@@ -126,7 +141,6 @@ typedef enum
 
 gboolean sp_sort_key_parse (const gchar * s, SpSortKey * key);
 void sp_profile_sort (SpProfile * p, SpSortKey key);
-gchar *sp_fmt (gdouble v, gint decimals);      /* "-" for NAN */
 gchar *sp_profile_pipelines (const SpProfile * p);     /* "a, b" */
 
 G_END_DECLS

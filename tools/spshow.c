@@ -25,147 +25,7 @@ sp_format_parse (const gchar * s, SpFormat * f)
   return TRUE;
 }
 
-/* ---- tables --------------------------------------------------------- */
-
-struct _SpTable
-{
-  guint ncols, nleft;
-  GPtrArray *cells;
-};
-
-SpTable *
-sp_table_new (guint nleft, const gchar * const *header)
-{
-  SpTable *t = g_new0 (SpTable, 1);
-  guint i;
-
-  t->ncols = g_strv_length ((gchar **) header);
-  t->nleft = nleft;
-  t->cells = g_ptr_array_new_with_free_func (g_free);
-  for (i = 0; i < t->ncols; i++)
-    g_ptr_array_add (t->cells, g_strdup (header[i]));
-  return t;
-}
-
-void
-sp_table_add (SpTable * t, gchar * cell)
-{
-  g_ptr_array_add (t->cells, cell ? cell : g_strdup (""));
-}
-
-/* Names come from the pipeline: make them safe for one table cell. */
-static gchar *
-cell_text (const gchar * s, SpFormat format)
-{
-  GString *o = g_string_new (NULL);
-  const gchar *p;
-
-  for (p = s; *p; p++) {
-    if ((guchar) * p < 0x20)
-      g_string_append_c (o, ' ');
-    else if (format == SP_FORMAT_MARKDOWN && *p == '|')
-      g_string_append (o, "\\|");
-    else
-      g_string_append_c (o, *p);
-  }
-  return g_string_free (o, FALSE);
-}
-
-static void
-csv_cell (GString * out, const gchar * s)
-{
-  const gchar *p;
-
-  if (!strpbrk (s, ",\"\n\r")) {
-    g_string_append (out, s);
-    return;
-  }
-  g_string_append_c (out, '"');
-  for (p = s; *p; p++) {
-    if (*p == '"')
-      g_string_append_c (out, '"');
-    g_string_append_c (out, *p);
-  }
-  g_string_append_c (out, '"');
-}
-
-void
-sp_table_render (SpTable * t, SpFormat format, GString * out)
-{
-  guint nrows = t->cells->len / t->ncols, r, c, i;
-  guint *w = g_new0 (guint, t->ncols);
-  gchar **cells = g_new0 (gchar *, t->cells->len);
-
-  for (i = 0; i < t->cells->len; i++) {
-    cells[i] = format == SP_FORMAT_CSV ? g_strdup (t->cells->pdata[i]) :
-        cell_text (t->cells->pdata[i], format);
-    if (!g_utf8_validate (cells[i], -1, NULL)) {
-      gchar *v = g_utf8_make_valid (cells[i], -1);
-      g_free (cells[i]);
-      cells[i] = v;
-    }
-    w[i % t->ncols] = MAX (w[i % t->ncols], g_utf8_strlen (cells[i], -1));
-  }
-  if (format == SP_FORMAT_HTML) {
-    g_string_append (out, "<table>\n");
-    for (r = 0; r < nrows; r++) {
-      g_string_append (out, "<tr>");
-      for (c = 0; c < t->ncols; c++) {
-        gchar *e = g_markup_escape_text (cells[r * t->ncols + c], -1);
-        g_string_append_printf (out, "<%s%s>%s</%s>", r ? "td" : "th",
-            c < t->nleft ? " class=\"l\"" : "", e, r ? "td" : "th");
-        g_free (e);
-      }
-      g_string_append (out, "</tr>\n");
-    }
-    g_string_append (out, "</table>\n");
-    nrows = 0;
-  }
-  for (r = 0; r < nrows; r++) {
-    if (format == SP_FORMAT_MARKDOWN)
-      g_string_append (out, "|");
-    else if (format == SP_FORMAT_TEXT)
-      g_string_append (out, "  ");
-    for (c = 0; c < t->ncols; c++) {
-      const gchar *cell = cells[r * t->ncols + c];
-      guint pad = w[c] - g_utf8_strlen (cell, -1);
-      if (format == SP_FORMAT_CSV) {
-        if (c)
-          g_string_append_c (out, ',');
-        csv_cell (out, cell);
-      } else if (format == SP_FORMAT_MARKDOWN) {
-        g_string_append_printf (out, " %s |", cell);
-      } else {
-        if (c > 0)
-          g_string_append (out, "  ");
-        if (c < t->nleft)
-          g_string_append_printf (out, "%s%*s", cell,
-              c + 1 < t->ncols ? pad : 0, "");
-        else
-          g_string_append_printf (out, "%*s%s", pad, "", cell);
-      }
-    }
-    g_string_append_c (out, '\n');
-    if (r == 0 && format == SP_FORMAT_MARKDOWN) {
-      g_string_append (out, "|");
-      for (c = 0; c < t->ncols; c++)
-        g_string_append (out, c < t->nleft ? " --- |" : " ---: |");
-      g_string_append_c (out, '\n');
-    }
-  }
-  for (i = 0; i < t->cells->len; i++)
-    g_free (cells[i]);
-  g_free (cells);
-  g_free (w);
-  g_ptr_array_free (t->cells, TRUE);
-  g_free (t);
-}
-
 /* ---- the profile ---------------------------------------------------- */
-
-static const gchar *const elem_hdr[] = { "Node", "Thread", "Count", "Mean",
-  "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", NULL
-};
 
 static gboolean
 many_pipelines (const SpProfile * p)
@@ -177,35 +37,6 @@ many_pipelines (const SpProfile * p)
   return many;
 }
 
-static void
-elements_table (const SpProfile * p, SpFormat f, guint top, GString * out)
-{
-  gboolean many = many_pipelines (p);
-  SpTable *t = sp_table_new (2, elem_hdr);
-  guint i;
-
-  for (i = 0; i < p->elements->len && (!top || i < top); i++) {
-    const SpElemRow *r = p->elements->pdata[i];
-    sp_table_add (t, many ? g_strdup_printf ("%s/%s", r->pipeline,
-            r->name) : g_strdup (r->name));
-    sp_table_add (t, g_strdup (r->thread ? r->thread : "-"));
-    sp_table_add (t, sp_fmt (r->count, 0));
-    sp_table_add (t, sp_fmt (r->mean_ms, 3));
-    sp_table_add (t, sp_fmt (r->std_ms, 3));
-    sp_table_add (t, sp_fmt (r->min_ms, 3));
-    sp_table_add (t, sp_fmt (r->max_ms, 3));
-    sp_table_add (t, sp_fmt (r->median_ms, 3));
-    sp_table_add (t, sp_fmt (r->p90_ms, 3));
-    sp_table_add (t, sp_fmt (r->p99_ms, 3));
-    sp_table_add (t, sp_fmt (r->total_s, 3));
-    sp_table_add (t, sp_fmt (r->busy_pct, 1));
-  }
-  sp_table_render (t, f, out);
-  if (top && p->elements->len > top && f != SP_FORMAT_CSV)
-    g_string_append_printf (out, "%s(%u more rows; --top 0 shows all)\n",
-        f == SP_FORMAT_MARKDOWN ? "\n" : "  ", p->elements->len - top);
-}
-
 /* A row's name, with its pipeline when the profile has several (the jobs
  * of a merged batch trace each have a queue0 and a thread queue0). */
 static gchar *
@@ -215,76 +46,80 @@ row_name (gboolean many, const gchar * pipeline, const gchar * name)
       g_strdup (name);
 }
 
-static void
-queues_table (const SpProfile * p, SpFormat f, GString * out)
+typedef struct
 {
-  gboolean many = many_pipelines (p);
-  static const gchar *const hdr[] = { "Queue", "Items", "Items/s",
-    "Mean lvl", "Max lvl", "Mean bytes", "Max bytes", "%Empty", "%Full",
-    "Put ms", "Get ms", NULL
-  };
-  SpTable *t = sp_table_new (1, hdr);
-  guint i;
+  const SpRowKind *kind;
+  gboolean many;
+} RowCtx;
 
-  for (i = 0; i < p->queues->len; i++) {
-    const SpQueueRow *r = p->queues->pdata[i];
-    sp_table_add (t, row_name (many, r->pipeline, r->name));
-    sp_table_add (t, sp_fmt (r->items, 0));
-    sp_table_add (t, sp_fmt (r->qps, 1));
-    sp_table_add (t, sp_fmt (r->mean_level, 2));
-    sp_table_add (t, sp_fmt (r->max_level, 0));
-    sp_table_add (t, sp_fmt (r->mean_bytes, 0));
-    sp_table_add (t, sp_fmt (r->max_bytes, 0));
-    sp_table_add (t, sp_fmt (r->empty_pct, 1));
-    sp_table_add (t, sp_fmt (r->full_pct, 1));
-    sp_table_add (t, sp_fmt (r->ave_put_ms, 3));
-    sp_table_add (t, sp_fmt (r->ave_get_ms, 3));
-  }
-  sp_table_render (t, f, out);
+static gdouble
+model_num (gconstpointer row, const SpColumn * c, gpointer data)
+{
+  RowCtx *x = data;
+
+  return sp_row_num (x->kind, row, c - x->kind->schema->cols);
+}
+
+static gchar *
+model_text (gconstpointer row, const SpColumn * c, gpointer data)
+{
+  RowCtx *x = data;
+  guint i = c - x->kind->schema->cols;
+  const gchar *v = sp_row_text (x->kind, row, i);
+
+  if (i == 0 && v)
+    return row_name (x->many, sp_row_text (x->kind, row,
+            sp_schema_column_index (x->kind->schema, "pipeline")), v);
+  return g_strdup (v);
 }
 
 static gboolean
-has_share (const SpProfile * p, gsize off)
+model_has (gconstpointer row, const SpColumn * c, gpointer data)
 {
-  guint i;
+  RowCtx *x = data;
+  guint i = c - x->kind->schema->cols;
 
-  for (i = 0; i < p->threads->len; i++)
-    if (!isnan (*(gdouble *) ((gchar *) p->threads->pdata[i] + off)))
-      return TRUE;
-  return FALSE;
+  if (c->type == SP_COL_TEXT || c->type == SP_COL_ID)
+    return sp_row_text (x->kind, row, i) != NULL;
+  return !isnan (sp_row_num (x->kind, row, i));
+}
+
+static const SpRowReader model_rows = { model_num, model_text, model_has };
+
+/* The schema's table of `rows` (at most `top` of them; 0: all). */
+static void
+model_table (const SpProfile * p, const SpRowKind * k, GPtrArray * rows,
+    SpFormat f, guint top, GString * out)
+{
+  RowCtx x = { k, many_pipelines (p) };
+  GPtrArray *shown = g_ptr_array_new ();
+
+  for (guint i = 0; i < rows->len && (!top || i < top); i++)
+    g_ptr_array_add (shown, rows->pdata[i]);
+  sp_table_render (sp_schema_table (k->schema, shown, &model_rows, &x), f,
+      out);
+  g_ptr_array_free (shown, TRUE);
+  if (top && rows->len > top && f != SP_FORMAT_CSV)
+    g_string_append_printf (out, "%s(%u more rows; --top 0 shows all)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "  ", rows->len - top);
+}
+
+static void
+elements_table (const SpProfile * p, SpFormat f, guint top, GString * out)
+{
+  model_table (p, &sp_elem_kind, p->elements, f, top, out);
+}
+
+static void
+queues_table (const SpProfile * p, SpFormat f, GString * out)
+{
+  model_table (p, &sp_queue_kind, p->queues, f, 0, out);
 }
 
 static void
 threads_table (const SpProfile * p, SpFormat f, GString * out)
 {
-  /* Blocked and waiting-for-a-CPU shares come from newer tracers only. */
-  gboolean blocked = has_share (p, G_STRUCT_OFFSET (SpThreadRow,
-          blocked_pct));
-  gboolean cpu = has_share (p, G_STRUCT_OFFSET (SpThreadRow, cpu_wait_pct));
-  const gchar *hdr[7] = { "Thread", "%Busy", "%Wait input", "%Wait output",
-    NULL, NULL, NULL
-  };
-  SpTable *t;
-  guint i, n = 4;
-  gboolean many = many_pipelines (p);
-
-  if (blocked)
-    hdr[n++] = "%Blocked";
-  if (cpu)
-    hdr[n++] = "%Wait CPU";
-  t = sp_table_new (1, hdr);
-  for (i = 0; i < p->threads->len; i++) {
-    const SpThreadRow *r = p->threads->pdata[i];
-    sp_table_add (t, row_name (many, r->pipeline, r->name));
-    sp_table_add (t, sp_fmt (r->busy_pct, 1));
-    sp_table_add (t, sp_fmt (r->wait_input_pct, 1));
-    sp_table_add (t, sp_fmt (r->wait_output_pct, 1));
-    if (blocked)
-      sp_table_add (t, sp_fmt (r->blocked_pct, 1));
-    if (cpu)
-      sp_table_add (t, sp_fmt (r->cpu_wait_pct, 1));
-  }
-  sp_table_render (t, f, out);
+  model_table (p, &sp_thread_kind, p->threads, f, 0, out);
 }
 
 static void
@@ -333,11 +168,34 @@ kind_name (SpSourceKind k)
       "summary";
 }
 
+/* The rows of a kind as JSON objects: every column of the schema (texts
+ * absent are null, numbers absent are null too). */
+static void
+json_rows (GString * o, const gchar * name, const SpRowKind * k,
+    GPtrArray * rows, guint top)
+{
+  g_string_append_printf (o, ",\n\"%s\":[", name);
+  for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+    g_string_append (o, i ? ",\n {" : "\n {");
+    for (guint c = 0; c < k->schema->n_cols; c++) {
+      const SpColumn *col = &k->schema->cols[c];
+      if (c)
+        g_string_append_c (o, ',');
+      stage_json_str (o, col->key);
+      g_string_append_c (o, ':');
+      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+        stage_json_str (o, sp_row_text (k, rows->pdata[i], c));
+      else
+        stage_json_num (o, sp_row_num (k, rows->pdata[i], c), 10);
+    }
+    g_string_append_c (o, '}');
+  }
+  g_string_append_c (o, ']');
+}
+
 static void
 render_json (const SpProfile * p, guint top, GString * o)
 {
-  guint i;
-
   g_string_append (o, "{\"source\":");
   stage_json_str (o, p->path);
   g_string_append (o, ",\"kind\":");
@@ -346,83 +204,12 @@ render_json (const SpProfile * p, guint top, GString * o)
   stage_json_num (o, p->wall_s, 10);
   g_string_append (o, ",\"verdict\":");
   stage_json_str (o, p->verdict);
-  g_string_append (o, ",\n\"elements\":[");
-  for (i = 0; i < p->elements->len && (!top || i < top); i++) {
-    const SpElemRow *r = p->elements->pdata[i];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, r->name);
-    g_string_append (o, ",\"thread\":");
-    stage_json_str (o, r->thread);
-    g_string_append (o, ",\"pipeline\":");
-    stage_json_str (o, r->pipeline);
-    if (r->run) {
-      g_string_append (o, ",\"run\":");
-      stage_json_str (o, r->run);
-    }
-#define NUMF(f) g_string_append (o, ",\"" #f "\":"); stage_json_num (o, r->f, 10)
-    NUMF (count);
-    NUMF (mean_ms);
-    NUMF (std_ms);
-    NUMF (min_ms);
-    NUMF (max_ms);
-    NUMF (median_ms);
-    NUMF (p90_ms);
-    NUMF (p99_ms);
-    NUMF (total_s);
-    NUMF (busy_pct);
-    g_string_append_c (o, '}');
-  }
-  g_string_append (o, "],\n\"queues\":[");
-  for (i = 0; i < p->queues->len; i++) {
-    const SpQueueRow *r = p->queues->pdata[i];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, r->name);
-    g_string_append (o, ",\"pipeline\":");
-    stage_json_str (o, r->pipeline);
-    NUMF (items);
-    NUMF (qps);
-    NUMF (mean_level);
-    NUMF (max_level);
-    NUMF (mean_bytes);
-    NUMF (max_bytes);
-    NUMF (empty_pct);
-    NUMF (full_pct);
-    NUMF (ave_put_ms);
-    NUMF (ave_get_ms);
-    g_string_append_c (o, '}');
-  }
-  g_string_append (o, "],\n\"threads\":[");
-  for (i = 0; i < p->threads->len; i++) {
-    const SpThreadRow *r = p->threads->pdata[i];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, r->name);
-    g_string_append (o, ",\"pipeline\":");
-    stage_json_str (o, r->pipeline);
-    NUMF (wall_s);
-    NUMF (busy_pct);
-    NUMF (wait_input_pct);
-    NUMF (wait_output_pct);
-    NUMF (blocked_pct);
-    NUMF (cpu_wait_pct);
-    g_string_append_c (o, '}');
-  }
-  g_string_append (o, "],\n\"sinks\":[");
-  for (i = 0; i < p->sinks->len; i++) {
-    const SpSinkRow *r = p->sinks->pdata[i];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, r->name);
-    NUMF (frames);
-    NUMF (fps);
-    NUMF (buffers);
-    g_string_append (o, ",\"unit\":");
-    stage_json_str (o, r->unit);
-    g_string_append (o, ",\"media\":");
-    stage_json_str (o, r->media);
-    g_string_append_c (o, '}');
-  }
-#undef NUMF
-  g_string_append (o, "],\n\"notes\":[");
-  for (i = 0; i < p->notes->len; i++) {
+  json_rows (o, "elements", &sp_elem_kind, p->elements, top);
+  json_rows (o, "queues", &sp_queue_kind, p->queues, 0);
+  json_rows (o, "threads", &sp_thread_kind, p->threads, 0);
+  json_rows (o, "sinks", &sp_sink_kind, p->sinks, 0);
+  g_string_append (o, ",\n\"notes\":[");
+  for (guint i = 0; i < p->notes->len; i++) {
     if (i)
       g_string_append_c (o, ',');
     stage_json_str (o, p->notes->pdata[i]);

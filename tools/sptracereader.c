@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spreport.h"
 #include "sptracereader.h"
 
 /* Declared in spreport.h; defined here, in the library that stage-batch

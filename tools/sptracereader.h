@@ -16,6 +16,20 @@
 
 G_BEGIN_DECLS
 
+/* The errors of the profile readers (this one, the merge and
+ * stageprof-report's): what is wrong with an input file. */
+#define SP_REPORT_ERROR (sp_report_error_quark ())
+GQuark sp_report_error_quark (void);
+
+typedef enum
+{
+  SP_REPORT_ERROR_NOT_STAGEPROF,        /* not a file stageprof writes */
+  SP_REPORT_ERROR_EMPTY,        /* a stageprof file with nothing to show */
+  SP_REPORT_ERROR_MALFORMED,    /* a stageprof file, damaged */
+  SP_REPORT_ERROR_NO_MATCH,     /* --pipeline / --run selected nothing */
+  SP_REPORT_ERROR_IO,
+} SpReportError;
+
 #define SP_EVENT_MAX_ARGS 16
 
 typedef struct

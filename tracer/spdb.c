@@ -1,10 +1,10 @@
 /* spdb: summary snapshots into SQLite, from a writer thread.
  *
- * The summary GstStructure's arrays map one-to-one onto tables; columns are
- * described once (SpTable below) and bound by name, so fields a summary
- * lacks are stored as NULL and fields the schema does not know are ignored
- * (the summary may grow without breaking older databases). The schema text
- * is in docs/tracer-db.md; keep the two in step.
+ * The summary GstStructure's arrays map one-to-one onto tables, whose
+ * columns are the profile schema's (schema/spschema.h), bound by name: a
+ * field a row lacks is stored as NULL, and a database written by an older
+ * stageprof gets the columns added since. docs/tracer-db.md describes the
+ * tables (a test checks that it names every column).
  *
  * Every table has the `pipeline` and `run` of its rows. A snapshot that
  * cannot be written (disk full, a file-size limit) is rolled back whole:
@@ -17,74 +17,20 @@
 
 #include "spdb.h"
 #include "spfile.h"
+#include "spschema.h"
 #include "sptsan.h"
 
 #include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
 
-typedef enum
-{
-  SP_COL_TEXT,
-  SP_COL_INT,
-  SP_COL_REAL,
-} SpColType;
-
-typedef struct
-{
-  const gchar *name;
-  SpColType type;
-} SpCol;
-
-/* A table fed by one GST_TYPE_ARRAY field of the summary. */
-typedef struct
-{
-  const gchar *table;
-  const gchar *field;
-  const SpCol *cols;
-  guint n_cols;
-} SpTable;
-
-/* Rows without their own `run` take the snapshot's. */
-static const SpCol element_cols[] = {
-  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"thread", SP_COL_TEXT}, {"count", SP_COL_INT},
-  {"mean_ms", SP_COL_REAL}, {"std_ms", SP_COL_REAL}, {"min_ms", SP_COL_REAL},
-  {"max_ms", SP_COL_REAL}, {"median_ms", SP_COL_REAL},
-  {"p90_ms", SP_COL_REAL}, {"p99_ms", SP_COL_REAL},
-  {"total_s", SP_COL_REAL}, {"busy_pct", SP_COL_REAL},
-  {"clock_wait_s", SP_COL_REAL}, {"input_wait_s", SP_COL_REAL},
-  {"blocked_s", SP_COL_REAL},
+/* The tables of the database, beside runs and snapshots. */
+static const SpSchema *const sp_db_tables[] = {
+  &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
+  &sp_schema_sinks,
 };
 
-static const SpCol queue_cols[] = {
-  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"items", SP_COL_INT}, {"qps", SP_COL_REAL},
-  {"mean_level", SP_COL_REAL}, {"max_level", SP_COL_INT},
-  {"mean_bytes", SP_COL_REAL}, {"max_bytes", SP_COL_INT},
-  {"empty_pct", SP_COL_REAL}, {"full_pct", SP_COL_REAL},
-  {"ave_put_ms", SP_COL_REAL}, {"ave_get_ms", SP_COL_REAL},
-  {"span_s", SP_COL_REAL},
-};
-
-static const SpCol thread_cols[] = {
-  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"busy_pct", SP_COL_REAL},
-  {"wait_input_pct", SP_COL_REAL}, {"wait_output_pct", SP_COL_REAL},
-  {"blocked_pct", SP_COL_REAL}, {"cpu_wait_pct", SP_COL_REAL},
-};
-
-static const SpCol sink_cols[] = {
-  {"pipeline", SP_COL_TEXT}, {"run", SP_COL_INT}, {"name", SP_COL_TEXT}, {"frames", SP_COL_INT}, {"fps", SP_COL_REAL},
-  {"buffers", SP_COL_INT}, {"unit", SP_COL_TEXT}, {"media", SP_COL_TEXT},
-};
-
-#define SP_TABLE(t, f, c) { t, f, c, G_N_ELEMENTS (c) }
-static const SpTable sp_tables[] = {
-  SP_TABLE ("elements", "elements", element_cols),
-  SP_TABLE ("queues", "queues", queue_cols),
-  SP_TABLE ("threads", "threads", thread_cols),
-  SP_TABLE ("sinks", "sinks", sink_cols),
-};
-
-static const gchar sp_schema[] =
+static const gchar sp_db_fixed_schema[] =
     "CREATE TABLE IF NOT EXISTS runs ("
     " run_id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
     " pid INTEGER NOT NULL, argv TEXT);"
@@ -93,31 +39,6 @@ static const gchar sp_schema[] =
     " run_id INTEGER NOT NULL REFERENCES runs(run_id),"
     " taken_at TEXT NOT NULL, wall_s REAL, final INTEGER NOT NULL,"
     " verdict TEXT, pipeline TEXT, run INTEGER);"
-    "CREATE TABLE IF NOT EXISTS elements ("
-    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " pipeline TEXT, run INTEGER, name TEXT, thread TEXT, count INTEGER, mean_ms REAL, std_ms REAL,"
-    " min_ms REAL, max_ms REAL, median_ms REAL, p90_ms REAL, p99_ms REAL,"
-    " total_s REAL, busy_pct REAL, clock_wait_s REAL, input_wait_s REAL,"
-    " blocked_s REAL);"
-    "CREATE TABLE IF NOT EXISTS queues ("
-    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " pipeline TEXT, run INTEGER,"
-    " name TEXT, items INTEGER, qps REAL, mean_level REAL, max_level INTEGER,"
-    " mean_bytes REAL, max_bytes INTEGER, empty_pct REAL, full_pct REAL,"
-    " ave_put_ms REAL, ave_get_ms REAL, span_s REAL);"
-    "CREATE TABLE IF NOT EXISTS threads ("
-    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " pipeline TEXT, run INTEGER,"
-    " name TEXT, busy_pct REAL, wait_input_pct REAL, wait_output_pct REAL,"
-    " blocked_pct REAL, cpu_wait_pct REAL);"
-    "CREATE TABLE IF NOT EXISTS sinks ("
-    " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id),"
-    " pipeline TEXT, run INTEGER, name TEXT, frames INTEGER, fps REAL,"
-    " buffers INTEGER, unit TEXT, media TEXT);"
-    "CREATE INDEX IF NOT EXISTS elements_snapshot ON elements(snapshot_id);"
-    "CREATE INDEX IF NOT EXISTS queues_snapshot ON queues(snapshot_id);"
-    "CREATE INDEX IF NOT EXISTS threads_snapshot ON threads(snapshot_id);"
-    "CREATE INDEX IF NOT EXISTS sinks_snapshot ON sinks(snapshot_id);"
     "CREATE INDEX IF NOT EXISTS snapshots_run ON snapshots(run_id);";
 
 struct _SpDb
@@ -126,31 +47,12 @@ struct _SpDb
   sqlite3 *db;
   gint64 run_id;
   sqlite3_stmt *snap_stmt;
-  sqlite3_stmt *row_stmt[G_N_ELEMENTS (sp_tables)];
+  sqlite3_stmt *row_stmt[G_N_ELEMENTS (sp_db_tables)];
   GAsyncQueue *queue;           /* GstStructure *, or &sp_db_stop */
   GThread *writer;
   gint dropped;                 /* atomic */
   gint failed;                  /* atomic: snapshots rolled back */
   gboolean warned;              /* writer thread only */
-};
-
-/* Columns added since schema version 1: ALTERed into older files. */
-static const struct
-{
-  const gchar *table, *column, *type;
-} sp_added_cols[] = {
-  {"snapshots", "pipeline", "TEXT"}, {"snapshots", "run", "INTEGER"},
-  {"elements", "pipeline", "TEXT"}, {"elements", "run", "INTEGER"},
-  {"queues", "pipeline", "TEXT"}, {"queues", "run", "INTEGER"},
-  {"queues", "span_s", "REAL"},
-  {"threads", "pipeline", "TEXT"}, {"threads", "run", "INTEGER"},
-  {"sinks", "pipeline", "TEXT"}, {"sinks", "run", "INTEGER"},
-  /* version 3: the blocked and CPU-wait shares, sink units */
-  {"elements", "clock_wait_s", "REAL"}, {"elements", "input_wait_s", "REAL"},
-  {"elements", "blocked_s", "REAL"},
-  {"threads", "blocked_pct", "REAL"}, {"threads", "cpu_wait_pct", "REAL"},
-  {"sinks", "buffers", "INTEGER"}, {"sinks", "unit", "TEXT"},
-  {"sinks", "media", "TEXT"},
 };
 
 /* Pushed by sp_db_close(): everything queued before it is written. */
@@ -241,14 +143,14 @@ sp_db_prepare (SpDb * db, GError ** error)
     sp_db_set_error (error, db, "preparing statements");
     return FALSE;
   }
-  for (i = 0; i < G_N_ELEMENTS (sp_tables); i++) {
-    const SpTable *t = &sp_tables[i];
+  for (i = 0; i < G_N_ELEMENTS (sp_db_tables); i++) {
+    const SpSchema *t = sp_db_tables[i];
     GString *sql = g_string_new (NULL);
     gint rc;
 
-    g_string_append_printf (sql, "INSERT INTO %s (snapshot_id", t->table);
+    g_string_append_printf (sql, "INSERT INTO %s (snapshot_id", t->name);
     for (j = 0; j < t->n_cols; j++)
-      g_string_append_printf (sql, ", %s", t->cols[j].name);
+      g_string_append_printf (sql, ", %s", t->cols[j].key);
     g_string_append (sql, ") VALUES (?");
     for (j = 0; j < t->n_cols; j++)
       g_string_append (sql, ", ?");
@@ -269,9 +171,9 @@ sp_db_prepare (SpDb * db, GError ** error)
  * producer might reasonably use; anything else (or absent) is NULL. */
 static void
 sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
-    const SpCol * col)
+    const SpColumn * col)
 {
-  const GValue *v = gst_structure_get_value (s, col->name);
+  const GValue *v = gst_structure_get_value (s, col->key);
   GValue tmp = G_VALUE_INIT;
 
   if (v == NULL) {
@@ -286,7 +188,14 @@ sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
       else
         sqlite3_bind_null (st, idx);
       return;
+    case SP_COL_BOOL:
+      if (G_VALUE_HOLDS_BOOLEAN (v))
+        sqlite3_bind_int (st, idx, g_value_get_boolean (v) ? 1 : 0);
+      else
+        sqlite3_bind_null (st, idx);
+      return;
     case SP_COL_INT:
+    case SP_COL_ID:
       if (G_VALUE_HOLDS_UINT64 (v))     /* guint64 counts above 2^63: clamp */
         sqlite3_bind_int64 (st, idx, (gint64) MIN (g_value_get_uint64 (v),
                 (guint64) G_MAXINT64));
@@ -308,30 +217,13 @@ sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
     g_value_unset (&tmp);
 }
 
-/* A queue's own time span (its percentages are of it, not of the
- * snapshot's wall_s): items / qps, when the row does not carry it. */
-static void
-sp_db_bind_span (sqlite3_stmt * st, gint idx, const GstStructure * row)
-{
-  gdouble span, qps;
-  guint64 items;
-
-  if (gst_structure_get_double (row, "span_s", &span))
-    sqlite3_bind_double (st, idx, span);
-  else if (gst_structure_get_double (row, "qps", &qps) && qps > 0
-      && gst_structure_get_uint64 (row, "items", &items))
-    sqlite3_bind_double (st, idx, items / qps);
-  else
-    sqlite3_bind_null (st, idx);
-}
-
 static gboolean
 sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
     const GstStructure * summary)
 {
-  const SpTable *t = &sp_tables[ti];
+  const SpSchema *t = sp_db_tables[ti];
   sqlite3_stmt *st = db->row_stmt[ti];
-  const GValue *arr = gst_structure_get_value (summary, t->field);
+  const GValue *arr = gst_structure_get_value (summary, t->name);
   guint i, j, n;
 
   if (arr == NULL)
@@ -355,17 +247,16 @@ sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
     sqlite3_clear_bindings (st);
     sqlite3_bind_int64 (st, 1, snap_id);
     for (j = 0; j < t->n_cols; j++) {
-      const gchar *cn = t->cols[j].name;
-      if (strcmp (cn, "span_s") == 0)
-        sp_db_bind_span (st, j + 2, row);
-      else if (!gst_structure_has_field (row, cn)
+      const gchar *cn = t->cols[j].key;
+      /* Rows without their own `run` take the snapshot's. */
+      if (!gst_structure_has_field (row, cn)
           && (strcmp (cn, "run") == 0 || strcmp (cn, "pipeline") == 0))
         sp_db_bind (st, j + 2, summary, &t->cols[j]);
       else
         sp_db_bind (st, j + 2, row, &t->cols[j]);
     }
     if (sqlite3_step (st) != SQLITE_DONE) {
-      sp_db_warn (db, t->table);
+      sp_db_warn (db, t->name);
       return FALSE;
     }
   }
@@ -399,8 +290,8 @@ sp_db_insert_snapshot (SpDb * db, const GstStructure * s)
     sqlite3_bind_text (st, 5, gst_structure_get_string (s, "verdict"), -1,
         SQLITE_TRANSIENT);
   {
-    static const SpCol pcol = { "pipeline", SP_COL_TEXT };
-    static const SpCol rcol = { "run", SP_COL_INT };
+    static const SpColumn pcol = { "pipeline", SP_COL_TEXT, NULL, 0, 0 };
+    static const SpColumn rcol = { "run", SP_COL_ID, NULL, 0, 0 };
     sp_db_bind (st, 6, s, &pcol);
     sp_db_bind (st, 7, s, &rcol);
   }
@@ -408,7 +299,7 @@ sp_db_insert_snapshot (SpDb * db, const GstStructure * s)
   if (!ok)
     sp_db_warn (db, "snapshots");
   snap_id = sqlite3_last_insert_rowid (db->db);
-  for (i = 0; ok && i < G_N_ELEMENTS (sp_tables); i++)
+  for (i = 0; ok && i < G_N_ELEMENTS (sp_db_tables); i++)
     ok = sp_db_insert_rows (db, i, snap_id, s);
 
   if (ok && sqlite3_exec (db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -447,7 +338,7 @@ sp_db_free (SpDb * db)
   guint i;
 
   sqlite3_finalize (db->snap_stmt);
-  for (i = 0; i < G_N_ELEMENTS (sp_tables); i++)
+  for (i = 0; i < G_N_ELEMENTS (sp_db_tables); i++)
     sqlite3_finalize (db->row_stmt[i]);
   sqlite3_close (db->db);
   if (db->queue)
@@ -472,37 +363,53 @@ sp_db_has_column (SpDb * db, const gchar * table, const gchar * column)
   return found;
 }
 
-/* A database written by an older stageprof gets the new columns (NULL in
- * its old rows); nothing is removed. */
+/* The schema's tables, created where missing; a database written by an
+ * older stageprof gets the columns added since (NULL in its old rows);
+ * nothing is removed. */
 static gboolean
-sp_db_upgrade (SpDb * db, GError ** error)
+sp_db_create_tables (SpDb * db, GError ** error)
 {
-  guint i;
+  gchar *msg = NULL;
 
-  for (i = 0; i < G_N_ELEMENTS (sp_added_cols); i++) {
-    gchar *sql;
-    gint rc;
+  if (sqlite3_exec (db->db, sp_db_fixed_schema, NULL, NULL, &msg) != SQLITE_OK)
+    goto fail;
+  for (guint i = 0; i < G_N_ELEMENTS (sp_db_tables); i++) {
+    const SpSchema *t = sp_db_tables[i];
+    gchar *sql = sp_schema_create_sql (t);
+    gint rc = sqlite3_exec (db->db, sql, NULL, NULL, &msg);
 
-    if (sp_db_has_column (db, sp_added_cols[i].table, sp_added_cols[i].column))
-      continue;
-    sql = g_strdup_printf ("ALTER TABLE %s ADD COLUMN %s %s",
-        sp_added_cols[i].table, sp_added_cols[i].column,
-        sp_added_cols[i].type);
-    rc = sqlite3_exec (db->db, sql, NULL, NULL, NULL);
     g_free (sql);
-    if (rc != SQLITE_OK) {
-      sp_db_set_error (error, db, "upgrading the schema");
-      return FALSE;
+    if (rc != SQLITE_OK)
+      goto fail;
+    for (guint j = 0; j < t->n_cols; j++) {
+      if (sp_db_has_column (db, t->name, t->cols[j].key))
+        continue;
+      sql = g_strdup_printf ("ALTER TABLE %s ADD COLUMN %s %s", t->name,
+          t->cols[j].key, sp_column_sql_type (&t->cols[j]));
+      rc = sqlite3_exec (db->db, sql, NULL, NULL, &msg);
+      g_free (sql);
+      if (rc != SQLITE_OK)
+        goto fail;
     }
   }
+  /* snapshots' pipeline and run came in version 2 */
+  if (!sp_db_has_column (db, "snapshots", "pipeline")
+      && (sqlite3_exec (db->db, "ALTER TABLE snapshots ADD COLUMN pipeline "
+              "TEXT", NULL, NULL, &msg) != SQLITE_OK
+          || sqlite3_exec (db->db, "ALTER TABLE snapshots ADD COLUMN run "
+              "INTEGER", NULL, NULL, &msg) != SQLITE_OK))
+    goto fail;
   return TRUE;
+fail:
+  sqlite3_free (msg);
+  sp_db_set_error (error, db, "creating the schema");
+  return FALSE;
 }
 
 SpDb *
 sp_db_open (const gchar * path, GError ** error)
 {
   SpDb *db;
-  gchar *msg;
 
   g_return_val_if_fail (path != NULL, NULL);
 
@@ -522,13 +429,7 @@ sp_db_open (const gchar * path, GError ** error)
   }
   /* Someone may be querying the file while we run: wait, do not fail. */
   sqlite3_busy_timeout (db->db, 5000);
-  if (sqlite3_exec (db->db, sp_schema, NULL, NULL, &msg) != SQLITE_OK) {
-    sqlite3_free (msg);
-    sp_db_set_error (error, db, "creating the schema");
-    sp_db_free (db);
-    return NULL;
-  }
-  if (!sp_db_upgrade (db, error)) {
+  if (!sp_db_create_tables (db, error)) {
     sp_db_free (db);
     return NULL;
   }

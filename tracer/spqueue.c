@@ -302,6 +302,8 @@ sp_queue_row (SpQueue * q)
       "full_pct", G_TYPE_DOUBLE, pct (q->full_ns, span),
       "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
       "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
+      /* the queue's own span: its shares are of it, not of the run's */
+      "span_s", G_TYPE_DOUBLE, span / 1e9,
       "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
       "leaky", G_TYPE_BOOLEAN, q->leaky,
       "dropped", G_TYPE_UINT64, q->dropped,

@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "spsummary.h"
+#include "sptable.h"
 #include "spfile.h"
 #include "jsontext.h"
 
@@ -112,105 +113,80 @@ get_esc (const GstStructure * s, const gchar * f)
 }
 
 /* ------------------------------------------------------------------ */
-/* Text tables */
-
-typedef struct
-{
-  guint ncols;
-  guint nleft;                  /* leading left-aligned columns */
-  GPtrArray *cells;             /* row-major gchar* */
-} Table;
-
-static void
-table_init (Table * t, guint nleft, const gchar * const *header)
-{
-  t->ncols = g_strv_length ((gchar **) header);
-  t->nleft = nleft;
-  t->cells = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < t->ncols; i++)
-    g_ptr_array_add (t->cells, g_strdup (header[i]));
-}
-
-static void
-table_add (Table * t, gchar * cell)
-{
-  g_ptr_array_add (t->cells, cell);
-}
+/* Text tables: the schema's columns (schema/spschema.h), by the renderer
+ * stageprof-report shares. */
 
 static gchar *
 fmt_num (gdouble d, gint decimals)
 {
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-  gchar fmt[8];
+  return sp_fmt (d, decimals);
+}
 
-  g_snprintf (fmt, sizeof (fmt), "%%.%df", decimals);
-  return g_strdup (g_ascii_formatd (buf, sizeof (buf), fmt, d));
+static gdouble
+row_num (gconstpointer row, const SpColumn * c, gpointer data)
+{
+  const GstStructure *r = row;
+
+  return gst_structure_has_field (r, c->key) ? get_d (r, c->key) : NAN;
+}
+
+static gchar *
+row_text (gconstpointer row, const SpColumn * c, gpointer data)
+{
+  const GstStructure *r = row;
+  const GValue *v = gst_structure_get_value (r, c->key);
+
+  if (v && G_VALUE_HOLDS_UINT (v))
+    return g_strdup_printf ("%u", g_value_get_uint (v));
+  return v && G_VALUE_HOLDS_STRING (v) ? get_esc (r, c->key) : NULL;
+}
+
+static gboolean
+row_has (gconstpointer row, const SpColumn * c, gpointer data)
+{
+  return gst_structure_has_field (row, c->key);
+}
+
+static const SpRowReader structure_rows = { row_num, row_text, row_has };
+
+/* The rows of a table of the summary, or NULL when it has none; `skip`
+ * leaves rows out (NULL: none). */
+static GPtrArray *
+table_rows (const GstStructure * s, const gchar * table,
+    gboolean (*skip) (const GstStructure * row))
+{
+  const GValue *rows = rows_of (s, table);
+  GPtrArray *out;
+
+  if (n_rows (rows) == 0)
+    return NULL;
+  out = g_ptr_array_new ();
+  for (guint i = 0; i < n_rows (rows); i++) {
+    const GstStructure *r = row_at (rows, i);
+    if (r && (!skip || !skip (r)))
+      g_ptr_array_add (out, (gpointer) r);
+  }
+  return out;
 }
 
 static void
-table_render (Table * t, GString * out)
+text_table (const GstStructure * s, const SpSchema * schema,
+    gboolean (*skip) (const GstStructure * row), GString * out)
 {
-  guint nrows = t->cells->len / t->ncols;
-  guint *w = g_new0 (guint, t->ncols);
+  GPtrArray *rows = table_rows (s, schema->name, skip);
 
-  for (guint i = 0; i < t->cells->len; i++)
-    w[i % t->ncols] = MAX (w[i % t->ncols],
-        g_utf8_strlen (g_ptr_array_index (t->cells, i), -1));
-  for (guint r = 0; r < nrows; r++) {
-    g_string_append (out, "  ");
-    for (guint c = 0; c < t->ncols; c++) {
-      const gchar *cell = g_ptr_array_index (t->cells, r * t->ncols + c);
-      guint pad = w[c] - g_utf8_strlen (cell, -1);
-      if (c > 0)
-        g_string_append (out, "  ");
-      if (c < t->nleft) {
-        g_string_append (out, cell);
-        if (c + 1 < t->ncols)
-          g_string_append_printf (out, "%*s", pad, "");
-      } else {
-        g_string_append_printf (out, "%*s%s", pad, "", cell);
-      }
-    }
-    g_string_append_c (out, '\n');
-  }
-  g_free (w);
-  g_ptr_array_free (t->cells, TRUE);
+  if (!rows)
+    rows = g_ptr_array_new ();
+  sp_table_render (sp_schema_table (schema, rows, &structure_rows, NULL),
+      SP_FORMAT_TEXT, out);
+  g_ptr_array_free (rows, TRUE);
 }
 
 static void
 text_elements (const GstStructure * s, GString * out)
 {
-  static const gchar *const hdr[] = { "Node", "Thread", "Count", "Mean",
-    "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", NULL
-  };
-  /* With elements that reported GPU work: their GPU time a frame too. */
-  static const gchar *const hdr_gpu[] = { "Node", "Thread", "Count", "Mean",
-    "Std", "Min", "Max", "Median", "P90", "P99", "Total", "%Busy", "GPU",
-    NULL
-  };
-  static const gchar *const ms[] = { "mean_ms", "std_ms", "min_ms", "max_ms",
-    "median_ms", "p90_ms", "p99_ms", NULL
-  };
-  const GValue *rows = rows_of (s, "elements");
-  gboolean gpu = n_rows (rows_of (s, "gpu")) > 0;
-  Table t;
-
   g_string_append (out, "Elements (times in ms, Total in s, by Total):\n");
-  table_init (&t, 2, gpu ? hdr_gpu : hdr);
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
-    table_add (&t, get_esc (r, "name"));
-    table_add (&t, get_esc (r, "thread"));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "count")));
-    for (guint k = 0; ms[k]; k++)
-      table_add (&t, fmt_num (get_d (r, ms[k]), 3));
-    table_add (&t, fmt_num (get_d (r, "total_s"), 3));
-    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
-    if (gpu)
-      table_add (&t, gst_structure_has_field (r, "gpu_mean_ms") ?
-          fmt_num (get_d (r, "gpu_mean_ms"), 3) : g_strdup ("-"));
-  }
-  table_render (&t, out);
+  text_table (s, &sp_schema_elements, NULL, out);
 }
 
 /* The threads elements started (a codec's workers), by element. */
@@ -223,8 +199,7 @@ text_workers (const GstStructure * s, GString * out)
   const GValue *rows = rows_of (s, "elements");
   gdouble wall = get_d (s, "wall_s");
   GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
-  gboolean any = FALSE;
-  Table t;
+  SpTable *t = NULL;
 
   for (guint i = 0; i < n_rows (rows); i++) {
     const GstStructure *r = row_at (rows, i);
@@ -233,22 +208,21 @@ text_workers (const GstStructure * s, GString * out)
     if (!gst_structure_has_field (r, "workers") || !name
         || g_hash_table_contains (seen, name))
       continue;
-    if (!any) {
+    if (!t) {
       g_string_append (out, "Threads started by elements (a codec's "
           "workers; Cores: their CPU time over the running time):\n");
-      table_init (&t, 1, hdr);
-      any = TRUE;
+      t = sp_table_new (1, hdr);
     }
     g_hash_table_add (seen, (gpointer) name);
-    table_add (&t, get_esc (r, "name"));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
+    sp_table_add (t, get_esc (r, "name"));
+    sp_table_add (t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
                 "workers")));
-    table_add (&t, fmt_num (get_d (r, "worker_cpu_s"), 3));
-    table_add (&t, fmt_num (wall > 0 ? get_d (r, "worker_cpu_s") / wall : 0,
-            2));
+    sp_table_add (t, fmt_num (get_d (r, "worker_cpu_s"), 3));
+    sp_table_add (t, fmt_num (wall > 0 ? get_d (r, "worker_cpu_s") / wall :
+            0, 2));
   }
-  if (any)
-    table_render (&t, out);
+  if (t)
+    sp_table_render (t, SP_FORMAT_TEXT, out);
   g_hash_table_destroy (seen);
 }
 
@@ -257,87 +231,36 @@ text_workers (const GstStructure * s, GString * out)
 static void
 text_gpu (const GstStructure * s, GString * out)
 {
-  static const gchar *const hdr[] = { "Node", "Frames", "Mean ms",
-    "Total s", "%GPU busy", NULL
-  };
-  const GValue *rows = rows_of (s, "gpu");
-  Table t;
-
-  if (n_rows (rows) == 0)
+  if (n_rows (rows_of (s, "gpu")) == 0)
     return;
   g_string_append (out, "GPU (kernel time by CUDA events; %GPU busy: of "
       "the running time):\n");
-  table_init (&t, 1, hdr);
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
-    table_add (&t, get_esc (r, "name"));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
-                "frames")));
-    table_add (&t, fmt_num (get_d (r, "mean_ms"), 3));
-    table_add (&t, fmt_num (get_d (r, "total_s"), 3));
-    table_add (&t, fmt_num (get_d (r, "busy_pct"), 1));
-  }
-  table_render (&t, out);
+  text_table (s, &sp_schema_gpu, NULL, out);
 }
 
 static void
 text_queues (const GstStructure * s, GString * out)
 {
-  static const gchar *const hdr[] = { "Queue", "Items", "Items/s",
-    "Mean lvl", "Max lvl", "Mean bytes", "Max bytes", "%Empty", "%Full",
-    "Put ms", "Get ms", "Dropped", NULL
-  };
-  const GValue *rows = rows_of (s, "queues");
-  Table t;
-
-  if (n_rows (rows) == 0)
+  if (n_rows (rows_of (s, "queues")) == 0)
     return;
   g_string_append (out, "Queues (levels counted from the hooks):\n");
-  table_init (&t, 1, hdr);
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
-    table_add (&t, get_esc (r, "name"));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "items")));
-    table_add (&t, fmt_num (get_d (r, "qps"), 1));
-    table_add (&t, fmt_num (get_d (r, "mean_level"), 2));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
-            get_u (r, "max_level")));
-    table_add (&t, fmt_num (get_d (r, "mean_bytes"), 0));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
-            get_u (r, "max_bytes")));
-    table_add (&t, fmt_num (get_d (r, "empty_pct"), 1));
-    table_add (&t, fmt_num (get_d (r, "full_pct"), 1));
-    table_add (&t, fmt_num (get_d (r, "ave_put_ms"), 3));
-    table_add (&t, fmt_num (get_d (r, "ave_get_ms"), 3));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT,
-            get_u (r, "dropped")));
-  }
-  table_render (&t, out);
+  text_table (s, &sp_schema_queues, NULL, out);
 }
 
 static void
 text_threads (const GstStructure * s, GString * out)
 {
-  static const gchar *const hdr[] = { "Thread", "%Busy", "%Wait input",
-    "%Wait output", "%Blocked", "%CPU wait", NULL
-  };
-  static const gchar *const f[] = { "busy_pct", "wait_input_pct",
-    "wait_output_pct", "blocked_pct", "cpu_wait_pct", NULL
-  };
-  const GValue *rows = rows_of (s, "threads");
-  Table t;
-
   g_string_append (out, "Threads (share of each thread's wall time; "
       "blocked: on the clock or in an element's own code; CPU wait: ready "
       "but waiting for a core):\n");
-  table_init (&t, 1, hdr);
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
-    table_add (&t, get_esc (r, "name"));
-    for (guint k = 0; f[k]; k++)
-      table_add (&t, fmt_num (get_d (r, f[k]), 1));
-  }
-  table_render (&t, out);
+  text_table (s, &sp_schema_threads, NULL, out);
+}
+
+/* Idle threads (under 1 ms of CPU) are counted, not listed. */
+static gboolean
+os_thread_idle (const GstStructure * row)
+{
+  return get_d (row, "cpu_s") < 0.001;
 }
 
 /* Every thread of the process, busiest first; idle ones (under 1 ms of
@@ -345,15 +268,11 @@ text_threads (const GstStructure * s, GString * out)
 static void
 text_os_threads (const GstStructure * s, GString * out)
 {
-  static const gchar *const hdr[] = { "OS thread", "TID", "CPU s",
-    "%Process", NULL
-  };
   const GValue *rows = rows_of (s, "os_threads");
   const GValue *pv = gst_structure_get_value (s, "process");
   const GstStructure *p = pv && GST_VALUE_HOLDS_STRUCTURE (pv) ?
       gst_value_get_structure (pv) : NULL;
   guint idle = 0;
-  Table t;
 
   if (n_rows (rows) == 0)
     return;
@@ -367,19 +286,9 @@ text_os_threads (const GstStructure * s, GString * out)
     g_free (cpu);
     g_free (used);
   }
-  table_init (&t, 1, hdr);
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
-    if (get_d (r, "cpu_s") < 0.001) {
-      idle++;
-      continue;
-    }
-    table_add (&t, get_esc (r, "name"));
-    table_add (&t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r, "tid")));
-    table_add (&t, fmt_num (get_d (r, "cpu_s"), 3));
-    table_add (&t, fmt_num (get_d (r, "share_pct"), 1));
-  }
-  table_render (&t, out);
+  for (guint i = 0; i < n_rows (rows); i++)
+    idle += os_thread_idle (row_at (rows, i));
+  text_table (s, &sp_schema_os_threads, os_thread_idle, out);
   if (idle)
     g_string_append_printf (out, "  (%u more threads used under 1 ms)\n",
         idle);
@@ -559,42 +468,49 @@ csv_cell (GString * out, const GValue * v)
   }
 }
 
-const gchar *const sp_summary_tables[] = {
-  "elements", "queues", "threads", "sinks", "os_threads", "pipelines", "gpu",
-  NULL
-};
-
+/* The schema's columns (schema/spschema.h) in its order; an optional one
+ * only when a row has it. */
 gchar *
 sp_summary_table_to_csv (const GstStructure * s, const gchar * table)
 {
-  const GValue *rows = rows_of (s, table);
-  const GstStructure *first;
+  const SpSchema *schema = sp_schema_find (table);
+  GPtrArray *rows = schema ? table_rows (s, table, NULL) : NULL;
+  gboolean *cols;
   GString *out;
-  gint n;
+  gboolean first = TRUE;
 
-  if (n_rows (rows) == 0)
+  if (!rows)
     return NULL;
+  cols = g_new0 (gboolean, schema->n_cols);
   out = g_string_new (NULL);
-  first = row_at (rows, 0);
-  n = gst_structure_n_fields (first);
-  for (gint k = 0; k < n; k++)
-    g_string_append_printf (out, "%s%s", k ? "," : "",
-        gst_structure_nth_field_name (first, k));
+  for (guint k = 0; k < schema->n_cols; k++) {
+    for (guint i = 0; i < rows->len && !cols[k]; i++)
+      cols[k] = gst_structure_has_field (rows->pdata[i], schema->cols[k].key);
+    if (cols[k]) {
+      g_string_append_printf (out, "%s%s", first ? "" : ",",
+          schema->cols[k].key);
+      first = FALSE;
+    }
+  }
   g_string_append_c (out, '\n');
-  for (guint i = 0; i < n_rows (rows); i++) {
-    const GstStructure *r = row_at (rows, i);
+  for (guint i = 0; i < rows->len; i++) {
+    first = TRUE;
+    for (guint k = 0; k < schema->n_cols; k++) {
+      const GValue *v;
 
-    /* By the first row's columns, so every row has the same ones. */
-    for (gint k = 0; k < n; k++) {
-      const GValue *v = gst_structure_get_value (r,
-          gst_structure_nth_field_name (first, k));
-      if (k)
+      if (!cols[k])
+        continue;
+      if (!first)
         g_string_append_c (out, ',');
+      first = FALSE;
+      v = gst_structure_get_value (rows->pdata[i], schema->cols[k].key);
       if (v)
         csv_cell (out, v);
     }
     g_string_append_c (out, '\n');
   }
+  g_free (cols);
+  g_ptr_array_free (rows, TRUE);
   return g_string_free (out, FALSE);
 }
 
@@ -623,9 +539,9 @@ sp_summary_csv_path (const gchar * path, const gchar * table)
 static gboolean
 csv_write_files (const GstStructure * s, const gchar * path, GError ** error)
 {
-  for (guint i = 0; sp_summary_tables[i]; i++) {
-    gchar *file = sp_summary_csv_path (path, sp_summary_tables[i]);
-    gchar *csv = sp_summary_table_to_csv (s, sp_summary_tables[i]);
+  for (guint i = 0; sp_schema_tables[i]; i++) {
+    gchar *file = sp_summary_csv_path (path, sp_schema_tables[i]->name);
+    gchar *csv = sp_summary_table_to_csv (s, sp_schema_tables[i]->name);
     GError *err = NULL;
     gboolean ok = TRUE;
 

@@ -24,11 +24,11 @@ SpSummaryFormat sp_summary_format_for_path (const gchar * path);
 gchar *sp_summary_to_text (const GstStructure * summary, const gchar * title);
 gchar *sp_summary_to_json (const GstStructure * summary);
 /* CSV is one tidy table per file: sp_summary_to_csv() is the elements
- * table; sp_summary_table_to_csv() any of sp_summary_tables (NULL when it
- * has no rows), written by sp_summary_write_file() beside PATH as
- * sp_summary_csv_path() names it (prof.csv, prof.threads.csv, ...). */
+ * table; sp_summary_table_to_csv() any table of the schema
+ * (sp_schema_tables, schema/spschema.h; NULL when it has no rows), written
+ * by sp_summary_write_file() beside PATH as sp_summary_csv_path() names it
+ * (prof.csv, prof.threads.csv, ...). */
 gchar *sp_summary_to_csv (const GstStructure * summary);
-extern const gchar *const sp_summary_tables[];
 gchar *sp_summary_table_to_csv (const GstStructure * summary,
     const gchar * table);
 gchar *sp_summary_csv_path (const gchar * path, const gchar * table);

@@ -1,0 +1,78 @@
+/* spschema: the profile's tables, from the X-macro lists of spschema.h.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "spschema.h"
+
+#define SP_COLUMN_ENTRY(key, type, header, decimals, flags) \
+  { #key, SP_COL_##type, header, decimals, flags },
+#define SP_SCHEMA_DEFINE(var, table, LIST) \
+  static const SpColumn var##_cols[] = { LIST (SP_COLUMN_ENTRY) }; \
+  const SpSchema var = { table, var##_cols, G_N_ELEMENTS (var##_cols) };
+
+SP_SCHEMA_DEFINE (sp_schema_elements, "elements", SP_ELEMENTS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_queues, "queues", SP_QUEUES_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_threads, "threads", SP_THREADS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_sinks, "sinks", SP_SINKS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_gpu, "gpu", SP_GPU_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_os_threads, "os_threads", SP_OS_THREADS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_pipelines, "pipelines", SP_PIPELINES_COLUMNS)
+
+const SpSchema *const sp_schema_tables[] = {
+  &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
+  &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
+  &sp_schema_gpu, NULL
+};
+
+const SpSchema *
+sp_schema_find (const gchar * table)
+{
+  for (guint i = 0; sp_schema_tables[i]; i++)
+    if (strcmp (sp_schema_tables[i]->name, table) == 0)
+      return sp_schema_tables[i];
+  return NULL;
+}
+
+gint
+sp_schema_column_index (const SpSchema * t, const gchar * key)
+{
+  for (guint i = 0; i < t->n_cols; i++)
+    if (strcmp (t->cols[i].key, key) == 0)
+      return (gint) i;
+  return -1;
+}
+
+const gchar *
+sp_column_sql_type (const SpColumn * c)
+{
+  switch (c->type) {
+    case SP_COL_TEXT:
+      return "TEXT";
+    case SP_COL_REAL:
+      return "REAL";
+    default:
+      return "INTEGER";
+  }
+}
+
+gchar *
+sp_schema_create_sql (const SpSchema * t)
+{
+  GString *sql = g_string_new (NULL);
+
+  g_string_append_printf (sql, "CREATE TABLE IF NOT EXISTS %s ("
+      " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id)",
+      t->name);
+  for (guint i = 0; i < t->n_cols; i++)
+    g_string_append_printf (sql, ", %s %s", t->cols[i].key,
+        sp_column_sql_type (&t->cols[i]));
+  g_string_append_printf (sql, ");CREATE INDEX IF NOT EXISTS %s_snapshot ON "
+      "%s(snapshot_id);", t->name, t->name);
+  return g_string_free (sql, FALSE);
+}

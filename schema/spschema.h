@@ -1,0 +1,187 @@
+/* spschema: the one description of every table of a stageprof profile.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each table of the summary (the "stageprof-summary" GstStructure's arrays,
+ * the JSON summary, the CSV files, the SQLite tables) is listed here once,
+ * column by column, as an X-macro: C (key, TYPE, header, decimals, flags).
+ *
+ *   key       the field of the summary's row, the JSON key, the CSV and
+ *             database column
+ *   TYPE      TEXT, INT (a count), REAL, BOOL, or ID (an integer the
+ *             tools keep as text: a run number)
+ *   header    the column's heading in the text, Markdown, CSV and HTML
+ *             tables (tracer summary and stageprof-report show); NULL:
+ *             not in those tables
+ *   decimals  digits after the point in those tables
+ *   flags     SP_COL_* below
+ *
+ * The tracer builds its rows with these keys in this order (a test checks
+ * that a real run's summary has exactly these columns), the database's
+ * CREATE TABLE and bindings and the text tables are generated from them,
+ * and stageprof-report's row structs, readers and renderers are too
+ * (tools/spreport.h). Adding a metric is one line here and its computation
+ * in the tracer.
+ */
+#ifndef __SP_SCHEMA_H__
+#define __SP_SCHEMA_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SP_COL_TEXT,
+  SP_COL_INT,
+  SP_COL_REAL,
+  SP_COL_BOOL,
+  SP_COL_ID,
+} SpColType;
+
+typedef enum
+{
+  /* In a row only where it applies (a GPU time, a codec's workers). */
+  SP_COL_OPTIONAL = 1 << 0,
+  /* In the tables only when some row has a value for it. */
+  SP_COL_IF_ANY = 1 << 1,
+  /* Recomputed by stageprof-report from a Chrome trace's events. */
+  SP_COL_TRACE = 1 << 2,
+  /* Identifies the row within its table and run (with pipeline). */
+  SP_COL_KEY = 1 << 3,
+} SpColFlags;
+
+/* Elements: one row per element and thread it ran on (and run). */
+#define SP_ELEMENTS_COLUMNS(C) \
+  C (name,         TEXT, "Node",   0, SP_COL_KEY | SP_COL_TRACE) \
+  C (thread,       TEXT, "Thread", 0, SP_COL_KEY | SP_COL_TRACE) \
+  C (pipeline,     TEXT, NULL,     0, SP_COL_KEY | SP_COL_TRACE) \
+  C (count,        INT,  "Count",  0, SP_COL_TRACE) \
+  C (mean_ms,      REAL, "Mean",   3, SP_COL_TRACE) \
+  C (std_ms,       REAL, "Std",    3, SP_COL_TRACE) \
+  C (min_ms,       REAL, "Min",    3, SP_COL_TRACE) \
+  C (max_ms,       REAL, "Max",    3, SP_COL_TRACE) \
+  C (median_ms,    REAL, "Median", 3, SP_COL_TRACE) \
+  C (p90_ms,       REAL, "P90",    3, SP_COL_TRACE) \
+  C (p99_ms,       REAL, "P99",    3, SP_COL_TRACE) \
+  C (last_ms,      REAL, NULL,     3, 0) \
+  C (total_s,      REAL, "Total",  3, SP_COL_TRACE) \
+  C (busy_pct,     REAL, "%Busy",  1, SP_COL_TRACE) \
+  C (clock_wait_s, REAL, NULL,     3, 0) \
+  C (input_wait_s, REAL, NULL,     3, 0) \
+  C (blocked_s,    REAL, NULL,     3, 0) \
+  C (cpu_wait_s,   REAL, NULL,     3, 0) \
+  C (skipped,      INT,  NULL,     0, 0) \
+  C (run,          ID,   NULL,     0, SP_COL_KEY) \
+  C (gpu_mean_ms,  REAL, "GPU",    3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (workers,      INT,  NULL,     0, SP_COL_OPTIONAL) \
+  C (worker_cpu_s, REAL, NULL,     3, SP_COL_OPTIONAL)
+
+/* Queues: levels counted from the hooks. */
+#define SP_QUEUES_COLUMNS(C) \
+  C (name,          TEXT, "Queue",      0, SP_COL_KEY | SP_COL_TRACE) \
+  C (pipeline,      TEXT, NULL,         0, SP_COL_KEY | SP_COL_TRACE) \
+  C (items,         INT,  "Items",      0, 0) \
+  C (qps,           REAL, "Items/s",    1, 0) \
+  C (mean_level,    REAL, "Mean lvl",   2, SP_COL_TRACE) \
+  C (max_level,     INT,  "Max lvl",    0, SP_COL_TRACE) \
+  C (mean_bytes,    REAL, "Mean bytes", 0, SP_COL_TRACE) \
+  C (max_bytes,     INT,  "Max bytes",  0, SP_COL_TRACE) \
+  C (empty_pct,     REAL, "%Empty",     1, SP_COL_TRACE) \
+  C (full_pct,      REAL, "%Full",      1, 0) \
+  C (ave_put_ms,    REAL, "Put ms",     3, 0) \
+  C (ave_get_ms,    REAL, "Get ms",     3, 0) \
+  C (span_s,        REAL, NULL,         3, 0) \
+  C (limit_buffers, INT,  NULL,         0, 0) \
+  C (leaky,         BOOL, NULL,         0, 0) \
+  C (dropped,       INT,  "Dropped",    0, SP_COL_IF_ANY) \
+  C (run,           ID,   NULL,         0, SP_COL_KEY)
+
+/* Threads: shares of each streaming thread's wall time. */
+#define SP_THREADS_COLUMNS(C) \
+  C (name,            TEXT, "Thread",       0, SP_COL_KEY | SP_COL_TRACE) \
+  C (pipeline,        TEXT, NULL,           0, SP_COL_KEY | SP_COL_TRACE) \
+  C (tid,             INT,  NULL,           0, 0) \
+  C (wall_s,          REAL, NULL,           3, SP_COL_TRACE) \
+  C (busy_pct,        REAL, "%Busy",        1, SP_COL_TRACE) \
+  C (wait_input_pct,  REAL, "%Wait input",  1, SP_COL_TRACE) \
+  C (wait_output_pct, REAL, "%Wait output", 1, SP_COL_TRACE) \
+  C (blocked_pct,     REAL, "%Blocked",     1, SP_COL_IF_ANY) \
+  C (cpu_wait_pct,    REAL, "%CPU wait",    1, SP_COL_IF_ANY) \
+  C (run,             ID,   NULL,           0, SP_COL_KEY)
+
+/* Sinks: what reached each sink (rendered as sentences, not a table). */
+#define SP_SINKS_COLUMNS(C) \
+  C (name,     TEXT, NULL, 0, SP_COL_KEY) \
+  C (pipeline, TEXT, NULL, 0, SP_COL_KEY) \
+  C (frames,   INT,  NULL, 0, 0) \
+  C (buffers,  INT,  NULL, 0, 0) \
+  C (unit,     TEXT, NULL, 0, 0) \
+  C (media,    TEXT, NULL, 0, 0) \
+  C (sync,     BOOL, NULL, 0, 0) \
+  C (fps,      REAL, NULL, 2, 0) \
+  C (run,      ID,   NULL, 0, SP_COL_KEY)
+
+/* GPU: kernel time of the elements that report it (CUDA events). */
+#define SP_GPU_COLUMNS(C) \
+  C (name,     TEXT, "Node",      0, SP_COL_KEY) \
+  C (pipeline, TEXT, NULL,        0, SP_COL_KEY) \
+  C (run,      ID,   NULL,        0, SP_COL_KEY) \
+  C (frames,   INT,  "Frames",    0, 0) \
+  C (mean_ms,  REAL, "Mean ms",   3, 0) \
+  C (total_s,  REAL, "Total s",   3, 0) \
+  C (busy_pct, REAL, "%GPU busy", 1, 0)
+
+/* Every thread of the process, by CPU time. */
+#define SP_OS_THREADS_COLUMNS(C) \
+  C (name,      TEXT, "OS thread", 0, SP_COL_KEY) \
+  C (tid,       INT,  "TID",       0, SP_COL_KEY) \
+  C (cpu_s,     REAL, "CPU s",     3, 0) \
+  C (share_pct, REAL, "%Process",  1, 0) \
+  C (alive,     BOOL, NULL,        0, 0)
+
+/* One row per pipeline and run: its own verdict. */
+#define SP_PIPELINES_COLUMNS(C) \
+  C (pipeline,      TEXT, NULL, 0, SP_COL_KEY) \
+  C (run,           ID,   NULL, 0, SP_COL_KEY) \
+  C (wall_s,        REAL, NULL, 3, 0) \
+  C (process_cpu_s, REAL, NULL, 3, 0) \
+  C (verdict,       TEXT, NULL, 0, 0)
+
+typedef struct
+{
+  const gchar *key;
+  SpColType type;
+  const gchar *header;
+  gint decimals;
+  guint flags;
+} SpColumn;
+
+typedef struct
+{
+  const gchar *name;            /* summary field, JSON key, db table, CSV */
+  const SpColumn *cols;
+  guint n_cols;
+} SpSchema;
+
+extern const SpSchema sp_schema_elements, sp_schema_queues,
+    sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
+    sp_schema_pipelines;
+
+/* Every table, in the order the summary and its outputs list them;
+ * NULL-terminated. */
+extern const SpSchema *const sp_schema_tables[];
+
+const SpSchema *sp_schema_find (const gchar * table);
+gint sp_schema_column_index (const SpSchema * t, const gchar * key);
+
+/* The SQL type of a column: TEXT, INTEGER or REAL. */
+const gchar *sp_column_sql_type (const SpColumn * c);
+
+/* CREATE TABLE text for a table of the database: `snapshot_id`, then its
+ * columns. */
+gchar *sp_schema_create_sql (const SpSchema * t);
+
+G_END_DECLS
+
+#endif /* __SP_SCHEMA_H__ */
