@@ -358,13 +358,36 @@ GST_START_TEST (test_report_json_has_every_column)
 
 GST_END_TEST;
 
+/* The trace reader's rows have a value in each column the schema says a
+ * trace carries. */
+static void
+check_trace_columns (const SpRowKind * k, GPtrArray * rows)
+{
+  fail_unless (rows->len > 0, "no %s rows from the trace", k->schema->name);
+  for (guint i = 0; i < rows->len; i++)
+    for (guint c = 0; c < k->schema->n_cols; c++) {
+      const SpColumn *col = &k->schema->cols[c];
+      if (!(col->flags & SP_COL_TRACE))
+        continue;
+      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+        fail_unless (sp_row_text (k, rows->pdata[i], c) != NULL,
+            "trace: %s.%s", k->schema->name, col->key);
+      else
+        fail_unless (!isnan (sp_row_num (k, rows->pdata[i], c)),
+            "trace: %s.%s", k->schema->name, col->key);
+    }
+}
+
 /* A real run's summary: every row has every column of its table that is
  * not optional, and no column the schema does not list. */
 GST_START_TEST (test_tracer_rows_are_the_schema)
 {
   gchar *dir = g_dir_make_tmp ("schema-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "run.json", NULL);
-  gchar *tracers = g_strdup_printf ("stageprof(summary=%s)", path);
+  gchar *trace = g_build_filename (dir, "run.trace.json", NULL);
+  gchar *tracers = g_strdup_printf ("stageprof(summary=%s,trace=%s)", path,
+      trace);
+  SpProfile *p;
   const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
     "num-buffers=30", "!", "queue", "!", "videoconvert", "!", "fakesink",
     NULL
@@ -410,9 +433,32 @@ GST_START_TEST (test_tracer_rows_are_the_schema)
       g_list_free (members);
     }
   }
+  /* The trace of the same run: its reader gives every column flagged
+   * SP_COL_TRACE, and the counts of the elements with a chain are the
+   * summary's. */
+  p = sp_read_trace (trace, &err);
+  fail_unless (p != NULL, "%s", err ? err->message : "");
+  check_trace_columns (&sp_elem_kind, p->elements);
+  check_trace_columns (&sp_queue_kind, p->queues);
+  check_trace_columns (&sp_thread_kind, p->threads);
+  for (guint i = 0; i < p->elements->len; i++) {
+    const SpElemRow *e = p->elements->pdata[i];
+    JsonArray *a = json_object_get_array_member (root, "elements");
+    if (strcmp (e->name, "videoconvert0") && strcmp (e->name, "fakesink0"))
+      continue;
+    for (guint r = 0; r < json_array_get_length (a); r++) {
+      JsonObject *row = json_array_get_object_element (a, r);
+      if (!strcmp (json_object_get_string_member (row, "name"), e->name))
+        fail_unless_equals_float (e->count,
+            json_object_get_double_member (row, "count"));
+    }
+    fail_unless_equals_float (e->count, 30);
+  }
+  sp_profile_free (p);
   g_object_unref (parser);
   g_strfreev (envp);
   g_free (tracers);
+  g_free (trace);
   g_free (path);
   rm_rf (dir);
   g_free (dir);
