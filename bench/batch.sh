@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stage-batch against GNU parallel and a sequential loop, in one run.
 #
 # 12 short 720p H.264 clips, each decoded, resized to 640x360 and encoded
@@ -15,7 +16,7 @@
 #   CLIPS=12 FRAMES=60 RUNS=3 bench/batch.sh
 #   FRAMES=10 RUNS=1 NOOP=20 bench/batch.sh     # a quick look
 #
-# Goals (issue 11): stage-batch at least as fast as GNU parallel's best -j,
+# Goals: stage-batch at least as fast as GNU parallel's best -j,
 # under 20 ms of scheduling overhead per job.
 #
 set -eu

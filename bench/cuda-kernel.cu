@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stageresize's CUDA kernels timed alone, against the GPU's
  * own memory bandwidth measured in the same run.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stageresize on CUDA memory against nvcodec's cudascale, and its kernels
 # against the GPU's memory bandwidth.
 #

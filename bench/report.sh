@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stageprof-report reading a large trace: streaming, bounded memory, time.
 #
 #   bench/report.sh                 # a 1 GB trace (SIZE_MB=1024)

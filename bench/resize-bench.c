@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* In-process resize benchmark: stageresize's ops (ops/resize.c), libyuv and
  * ffmpeg's swscale on the same frames, same sizes, one call per frame, plus
  * the PSNR of each result against a double-precision Lanczos-3 reference.

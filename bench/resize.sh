@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stageresize against ffmpeg's swscale, libyuv and videoscale.
 #
 #   bench/resize.sh [FRAMES] [ROUNDS]       (defaults 120 frames, 7 rounds)
@@ -9,7 +10,7 @@
 # Part 1, in process (bench/resize-bench.c, built here against ops/ with
 # ops' flags): ops/resize.c, libyuv (I420Scale / NV12Scale / ARGBScale) and
 # swscale (sws_scale) on the same frames, one call per frame, single-
-# threaded, for the three cases of issue 13 - 1080p -> 640x480 I420,
+# threaded, for three cases - 1080p -> 640x480 I420,
 # 4K -> 1080p NV12, 720p -> 1080p RGBA - with bilinear (libyuv
 # kFilterBilinear, SWS_BILINEAR), area (kFilterBox, SWS_AREA) and nearest
 # (kFilterNone, SWS_POINT; no goal), each

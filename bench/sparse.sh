@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sparse reads: exact frames per second of stagesrc indices=... against a
 # full decode + stagegather, OpenCV's VideoCapture seeking to each frame,
 # OpenCV reading every frame in order and keeping the chosen ones, and
@@ -29,7 +30,7 @@
 # sequential read. "exact" = the share of frames identical.
 # Also printed: the catalog read (the query stagesrc runs when it opens a
 # stream) against a full decode of the stream.
-# Goals (issue 10): 100 % exact; at k=10 on GOP 30 >= 5x faster than full
+# Goals: 100 % exact; at k=10 on GOP 30 >= 5x faster than full
 # decode + gather; faster than OpenCV at every k; catalog read < 1 % of
 # decode time. Each figure is one run on whatever machine runs it.
 set -euo pipefail

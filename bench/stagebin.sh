@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stagebin throughput: one CPU-heavy op (1080p -> 4K bicubic, one thread per
 # op) as a plain chain, then in stagebin with 1, 2, ... replicas up to the
 # number of cores. Prints frames/s, the speedup of N replicas over one, the
@@ -11,7 +12,7 @@
 #   WORKLOAD=decode bench/stagebin.sh  # the op decodes 4K JPEG frames
 #                                      # (jpegparse ! stagebin ops="jpegdec ! identity")
 #
-# Goals: a speed-up of >= 0.8 x replicas up to 8 replicas (issue 29; 1.6x
+# Goals: a speed-up of >= 0.8 x replicas up to 8 replicas (1.6x
 # with 2 replicas on 2 cores); replicas=1 within 3 % of the plain chain.
 set -eu
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Cost of stage_stats_add() per call, the stageprof tracer's hot path.
  *
  *   bench/stats.sh                       (compiles this against ops/stats.c)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ns and instructions per stage_stats_add() call (ops/stats.c), the part of
 # stageprof's per-buffer cost that is ours rather than GStreamer's.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stageprof's cost in instructions (valgrind callgrind), immune to machine
 # load: the worst case `fakesrc sizetype=empty ! 8 x identity ! fakesink`
 # at two lengths; the difference divided by the extra buffers gives

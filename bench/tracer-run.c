@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Times one pipeline from PLAYING to EOS, for bench/tracer.sh.
  *
  * gst-launch-1.0 would also time registry loading, parsing and the tracers'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stageprof's cost, as ratios measured side by side in one run.
 #
 #   bench/tracer.sh            # full run (about 2-4 minutes on 2 cores)

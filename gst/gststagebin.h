@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stagebin, replicated queue-connected pipeline stages. */
 #ifndef __GST_STAGE_BIN_H__
 #define __GST_STAGE_BIN_H__

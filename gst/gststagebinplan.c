@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stagebin planning — device groups and resource estimates.
  *
  * Kept free of GStreamer so tests/test_stagebin.c can link this file

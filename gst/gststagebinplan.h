@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stagebin planning — device groups and resource estimates.
  *
  * Plain C (GLib types only, no GObject) so the unit tests can check the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the fan-out half of stagebin.
  *
  * One sink pad, one source pad per replica. Frames go out in work packets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the fan-out half of stagebin (internal element). */
 #ifndef __GST_STAGE_DISPATCH_H__
 #define __GST_STAGE_DISPATCH_H__

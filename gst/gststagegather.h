@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageGather: the stagegather element (see gststagegather.c). */
 #ifndef __GST_STAGE_GATHER_H__
 #define __GST_STAGE_GATHER_H__

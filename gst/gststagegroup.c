@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the group event of stageslice; see gststagegroup.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the group event of stageslice.
  *
  * stageslice opens each group of its partition with a serialized custom

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageRange: the stagerange element (see gststagerange.c). */
 #ifndef __GST_STAGE_RANGE_H__
 #define __GST_STAGE_RANGE_H__

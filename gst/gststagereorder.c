@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the fan-in half of stagebin.
  *
  * One sink pad per replica, one source pad. Work packet p arrives on sink
@@ -362,7 +363,7 @@ handle_flush (GstStageReorder * self, guint idx, GstEvent * event)
 /* An event function that returns a flow, not a boolean: a replica's
  * events refused because downstream ended must say EOS (or FLUSHING), not
  * the GST_FLOW_ERROR a FALSE stands for, or the replica's queue stops with
- * an error where the plain chain ends cleanly (issue 9). */
+ * an error where the plain chain ends cleanly. */
 static GstFlowReturn
 gst_stage_reorder_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)

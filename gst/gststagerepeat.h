@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageRepeat: the stagerepeat element (see gststagerepeat.c). */
 #ifndef __GST_STAGE_REPEAT_H__
 #define __GST_STAGE_REPEAT_H__

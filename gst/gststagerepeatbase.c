@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageRepeatBase: one input frame becomes `repeat` output positions.
  *
  * Timing: input frame r with PTS p and duration d becomes positions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageRepeatBase: base class of stagerepeat and stagerepeatnull. It owns
  * the `repeat` property, the counters, caps (framerate * repeat) and the
  * slot timing; a subclass only says whether the positions after the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageRepeatNull: the stagerepeatnull element (see gststagerepeatnull.c). */
 #ifndef __GST_STAGE_REPEAT_NULL_H__
 #define __GST_STAGE_REPEAT_NULL_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stageresize, Scanner's Resize op on the CPU.
  *
  * The negotiation lives in GstStageResizeBase; this file owns the pixels:

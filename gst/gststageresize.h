@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stageresize, Scanner's Resize op on the CPU. */
 #ifndef __GST_STAGE_RESIZE_H__
 #define __GST_STAGE_RESIZE_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: size and caps negotiation shared by the resize elements.
  *
  * GstStageResizeBase owns the properties that decide the output size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stageresize's CUDA path: kernel module loading, taps upload,
  * kernel launches. Built as its own loadable module (libgststages-cuda.mod)
  * that links gstcuda and, through it, GL, X11 and Wayland: the stages plugin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stageresize's CUDA path, as the element sees it (built with
  * -Dcuda). The work is done by a module of its own, opened on first use
  * (gststageresizecudaload.c), so this header needs none of gstcuda's types.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: opens stageresize's CUDA module on first use.
  *
  * The module links gstcuda, which pulls GL, EGL, X11, Wayland, DRM and udev

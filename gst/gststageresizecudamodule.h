@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the table of functions the CUDA module (libgststages-cuda.mod,
  * gststageresizecuda.c) gives the stages plugin. Both sides are built from
  * one tree; the ABI number only catches a stale module left beside a newer

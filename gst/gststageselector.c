@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageSelector: frame index bookkeeping shared by the frame selectors.
  *
  * Frame index: the number of buffers that reached the sink pad since the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageSelector: base class of the frame selectors (stagestride,
  * stagerange, stagegather). It owns the frame index, the counters, caps
  * framerate, early EOS and flush/seek handling; a subclass only turns its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stagesink, writes a named stream into a store. */
 #ifndef __GST_STAGE_SINK_H__
 #define __GST_STAGE_SINK_H__

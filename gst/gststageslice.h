@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageSlice: the stageslice element (see gststageslice.c). */
 #ifndef __GST_STAGE_SLICE_H__
 #define __GST_STAGE_SLICE_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: stagesrc, reads frames of a named stream from a store. */
 #ifndef __GST_STAGE_SRC_H__
 #define __GST_STAGE_SRC_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageStoreSrc: reads a stored stream for stagesrc.
  *
  * Internal to stagesrc: not registered, created with g_object_new().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the source inside stagesrc that reads a stored stream
  * (internal element, created with g_object_new()). */
 #ifndef __GST_STAGE_STORE_SRC_H__

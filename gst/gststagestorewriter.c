@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageStoreWriter: the sink at the end of stagesink's chain.
  *
  * Internal to stagesink: not registered, created with g_object_new(). It

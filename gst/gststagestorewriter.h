@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the sink inside stagesink that writes packets or blobs into
  * a store (internal element, created with g_object_new()). */
 #ifndef __GST_STAGE_STORE_WRITER_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageStride: the stagestride element (see gststagestride.c). */
 #ifndef __GST_STAGE_STRIDE_H__
 #define __GST_STAGE_STRIDE_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageUnslice: the stageunslice element (see gststageunslice.c). */
 #ifndef __GST_STAGE_UNSLICE_H__
 #define __GST_STAGE_UNSLICE_H__

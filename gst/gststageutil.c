@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: helpers shared by the frame-counting elements. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

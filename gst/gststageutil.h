@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: small helpers shared by the elements that change a stream's
  * rate or count frames (the selectors, stagerepeat, stageslice), and the
  * caps and state-change steps several elements take alike. Internal to the

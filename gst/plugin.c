@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: Scanner's computation-graph ops as GStreamer elements.
  *
  * This file only registers; each element lives in its own gstfoo.c pair.

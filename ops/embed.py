@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes a binary file (nvcc's fatbin) as a C array: embed.py IN OUT SYMBOL."""
 import sys
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* JSON text for every writer of the project. See jsontext.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* JSON text for every writer of the project: the stageprof tracer (trace,
  * summary, link metadata) and the tools (stageprof-report's JSON output,
  * the merged traces). One escaper, so that every output is strict JSON in

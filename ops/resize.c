@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: separable resampling of 8-bit image planes.
  * See resize.h for the definitions of the methods.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: separable resampling of 8-bit image planes.
  *
  * Plain C, no GLib: the stageresize element and the unit tests link it.
@@ -32,8 +33,8 @@
  * rounds to 8 bits with saturation; the order (horizontal or vertical first)
  * follows from the sizes only, so every row slice computes the same bits.
  */
-#ifndef STAGES_OPS_RESIZE_H
-#define STAGES_OPS_RESIZE_H
+#ifndef __RESIZE_H__
+#define __RESIZE_H__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -158,4 +159,4 @@ int stage_resize_simd_select (const char *path);
 #ifdef __cplusplus
 }
 #endif
-#endif /* STAGES_OPS_RESIZE_H */
+#endif /* __RESIZE_H__ */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the resize kernels for CUDA memory.
  *
  * Same definitions and the same fixed-point arithmetic as ops/resize.c, so

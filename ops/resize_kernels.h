@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the row kernels of ops/resize.c, one table per instruction
  * set. Internal to ops/: resize.c picks a table at run time (CPU features,
  * or STAGES_RESIZE_SIMD) and its row drivers call through it.
@@ -6,8 +7,8 @@
  * give the same bytes: the sums are exact in int32 whatever the order of
  * the additions, and the only rounding steps (the two shifts) are the same.
  */
-#ifndef STAGES_OPS_RESIZE_KERNELS_H
-#define STAGES_OPS_RESIZE_KERNELS_H
+#ifndef __RESIZE_KERNELS_H__
+#define __RESIZE_KERNELS_H__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -139,4 +140,4 @@ stage_clamp_u8 (int32_t v)
   return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
 }
 
-#endif /* STAGES_OPS_RESIZE_KERNELS_H */
+#endif /* __RESIZE_KERNELS_H__ */

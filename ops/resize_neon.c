@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the arm64 NEON row kernels of ops/resize.c.
  *
  * NEON is part of every arm64 CPU, so no run-time check is needed. The

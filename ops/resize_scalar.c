@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the portable row kernels of ops/resize.c (plain C, any CPU).
  * The reference for the SIMD tables, which must give the same bytes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the x86 row kernels of ops/resize.c, SSE4.1 and AVX2.
  *
  * Compiled for any x86-64 (the functions carry their own target

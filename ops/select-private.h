@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers that ops/select.c shares with the other ops built on a
  * selection (slice.c). Internal to the ops library: not part of its API. */
-#ifndef STAGE_SELECT_PRIVATE_H
-#define STAGE_SELECT_PRIVATE_H
+#ifndef __SELECT_PRIVATE_H__
+#define __SELECT_PRIVATE_H__
 
 /* *error = a malloc'd printf of @fmt; nothing when @error is NULL (NULL in
  * it when out of memory). */
@@ -15,4 +16,4 @@ void stage_ops_set_error (char **error, const char *fmt, ...)
  * parsers' separators), else 0. */
 int stage_ops_text_is_blank (const char *text);
 
-#endif /* STAGE_SELECT_PRIVATE_H */
+#endif /* __SELECT_PRIVATE_H__ */

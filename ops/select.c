@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Frame-index selection; see select.h for the model. */
 #include "select.h"
 #include "select-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Frame-index selection for the stagestride, stagerange and stagegather
  * elements (Scanner's Stride, Range/Ranges/StridedRange and Gather).
  *

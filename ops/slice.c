@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Slice partitions and repeat slots; see slice.h for the model. */
 #include "slice.h"
 #include "select-private.h"

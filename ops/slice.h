@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stream-shape ops that change how many elements a stream has: Scanner's
  * Slice partitioners (groups of frame indices, possibly overlapping) and
  * the slot timing of Repeat / RepeatNull (Scanner's SpaceRepeat and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Welford mean/variance and P2 quantiles; see stats.h for why these two.
  *
  * stage_stats_add() is on stageprof's per-buffer path, so its P2 part is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Streaming statistics in constant memory, for the stageprof tracer.
  *
  * Plain C, no GLib: the tracer calls stage_stats_add() from streaming

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The main job, end to end: make a sample H.264 clip, then decode it with
 # gst-libav, resize, stride and encode it again, profiled by stageprof.
 set -euo pipefail

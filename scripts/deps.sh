@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by scripts/test.sh and scripts/demo.sh: installs the Debian 12
 # packages that are missing (as root), or prints the exact apt-get line.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by scripts/test.sh: the suite on another Debian release's
 # GStreamer (trixie: Debian 13, GStreamer 1.26; sid: Debian unstable, 1.28),
 # in a root made with debootstrap from the archive this machine's apt uses,

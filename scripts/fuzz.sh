@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libFuzzer targets for the parsers: stagerange's ranges, stagegather's
 # indices and indices files (ops/select.c), and stageprof's params string.
 # Built with clang (-fsanitize=fuzzer,address,undefined) into build-fuzz/.

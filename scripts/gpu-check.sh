@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything issue 29 asks of a GPU machine, in one go, every figure and log
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Everything the CUDA work needs checked on a GPU machine, in one go, every figure and log
 # into DIR (DIR/summary.txt: one line per step, its exit status and time).
 #
 #   here:   scripts/gpu-test.sh pack

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The CUDA test suite on a GPU machine that has the CUDA driver
 # but no GStreamer (the `device` tool's machines).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test suite: installs what is missing, builds into build/, runs
 # every suite and ends with "N passed, N failed".
 #

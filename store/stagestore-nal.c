@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Random access points of H.264 / H.265 access units, for the store's
  * keyframe flag: where stagesrc may start decoding and still produce every
  * later frame (in presentation order) exactly as a decode from the start.

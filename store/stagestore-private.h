@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internals of the store library shared by its files (stagestore.c:
  * catalog; stagestore-read.c: reader and verify; stagestore-write.c:
  * writer). Not installed, not used outside store/. */

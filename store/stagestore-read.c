@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The store: reading chunks back, and verifying a stream. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

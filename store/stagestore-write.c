@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The store: writing a stream (chunks, then one commit transaction). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

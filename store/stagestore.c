@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The store: the catalog (SQLite): open, list, look up, remove, orphans.
  * See stagestore.h; reading and writing are in stagestore-read.c and
  * stagestore-write.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The store of named streams behind stagesink, stagesrc and stage-store.
  *
  * A store is a directory holding catalog.db (SQLite in WAL mode) and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the GLib versions we support report differently, in one place.
  *
  * A property value outside its GParamSpec's range is refused by GObject on

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: the sizes on which every kernel path of ops/resize.c is
  * compared with the scalar one, shared by tests/test_ops_resize.c (the
  * paths of this CPU) and tests/resize-paths.c (built for arm64 too, run
  * under qemu): src_w, src_h, dst_w, dst_h. */
-#ifndef STAGES_TESTS_RESIZE_CASES_H
-#define STAGES_TESTS_RESIZE_CASES_H
+#ifndef __RESIZE_CASES_H__
+#define __RESIZE_CASES_H__
 
 static const int resize_path_cases[][4] = {
   {1920, 1080, 640, 480}, {1280, 720, 1920, 1080}, {640, 360, 321, 181},
@@ -32,4 +33,4 @@ static const int resize_path_cases[][4] = {
 #define N_RESIZE_PATH_CASES \
   (sizeof (resize_path_cases) / sizeof (resize_path_cases[0]))
 
-#endif /* STAGES_TESTS_RESIZE_CASES_H */
+#endif /* __RESIZE_CASES_H__ */

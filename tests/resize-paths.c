@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: every kernel path of ops/resize.c against the scalar one, in
  * plain C (no GLib), so that it also builds for another architecture and
  * runs under an emulator: tests/resize-paths.sh builds it for arm64 and

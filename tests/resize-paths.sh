@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The NEON kernels of ops/, run: builds tests/resize-paths.c with ops/ for
 # arm64 (aarch64-linux-gnu-gcc, static) and runs it under qemu-aarch64,
 # which compares every path with the scalar one byte for byte. Exits 77

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Double-precision reference of the resize definitions in ops/resize.h,
  * written independently of ops/resize.c and shared by the resize suites. */
-#ifndef TESTS_RESIZE_REF_H
-#define TESTS_RESIZE_REF_H
+#ifndef __RESIZE_REF_H__
+#define __RESIZE_REF_H__
 
 #include <glib.h>
 #include <math.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs a test suite up to 3 times (STAGES_TEST_ATTEMPTS), passing as soon as
 # one run passes. Only for the suites that hold measured times to ground
 # truth (stageprof, its truth suite, stageprof-report's run diffs): on a

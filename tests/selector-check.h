@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers of the selector suites (stagestride, stagerange, stagegather):
  * numbered frames at 30 fps, a harness, counters, EOS counting. */
-#ifndef SELECTOR_CHECK_H
-#define SELECTOR_CHECK_H
+#ifndef __SELECTOR_CHECK_H__
+#define __SELECTOR_CHECK_H__
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -253,4 +254,4 @@ x_then (guint n, const gchar * tail)
   return s;
 }
 
-#endif /* SELECTOR_CHECK_H */
+#endif /* __SELECTOR_CHECK_H__ */

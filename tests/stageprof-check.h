@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers of the stageprof suites: find the tracer, run a pipeline to EOS,
  * and look rows up in the summary structure (the get-summary schema). */
-#ifndef STAGEPROF_CHECK_H
-#define STAGEPROF_CHECK_H
+#ifndef __STAGEPROF_CHECK_H__
+#define __STAGEPROF_CHECK_H__
 
 #include <string.h>
 #include <gst/check/gstcheck.h>
@@ -147,4 +148,4 @@ thread_of (const GstStructure * s, const gchar * name, const gchar * pipeline)
   return row (s, "threads", t, pipeline);
 }
 
-#endif /* STAGEPROF_CHECK_H */
+#endif /* __STAGEPROF_CHECK_H__ */

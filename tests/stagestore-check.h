@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers of the stored-stream suites (stagestore, stagestore_errors):
  * running pipelines and collecting their buffers, temp dirs, clips made
  * with an encoder, child writers. */
-#ifndef STAGESTORE_CHECK_H
-#define STAGESTORE_CHECK_H
+#ifndef __STAGESTORE_CHECK_H__
+#define __STAGESTORE_CHECK_H__
 
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasesink.h>
@@ -311,7 +312,7 @@ expect_error (const gchar * desc, const gchar * part)
   g_free (err);
 }
 
-/* Every bad input of the issue: a clear error, no crash, no hang. */
+/* Every bad input: a clear error, no crash, no hang. */
 static G_GNUC_UNUSED void
 tmp_base_setup (void)
 {
@@ -326,4 +327,4 @@ tmp_base_teardown (void)
   g_clear_pointer (&tmp_base, g_free);
 }
 
-#endif /* STAGESTORE_CHECK_H */
+#endif /* __STAGESTORE_CHECK_H__ */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs every gst-launch-1.0 example in README.md and docs/*.md that needs no
 outside input (it starts from videotestsrc, or from a store that an example
 before it wrote), so the docs stay true.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """`meson install` into a temporary DESTDIR puts everything where a
 Debian-style package would: both plugins (and the CUDA module of a CUDA
 build) in $libdir/gstreamer-1.0, not the stagenull benchmark tracer (unless

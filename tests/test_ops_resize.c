@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests of ops/resize.c against a double-precision reference that
  * implements the definitions of resize.h independently. */
 #include <gst/check/gstcheck.h>

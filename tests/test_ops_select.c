@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests for ops/select.c: parsing and per-index decisions, checked
  * against a deliberately naive model (a plain list of kept indices). */
 #include <gst/check/gstcheck.h>
@@ -411,7 +412,7 @@ GST_START_TEST (test_indices_large)
 
 GST_END_TEST;
 
-/* Quoting for messages: valid UTF-8 whatever the input (issue 9). */
+/* Quoting for messages: valid UTF-8 whatever the input. */
 GST_START_TEST (test_quote_utf8)
 {
   static const struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests for ops/slice.c: the slice partitions against Scanner's
  * partitioners written out naively, and the repeat slot timing. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests for ops/stats: Welford mean/std against a two-pass computation,
  * P2 quantiles against exact quantiles on data shapes that trip estimators
  * (sorted, reversed, constant, heavy-tailed). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """stage-batch, end to end: every option against small clips made here.
 
 Runs the built tool (STAGE_BATCH) with the build tree's plugins and checks

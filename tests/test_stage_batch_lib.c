@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage-batch's libraries on their own: the manifest and template
  * (tools/sbmanifest.c) and the trace and summary merge (tools/spmerge.c),
  * which stageprof-report can share. The tool end to end is

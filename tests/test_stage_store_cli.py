@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """stage-store: every command, its exit codes (0 ok, 1 work failed, 2 bad
 usage), data on stdout and messages on stderr; plus the sqlite3 queries and
 command sequences of docs/store.md, run as written in a temp dir."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: tests for stagebin (replicated pipeline stages).
  *
  * The reference for every output check is the plain chain: stagebin with
@@ -1273,7 +1274,7 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
   fail_unless (g_utf8_validate (err->message, -1, NULL),
       "error for ops \"%s\" is not valid UTF-8", ops);
   if (!g_utf8_validate (ops, -1, NULL) || strlen (ops) > 400) {
-    /* quoted escaped or cut: issue 9 */
+    /* quoted escaped or cut */
     g_clear_error (&err);
     gst_message_unref (msg);
     gst_element_set_state (p, GST_STATE_NULL);
@@ -1295,7 +1296,7 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
 }
 
 /* Error messages stay valid UTF-8 whatever bytes the ops string, its
- * element names or a long string cut short hold (issue 9). */
+ * element names or a long string cut short hold. */
 GST_START_TEST (test_bad_ops_utf8)
 {
   gchar *x = g_strnfill (398, 'x'), *ops;
@@ -2280,7 +2281,7 @@ GST_START_TEST (test_no_leaks)
 GST_END_TEST;
 
 /* ---------------------------------------------------------------------- */
-/* Downstream ends the stream (issue 9)                                    */
+/* Downstream ends the stream                                    */
 
 /* A tag before every 3rd frame, as a parser's bitrate tags: sticky events
  * that a waiting replica still holds when downstream returns EOS. */
@@ -2353,7 +2354,7 @@ GST_START_TEST (test_downstream_eos)
 GST_END_TEST;
 
 /* ---------------------------------------------------------------------- */
-/* Lifecycle (issue 9)                                                     */
+/* Lifecycle                                                     */
 
 static guint
 count_threads (void)

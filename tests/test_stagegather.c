@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stagegather: index lists (inline and from a file) over many patterns,
  * unsorted lists, indices past the end, early EOS, seek, caps, and every
  * bad value (inline, empty file, unreadable file, both or neither set). */
@@ -331,7 +332,7 @@ GST_START_TEST (test_real_pipeline)
 GST_END_TEST;
 
 /* Dropped frames send GAP events (their PTS and duration), so a
- * selector in a tee branch does not hang the pipeline (issue 9). */
+ * selector in a tee branch does not hang the pipeline. */
 GST_START_TEST (test_gap_events)
 {
   fail_unless_equals_int (check_gaps ("stagegather indices=\"3,1,5\"", 10), 3);
@@ -347,7 +348,7 @@ GST_START_TEST (test_tee_branch)
 GST_END_TEST;
 
 /* indices-file with a NUL byte: refused as binary, naming the file and
- * the byte offset, instead of dropping every index after it (issue 9). */
+ * the byte offset, instead of dropping every index after it. */
 GST_START_TEST (test_file_binary)
 {
   static const gchar bytes[] = "1\n2\n3\0" "4\n5\n";
@@ -370,7 +371,7 @@ GST_END_TEST;
 
 /* Every refused value gives valid UTF-8 messages: inline tokens cut at a
  * multibyte character, raw file bytes, a file name that is not UTF-8, both
- * properties set (issue 9). */
+ * properties set. */
 GST_START_TEST (test_messages_utf8)
 {
   gchar *v, *m, *path = NULL, *bad_name;

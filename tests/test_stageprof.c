@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof: element self time, nesting, skip-first, and the figures on
  * pipelines with tee, funnel, demuxers and decodebin.
  *

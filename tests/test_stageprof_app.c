@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof for applications: the get-summary structure, reset,
  * write-trace, two pipelines in one process, and the C and Python examples
  * of docs/examples/ run as a user would.

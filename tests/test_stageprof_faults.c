@@ -1,13 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof under fault: outputs replaced while pipelines play, output
  * paths that are links or exist already, thousands of state cycles and
  * pipelines, kill -9, SIGINT and a full filesystem, and the live status
- * line. Regression tests of issue 9 (and the output side of issues 8, 16).
+ * line: the tracer's outputs under faults (replaced, linked, unwritable or
+ * full files, kill -9, the live status line).
  *
  * Runs without fork: the tracer's threads live in this process, and the
  * thread and descriptor counts are the process's own.
  */
 #define _GNU_SOURCE             /* posix_openpt, ptsname */
 #ifdef HAVE_CONFIG_H
+#include "tmpdir.h"
 #include "config.h"
 #endif
 
@@ -39,26 +42,6 @@ static gchar *
 tmp_file (const gchar * name)
 {
   return g_build_filename (tmpdir, name, NULL);
-}
-
-static void
-rm_rf (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *f = g_build_filename (path, n, NULL);
-    if (g_file_test (f, G_FILE_TEST_IS_DIR)
-        && !g_file_test (f, G_FILE_TEST_IS_SYMLINK))
-      rm_rf (f);
-    else
-      g_unlink (f);
-    g_free (f);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
 }
 
 static guint
@@ -241,7 +224,7 @@ assert_db_consistent (const gchar * path)
 }
 #endif
 
-/* ---- issue 9: db replaced while interval snapshots run --------------- */
+/* ---- db replaced while interval snapshots run --------------- */
 
 /* The ticker used to read the db pointer unlocked while the setter closed
  * and freed it (a use-after-free ASan saw 3 runs of 3). */
@@ -276,7 +259,7 @@ GST_START_TEST (test_db_toggle_under_interval)
 
 GST_END_TEST;
 
-/* ---- issue 9: trace replaced at runtime ------------------------------ */
+/* ---- trace replaced at runtime ------------------------------ */
 
 GST_START_TEST (test_trace_replaced)
 {
@@ -328,7 +311,7 @@ GST_START_TEST (test_trace_replaced)
 
 GST_END_TEST;
 
-/* ---- issue 9: write-trace onto the live trace ------------------------ */
+/* ---- write-trace onto the live trace ------------------------ */
 
 static void
 make_link (const gchar * target, const gchar * link)
@@ -400,7 +383,7 @@ GST_START_TEST (test_write_trace_own_path)
 
 GST_END_TEST;
 
-/* ---- issue 9: output paths: links and existing files ----------------- */
+/* ---- output paths: links and existing files ----------------- */
 
 GST_START_TEST (test_output_symlinks)
 {
@@ -488,7 +471,7 @@ GST_START_TEST (test_output_existing_files)
 
 GST_END_TEST;
 
-/* ---- issue 8: summary=bogus ----------------------------------------- */
+/* ---- summary=bogus ----------------------------------------- */
 
 GST_START_TEST (test_summary_mistyped)
 {
@@ -514,7 +497,7 @@ GST_START_TEST (test_summary_mistyped)
 
 GST_END_TEST;
 
-/* ---- issue 9: lifecycle --------------------------------------------- */
+/* ---- lifecycle --------------------------------------------- */
 
 static void
 cycle (GstElement * p)
@@ -656,7 +639,7 @@ GST_START_TEST (test_lifecycle)
 
 GST_END_TEST;
 
-/* ---- issue 9: gst-launch-1.0 killed, interrupted, out of disk -------- */
+/* ---- gst-launch-1.0 killed, interrupted, out of disk -------- */
 
 typedef struct
 {
@@ -859,7 +842,7 @@ GST_START_TEST (test_launch_db_disk_full)
 
 GST_END_TEST;
 
-/* ---- issue 8: the documented queries, on a real run ------------------ */
+/* ---- the documented queries, on a real run ------------------ */
 
 #ifdef HAVE_SPDB
 /* The ```sql blocks of docs/tracer-db.md after "## Example queries". */
@@ -978,7 +961,7 @@ GST_START_TEST (test_db_documented_queries)
 
 GST_END_TEST;
 
-/* ---- issue 16: the live status line --------------------------------- */
+/* ---- the live status line --------------------------------- */
 
 static gchar *
 launch_err (const gchar * tracers, const gchar * desc)

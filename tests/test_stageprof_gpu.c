@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's GPU figures, checked against an element of known GPU cost:
  * gpufake sleeps 2 ms a frame and reports 1 ms of GPU work for it through
  * tracer/stagegputiming.h, as stageresize does with CUDA events. The GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof outputs: the JSON summary file, the Chrome trace (streamed file
  * and write-trace copy), CSV, text tables, name escaping, the element
  * filter, and a trace that survives kill -9.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof parameters: parsed from GST_TRACERS, the same as properties;
  * bad values and unwritable paths give a warning naming them and the rest
  * still works.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof: queue occupancy counted from the hooks, wait on input and wait
  * on output per thread.
  *

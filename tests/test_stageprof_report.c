@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof-report: every command on outputs the tracer writes in this
  * test (gst-launch-1.0 runs with GST_TRACERS set, one process per run, so
  * each trace is one pipeline as a user gets it), including a trace cut by
@@ -8,6 +9,7 @@
  * everything lives in one temporary directory removed at the end.
  */
 #ifdef HAVE_CONFIG_H
+#include "tmpdir.h"
 #include "config.h"
 #endif
 
@@ -141,27 +143,6 @@ setup_runs (void)
       "! videoflip name=flip method=clockwise ! fakesink name=out2");
   g_free (params);
   g_free (p);
-}
-
-static void
-rm_rf (const gchar * d)
-{
-  GDir *gd = g_dir_open (d, 0, NULL);
-  const gchar *n;
-
-  if (!gd)
-    return;
-  while ((n = g_dir_read_name (gd))) {
-    gchar *p = g_build_filename (d, n, NULL);
-    if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p,
-            G_FILE_TEST_IS_SYMLINK))
-      rm_rf (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  g_dir_close (gd);
-  g_rmdir (d);
 }
 
 static void

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof against ground truth, one case per topology our users run.
  *
  * Each case puts `stagetruth` elements (tests/truth-element.h) in a
@@ -219,7 +220,7 @@ GST_END_TEST;
 /* An element's time stays its own when a caps filter, identity, a
  * converter or videorate sits between it and a full queue: their frames,
  * not timed by CPU, used to pass the queue's waiting up as if it were CPU
- * work, and the element upstream lost it (issue 23: 0.1-0.2 ms of 1.0). */
+ * work, and the element upstream lost it (0.1-0.2 ms of 1.0). */
 GST_START_TEST (test_behind_filters)
 {
   GstElement *p = run_keep ("t_filters",
@@ -302,7 +303,7 @@ GST_END_TEST;
 
 /* A sink's rate is over the pipeline's running time: an audio branch that
  * ran through its buffers in a burst beside a slow video branch reads the
- * pipeline's rate, not thousands a second (issue 23). */
+ * pipeline's rate, not thousands a second. */
 GST_START_TEST (test_sink_rate_span)
 {
   GstElement *p = run_keep ("t_span",
@@ -328,7 +329,7 @@ GST_START_TEST (test_sink_rate_span)
 
 GST_END_TEST;
 
-/* The verdict follows the rate (issue 23): a live source ahead of a queue
+/* The verdict follows the rate: a live source ahead of a queue
  * and a stage that cannot keep up is that stage's, not the clock's. */
 GST_START_TEST (test_live_queue_verdict)
 {
@@ -425,7 +426,7 @@ assert_threads_cover_process (const GstStructure * s)
 }
 
 /* A decoder that works in its own threads (libav's frame threads): they
- * are its workers, and the verdict names it (issue 23: it said "blocked"
+ * are its workers, and the verdict names it (it said "blocked"
  * and named a cheaper stage). The clip is made here with x264enc. */
 GST_START_TEST (test_codec_workers_decode)
 {
@@ -485,7 +486,7 @@ GST_START_TEST (test_codec_workers_encode)
 GST_END_TEST;
 
 /* A replicated op sets the rate: named once, with its replica count, not
- * as one of its copies at half the load each (issue 23). */
+ * as one of its copies at half the load each. */
 GST_START_TEST (test_stagebin_replicas_verdict)
 {
   GstElement *p = run_keep ("t_sbrep",

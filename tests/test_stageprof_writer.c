@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests for stageprof's writers: the Chrome trace writer (sptrace) and,
  * when built with SQLite, the database writer (spdb). */
 #include <gst/check/gstcheck.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tmpdir.h"
 #include "sptrace.h"
 #include "jsontext.h"
 #ifdef HAVE_SPDB
@@ -22,26 +24,6 @@
  * removes after the suite whatever the tests did (a failed check leaves
  * its test before its own cleanup). */
 static gchar *suite_tmp;
-
-static void
-rm_rf (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *f = g_build_filename (path, n, NULL);
-    if (g_file_test (f, G_FILE_TEST_IS_DIR)
-        && !g_file_test (f, G_FILE_TEST_IS_SYMLINK))
-      rm_rf (f);
-    else
-      g_unlink (f);
-    g_free (f);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
-}
 
 static gchar *
 tmp_path (const gchar * base)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stagerange: selection over many range patterns, early EOS, EOS with
  * nothing selected, flush/seek re-arming, caps, and every bad value. */
 #include <gst/check/gstcheck.h>
@@ -322,7 +323,7 @@ GST_START_TEST (test_real_pipeline)
 GST_END_TEST;
 
 /* Dropped frames send GAP events (their PTS and duration), so a
- * selector in a tee branch does not hang the pipeline (issue 9). */
+ * selector in a tee branch does not hang the pipeline. */
 GST_START_TEST (test_gap_events)
 {
   fail_unless_equals_int (check_gaps ("stagerange ranges=\"2:4,6:7\"", 10), 4);
@@ -341,7 +342,7 @@ GST_START_TEST (test_tee_branch)
 GST_END_TEST;
 
 /* Every message is valid UTF-8: a multibyte character is never cut where
- * a token is shortened, raw bytes are escaped (issue 9). */
+ * a token is shortened, raw bytes are escaped. */
 GST_START_TEST (test_messages_utf8)
 {
   gchar *v, *m;

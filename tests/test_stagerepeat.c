@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stagerepeat and stagerepeatnull (Scanner's Repeat / RepeatNull): counts,
  * contents, timestamps, offsets, GAP events, caps, counters, flush, the
  * bad repeat value, and replication inside stagebin. */

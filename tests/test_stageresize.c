@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageresize through GstHarness: every format against the double-precision
  * reference, caps negotiation, passthrough, threads, bad input, events. */
 #include <gst/check/gstcheck.h>
@@ -977,7 +978,7 @@ GST_START_TEST (test_negotiation_like_videoscale)
     ",framerate=30/1,pixel-aspect-ratio=" par
 #define OUT "video/x-raw,format=I420"
   static const gchar *cases[][3] = {
-    /* ranges for both dimensions keep the DAR (the case) */
+    /* ranges for both dimensions keep the DAR (a user's case) */
     {IN (854, 480, "1/1"), OUT ",width=[2,512],height=[2,512],"
           "pixel-aspect-ratio=1/1", "512x288 par 1/1 progressive"},
     {IN (480, 854, "1/1"), OUT ",width=[2,512],height=[2,512],"

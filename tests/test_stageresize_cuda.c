@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageresize on CUDA memory: the same bytes as the CPU path, frames that
  * stay on the GPU in a CUDA pool, a context shared with the neighbours, and
  * a clear error for a bad cuda-device-id.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: a CUDA build's stages plugin links no gstcuda (nor the GL,
  * X11 and Wayland libraries behind it) and opens its CUDA module only when
  * stageresize is handed CUDA memory; without a GPU that ends in a clear

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageslice and stageunslice (Scanner's Slice / Unslice): Scanner's
  * overlapping-slice test, per-group parameters, size/stride with a partial
  * last group, the group events and segments, EOS and flush in the middle of

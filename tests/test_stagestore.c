@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stagesink, stagesrc and the store: exact sparse decoding against a full
  * decode (H.264 with and without B-frames, GOP 30 and 250, open GOP; H.265
  * open GOP), the random access point parser, and round trips (encoded,
@@ -79,7 +80,7 @@ check_list (const gchar * store, const gchar * stream, GArray * ref,
   g_free (want);
 }
 
-/* The patterns of the issue: sorted, single, first/last, dense, every GOP
+/* The patterns users read: sorted, single, first/last, dense, every GOP
  * boundary (and the frames around it), random (unsorted), and the stride
  * and ranges forms (past the end: test_stagestore_errors.c). */
 static void

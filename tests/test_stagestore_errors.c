@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The store under stress and bad input: kill -9 during a write, two
- * writers at once with readers meanwhile, and every bad input of issue 10
+ * writers at once with readers meanwhile, and every bad input
  * (unknown stream, missing or non-store directory, corrupt catalog,
  * truncated or corrupt chunk, index past the end, mode=error, unsupported
  * caps, a write failing midway). */

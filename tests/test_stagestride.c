@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stagestride: frame selection, timestamps, caps, counters, flush/seek and
  * the bad stride value, through GstHarness and small pipelines. The base
  * class behaviour shared by all selectors (seek resync, counters) is tested
@@ -558,7 +559,7 @@ GST_START_TEST (test_real_pipeline)
 GST_END_TEST;
 
 /* Dropped frames send GAP events (their PTS and duration), so a
- * selector in a tee branch does not hang the pipeline (issue 9). */
+ * selector in a tee branch does not hang the pipeline. */
 GST_START_TEST (test_gap_events)
 {
   /* frame 0 only: each kept frame spans the two dropped after it */

@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Timing through chains of the stream ops: for every ordered pair of
  * stagestride, stagerange, stagegather, stagerepeat, stagerepeatnull and a
  * stageslice ... stageunslice group (with stageresize between them), the
  * buffers that come out are what the caps promise: each lasts one frame
  * at the caps' rate (never 0/1), none overlaps the next, every hole is
  * covered by GAP events, and OFFSET counts frames at that rate as the
- * timestamps do. Plus the cases of the issue with their exact numbers. */
+ * timestamps do, with exact numbers for each case. */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 #include "tmpdir.h"

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A test's own temporary folder, removed with everything in it. */
-#ifndef TMPDIR_H
-#define TMPDIR_H
+#ifndef __TMPDIR_H__
+#define __TMPDIR_H__
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -26,4 +27,4 @@ rm_rf (const gchar * path)
   g_rmdir (path);
 }
 
-#endif /* TMPDIR_H */
+#endif /* __TMPDIR_H__ */

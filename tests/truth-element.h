@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The ground-truth element of the stageprof suites (test-only, never
  * installed): an in-place pass-through that costs a known amount per buffer
  * and measures what it cost, so a test compares stageprof's figures with
@@ -13,8 +14,8 @@
  *
  * Register with truth_element_register () after gst_check_init ().
  */
-#ifndef TRUTH_ELEMENT_H
-#define TRUTH_ELEMENT_H
+#ifndef __TRUTH_ELEMENT_H__
+#define __TRUTH_ELEMENT_H__
 
 #include <time.h>
 #include <gst/gst.h>
@@ -221,4 +222,4 @@ truth_element_register (void)
       stage_truth_get_type ());
 }
 
-#endif /* TRUTH_ELEMENT_H */
+#endif /* __TRUTH_ELEMENT_H__ */

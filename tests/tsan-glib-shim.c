@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Preloaded by `scripts/test.sh --sanitize=thread` only.
  *
  * GLib's GMutex, GRecMutex, GRWLock and GCond are futex based on Linux, so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Wrapper of one test under `scripts/test.sh --sanitize=thread`: preloads
 # the GLib lock shim and writes the TSan reports of this test (and of the
 # programs it starts) to $STAGES_TSAN_DIR/<test>.<pid>, for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Sorts the ThreadSanitizer reports of `scripts/test.sh --sanitize=thread`.
 
 GLib and GStreamer are not built with TSan: their atomics, bit locks and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbcheck: what stage-batch works out about a batch before it runs it:
  * writable directories, a job's threads and input size, which column an
  * error is about, and the gst-launch-1.0 line of a job (--dry-run). */

@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbcheck: stage-batch's checks and estimates before a batch runs. */
-#pragma once
+#ifndef __SBCHECK_H__
+#define __SBCHECK_H__
 
 #include <gst/gst.h>
 
@@ -52,3 +54,5 @@ gchar *sb_find_self (const gchar * argv0);
 gchar *sb_default_state_dir (const gchar * manifest);
 
 G_END_DECLS
+
+#endif /* __SBCHECK_H__ */

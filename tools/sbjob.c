@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbjob: stage-batch's per-job bookkeeping and records.
  *
  * Resume. A job is done when its marker STATE/done/job-N.json exists, holds

@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbjob: stage-batch's jobs and the records they leave behind (done
  * markers, per-job profile records, the merged profile). */
-#pragma once
+#ifndef __SBJOB_H__
+#define __SBJOB_H__
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -95,3 +97,5 @@ gboolean sb_write_json (JsonNode * node, const gchar * path, GError ** error);
 gchar *sb_json_compact (JsonNode * node);
 
 G_END_DECLS
+
+#endif /* __SBJOB_H__ */

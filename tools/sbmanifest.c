@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbmanifest: the manifest and template of stage-batch.
  *
  * Manifest: RFC 4180 CSV (quoted fields, "" inside quotes, newlines inside

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbmanifest: stage-batch's manifest (CSV/TSV with a header row) and
  * pipeline template (a gst-launch description with {column} placeholders).
  * Plain C over GLib, no GStreamer: unit-testable and reusable. */
-#pragma once
+#ifndef __SBMANIFEST_H__
+#define __SBMANIFEST_H__
 
 #include <glib.h>
 
@@ -50,3 +52,5 @@ gchar *sb_template_expand (const SbTemplate * t, const SbManifest * m,
 gchar *sb_template_value (const SbManifest * m, guint row, const gchar * name);
 
 G_END_DECLS
+
+#endif /* __SBMANIFEST_H__ */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbrun: a stage-batch job in its child process.
  *
  * The launcher starts `stage-batch --run-one DESCRIPTION` for each job

@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sbrun: one stage-batch job inside its child process (the hidden
  * --run-one mode), and what the launcher needs to know about a pipeline. */
-#pragma once
+#ifndef __SBRUN_H__
+#define __SBRUN_H__
 
 #include <gst/gst.h>
 
@@ -28,3 +30,5 @@ int sb_run_one (const gchar * description, gint parent_pid,
     gint64 ts0_wall_us);
 
 G_END_DECLS
+
+#endif /* __SBRUN_H__ */

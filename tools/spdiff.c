@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdiff: matching and judging two profiles. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

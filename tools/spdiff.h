@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdiff: two profiles side by side, element by element (matched by element
  * path), with changes marked where they exceed the run-to-run noise. */
 #ifndef __SP_DIFF_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdot: DOT output. Nodes are keyed by the element's path as the links
  * record it ("bin/conv"); the profile's rows are matched to them by path,
  * or by the last path component when that is unique. */

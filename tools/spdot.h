@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdot: the pipeline graph (from the links stageprof records in its
  * trace) in Graphviz DOT, coloured by self time, queues labelled with their
  * levels, streaming threads as clusters. */

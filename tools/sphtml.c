@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sphtml: the HTML report. Plots are drawn here as SVG, so the file needs
  * nothing but a browser. One small inline script only checks that every
  * plot was laid out (the tests read its verdict from the DOM). */

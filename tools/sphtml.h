@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sphtml: one self-contained HTML report (tables, verdict, inline SVG
  * plots; no network, no external script) for one profile or two (then with
  * their diff). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spmerge: stageprof traces and summaries of several processes merged into
  * one. See spmerge.h. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spmerge: the one merge of stageprof outputs of several processes (the
  * jobs of a batch, the shards of a distributed run, traces given to
  * `stageprof-report merge`) into one Chrome trace and one summary. Plain C,
@@ -11,7 +12,8 @@
  * trace cut short (kill -9, a full disk) is read up to its last complete
  * event, with a note saying so. The output is written to OUT.part and
  * renamed when complete, so a failed merge leaves nothing behind. */
-#pragma once
+#ifndef __SPMERGE_H__
+#define __SPMERGE_H__
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -95,3 +97,5 @@ void sp_merge_writer_abort (SpMergeWriter * w);
 JsonNode *sp_merge_summaries (JsonArray * jobs);
 
 G_END_DECLS
+
+#endif /* __SPMERGE_H__ */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spread-db: reads stageprof's SQLite database (db=FILE, docs/tracer-db.md).
  *
  * Columns are looked up by name, so a schema with more columns (pipeline,

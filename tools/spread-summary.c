@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spread-summary: reads stageprof's summary JSON (summary=FILE.json). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spread-trace: per-element, per-thread and per-queue figures recomputed
  * from a stageprof Chrome trace, in one streaming pass.
  *

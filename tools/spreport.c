@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spreport: the profile model, input detection, selection and sorting. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

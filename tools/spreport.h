@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spreport: the profile model behind stageprof-report, and the readers that
  * fill it from what stageprof writes (summary JSON, SQLite db, Chrome
  * trace). Internal to tools/ (a static library the tool and its tests link).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spshow: a profile as text tables, JSON, CSV or Markdown (the tables by
  * the profile's schema and renderer, schema/sptable.h). */
 #ifndef __SP_SHOW_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sptracereader: streaming Chrome trace (JSON array) reader. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

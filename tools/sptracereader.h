@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sptracereader: a streaming reader for Chrome traces in JSON array format
  * ("[ {event}, {event}, ... ]"), as stageprof writes them, or in the object
  * format ({"traceEvents":[...], ...}) other tracers write.

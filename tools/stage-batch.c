@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage-batch: one gst-launch pipeline template over a batch of streams.
  *
  * Reads a manifest (CSV/TSV, one job per row), checks everything before it

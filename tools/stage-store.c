@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage-store: inspect and maintain a store of named streams (the
  * directory stagesink writes and stagesink reads).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof-report: read, compare, merge and draw stageprof's outputs.
  *
  *   stageprof-report show run.json

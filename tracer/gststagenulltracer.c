@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
  * SECTION:tracer-stagenull
  * @short_description: do-nothing tracer on stageprof's hooks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageNullTracer: stageprof's hooks with empty bodies, the floor of
  * GStreamer's hook dispatch that bench/tracer.sh measures overheads against. */
 #ifndef __GST_STAGE_NULL_TRACER_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's tracer object, shared by gststageprof.c (hooks, settings,
  * actions, final output) and gststageprof-ticker.c (interval snapshots and
  * the live status line). Not installed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's ticker: one thread, started only when `interval` or the
  * status line is on, that takes a snapshot of each live pipeline every
  * `interval` (debug log, database) and prints the status line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof: a profiling tracer for any GStreamer pipeline.
  *
  * SECTION:tracer-stageprof

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof: per-element time, queue occupancy and waits, as a Chrome trace
  * and summary tables. See docs/tracer.md. */
 #ifndef __GST_STAGE_PROF_H__

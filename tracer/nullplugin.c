@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The stagenull benchmark tracer's own plugin: only registers. It is built
  * for bench/ and the tests, and installed only with -Dbench-tracer=true. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spbuild: turns stageprof's records into the "stageprof-summary"
  * GstStructure (documented in docs/tracer.md): element, queue, thread and
  * sink rows, and the verdict (spverdict.c).

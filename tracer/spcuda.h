@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spcuda: stageprof's cuda-sync: wait for the GPU work behind a CUDA buffer
  * before its push is timed, without linking CUDA or gstcuda (both are found
  * in the process, where CUDA buffers exist, by dlopen RTLD_NOLOAD). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdb: summary snapshots into SQLite, from a writer thread.
  *
  * The summary GstStructure's arrays map one-to-one onto tables, whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spdb: stageprof's SQLite export (db=PATH).
  *
  * Summary snapshots (the "stageprof-summary" GstStructure) are copied and

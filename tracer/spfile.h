@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spfile: how stageprof opens its output files.
  *
  * One policy for trace=, summary=, db= and write-trace (docs/tracer.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spguard: when may a replaced output be freed? (stageprof's hook guard)
  *
  * Streaming threads read the live trace pointer inside the tracer hooks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spmeta: wall-clock start and element links as trace metadata events. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spmeta: what stageprof writes into its trace besides slices, counters and
  * names, for tools that read the trace afterwards (stageprof-report):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spprogress: stageprof's live status line (progress=true).
  *
  * A plain function of successive "stageprof-summary" structures: frames/s

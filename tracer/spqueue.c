@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spqueue: stageprof's queue accounting. Levels are counted from the
  * hooks: in at the queue's chain, out at its push, never by reading the
  * queue's properties on the hot path. Each queue has its own small lock,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sprecord-priv: the records that stageprof's hot path writes and its
  * queue accounting, summary building and verdict read. Internal to the
  * tracer (sprecord.c, spqueue.c, spbuild.c, spverdict.c).

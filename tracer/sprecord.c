@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sprecord: stageprof's hot path, per-thread recording and accounting.
  * The recorder, its registries and the cold-path hooks are spregistry.c;
  * queue levels spqueue.c; summaries spbuild.c; the verdict spverdict.c.

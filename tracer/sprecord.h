@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sprecord: stageprof's per-thread recording and accounting.
  *
  * Streaming threads call the sp_record_* hot-path functions from the tracer

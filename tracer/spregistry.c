@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spregistry: the recorder and its registries, stageprof's cold path.
  *
  * Elements, pipelines and their runs are first seen here (classified,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spsummary: text, JSON and CSV forms of the stageprof summary. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

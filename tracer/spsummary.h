@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spsummary: renders stageprof's "stageprof-summary" GstStructure (see
  * sprecord.h and docs/tracer.md) as text tables, JSON or CSV. Plain
  * functions of the structure, so the tracer, tests and applications that got

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spthreads: what the kernel knows about the process's threads. The hooks
  * only see GStreamer's streaming threads; a decoder's own worker threads
  * (libav's frame threads) and the kernel's run-queue delay (time a thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sptrace: Chrome trace-event JSON written by a writer thread.
  *
  * Hot path. Each streaming thread owns one SpThreadBuf per trace: a singly

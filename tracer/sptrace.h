@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sptrace: the Chrome trace-event writer behind stageprof's trace=PATH.
  *
  * Streaming threads record fixed-size binary events into per-thread chunks

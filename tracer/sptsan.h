@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ThreadSanitizer annotations for synchronisation it cannot see: GLib's
  * own internal locks (a GAsyncQueue hand-off) are futexes inside GLib,
  * which `scripts/test.sh --sanitize=thread` does not instrument. Nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spverdict: the one-line verdict of a stageprof summary, decided on
  * throughput over the pipeline's running time (see "How the verdict is
  * decided" in docs/tracer.md). The stage that sets the rate is the one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-stages: how an element tells stageprof what its GPU did.
  *
  * An element class that can time its GPU work sets the metadata key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof from a C application.
  *
  * Build:  cc stageprof-app.c $(pkg-config --cflags --libs gstreamer-1.0)

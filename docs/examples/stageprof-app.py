@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """stageprof from a Python (PyGObject) application.
 
 Run:  GST_PLUGIN_PATH=/path/to/build/tracer python3 stageprof-app.py [PIPELINE [TRACE.json]]

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared by the libFuzzer targets: a NUL-terminated copy of the input and
  * a UTF-8 check for the messages the parsers return. */
-#ifndef FUZZ_COMMON_H
-#define FUZZ_COMMON_H
+#ifndef __FUZZ_COMMON_H__
+#define __FUZZ_COMMON_H__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -51,4 +52,4 @@ fuzz_assert_utf8 (const char *s)
   }
 }
 
-#endif /* FUZZ_COMMON_H */
+#endif /* __FUZZ_COMMON_H__ */

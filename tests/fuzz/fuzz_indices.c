@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: stage_select_parse_indices() (stagegather's indices).
  * A parsed list is walked: strictly increasing, each index kept, the last
  * one is stage_select_last(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: stage_select_parse_indices_data(), the contents of an
  * indices-file as read from disk (any bytes, no terminating NUL). A NUL
  * byte must be refused, naming its offset; otherwise the result must equal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: stage_select_parse_ranges() (stagerange's ranges).
  * The first byte picks the stride; a parsed selection is walked and must
  * be strictly increasing and agree with stage_select_keep(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: the stageprof params string ("trace=out.json,
  * summary=stdout,skip-first=3"), through the path the tracer takes
  * (tracer/gststageprof.c, stage_prof_parse_params): parsed as the fields of
