@@ -33,7 +33,7 @@ def examples(path):
 
 
 def man_examples(path):
-    """The examples of a troff man page (tools/*.1), where a shell
+    """The examples of a troff man page (tools/*/*.1), where a shell
     backslash is written \\."""
     text = open(path, encoding="utf-8").read()
     for block in re.findall(r"^\.nf\n(.*?)^\.fi", text, re.S | re.M):
@@ -175,7 +175,7 @@ def main():
     files = [os.path.join(src, "README.md")] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
     found = [(path, ex) for path in files for ex in examples(path)]
     # the tools' man pages and --help texts are docs too
-    found += [(path, ex) for path in sorted(glob.glob(os.path.join(src, "tools", "*.1")))
+    found += [(path, ex) for path in sorted(glob.glob(os.path.join(src, "tools", "*", "*.1")))
               for ex in man_examples(path)]
     tools = os.environ.get("TOOLS_DIR")
     for tool in (sorted(glob.glob(os.path.join(tools, "*"))) if tools else []):

@@ -41,7 +41,7 @@ def main():
                 root + "/share/doc/gst-stages/docs/examples/stageprof-app.c"]
         if os.path.exists(os.path.join(build, "gst", "libgststages-cuda.mod")):
             want.append(plugins + "/libgststages-cuda.mod")
-        for tool in sorted(glob.glob(os.path.join(src, "tools", "*.c"))):
+        for tool in sorted(glob.glob(os.path.join(src, "tools", "*", "*.c"))):
             name = os.path.basename(tool)[:-2]
             if "\nmain (" not in open(tool, encoding="utf-8").read():
                 continue  # an internal library file, not a tool

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage-batch's libraries on their own: the manifest and template
- * (tools/sbmanifest.c) and the trace and summary merge (tools/spmerge.c),
+ * (tools/stage-batch/sbmanifest.c) and the trace and summary merge
+ * (tools/spmerge/spmerge.c),
  * which stageprof-report can share. The tool end to end is
  * test_stage_batch.py. */
 #ifdef HAVE_CONFIG_H
@@ -11,8 +12,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "../tools/sbmanifest.h"
-#include "../tools/spmerge.h"
+#include "../tools/stage-batch/sbmanifest.h"
+#include "spmerge.h"
 
 static SbManifest *
 parse (const gchar * path, const gchar * text, GError ** err)

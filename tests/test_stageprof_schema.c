@@ -17,6 +17,7 @@
 #include <json-glib/json-glib.h>
 
 #include "spdb.h"
+#include "spread.h"
 #include "spreport.h"
 #include "spschema.h"
 #include "spshow.h"

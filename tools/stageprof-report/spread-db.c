@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#include "spreport.h"
+#include "spread.h"
 
 typedef struct
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* spreport: the profile model behind stageprof-report, and the readers that
- * fill it from what stageprof writes (summary JSON, SQLite db, Chrome
- * trace). Internal to tools/ (a static library the tool and its tests link).
+/* spreport: the profile model behind stageprof-report (rows, profile,
+ * sorting), which the readers (spread.h) fill and the renderers (spshow,
+ * spdiff, sphtml, spdot) draw; it calls neither. Internal to the tool (a
+ * static library the tool and its tests link).
  *
  * Every number is a gdouble; NAN means "not in this input" (a trace has no
  * queue limits, so no full share; a summary has no queue levels over time)
@@ -107,26 +108,9 @@ typedef struct
   gint64 wall_clock_us;         /* wall-clock time of trace ts 0 */
 } SpProfile;
 
-typedef struct
-{
-  const gchar *pipeline;        /* NULL: all */
-  const gchar *run;             /* NULL: db: the latest run; others: all */
-} SpSelect;
-
 SpProfile *sp_profile_new (const gchar * path, SpSourceKind kind);
 void sp_profile_free (SpProfile * p);
 void sp_profile_note (SpProfile * p, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
-
-/* Reads any of the three kinds (detected from the content, not the name),
- * keeps the rows `sel` selects, and fails with SP_REPORT_ERROR_* (message
- * naming the file and what is wrong) where nothing can be shown. */
-SpProfile *sp_profile_load (const gchar * path, const SpSelect * sel,
-    GError ** error);
-
-/* The readers, for tests; sp_profile_load picks one. */
-SpProfile *sp_read_summary_json (const gchar * path, GError ** error);
-SpProfile *sp_read_db (const gchar * path, const gchar * run, GError ** error);
-SpProfile *sp_read_trace (const gchar * path, GError ** error);
 
 /* A verdict from the thread and element rows, for an input that has none
  * (an older or partial summary): the busiest thread that lived through most

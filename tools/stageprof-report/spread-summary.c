@@ -7,7 +7,7 @@
 #include <math.h>
 #include <json-glib/json-glib.h>
 
-#include "spreport.h"
+#include "spread.h"
 
 static gdouble
 num (JsonObject * o, const gchar * f)

@@ -25,6 +25,7 @@
 #include "spdiff.h"
 #include "spdot.h"
 #include "sphtml.h"
+#include "spload.h"
 #include "spreport.h"
 #include "spmerge.h"
 #include "spshow.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "spreport.h"
+#include "spread.h"
 #include "sptracereader.h"
 
 #define SERIES_MAX 1024

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* spload: detection, reading and selection of a profile. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spload.h"
+#include "spread.h"
+
+/* ---- detection ------------------------------------------------------- */
+
+typedef enum { KIND_UNKNOWN, KIND_SUMMARY, KIND_DB, KIND_TRACE, KIND_CSV,
+  KIND_EMPTY
+} Kind;
+
+static Kind
+detect (const gchar * path, GError ** error)
+{
+  FILE *f = fopen (path, "rb");
+  gchar head[4096];
+  gsize n, i;
+
+  if (!f) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        "cannot open '%s': %s", path, g_strerror (errno));
+    return KIND_UNKNOWN;
+  }
+  n = fread (head, 1, sizeof (head) - 1, f);
+  fclose (f);
+  head[n] = 0;
+  if (n >= 16 && memcmp (head, "SQLite format 3", 16) == 0)
+    return KIND_DB;
+  for (i = 0; i < n && g_ascii_isspace (head[i]); i++);
+  if (i == n)
+    return KIND_EMPTY;
+  if (head[i] == '[')
+    return KIND_TRACE;
+  if (head[i] == '{')
+    return strstr (head, "\"traceEvents\"") ? KIND_UNKNOWN : KIND_SUMMARY;
+  if (g_str_has_prefix (head + i, "table,"))
+    return KIND_CSV;
+  return KIND_UNKNOWN;
+}
+
+/* ---- selection ------------------------------------------------------- */
+
+static gboolean
+keep (const gchar * pipeline, const gchar * run, const SpSelect * sel,
+    SpSourceKind kind)
+{
+  if (sel->pipeline && g_strcmp0 (pipeline, sel->pipeline) != 0)
+    return FALSE;
+  /* A db's run is chosen by its reader. */
+  if (sel->run && kind != SP_SOURCE_DB && g_strcmp0 (run, sel->run) != 0)
+    return FALSE;
+  return TRUE;
+}
+
+#define FILTER(arr, Type) \
+  for (i = arr->len; i-- > 0;) { \
+    Type *r = arr->pdata[i]; \
+    if (!keep (r->pipeline, r->run, sel, p->kind)) \
+      g_ptr_array_remove_index (arr, i); \
+  }
+
+static gboolean
+apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
+{
+  gchar *all = sp_profile_pipelines (p);
+  guint i;
+
+  if (sel->run && p->kind != SP_SOURCE_DB) {
+    gboolean any = FALSE;
+    for (i = 0; i < p->elements->len && !any; i++)
+      any = ((SpElemRow *) p->elements->pdata[i])->run != NULL;
+    if (!any) {
+      g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+          "%s: this file does not tell runs apart; --run applies to a "
+          "database, or to the outputs of a stageprof that numbers the "
+          "runs of a pipeline", p->path);
+      g_free (all);
+      return FALSE;
+    }
+  }
+  FILTER (p->elements, SpElemRow);
+  FILTER (p->queues, SpQueueRow);
+  FILTER (p->threads, SpThreadRow);
+  FILTER (p->sinks, SpSinkRow);
+  if (sel->pipeline)
+    for (i = p->links->len; i-- > 0;)
+      if (g_strcmp0 (((SpLink *) p->links->pdata[i])->pipeline,
+              sel->pipeline) != 0)
+        g_ptr_array_remove_index (p->links, i);
+  if (p->elements->len == 0 && (sel->pipeline || sel->run)) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+        "%s: no rows for%s%s%s%s (pipelines in this file: %s)", p->path,
+        sel->pipeline ? " pipeline " : "", sel->pipeline ? sel->pipeline : "",
+        sel->run ? " run " : "", sel->run ? sel->run : "", *all ? all : "none");
+    g_free (all);
+    return FALSE;
+  }
+  g_free (all);
+  return TRUE;
+}
+
+SpProfile *
+sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
+{
+  static const SpSelect none = { NULL, NULL };
+  SpProfile *p = NULL;
+  GError *err = NULL;
+  Kind k;
+
+  if (!sel)
+    sel = &none;
+  k = detect (path, &err);
+  switch (k) {
+    case KIND_SUMMARY:
+      p = sp_read_summary_json (path, &err);
+      break;
+    case KIND_DB:
+      p = sp_read_db (path, sel->run, &err);
+      break;
+    case KIND_TRACE:
+      p = sp_read_trace (path, &err);
+      break;
+    case KIND_EMPTY:
+      g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,
+          "%s: the file is empty (a stageprof trace starts with '[' as soon "
+          "as the tracer opens it: was the process killed before?)", path);
+      break;
+    case KIND_CSV:
+      g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_NOT_STAGEPROF,
+          "%s: a CSV summary cannot be read back; use summary=FILE.json, "
+          "db=FILE.db or trace=FILE.json", path);
+      break;
+    default:
+      if (!err)
+        g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_NOT_STAGEPROF,
+            "%s: not a stageprof output (expected a summary JSON, a Chrome "
+            "trace in JSON array format, or a stageprof SQLite database)",
+            path);
+      break;
+  }
+  if (p && !apply_select (p, sel, &err)) {
+    sp_profile_free (p);
+    p = NULL;
+  }
+  /* A trace's verdict covers all its pipelines: redo it for the one kept. */
+  if (p && p->kind == SP_SOURCE_TRACE && sel->pipeline) {
+    g_free (p->verdict);
+    p->verdict = NULL;
+  }
+  if (p && !p->verdict)
+    p->verdict = sp_profile_guess_verdict (p);
+  if (!p)
+    g_propagate_error (error, err);
+  return p;
+}
+

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* spread: the readers of stageprof's outputs into the profile model, one
+ * file each (spread-summary.c, spread-db.c, spread-trace.c); spload.c picks
+ * one by the file's content. They call the model (spreport.h) only. */
+#ifndef __SPREAD_H__
+#define __SPREAD_H__
+
+#include "spreport.h"
+
+G_BEGIN_DECLS
+
+SpProfile *sp_read_summary_json (const gchar * path, GError ** error);
+/* `run`: a run_id, NULL for the latest. */
+SpProfile *sp_read_db (const gchar * path, const gchar * run, GError ** error);
+SpProfile *sp_read_trace (const gchar * path, GError ** error);
+
+G_END_DECLS
+
+#endif /* __SPREAD_H__ */
