@@ -28,7 +28,7 @@
 #include "stageprof-check.h"
 #include "truth-element.h"
 #include "spsummary.h"
-#include "sprecord-priv.h"
+#include "spverdict.h"
 
 static GstElement *
 run_keep (const gchar * name, const gchar * desc)

@@ -8,7 +8,10 @@
 #include "gststageprof.h"
 #include "spmeta.h"
 #include "spprogress.h"
+#include "spbuild.h"
 #include "sprecord.h"
+#include "spregistry.h"
+#include "spthreads.h"
 #include "sptrace.h"
 #include "stagegputiming.h"
 #ifdef HAVE_SPDB

@@ -27,8 +27,10 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "sprecord-priv.h"
-#include "spsummary.h"
+#include "spqueue.h"
+#include "sprecord.h"
+#include "spregistry.h"
+#include "spthreads.h"
 
 #define SP_MAX_DEPTH 64
 /* Initial size of a thread's pad cache; it doubles past half full. */
@@ -158,10 +160,10 @@ thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
   if (e)
     stage = g_object_get_data (G_OBJECT (e), STAGE_THREAD_NAME_KEY);
   if (stage)
-    base = sp_escaped_name (stage);
+    base = sp_display_name (stage);
   else if (pthread_getname_np (pthread_self (), os_name, sizeof (os_name)) == 0
       && strchr (os_name, '['))
-    base = sp_escaped_name (os_name);
+    base = sp_display_name (os_name);
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
     if (th->pipe == pipe && g_str_has_prefix (th->name, base))
@@ -249,29 +251,6 @@ thread_for_pipe (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   return th;
 }
 
-/* The media type of a sink's first input pad, kept once known (caps set):
- * tried at the sink's first record and at its PAUSED<->PLAYING changes.
- * Cold path, outside the recorder lock. */
-void
-sp_read_sink_media (SpElemInfo * info, GstElement * e)
-{
-  GstPad *pad = NULL;
-  GstCaps *caps = NULL;
-
-  GST_OBJECT_LOCK (e);
-  if (e->sinkpads)
-    pad = gst_object_ref (e->sinkpads->data);
-  GST_OBJECT_UNLOCK (e);
-  if (pad)
-    caps = gst_pad_get_current_caps (pad);
-  if (caps && gst_caps_get_size (caps) > 0)
-    g_atomic_pointer_set (&info->sink_media, g_intern_string
-        (gst_structure_get_name (gst_caps_get_structure (caps, 0))));
-  if (caps)
-    gst_caps_unref (caps);
-  if (pad)
-    gst_object_unref (pad);
-}
 
 static SpElemRec *
 lookup_elem (SpRecorder * r, SpThreadState * st, GstElement * e, guint64 ts)
@@ -410,24 +389,6 @@ top_level (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   return lookup_pad_slow (r, st, pad, ts);
 }
 
-/* Recorders alive: a thread that exits after its recorder was freed must
- * not touch that recorder's records. */
-static GMutex live_lock;
-static GHashTable *live_recorders;
-
-void
-sp_live_recorder (SpRecorder * r, gboolean alive)
-{
-  g_mutex_lock (&live_lock);
-  if (!live_recorders)
-    live_recorders = g_hash_table_new (NULL, NULL);
-  if (alive)
-    g_hash_table_add (live_recorders, r);
-  else
-    g_hash_table_remove (live_recorders, r);
-  g_mutex_unlock (&live_lock);
-}
-
 /* The thread exits: its run-queue delay stops growing, and its id may be
  * reused by another thread. */
 static void
@@ -437,8 +398,8 @@ state_note_exit (SpThreadState * st)
   GHashTableIter iter;
   gpointer th;
 
-  g_mutex_lock (&live_lock);
-  if (live_recorders && g_hash_table_contains (live_recorders, st->r)) {
+  sp_live_lock ();
+  if (sp_recorder_is_live (st->r)) {
     g_mutex_lock (&st->r->lock);
     g_hash_table_iter_init (&iter, st->thread_by_pipe);
     while (g_hash_table_iter_next (&iter, NULL, &th)) {
@@ -449,7 +410,7 @@ state_note_exit (SpThreadState * st)
     sp_limbo_collect_locked (st->r);
     g_mutex_unlock (&st->r->lock);
   }
-  g_mutex_unlock (&live_lock);
+  sp_live_unlock ();
 }
 
 static void

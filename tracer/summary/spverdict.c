@@ -30,7 +30,7 @@
 
 #include <string.h>
 
-#include "sprecord-priv.h"
+#include "spverdict.h"
 
 #define SP_CLOCK_PACED 0.10
 #define SP_CPU_STARVED 0.10

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* sprecord-priv: the records that stageprof's hot path writes and its
- * queue accounting, summary building and verdict read. Internal to the
- * tracer (sprecord.c, spqueue.c, spbuild.c, spverdict.c).
+/* sprecorder: the records that stageprof's hot path writes (sprecord.c)
+ * and its registry (spregistry.c), queue accounting (spqueue.c), thread
+ * accounting (spthreads.c), summary building and verdict (summary/) read:
+ * types and inline helpers only.
  */
-#ifndef __SP_RECORD_PRIV_H__
-#define __SP_RECORD_PRIV_H__
+#ifndef __SP_RECORDER_H__
+#define __SP_RECORDER_H__
 
 #include <gst/gst.h>
 
-#include "sprecord.h"
+#include "sptrace.h"
 #include "stats.h"
 
 G_BEGIN_DECLS
+
+typedef struct _SpRecorder SpRecorder;
 
 /* A put into a queue whose limits we cannot see (multiqueue, generic
  * queue-like elements) only gets a grey slice when it blocked this long;
@@ -322,72 +325,14 @@ sp_pad_element (GstPad * pad)
   return GST_ELEMENT_CAST (parent);
 }
 
-/* spregistry.c: the recorder's registries (cold path, recorder lock). */
-SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
-const gchar *sp_escaped_name (const gchar * name);
-gboolean sp_is_capsfilter (GstElement * e);
-void sp_limbo_collect_locked (SpRecorder * r);
-/* sprecord.c: recorders alive, for threads that exit after theirs. */
-void sp_live_recorder (SpRecorder * r, gboolean alive);
-
-/* spqueue.c: queue occupancy, under each queue's own small lock (shared by
- * its producer and its task only). */
-void sp_queue_free (gpointer data);
-void sp_queue_reset_stats_locked (SpQueue * q);
-void sp_queue_read_limits (SpQueue * q, GstElement * e);
-SpQueue *sp_queue_new_locked (SpRecorder * r, SpElemInfo * info);
-gboolean sp_queue_put (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
-    guint64 bytes, GstClockTime pts, GstClockTime end);
-void sp_queue_put_done (SpRecorder * r, SpQueue * q, guint64 ts, guint64 dur);
-void sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
-    guint64 bytes, GstClockTime pts);
-void sp_queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait);
-void sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts);
-GstStructure *sp_queue_row (SpQueue * q);
-
-/* Thread shares (ns): what a thread row shows, adding up to its wall. */
-typedef struct
+/* Whether `e`'s class has a property `name` (a queue's limits, a codec's
+ * thread count, a live source's is-live). */
+static inline gboolean
+sp_has_property (GstElement * e, const gchar * name)
 {
-  guint64 wall, busy, wait_in, wait_out, blocked, cpu_wait;
-} SpShares;
-
-/* spverdict.c: the one-line verdict of a summary (see docs/tracer.md). */
-typedef struct
-{
-  gdouble running_s;            /* the pipeline's running time */
-  gdouble process_cpu_s;        /* CPU the process used meanwhile */
-  guint cores;
-  /* Threads that feed a leaky queue which dropped buffers: they run ahead
-   * of the rate at the sink, so they do not set it. */
-  GHashTable *ahead;
-} SpVerdictInput;
-gchar *sp_verdict (const SpVerdictInput * in, GPtrArray * recs,
-    GPtrArray * threads, const SpShares * shares, const GValue * sinks);
-
-void sp_thread_shares (SpThreadRec * th, SpShares * out);
-guint64 sp_sched_delay (guint64 tid);
-guint64 sp_process_cpu_ns (void);
-guint64 sp_thread_cpu_wait (SpThreadRec * th);
-
-/* spthreads.c: every OS thread of the process. */
-GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
-/* Notes the threads that appeared since the last look as `owner`'s (NULL:
- * nobody's). Takes r->lock. */
-void sp_threads_claim (SpRecorder * r, SpElemInfo * owner);
-/* The elements of `p` are about to be freed: their threads become
- * nobody's (their names stay). r->lock held. */
-void sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p);
-
-
-gboolean sp_has_property (GstElement * e, const gchar * name);
-
-/* spregistry.c: names the trace process of the pipeline's current run
- * ("NAME", or "NAME (run N)" after a restart). r->lock held. */
-void sp_pipe_name_process (SpRecorder * r, SpPipe * p);
-
-/* sprecord.c: what a sink's input is (SpElemInfo.sink_media). */
-void sp_read_sink_media (SpElemInfo * info, GstElement * e);
+  return g_object_class_find_property (G_OBJECT_GET_CLASS (e), name) != NULL;
+}
 
 G_END_DECLS
 
-#endif /* __SP_RECORD_PRIV_H__ */
+#endif /* __SP_RECORDER_H__ */

@@ -10,7 +10,8 @@
 
 #include <string.h>
 
-#include "sprecord-priv.h"
+#include "spqueue.h"
+#include "spregistry.h"
 
 static gdouble
 pct (gdouble part, gdouble whole)

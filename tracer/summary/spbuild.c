@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-#include "sprecord-priv.h"
+#include "spbuild.h"
+#include "spqueue.h"
+#include "spthreads.h"
 
 const gchar *const sp_kind_labels[] = {
   "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"

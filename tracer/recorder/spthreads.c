@@ -13,7 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "sprecord-priv.h"
+#include "spregistry.h"
+#include "spthreads.h"
 
 typedef struct
 {

@@ -425,7 +425,7 @@ sp_put_us (gchar * p, guint64 ns)
 }
 
 static const SpName *
-sp_escaped_name_slow (SpTrace * t, const gchar * name)
+trace_name_slow (SpTrace * t, const gchar * name)
 {
   SpName *e = g_hash_table_lookup (t->names, name);
 
@@ -445,7 +445,7 @@ sp_escaped_name_slow (SpTrace * t, const gchar * name)
 
 /* Two ways: slots i and i ^ 1, the newest in i. */
 static inline const SpName *
-sp_escaped_name (SpTrace * t, const gchar * name)
+trace_name (SpTrace * t, const gchar * name)
 {
   guint64 p = (guintptr) name;
   guint i = (guint) ((p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 40)
@@ -457,7 +457,7 @@ sp_escaped_name (SpTrace * t, const gchar * name)
   if (b->name == name && b->e)
     return b->e;
   *b = *a;
-  a->e = sp_escaped_name_slow (t, name);
+  a->e = trace_name_slow (t, name);
   a->name = name;
   return a->e;
 }
@@ -529,7 +529,7 @@ sp_put_ids (SpTrace * t, gchar * p, guint32 pid, guint64 tid)
 static void
 sp_format_record (SpTrace * t, const SpRecord * r)
 {
-  const SpName *name = sp_escaped_name (t, r->name);
+  const SpName *name = trace_name (t, r->name);
   /* Fixed text plus up to 6 numbers of 21 characters, plus the name twice,
    * plus what the fixed-size copies write past their end. */
   gchar *p = sp_reserve (t, 384 + 2 * name->len + SP_IDS_BYTES), *start = p;

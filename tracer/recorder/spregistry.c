@@ -14,7 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "sprecord-priv.h"
+#include "spqueue.h"
+#include "spregistry.h"
+#include "spthreads.h"
 #include "spsummary.h"
 
 static void info_free (gpointer data);
@@ -39,6 +41,67 @@ speed_factor (SpRecorder * r)
     x = x * 1664525u + 1013904223u;
   ns = sp_thread_cpu_ns () - t0;
   return MAX (1, ns / 200000);
+}
+
+/* Recorders alive: a thread that exits after its recorder was freed must
+ * not touch that recorder's records. */
+static GMutex live_lock;
+static GHashTable *live_recorders;
+
+static void
+sp_live_recorder (SpRecorder * r, gboolean alive)
+{
+  g_mutex_lock (&live_lock);
+  if (!live_recorders)
+    live_recorders = g_hash_table_new (NULL, NULL);
+  if (alive)
+    g_hash_table_add (live_recorders, r);
+  else
+    g_hash_table_remove (live_recorders, r);
+  g_mutex_unlock (&live_lock);
+}
+
+void
+sp_live_lock (void)
+{
+  g_mutex_lock (&live_lock);
+}
+
+void
+sp_live_unlock (void)
+{
+  g_mutex_unlock (&live_lock);
+}
+
+/* sp_live_lock() held. */
+gboolean
+sp_recorder_is_live (SpRecorder * r)
+{
+  return live_recorders && g_hash_table_contains (live_recorders, r);
+}
+
+/* The media type of a sink's first input pad, kept once known (caps set):
+ * tried at the sink's first record and at its PAUSED<->PLAYING changes.
+ * Cold path, outside the recorder lock. */
+void
+sp_read_sink_media (SpElemInfo * info, GstElement * e)
+{
+  GstPad *pad = NULL;
+  GstCaps *caps = NULL;
+
+  GST_OBJECT_LOCK (e);
+  if (e->sinkpads)
+    pad = gst_object_ref (e->sinkpads->data);
+  GST_OBJECT_UNLOCK (e);
+  if (pad)
+    caps = gst_pad_get_current_caps (pad);
+  if (caps && gst_caps_get_size (caps) > 0)
+    g_atomic_pointer_set (&info->sink_media, g_intern_string
+        (gst_structure_get_name (gst_caps_get_structure (caps, 0))));
+  if (caps)
+    gst_caps_unref (caps);
+  if (pad)
+    gst_object_unref (pad);
 }
 
 SpRecorder *
@@ -221,7 +284,7 @@ classify (GstElement * e)
 }
 
 const gchar *
-sp_escaped_name (const gchar * name)
+sp_display_name (const gchar * name)
 {
   gchar *esc = sp_summary_escape (name);
   const gchar *res = g_intern_string (esc);
@@ -241,7 +304,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
   p = g_hash_table_lookup (r->pipes_by_obj, top);
   if (p && GST_OBJECT_NAME (top) && strcmp (p->name, GST_OBJECT_NAME (top))) {
     /* Renamed since first seen (gst_parse_launch, then set_name). */
-    p->name = sp_escaped_name (GST_OBJECT_NAME (top));
+    p->name = sp_display_name (GST_OBJECT_NAME (top));
     if (r->trace)
       sp_trace_process_name (r->trace, p->pid, p->name);
   }
@@ -249,7 +312,7 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
     return p;
   p = g_new0 (SpPipe, 1);
   p->obj = top;
-  p->name = sp_escaped_name (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
+  p->name = sp_display_name (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
       "(unnamed)");
   p->pid = ++r->next_pid;
   p->run = 1;
@@ -263,14 +326,6 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
     sp_trace_process_name (r->trace, p->pid, p->name);
   return p;
 }
-
-gboolean
-sp_has_property (GstElement * e, const gchar * name)
-{
-  return g_object_class_find_property (G_OBJECT_GET_CLASS (e), name) != NULL;
-}
-
-
 
 static gboolean
 is_queue_type (GstElement * e)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* spbuild: the "stageprof-summary" GstStructure (docs/tracer.md), built
+ * from the recorder's records; its columns are the schema's
+ * (schema/spschema.h). */
+#ifndef __SP_BUILD_H__
+#define __SP_BUILD_H__
+
+#include <gst/gst.h>
+
+#include "spregistry.h"
+#include "spverdict.h"
+
+G_BEGIN_DECLS
+
+/* `pipeline`: as for spregistry.h. */
+
+/* Whether any record belongs to `pipeline`. */
+gboolean sp_recorder_has_data (SpRecorder * r, gpointer pipeline);
+
+/* The "stageprof-summary" structure for one top-level pipeline, or for
+ * every pipeline when `pipeline` is NULL. */
+GstStructure *sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final);
+
+/* The run a pipeline's own summary is about (the one going on, or the one
+ * that just stopped); 0 for a pipeline never seen. */
+gint sp_recorder_latest_run (SpRecorder * r, gpointer pipeline);
+
+/* Name of the top-level pipeline as the trace knows it (for messages). */
+gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
+
+/* A thread's shares of its wall time (ns). */
+void sp_thread_shares (SpThreadRec * th, SpShares * out);
+
+G_END_DECLS
+
+#endif /* __SP_BUILD_H__ */
