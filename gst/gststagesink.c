@@ -305,99 +305,133 @@ clear_chain (GstStageSink * self)
   self->raw_frames = 0;
 }
 
-/* Plugs what the caps need between the ghost pad and the writer. */
+/* Which chain the caps need (a writer that ignores the stream: none). */
+static ChainKind
+chain_kind_for (GstStageSink * self, const GstStructure * s)
+{
+  if (gst_stage_store_writer_is_ignoring (self->writer))
+    return CHAIN_DIRECT;
+  if (gst_structure_has_name (s, "video/x-h264"))
+    return CHAIN_H264;
+  if (gst_structure_has_name (s, "video/x-h265"))
+    return CHAIN_H265;
+  if (gst_structure_has_name (s, "video/x-raw"))
+    return CHAIN_RAW;
+  return CHAIN_DIRECT;
+}
+
+/* Raw video: converter, (I420 with the default encoder), encoder, parser,
+ * filter. FALSE (an error posted) when there is no usable encoder. */
+static gboolean
+raw_chain (GstStageSink * self, guint iops, GList ** elems)
+{
+  gboolean default_encoder;
+  GError *err = NULL;
+  GstElement *enc = make_encoder (self, iops, &default_encoder, &err);
+  ChainKind codec;
+
+  if (enc == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, MISSING_PLUGIN, ("%s",
+            err ? err->message : "No encoder"), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+  codec = encoder_codec (enc);
+  if (codec == CHAIN_NONE) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The encoder '%s' produces neither H.264 nor H.265: stagesink "
+            "stores raw video as H.264 or H.265", GST_OBJECT_NAME (enc)),
+        (NULL));
+    gst_object_unref (gst_object_ref_sink (enc));
+    return FALSE;
+  }
+  *elems = g_list_append (*elems, gst_element_factory_make ("videoconvert",
+          NULL));
+  if (default_encoder) {
+    /* 8-bit 4:2:0, what every H.264 decoder plays; also pins the
+     * encoder's input so an upstream renegotiation cannot change the
+     * stream's codec data midway */
+    GstElement *f = gst_element_factory_make ("capsfilter", NULL);
+    GstCaps *c = gst_caps_from_string ("video/x-raw,format=I420");
+
+    g_object_set (f, "caps", c, NULL);
+    gst_caps_unref (c);
+    *elems = g_list_append (*elems, f);
+  }
+  *elems = g_list_append (*elems, enc);
+  *elems = g_list_append (*elems, make_parser (codec));
+  *elems = g_list_append (*elems, make_filter (codec));
+  return TRUE;
+}
+
+/* Every element of the chain made, or an error posted and the chain
+ * freed. */
+static gboolean
+chain_complete (GstStageSink * self, GstCaps * caps, GList * elems)
+{
+  for (GList * l = elems; l; l = l->next) {
+    if (l->data != NULL)
+      continue;
+    GST_ELEMENT_ERROR (self, CORE, MISSING_PLUGIN, ("Missing element to "
+            "store %" GST_PTR_FORMAT ": install gstreamer1.0-plugins-base "
+            "and gstreamer1.0-plugins-bad", caps), (NULL));
+    for (l = elems; l; l = l->next)
+      if (l->data)
+        gst_object_unref (gst_object_ref_sink (l->data));
+    g_list_free (elems);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The elements in the bin, linked in order and to the writer, started. */
+static gboolean
+plug_chain (GstStageSink * self, GstCaps * caps, GList * elems)
+{
+  GstElement *prev = NULL;
+
+  for (GList * l = elems; l; l = l->next) {
+    gst_bin_add (GST_BIN (self), l->data);
+    if (prev)
+      gst_element_link (prev, l->data);
+    prev = l->data;
+  }
+  self->chain = elems;
+  if (prev && !gst_element_link (prev, GST_ELEMENT (self->writer))) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Could not link the "
+            "internal chain for %" GST_PTR_FORMAT, caps), (NULL));
+    clear_chain (self);
+    return FALSE;
+  }
+  for (GList * l = g_list_last (elems); l; l = l->prev)
+    gst_element_sync_state_with_parent (l->data);
+  return TRUE;
+}
+
+/* What stores `caps`: raw video is encoded, H.264 and H.265 parsed into
+ * access units, anything else goes to the writer as it is; the ghost pad
+ * then targets the chain's first element. */
 static gboolean
 build_chain (GstStageSink * self, GstCaps * caps)
 {
-  GstStructure *s = gst_caps_get_structure (caps, 0);
-  ChainKind kind = CHAIN_DIRECT;
-  GList *elems = NULL, *l;
-  GstElement *prev = NULL;
+  ChainKind kind = chain_kind_for (self, gst_caps_get_structure (caps, 0));
+  GList *elems = NULL;
   GstPad *target;
-  GError *err = NULL;
   guint iops;
 
   GST_OBJECT_LOCK (self);
   iops = self->io_packet_size;
   GST_OBJECT_UNLOCK (self);
 
-  if (gst_stage_store_writer_is_ignoring (self->writer))
-    kind = CHAIN_DIRECT;
-  else if (gst_structure_has_name (s, "video/x-h264"))
-    kind = CHAIN_H264;
-  else if (gst_structure_has_name (s, "video/x-h265"))
-    kind = CHAIN_H265;
-  else if (gst_structure_has_name (s, "video/x-raw"))
-    kind = CHAIN_RAW;
-
   if (kind == CHAIN_RAW) {
-    gboolean default_encoder;
-    GstElement *enc = make_encoder (self, iops, &default_encoder, &err);
-    ChainKind codec;
-
-    if (enc == NULL) {
-      GST_ELEMENT_ERROR (self, CORE, MISSING_PLUGIN, ("%s",
-              err ? err->message : "No encoder"), (NULL));
-      g_clear_error (&err);
+    if (!raw_chain (self, iops, &elems))
       return FALSE;
-    }
-    codec = encoder_codec (enc);
-    if (codec == CHAIN_NONE) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("The encoder '%s' produces neither H.264 nor H.265: stagesink "
-              "stores raw video as H.264 or H.265", GST_OBJECT_NAME (enc)),
-          (NULL));
-      gst_object_unref (gst_object_ref_sink (enc));
-      return FALSE;
-    }
-    elems = g_list_append (elems, gst_element_factory_make ("videoconvert",
-            NULL));
-    if (default_encoder) {
-      /* 8-bit 4:2:0, what every H.264 decoder plays; also pins the
-       * encoder's input so an upstream renegotiation cannot change the
-       * stream's codec data midway */
-      GstElement *f = gst_element_factory_make ("capsfilter", NULL);
-      GstCaps *c = gst_caps_from_string ("video/x-raw,format=I420");
-
-      g_object_set (f, "caps", c, NULL);
-      gst_caps_unref (c);
-      elems = g_list_append (elems, f);
-    }
-    elems = g_list_append (elems, enc);
-    elems = g_list_append (elems, make_parser (codec));
-    elems = g_list_append (elems, make_filter (codec));
   } else if (kind == CHAIN_H264 || kind == CHAIN_H265) {
     elems = g_list_append (elems, make_parser (kind));
     elems = g_list_append (elems, make_filter (kind));
   }
-  for (l = elems; l; l = l->next) {
-    if (l->data == NULL) {
-      GST_ELEMENT_ERROR (self, CORE, MISSING_PLUGIN, ("Missing element to "
-              "store %" GST_PTR_FORMAT ": install gstreamer1.0-plugins-base "
-              "and gstreamer1.0-plugins-bad", caps), (NULL));
-      for (l = elems; l; l = l->next)
-        if (l->data)
-          gst_object_unref (gst_object_ref_sink (l->data));
-      g_list_free (elems);
-      return FALSE;
-    }
-  }
-  for (l = elems; l; l = l->next) {
-    gst_bin_add (GST_BIN (self), l->data);
-    if (prev)
-      gst_element_link (prev, l->data);
-    prev = l->data;
-  }
-  if (prev && !gst_element_link (prev, GST_ELEMENT (self->writer))) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Could not link the "
-            "internal chain for %" GST_PTR_FORMAT, caps), (NULL));
-    self->chain = elems;
-    clear_chain (self);
+  if (!chain_complete (self, caps, elems) || !plug_chain (self, caps, elems))
     return FALSE;
-  }
-  for (l = g_list_last (elems); l; l = l->prev)
-    gst_element_sync_state_with_parent (l->data);
-  self->chain = elems;
   self->chain_kind = kind;
 
   target = gst_element_get_static_pad (elems ? elems->data :

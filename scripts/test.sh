@@ -127,7 +127,8 @@ test_bad_filter,test_unwritable_paths,test_quoted_path_text,test_interval,test_d
 test_python_example,test_source_production,test_input_bound,test_collectpads_mux,\
 test_aggregator,test_typed_values,test_inspect,test_separator_typos"
   if [ ${#args[@]} -eq 0 ]; then
-    args=(stagebin stageresize stageprof stageprof_queues stageprof_output
+    args=(stagebin stagebin_replicas stagebin_lifecycle stageresize stageprof
+          stageprof_queues stageprof_output
           stageprof_params stageprof_app stageprof_writer)
   fi
 fi

@@ -232,20 +232,29 @@ GST_START_TEST (test_missing_frames)
 
 GST_END_TEST;
 
-GST_START_TEST (test_bad_input)
+/* A store with one stream, 'clip-one', of 40 frames in chunks of 10
+ * packets, in a new temporary folder (*dir). */
+static gchar *
+clip_one_store (gchar ** dir)
 {
-  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
-  gchar *desc, *err, *chunk, *notstore, *bad;
-  StageStore *st;
-  StageStreamInfo *info;
-  GArray *got;
-  FILE *f;
+  gchar *store, *desc;
 
+  *dir = make_tmp ();
+  store = g_build_filename (*dir, "store", NULL);
   desc = g_strdup_printf ("videotestsrc num-buffers=40 ! video/x-raw,"
       "width=%d,height=%d ! stagesink store=%s stream=clip-one "
       "io-packet-size=10", W, H, store);
   run_sink (desc, NULL);
   g_free (desc);
+  return store;
+}
+
+/* An unknown stream (with the nearest names), a missing folder, a folder
+ * that is not a store: each named. */
+GST_START_TEST (test_unknown_store_or_stream)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *err;
 
   /* unknown stream: named, with the nearest names */
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-on", store);
@@ -266,6 +275,21 @@ GST_START_TEST (test_bad_input)
   assert_contains (err, "is not a store");
   g_free (err);
   g_free (desc);
+
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Frames past the end are refused at start, naming the first and the
+ * count, for each kind of selection; the last frame is fine. */
+GST_START_TEST (test_frames_past_end)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc;
+  GArray *got;
 
   /* frames past the end: refused at start, naming the first and the
    * count (the catalog knows it), for each kind of selection */
@@ -293,6 +317,19 @@ GST_START_TEST (test_bad_input)
   fail_unless_equals_int (got->len, 3);
   g_array_unref (got);
   g_free (desc);
+
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Invalid selections: the selectors' messages. */
+GST_START_TEST (test_invalid_selections)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *err, *bad;
 
   /* invalid selections: the selectors' messages */
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one indices=abc",
@@ -335,6 +372,19 @@ GST_START_TEST (test_bad_input)
     g_free (lng);
   }
 
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* mode=error, ignore on a stream that exists. */
+GST_START_TEST (test_existing_stream_modes)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *err;
+
   /* mode=error on an existing stream: refused before writing */
   desc = g_strdup_printf ("videotestsrc num-buffers=5 ! stagesink store=%s "
       "stream=clip-one", store);
@@ -352,12 +402,37 @@ GST_START_TEST (test_bad_input)
   fail_unless_equals_int (count_data_dirs (store), 1);
   g_free (desc);
 
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A stream with no data at all. */
+GST_START_TEST (test_empty_stream)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc;
+
   /* a stream with no data at all is committed empty (no hang) */
   desc = g_strdup_printf ("fakesrc num-buffers=0 ! stagesink store=%s "
       "stream=empty", store);
   fail_unless (run_sink (desc, NULL));
   fail_unless_equals_int (count_frames (store, "empty"), 0);
   g_free (desc);
+
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Caps stagesink cannot store. */
+GST_START_TEST (test_unsupported_caps)
+{
+  gchar *dir, *store = clip_one_store (&dir);
 
   /* unsupported caps: not-negotiated, naming what is supported */
   {
@@ -399,6 +474,24 @@ GST_START_TEST (test_bad_input)
     gst_object_unref (pipe);
   }
 
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A truncated or corrupt chunk: named on read; a copy from it leaves
+ * nothing; frames of other chunks still read. */
+GST_START_TEST (test_corrupt_chunks)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *err, *chunk;
+  StageStore *st;
+  StageStreamInfo *info;
+  GArray *got;
+  FILE *f;
+
   /* a truncated chunk, then a corrupt one: store, stream and chunk named */
   st = stage_store_open (store, FALSE, NULL);
   info = stage_store_lookup (st, "clip-one", NULL);
@@ -431,7 +524,7 @@ GST_START_TEST (test_bad_input)
   fail_if (run_sink (desc, &err));
   assert_contains (err, "chunk-000002.bin");
   g_free (err);
-  fail_unless_equals_int (count_data_dirs (store), 2);
+  fail_unless_equals_int (count_data_dirs (store), 1);   /* clip-one's */
   /* ... even when the application lets the pipeline run on after the
    * error: stagesrc sends no EOS after it, so nothing commits a copy */
   {
@@ -466,6 +559,19 @@ GST_START_TEST (test_bad_input)
   stage_stream_info_free (info);
   g_free (chunk);
 
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A catalog that is not a database, for reading and writing. */
+GST_START_TEST (test_corrupt_catalog)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *err, *notstore, *bad;
+
   /* a corrupt catalog */
   bad = g_build_filename (dir, "bad", NULL);
   g_mkdir (bad, 0777);
@@ -494,6 +600,7 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+
 /* H.265 from x265: B-frames and open GOPs (CRA pictures with RASL leading
  * pictures) by default. */
 static Suite *
@@ -508,7 +615,14 @@ stagestore_errors_suite (void)
   tcase_add_test (tc, test_kill9_mid_write);
   tcase_add_test (tc, test_two_writers);
   tcase_add_test (tc, test_writers_create_store);
-  tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_unknown_store_or_stream);
+  tcase_add_test (tc, test_frames_past_end);
+  tcase_add_test (tc, test_invalid_selections);
+  tcase_add_test (tc, test_existing_stream_modes);
+  tcase_add_test (tc, test_empty_stream);
+  tcase_add_test (tc, test_unsupported_caps);
+  tcase_add_test (tc, test_corrupt_chunks);
+  tcase_add_test (tc, test_corrupt_catalog);
   tcase_add_test (tc, test_missing_frames);
   return s;
 }

@@ -1049,20 +1049,15 @@ merge_only (void)
   return ret;
 }
 
-int
-main (int argc, char *argv[])
+/* The option context: every option, the summary and description --help
+ * prints, and GStreamer's own options. */
+static GOptionContext *
+option_context (void)
 {
-  /* The wall clock at (just before) GStreamer's ts 0: see sbrun.h. */
-  gint64 ts0_wall_us = g_get_real_time ();
-  GOptionContext *ctx;
+  GOptionContext *ctx = g_option_context_new ("TEMPLATE [MANIFEST] - run a "
+      "gst-launch pipeline over a batch of streams");
   GOptionGroup *hidden;
-  GError *err = NULL;
-  const gchar *manifest = NULL;
 
-  setlocale (LC_ALL, "");
-  B.jobs_opt = NULL;
-  ctx = g_option_context_new ("TEMPLATE [MANIFEST] - run a gst-launch "
-      "pipeline over a batch of streams");
   g_option_context_set_summary (ctx,
       "Runs TEMPLATE, a gst-launch-1.0 description with {column} "
       "placeholders, once per row\nof MANIFEST (CSV or TSV with a header "
@@ -1089,6 +1084,74 @@ main (int argc, char *argv[])
   g_option_group_add_entries (hidden, hidden_entries);
   g_option_context_add_group (ctx, hidden);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
+  return ctx;
+}
+
+/* The options' values, checked; exits 2 (usage) on a bad one. */
+static void
+check_options (void)
+{
+  if (!B.jobs_opt || strcmp (B.jobs_opt, "auto") == 0) {
+    B.auto_jobs = TRUE;
+  } else {
+    B.max_jobs = parse_uint (B.jobs_opt, "--jobs");
+    if (B.max_jobs == 0)
+      usage_error ("--jobs must be at least 1 (or auto)");
+  }
+  if (B.retries < 0)
+    usage_error ("--retries must be 0 or more");
+  if (B.timeout_s < 0)
+    usage_error ("--timeout must be 0 (none) or more seconds");
+  parse_shard ();
+  parse_progress ();
+}
+
+/* The manifest (or --input files) and the template, checked against each
+ * other; the state and profile folders writable; the tracer there when
+ * --profile asks for it. Exits 2 (usage) on any problem. */
+static void
+load_batch (const gchar * template_desc, const gchar * manifest)
+{
+  GError *err = NULL;
+  gchar *bad = NULL;
+
+  B.m = B.inputs ? sb_manifest_from_inputs ((const gchar * const *) B.inputs)
+      : sb_manifest_load (manifest, &err);
+  if (!B.m)
+    usage_error ("%s", err->message);
+  B.t = sb_template_new (template_desc, &err);
+  if (!B.t || !sb_template_check (B.t, B.m, &err))
+    usage_error ("%s", err->message);
+  if (!B.state_dir)
+    B.state_dir = sb_default_state_dir (manifest);
+  if (!sb_dir_writable (B.state_dir, &bad))
+    usage_error ("the state directory \"%s\" cannot be created or "
+        "written (\"%s\" is not a writable directory); see --state-dir",
+        B.state_dir, bad);
+  if (B.profile_dir && !sb_dir_writable (B.profile_dir, &bad))
+    usage_error ("the profile directory \"%s\" cannot be created or "
+        "written (\"%s\" is not a writable directory)", B.profile_dir, bad);
+  if (B.profile_dir) {
+    GstPluginFeature *f = gst_registry_find_feature (gst_registry_get (),
+        "stageprof", GST_TYPE_TRACER_FACTORY);
+    if (!f)
+      usage_error ("--profile needs the stageprof tracer, which GStreamer "
+          "cannot find (is the plugin installed, or GST_PLUGIN_PATH set?)");
+    gst_object_unref (f);
+  }
+}
+
+int
+main (int argc, char *argv[])
+{
+  /* The wall clock at (just before) GStreamer's ts 0: see sbrun.h. */
+  gint64 ts0_wall_us = g_get_real_time ();
+  GOptionContext *ctx;
+  GError *err = NULL;
+
+  setlocale (LC_ALL, "");
+  B.jobs_opt = NULL;
+  ctx = option_context ();
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("stage-batch: %s (see --help)\n", err->message);
     return EXIT_USAGE;
@@ -1098,7 +1161,7 @@ main (int argc, char *argv[])
         err ? err->message : "unknown error");
     return EXIT_USAGE;
   }
-
+  /* the internal modes: one job (in the child), or a merge only */
   if (run_one_desc)
     return sb_run_one (run_one_desc, parent_pid, ts0_wall_us);
   if (merge_dir)
@@ -1113,52 +1176,8 @@ main (int argc, char *argv[])
     return EXIT_USAGE;
   }
   g_option_context_free (ctx);
-
-  if (!B.jobs_opt || strcmp (B.jobs_opt, "auto") == 0) {
-    B.auto_jobs = TRUE;
-  } else {
-    B.max_jobs = parse_uint (B.jobs_opt, "--jobs");
-    if (B.max_jobs == 0)
-      usage_error ("--jobs must be at least 1 (or auto)");
-  }
-  if (B.retries < 0)
-    usage_error ("--retries must be 0 or more");
-  if (B.timeout_s < 0)
-    usage_error ("--timeout must be 0 (none) or more seconds");
-  parse_shard ();
-  parse_progress ();
-
-  if (B.inputs) {
-    B.m = sb_manifest_from_inputs ((const gchar * const *) B.inputs);
-  } else {
-    manifest = argv[2];
-    B.m = sb_manifest_load (manifest, &err);
-  }
-  if (!B.m)
-    usage_error ("%s", err->message);
-  B.t = sb_template_new (argv[1], &err);
-  if (!B.t || !sb_template_check (B.t, B.m, &err))
-    usage_error ("%s", err->message);
-  if (!B.state_dir)
-    B.state_dir = sb_default_state_dir (manifest);
-  {
-    gchar *bad = NULL;
-    if (!sb_dir_writable (B.state_dir, &bad))
-      usage_error ("the state directory \"%s\" cannot be created or "
-          "written (\"%s\" is not a writable directory); see --state-dir",
-          B.state_dir, bad);
-    if (B.profile_dir && !sb_dir_writable (B.profile_dir, &bad))
-      usage_error ("the profile directory \"%s\" cannot be created or "
-          "written (\"%s\" is not a writable directory)", B.profile_dir, bad);
-  }
-  if (B.profile_dir) {
-    GstPluginFeature *f = gst_registry_find_feature (gst_registry_get (),
-        "stageprof", GST_TYPE_TRACER_FACTORY);
-    if (!f)
-      usage_error ("--profile needs the stageprof tracer, which GStreamer "
-          "cannot find (is the plugin installed, or GST_PLUGIN_PATH set?)");
-    gst_object_unref (f);
-  }
+  check_options ();
+  load_batch (argv[1], B.inputs ? NULL : argv[2]);
   B.self_exe = sb_find_self (argv[0]);
   make_jobs ();
   g_ptr_array_sort (B.jobs, longest_first);

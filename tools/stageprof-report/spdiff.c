@@ -520,52 +520,47 @@ append_runs (GString * o, SpFormat f, const gchar * side, GPtrArray * runs)
       "spread between these runs)\n" : "\n");
 }
 
-gchar *
-sp_diff_render (const SpDiff * d, SpFormat f)
+/* The two inputs, their runs, and a note when they are different
+ * pipelines (text and Markdown). */
+static void
+render_intro (const SpDiff * d, SpFormat f, const gchar * pa,
+    const gchar * pb, GString * o)
 {
-  static const gchar *const ehdr[] = { "Node", "Thread", "Count A",
+  gchar *wa = sp_fmt (d->a->wall_s, 3), *wb = sp_fmt (d->b->wall_s, 3);
+
+  g_string_append_printf (o, "%s=== stageprof diff ===\n",
+      f == SP_FORMAT_MARKDOWN ? "## " : "");
+  g_string_append_printf (o, "%sA: %s (%s, pipeline %s, %s s)\n",
+      f == SP_FORMAT_MARKDOWN ? "\n- " : "", d->a->path, kind_word (d->a),
+      pa, wa);
+  g_string_append_printf (o, "%sB: %s (%s, pipeline %s, %s s)\n",
+      f == SP_FORMAT_MARKDOWN ? "- " : "", d->b->path, kind_word (d->b),
+      pb, wb);
+  append_runs (o, f, "A", d->runs_a);
+  append_runs (o, f, "B", d->runs_b);
+  g_free (wa);
+  g_free (wb);
+  if (g_strcmp0 (pa, pb))
+    g_string_append_printf (o, "%sNote: the inputs come from different "
+        "pipelines (%s / %s); elements are matched by path\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "", pa, pb);
+  append_heading (o, f, "Elements (ms, Total in s; change of B against "
+      "A; SLOWER/faster: beyond the noise of each element's own spread)");
+}
+
+/* The matched elements side by side; returns how many changed beyond the
+ * noise. */
+static guint
+render_elements (const SpDiff * d, SpFormat f, GString * o)
+{
+  static const gchar *const hdr[] = { "Node", "Thread", "Count A",
     "Count B", "Mean A", "Mean B", "Mean", "Median", "P90 A", "P90 B", "P90",
     "Total A", "Total B", "Total", "Change", NULL
   };
-  static const gchar *const thdr[] = { "Thread", "%Busy A", "%Busy B",
-    "%Wait in A", "%Wait in B", "%Wait out A", "%Wait out B", NULL
-  };
-  static const gchar *const qhdr[] = { "Queue", "Mean lvl A", "Mean lvl B",
-    "Max lvl A", "Max lvl B", "%Empty A", "%Empty B", "%Full A", "%Full B",
-    NULL
-  };
-  GString *o = g_string_new (NULL);
-  SpTable *t;
-  gchar *pa = sp_profile_pipelines (d->a), *pb = sp_profile_pipelines (d->b);
-  guint i, nflag = 0;
+  SpTable *t = sp_table_new (2, hdr);
+  guint nflag = 0;
 
-  if (f == SP_FORMAT_JSON) {
-    render_json (d, o);
-    goto out;
-  }
-  if (f != SP_FORMAT_CSV && f != SP_FORMAT_HTML) {
-    gchar *wa = sp_fmt (d->a->wall_s, 3), *wb = sp_fmt (d->b->wall_s, 3);
-    g_string_append_printf (o, "%s=== stageprof diff ===\n",
-        f == SP_FORMAT_MARKDOWN ? "## " : "");
-    g_string_append_printf (o, "%sA: %s (%s, pipeline %s, %s s)\n",
-        f == SP_FORMAT_MARKDOWN ? "\n- " : "", d->a->path, kind_word (d->a),
-        pa, wa);
-    g_string_append_printf (o, "%sB: %s (%s, pipeline %s, %s s)\n",
-        f == SP_FORMAT_MARKDOWN ? "- " : "", d->b->path, kind_word (d->b),
-        pb, wb);
-    append_runs (o, f, "A", d->runs_a);
-    append_runs (o, f, "B", d->runs_b);
-    g_free (wa);
-    g_free (wb);
-    if (g_strcmp0 (pa, pb))
-      g_string_append_printf (o, "%sNote: the inputs come from different "
-          "pipelines (%s / %s); elements are matched by path\n",
-          f == SP_FORMAT_MARKDOWN ? "\n" : "", pa, pb);
-    append_heading (o, f, "Elements (ms, Total in s; change of B against "
-        "A; SLOWER/faster: beyond the noise of each element's own spread)");
-  }
-  t = sp_table_new (2, ehdr);
-  for (i = 0; i < d->elems->len; i++) {
+  for (guint i = 0; i < d->elems->len; i++) {
     const SpDiffElem *e = &g_array_index (d->elems, SpDiffElem, i);
     sp_table_add (t, g_strdup (e->a->name));
     sp_table_add (t, g_strcmp0 (e->a->thread, e->b->thread) ?
@@ -587,21 +582,96 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     nflag += e->change != SP_CHANGE_NOISE;
   }
   sp_table_render (t, f, o);
+  return nflag;
+}
+
+static void
+render_only_html (const GPtrArray * rows, const gchar * side, GString * o)
+{
+  for (guint i = 0; i < rows->len; i++) {
+    gchar *e = g_markup_printf_escaped ("<p>Only in %s: %s</p>\n", side,
+        ((SpElemRow *) rows->pdata[i])->name);
+    g_string_append (o, e);
+    g_free (e);
+  }
+}
+
+/* Threads, paired A and B (either may be NULL: only in the other). */
+static void
+render_threads (const SpDiff * d, SpFormat f, GString * o)
+{
+  static const gchar *const hdr[] = { "Thread", "%Busy A", "%Busy B",
+    "%Wait in A", "%Wait in B", "%Wait out A", "%Wait out B", NULL
+  };
+  SpTable *t;
+
+  if (!d->threads->len)
+    return;
+  append_heading (o, f, "Threads (share of each thread's wall time)");
+  t = sp_table_new (1, hdr);
+  for (guint i = 0; i < d->threads->len; i += 2) {
+    const SpThreadRow *ta = d->threads->pdata[i], *tb =
+        d->threads->pdata[i + 1];
+    sp_table_add (t, g_strdup (ta ? ta->name : tb->name));
+    sp_table_add (t, sp_fmt (ta ? ta->busy_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (tb ? tb->busy_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (ta ? ta->wait_input_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (tb ? tb->wait_input_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (ta ? ta->wait_output_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (tb ? tb->wait_output_pct : NAN, 1));
+  }
+  sp_table_render (t, f, o);
+}
+
+/* Queues, paired A and B as the threads. */
+static void
+render_queues (const SpDiff * d, SpFormat f, GString * o)
+{
+  static const gchar *const hdr[] = { "Queue", "Mean lvl A", "Mean lvl B",
+    "Max lvl A", "Max lvl B", "%Empty A", "%Empty B", "%Full A", "%Full B",
+    NULL
+  };
+  SpTable *t;
+
+  if (!d->queues->len)
+    return;
+  append_heading (o, f, "Queues");
+  t = sp_table_new (1, hdr);
+  for (guint i = 0; i < d->queues->len; i += 2) {
+    const SpQueueRow *qa = d->queues->pdata[i], *qb =
+        d->queues->pdata[i + 1];
+    sp_table_add (t, g_strdup (qa ? qa->name : qb->name));
+    sp_table_add (t, sp_fmt (qa ? qa->mean_level : NAN, 2));
+    sp_table_add (t, sp_fmt (qb ? qb->mean_level : NAN, 2));
+    sp_table_add (t, sp_fmt (qa ? qa->max_level : NAN, 0));
+    sp_table_add (t, sp_fmt (qb ? qb->max_level : NAN, 0));
+    sp_table_add (t, sp_fmt (qa ? qa->empty_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (qb ? qb->empty_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (qa ? qa->full_pct : NAN, 1));
+    sp_table_add (t, sp_fmt (qb ? qb->full_pct : NAN, 1));
+  }
+  sp_table_render (t, f, o);
+}
+
+gchar *
+sp_diff_render (const SpDiff * d, SpFormat f)
+{
+  GString *o = g_string_new (NULL);
+  gchar *pa = sp_profile_pipelines (d->a), *pb = sp_profile_pipelines (d->b);
+  guint nflag;
+
+  if (f == SP_FORMAT_JSON) {
+    render_json (d, o);
+    goto out;
+  }
+  if (f != SP_FORMAT_CSV && f != SP_FORMAT_HTML)
+    render_intro (d, f, pa, pb, o);
+  nflag = render_elements (d, f, o);
   if (f == SP_FORMAT_CSV)
     goto out;
   if (f == SP_FORMAT_HTML) {
-    for (i = 0; i < d->only_a->len; i++) {
-      gchar *e = g_markup_printf_escaped ("<p>Only in A: %s</p>\n",
-          ((SpElemRow *) d->only_a->pdata[i])->name);
-      g_string_append (o, e);
-      g_free (e);
-    }
-    for (i = 0; i < d->only_b->len; i++) {
-      gchar *e = g_markup_printf_escaped ("<p>Only in B: %s</p>\n",
-          ((SpElemRow *) d->only_b->pdata[i])->name);
-      g_string_append (o, e);
-      g_free (e);
-    }
+    render_only_html (d->only_a, "A", o);
+    render_only_html (d->only_b, "B", o);
     goto out;
   }
   if (d->only_a->len || d->only_b->len) {
@@ -609,40 +679,8 @@ sp_diff_render (const SpDiff * d, SpFormat f)
     append_only (o, f, "A", d->only_a);
     append_only (o, f, "B", d->only_b);
   }
-  if (d->threads->len) {
-    append_heading (o, f, "Threads (share of each thread's wall time)");
-    t = sp_table_new (1, thdr);
-    for (i = 0; i < d->threads->len; i += 2) {
-      const SpThreadRow *ta = d->threads->pdata[i], *tb =
-          d->threads->pdata[i + 1];
-      sp_table_add (t, g_strdup (ta ? ta->name : tb->name));
-      sp_table_add (t, sp_fmt (ta ? ta->busy_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (tb ? tb->busy_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (ta ? ta->wait_input_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (tb ? tb->wait_input_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (ta ? ta->wait_output_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (tb ? tb->wait_output_pct : NAN, 1));
-    }
-    sp_table_render (t, f, o);
-  }
-  if (d->queues->len) {
-    append_heading (o, f, "Queues");
-    t = sp_table_new (1, qhdr);
-    for (i = 0; i < d->queues->len; i += 2) {
-      const SpQueueRow *qa = d->queues->pdata[i], *qb =
-          d->queues->pdata[i + 1];
-      sp_table_add (t, g_strdup (qa ? qa->name : qb->name));
-      sp_table_add (t, sp_fmt (qa ? qa->mean_level : NAN, 2));
-      sp_table_add (t, sp_fmt (qb ? qb->mean_level : NAN, 2));
-      sp_table_add (t, sp_fmt (qa ? qa->max_level : NAN, 0));
-      sp_table_add (t, sp_fmt (qb ? qb->max_level : NAN, 0));
-      sp_table_add (t, sp_fmt (qa ? qa->empty_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (qb ? qb->empty_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (qa ? qa->full_pct : NAN, 1));
-      sp_table_add (t, sp_fmt (qb ? qb->full_pct : NAN, 1));
-    }
-    sp_table_render (t, f, o);
-  }
+  render_threads (d, f, o);
+  render_queues (d, f, o);
   g_string_append_printf (o, "%sVerdict A: %s\n%sVerdict B: %s\n",
       f == SP_FORMAT_MARKDOWN ? "\n- " : "",
       d->a->verdict ? d->a->verdict : "-",

@@ -560,17 +560,15 @@ add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
     stage_stats_add (&rec->stats, ns * 1e-6);
 }
 
-static inline void
-push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
-    gboolean full)
+/* Opens the frame at `depth` (below SP_MAX_DEPTH) on the stack: the one
+ * place a frame is set up. */
+static inline G_ALWAYS_INLINE void
+frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
+    SpFrameKind kind, gboolean full)
 {
-  SpFrame *f;
+  SpFrame *f = &st->stack[depth];
 
-  if (G_UNLIKELY (st->depth >= SP_MAX_DEPTH)) {
-    st->depth++;
-    return;
-  }
-  f = &st->stack[st->depth++];
+  st->depth = depth + 1;
   f->rec = rec;
   f->start = ts;
   f->child = f->child_cpu = 0;
@@ -579,8 +577,19 @@ push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
   f->full = full;
   f->list = FALSE;
   f->cpu_on = FALSE;
-  f->under_cpu = st->depth > 1 && (f[-1].cpu_on || f[-1].under_cpu);
+  f->under_cpu = depth > 0 && (f[-1].cpu_on || f[-1].under_cpu);
   f->scan = FALSE;
+}
+
+static inline void
+push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
+    gboolean full)
+{
+  if (G_UNLIKELY (st->depth >= SP_MAX_DEPTH)) {
+    st->depth++;
+    return;
+  }
+  frame_open (st, st->depth, rec, ts, kind, full);
 }
 
 /* `wall` and `cpu` spent nested in the frame open on the stack (or at the
@@ -701,7 +710,7 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
  * a sync sink waits for the clock, then renders). The hooks do not say
  * when inside the interval the thread waited, so this is only drawn when
  * nothing nested in it (its slices would straddle the boundary). */
-static void
+static inline void
 emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
     guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind,
     const gchar * wait_name)
@@ -754,85 +763,135 @@ untimed_cost (const SpFrame * f, guint64 dur)
   return (dur > f->child ? dur - f->child : 0) + f->child_cpu;
 }
 
+/* An element's invocation: `self` its own wall time, `work` of it spent
+ * working (the rest waited, booked by what for: book_wait), a sample of
+ * its statistics for a buffer, work only for an event (statistics are per
+ * buffer); its slice. The one rule for every element frame: pop_frame()
+ * inlines it for the plain nested chain not timed by CPU (`timed` and
+ * `event` constant FALSE there). The thread record is open for writing. */
+static inline G_ALWAYS_INLINE void
+book_element (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
+    guint64 self, guint64 work, gboolean timed, gboolean event)
+{
+  SpElemRec *rec = f->rec;
+  SpThreadRec *th = rec->thread;
+  SpElemInfo *info = rec->info;
+  gint kind = timed ? book_wait (th, rec, self - work) : SLICE_WAIT_OUTPUT;
+
+  if (event)
+    SP_ADD (rec->work_ns, work);
+  else
+    add_sample (r, rec, work, ts);
+  SP_ADD (th->busy, work);
+  /* It ran (or worked or waited) long: it may wait, so time it by CPU
+   * from now on. */
+  if (G_UNLIKELY ((timed ? MAX (work, self - work) : self) >= r->split_min_ns))
+    renew_samples (rec);
+  if (g_atomic_int_get (&info->traced))
+    emit_split (r, th, event ? info->event_name : info->name, f->start, dur,
+        self - work, f->child > 0, kind, info->name);
+}
+
+/* queue2 serving a pull waits for its download: input, not work. */
+static void
+book_queue_pull (SpRecorder * r, SpFrame * f, guint64 dur, guint64 self)
+{
+  SpThreadRec *th = f->rec->thread;
+  SpElemInfo *info = f->rec->info;
+
+  SP_ADD (th->wait_in, self);
+  if (g_atomic_int_get (&info->traced))
+    emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_INPUT);
+}
+
+/* A put into a queue: its own work is microseconds; the rest is waiting
+ * for room. */
+static void
+book_queue_put (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
+    guint64 self, guint64 work)
+{
+  SpThreadRec *th = f->rec->thread;
+  SpElemInfo *info = f->rec->info;
+
+  if (!f->cpu_on)
+    work = 0;
+  sp_queue_put_done (r, info->queue, ts, dur);
+  SP_ADD (th->busy, work);
+  SP_ADD (th->wait_out, self - work);
+  if (g_atomic_int_get (&info->traced) && (f->full
+          || (!g_atomic_int_get (&info->queue->limits_known)
+              && dur >= SP_WAIT_SLICE_MIN_NS)))
+    emit_slice (r, th, info->name, f->start, dur, SLICE_WAIT_OUTPUT);
+}
+
+/* A serialized event into a queue waits for room, as buffers do. */
+static void
+book_queue_event (SpRecorder * r, SpFrame * f, guint64 dur, guint64 self,
+    guint64 work)
+{
+  SpElemRec *rec = f->rec;
+  SpThreadRec *th = rec->thread;
+  SpElemInfo *info = rec->info;
+
+  SP_ADD (th->busy, work);
+  SP_ADD (th->wait_out, self - work);
+  SP_ADD (rec->work_ns, work);
+  if (g_atomic_int_get (&info->traced))
+    emit_split (r, th, info->event_name, f->start, dur, self - work,
+        f->child > 0, SLICE_WAIT_OUTPUT, info->name);
+}
+
+/* A frame charged to no element, or a buffer list's inner chain:
+ * transparent. Its time stays the enclosing frame's own, its children
+ * stay that frame's children (decodebin plugging a decoder inside a caps
+ * event is the enclosing element's; at the top, the pusher's). */
+static void
+finish_transparent (SpThreadState * st, SpFrame * f)
+{
+  charge_enclosing (st, f->child, f->child_cpu);
+  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+    st->stack[st->depth - 1].timed_children += f->timed_children;
+}
+
+/* Closes frame `f` (just popped) at `ts`: books it by its kind, then
+ * charges what it cost to the frame around it. */
 static void
 finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
 {
   guint64 dur = ts > f->start ? ts - f->start : 0;
   guint64 cpu = untimed_cost (f, dur);  /* what this frame cost its parent */
+  guint64 self = dur > f->child ? dur - f->child : 0, work = self;
   SpElemRec *rec = f->rec;
+  SpThreadRec *th;
 
   if (f->kind == SP_FRAME_INNER || rec == NULL) {
-    /* Transparent: its time stays the list's own, its children stay the
-     * list's children. Likewise a frame we charge to no element (an event
-     * to an element still in NULL, a pull we do not attribute): what
-     * happens there is the enclosing element's (decodebin plugging a
-     * decoder inside a caps event) or, at the top, the pusher's. */
-    charge_enclosing (st, f->child, f->child_cpu);
-    if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
-      st->stack[st->depth - 1].timed_children += f->timed_children;
+    finish_transparent (st, f);
     return;
   }
-  if (f->cpu_on)
+  th = rec->thread;
+  if (f->cpu_on) {
+    /* Less the CPU its children used, and the clock reads that timed
+     * them (the tracer's, not this element's: two a child, calibrated
+     * at start). Without this the reads kept a parent of many timed
+     * children long enough to stay timed. */
+    guint64 sub;
+
     cpu = sp_thread_cpu_ns () - f->cpu;
-  {
-    SpThreadRec *th = rec->thread;
-    SpElemInfo *info = rec->info;
-    guint64 self = dur > f->child ? dur - f->child : 0;
-    guint64 work = self;
-    const gchar *name = f->kind == SP_FRAME_EVENT ? info->event_name :
-        info->name;
-
-    sp_write_begin (th);
-
-    if (f->cpu_on) {
-      /* Less the CPU its children used, and the clock reads that timed
-       * them (the tracer's, not this element's: two a child, calibrated
-       * at start). Without this the reads kept a parent of many timed
-       * children long enough to stay timed. */
-      guint64 sub = f->child_cpu + 2 * f->timed_children * r->cpu_read_ns;
-      work = MIN (cpu > sub ? cpu - sub : 0, self);
-    }
-    if (f->kind == SP_FRAME_PULL && info->queue) {
-      /* queue2 serving a pull waits for its download: input, not work. */
-      SP_ADD (th->wait_in, self);
-      if (g_atomic_int_get (&info->traced))
-        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_INPUT);
-    } else if (f->kind == SP_FRAME_QUEUE) {
-      /* Its own work is microseconds; the rest is waiting for room. */
-      if (!f->cpu_on)
-        work = 0;
-      sp_queue_put_done (r, info->queue, ts, dur);
-      SP_ADD (th->busy, work);
-      SP_ADD (th->wait_out, self - work);
-      if (g_atomic_int_get (&info->traced) && (f->full
-              || (!g_atomic_int_get (&info->queue->limits_known)
-                  && dur >= SP_WAIT_SLICE_MIN_NS)))
-        emit_slice (r, th, name, f->start, dur, SLICE_WAIT_OUTPUT);
-    } else if (f->kind == SP_FRAME_EVENT && info->queue) {
-      /* A serialized event waits for room in the queue, as buffers do. */
-      SP_ADD (th->busy, work);
-      SP_ADD (th->wait_out, self - work);
-      SP_ADD (rec->work_ns, work);
-      if (g_atomic_int_get (&info->traced))
-        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
-            SLICE_WAIT_OUTPUT, info->name);
-    } else {
-      gint kind = book_wait (th, rec, self - work);
-
-      if (f->kind == SP_FRAME_EVENT)
-        SP_ADD (rec->work_ns, work);    /* not a sample: statistics are per buffer */
-      else
-        add_sample (r, rec, work, ts);
-      SP_ADD (th->busy, work);
-      if ((f->cpu_on ? MAX (work, self - work) : self) >= r->split_min_ns)
-        renew_samples (rec);
-      if (g_atomic_int_get (&info->traced))
-        emit_split (r, th, name, f->start, dur, self - work, f->child > 0,
-            kind, info->name);
-    }
-    SP_SET (th->last_ts, ts);
-    sp_write_end (th);
+    sub = f->child_cpu + 2 * f->timed_children * r->cpu_read_ns;
+    work = MIN (cpu > sub ? cpu - sub : 0, self);
   }
+  sp_write_begin (th);
+  if (f->kind == SP_FRAME_PULL && rec->info->queue)
+    book_queue_pull (r, f, dur, self);
+  else if (f->kind == SP_FRAME_QUEUE)
+    book_queue_put (r, f, ts, dur, self, work);
+  else if (f->kind == SP_FRAME_EVENT && rec->info->queue)
+    book_queue_event (r, f, dur, self, work);
+  else
+    book_element (r, f, ts, dur, self, work, f->cpu_on,
+        f->kind == SP_FRAME_EVENT);
+  SP_SET (th->last_ts, ts);
+  sp_write_end (th);
   if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
     SpFrame *parent = &st->stack[st->depth - 1];
     /* What the child cost a timed parent includes the bookkeeping above
@@ -858,7 +917,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
 {
   SpFrame *f;
   SpElemRec *rec;
-  guint64 dur;
+  guint64 dur, self;
 
   if (G_UNLIKELY (st->depth == 0))
     return;                     /* a post whose pre came before tracing */
@@ -873,30 +932,18 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
     return;
   }
   /* The plain nested chain not timed by CPU, nearly every frame:
-   * finish_frame()'s last case, inlined, with the sample last so that it
-   * can be a tail call. */
+   * finish_frame() for it, with what it knows constant. Its own time is
+   * short, so wall is CPU; its children's is what they cost (less than
+   * their wall time when one of them waited, timed). */
   dur = ts > f->start ? ts - f->start : 0;
-  {
-    SpThreadRec *th = rec->thread;
-    SpElemInfo *info = rec->info;
-    guint64 self = dur > f->child ? dur - f->child : 0;
-
-    f[-1].child += dur;
-    /* Its own time is short, so wall is CPU; its children's is what they
-     * cost (less than their wall time when one of them waited, timed). */
-    f[-1].child_cpu += self + f->child_cpu;
-    f[-1].timed_children += f->timed_children;
-    /* It ran long: it may wait, so time it by CPU from now on. */
-    if (G_UNLIKELY (self >= r->split_min_ns))
-      renew_samples (rec);
-    if (g_atomic_int_get (&info->traced))
-      emit_slice (r, th, info->name, f->start, dur, SLICE_ELEMENT);
-    sp_write_begin (th);
-    SP_ADD (th->busy, self);
-    SP_SET (th->last_ts, ts);
-    add_sample (r, rec, self, ts);
-    sp_write_end (th);
-  }
+  self = dur > f->child ? dur - f->child : 0;
+  f[-1].child += dur;
+  f[-1].child_cpu += self + f->child_cpu;
+  f[-1].timed_children += f->timed_children;
+  sp_write_begin (rec->thread);
+  book_element (r, f, ts, dur, self, self, FALSE, FALSE);
+  SP_SET (rec->thread->last_ts, ts);
+  sp_write_end (rec->thread);
 }
 
 /* Sizes are only needed for queues: computed there, off the common path. */
@@ -988,7 +1035,6 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   SpThreadState *st = state_fast (r);
   SpElemRec *rec;
   guint depth;
-  SpFrame *f;
 
   if (G_UNLIKELY (st == NULL || !cached_rec (st, pad, &rec))) {
     chain_pre_hook (r, ts, pad, buf, list);
@@ -1008,18 +1054,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
     return;
   }
   __atomic_store_n (&rec->buffers, rec->buffers + 1, __ATOMIC_RELAXED);
-  st->depth = depth + 1;
-  f = &st->stack[depth];
-  f->rec = rec;
-  f->start = ts;
-  f->child = f->child_cpu = 0;
-  f->timed_children = 0;
-  f->kind = SP_FRAME_CHAIN;
-  f->full = FALSE;
-  f->list = FALSE;
-  f->cpu_on = FALSE;
-  f->under_cpu = f[-1].cpu_on || f[-1].under_cpu;
-  f->scan = FALSE;
+  frame_open (st, depth, rec, ts, SP_FRAME_CHAIN, FALSE);
 }
 
 static G_GNUC_NO_INLINE void
