@@ -620,6 +620,82 @@ joined_verdict (const GValue * pipes)
   return g_string_free (out, FALSE);
 }
 
+/* The records of the snapshot the summary is of (this generation, seen,
+ * of `pipeline`), and the span of their threads. */
+static void
+select_records (SpSnapshot * snap, gint gen, gpointer pipeline,
+    GPtrArray * recs, GPtrArray * threads, guint64 * first, guint64 * last)
+{
+  for (guint i = 0; i < snap->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (snap->elems, i);
+    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
+        && run_matches (rec->info->pipe, rec->run, pipeline))
+      g_ptr_array_add (recs, rec);
+  }
+  for (guint i = 0; i < snap->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (snap->threads, i);
+    if (th->gen == gen && run_matches (th->pipe, th->run, pipeline)
+        && th->last_ts > th->first_ts) {
+      g_ptr_array_add (threads, th);
+      *first = MIN (*first, th->first_ts);
+      *last = MAX (*last, th->last_ts);
+    }
+  }
+}
+
+/* Every queue's row (and, in the summary of all pipelines, the rows of
+ * its earlier runs). r->lock held. */
+static void
+add_queue_rows (SpRecorder * r, gpointer pipeline, GValue * qv)
+{
+  for (guint i = 0; i < r->queues->len; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    if (!pipe_matches (q->pipe, pipeline))
+      continue;
+    g_mutex_lock (&q->lock);
+    for (guint j = 0; pipeline == NULL && q->past_rows
+        && j < q->past_rows->len; j++)
+      array_append_structure (qv,
+          gst_structure_copy (g_ptr_array_index (q->past_rows, j)));
+    if (q->items > 0 || q->put_seen > 0)
+      array_append_structure (qv, sp_queue_row (q));
+    g_mutex_unlock (&q->lock);
+  }
+}
+
+/* One row per pipeline and run that has threads here, with its verdict;
+ * returns the pipeline `pipeline` is, if any. r->lock held. */
+static SpPipe *
+add_pipeline_rows (SpRecorder * r, gpointer pipeline, SpSnapshot * snap,
+    GPtrArray * recs, GPtrArray * threads, SpShares * shares, GValue * pv)
+{
+  SpPipe *one = NULL;
+
+  for (guint i = 0; i < r->pipes->len; i++) {
+    SpPipe *p = g_ptr_array_index (r->pipes, i);
+
+    for (gint run = 1; run <= p->run; run++) {
+      gboolean any = FALSE;
+      for (guint j = 0; j < threads->len && !any; j++) {
+        SpThreadRec *th = g_ptr_array_index (threads, j);
+        any = th->pipe == p && th->run == run;
+      }
+      if (any)
+        array_append_structure (pv, pipeline_row (p, run, snap->elems, recs,
+                threads, shares));
+    }
+    if (p->obj == pipeline && pipeline != NULL)
+      one = p;
+  }
+  return one;
+}
+
+static GValue *
+array_init (GValue * v)
+{
+  return g_value_init (v, GST_TYPE_ARRAY);
+}
+
 GstStructure *
 sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 {
@@ -630,84 +706,38 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
-  SpPipe *one = NULL;
+  SpPipe *one;
   const gchar *one_name = NULL;
   guint one_run = 0;
   guint64 first = G_MAXUINT64, last = 0;
   gchar *v;
-  guint i, j;
   gint gen;
 
-  g_value_init (&ev, GST_TYPE_ARRAY);
-  g_value_init (&qv, GST_TYPE_ARRAY);
-  g_value_init (&tv, GST_TYPE_ARRAY);
-  g_value_init (&sv, GST_TYPE_ARRAY);
-  g_value_init (&ov, GST_TYPE_ARRAY);
-  g_value_init (&pv, GST_TYPE_ARRAY);
-  g_value_init (&gv, GST_TYPE_ARRAY);
-
+  array_init (&ev);
+  array_init (&qv);
+  array_init (&tv);
+  array_init (&sv);
+  array_init (&ov);
+  array_init (&pv);
+  array_init (&gv);
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
   snap = snapshot_locked (r);
   gen = g_atomic_int_get (&r->gen);
-  for (i = 0; i < snap->elems->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (snap->elems, i);
-    if (rec->gen == gen && rec->thread->gen == gen && rec->seen > 0
-        && run_matches (rec->info->pipe, rec->run, pipeline))
-      g_ptr_array_add (recs, rec);
-  }
-  for (i = 0; i < snap->threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (snap->threads, i);
-    if (th->gen == gen && run_matches (th->pipe, th->run, pipeline)
-        && th->last_ts > th->first_ts) {
-      g_ptr_array_add (threads, th);
-      first = MIN (first, th->first_ts);
-      last = MAX (last, th->last_ts);
-    }
-  }
+  select_records (snap, gen, pipeline, recs, threads, &first, &last);
   g_ptr_array_sort (recs, cmp_total);
-  for (i = 0; i < recs->len; i++)
+  for (guint i = 0; i < recs->len; i++)
     array_append_structure (&ev, element_row (g_ptr_array_index (recs, i),
             gen));
-  for (i = 0; i < r->queues->len; i++) {
-    SpQueue *q = g_ptr_array_index (r->queues, i);
-    if (!pipe_matches (q->pipe, pipeline))
-      continue;
-    g_mutex_lock (&q->lock);
-    /* The summary of all pipelines has every run's row. */
-    for (j = 0; pipeline == NULL && q->past_rows && j < q->past_rows->len;
-        j++)
-      array_append_structure (&qv,
-          gst_structure_copy (g_ptr_array_index (q->past_rows, j)));
-    if (q->items > 0 || q->put_seen > 0)
-      array_append_structure (&qv, sp_queue_row (q));
-    g_mutex_unlock (&q->lock);
-  }
+  add_queue_rows (r, pipeline, &qv);
   shares = g_new0 (SpShares, MAX (threads->len, 1));
-  for (i = 0; i < threads->len; i++) {
+  for (guint i = 0; i < threads->len; i++) {
     sp_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
     array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
             &shares[i]));
   }
   add_sinks (&sv, recs, threads);
-  for (i = 0; i < r->pipes->len; i++) {
-    SpPipe *p = g_ptr_array_index (r->pipes, i);
-    gint run;
-    guint j;
-
-    for (run = 1; run <= p->run; run++) {
-      gboolean any = FALSE;
-      for (j = 0; j < threads->len && !any; j++) {
-        SpThreadRec *th = g_ptr_array_index (threads, j);
-        any = th->pipe == p && th->run == run;
-      }
-      if (any)
-        array_append_structure (&pv, pipeline_row (p, run, snap->elems, recs,
-                threads, shares));
-    }
-    if (p->obj == pipeline && pipeline != NULL)
-      one = p;
-  }
+  one = add_pipeline_rows (r, pipeline, snap, recs, threads, shares, &pv);
   if (one) {
     one_name = one->name;       /* interned */
     one_run = latest_run (one);
