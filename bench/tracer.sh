@@ -78,6 +78,7 @@ if [ $HAVE_PROF = 1 ]; then
   CONFIGS+=("stageprof summary=none|stageprof(summary=none)")
   CONFIGS+=("stageprof summary=stdout|stageprof(summary=stdout)")
   CONFIGS+=("stageprof trace|stageprof(summary=none,trace=$TMP/worst.json)")
+  CONFIGS+=("stageprof latency|stageprof(summary=none,latency=true)")
 fi
 CONFIGS+=("core stats|stats")
 CONFIGS+=("core latency(element)|latency(flags=element)")
@@ -165,6 +166,10 @@ goal("stageprof summary overhead <= 1.5x floor", "stageprof summary=stdout", lim
 goal("stageprof summary=none overhead <= 1.5x floor", "stageprof summary=none", limit=1.5)
 goal("stageprof trace overhead <= 2x floor", "stageprof trace", limit=2.0)
 goal("stageprof summary cheaper than core stats", "stageprof summary=stdout", limit_key="core stats")
+if "stageprof latency" in ratios and "core latency(element)" in ratios:
+    r, c = ratios["stageprof latency"], ratios["core latency(element)"]
+    print(f"  goal stageprof latency=true below a third of core latency: "
+          f"{r:.2f}x vs {c:.2f}x / 3 = {c / 3:.2f}x  {'met' if r < c / 3 else 'NOT met'}")
 PY
 
 # ---- realistic case --------------------------------------------------------

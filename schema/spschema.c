@@ -23,11 +23,14 @@ SP_SCHEMA_DEFINE (sp_schema_sinks, "sinks", SP_SINKS_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_gpu, "gpu", SP_GPU_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_os_threads, "os_threads", SP_OS_THREADS_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_pipelines, "pipelines", SP_PIPELINES_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_latency, "latency", SP_LATENCY_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_element_latency, "element_latency",
+    SP_ELEMENT_LATENCY_COLUMNS)
 
 const SpSchema *const sp_schema_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
-  &sp_schema_gpu, NULL
+  &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency, NULL
 };
 
 const SpSchema *

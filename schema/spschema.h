@@ -148,6 +148,42 @@ typedef enum
   C (process_cpu_s, REAL, NULL, 3, 0) \
   C (verdict,       TEXT, NULL, 0, 0)
 
+/* Latency (stageprof latency=true), one row per sink: from a frame's first
+ * push to its arrival at the sink; render: to the return of the sink's
+ * chain, for sinks that sync on the clock; what the pipeline's LATENCY
+ * query reported, and whether frames came later than that (live). */
+#define SP_LATENCY_COLUMNS(C) \
+  C (name,             TEXT, "Sink",         0, SP_COL_KEY) \
+  C (pipeline,         TEXT, NULL,           0, SP_COL_KEY) \
+  C (frames,           INT,  "Frames",       0, 0) \
+  C (mean_ms,          REAL, "Mean",         3, 0) \
+  C (median_ms,        REAL, "Median",       3, 0) \
+  C (p90_ms,           REAL, "P90",          3, 0) \
+  C (p99_ms,           REAL, "P99",          3, 0) \
+  C (max_ms,           REAL, "Max",          3, 0) \
+  C (render_median_ms, REAL, "Render med",   3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (render_p99_ms,    REAL, "Render P99",   3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (live,             BOOL, NULL,           0, SP_COL_OPTIONAL) \
+  C (reported_min_ms,  REAL, "Reported",     3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (reported_max_ms,  REAL, NULL,           3, SP_COL_OPTIONAL) \
+  C (late,             BOOL, "Late",         0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (run,              ID,   NULL,           0, SP_COL_KEY | SP_COL_OPTIONAL)
+
+/* Latency through each element a frame went through: from entering it to
+ * leaving it; work: its mean self time a buffer; dwell: the rest. */
+#define SP_ELEMENT_LATENCY_COLUMNS(C) \
+  C (name,      TEXT, "Node",   0, SP_COL_KEY) \
+  C (pipeline,  TEXT, NULL,     0, SP_COL_KEY) \
+  C (count,     INT,  "Count",  0, 0) \
+  C (mean_ms,   REAL, "Mean",   3, 0) \
+  C (median_ms, REAL, "Median", 3, 0) \
+  C (p90_ms,    REAL, "P90",    3, 0) \
+  C (p99_ms,    REAL, "P99",    3, 0) \
+  C (max_ms,    REAL, "Max",    3, 0) \
+  C (work_ms,   REAL, "Work",   3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (dwell_ms,  REAL, "Dwell",  3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (run,       ID,   NULL,     0, SP_COL_KEY | SP_COL_OPTIONAL)
+
 typedef struct
 {
   const gchar *key;
@@ -166,7 +202,7 @@ typedef struct
 
 extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
-    sp_schema_pipelines;
+    sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency;
 
 /* Every table, in the order the summary and its outputs list them;
  * NULL-terminated. */

@@ -208,6 +208,9 @@ sp_schema_table (const SpSchema * s, GPtrArray * rows,
       if (col->type == SP_COL_TEXT || col->type == SP_COL_ID) {
         text = rd->text (rows->pdata[i], col, data);
         sp_table_add (t, text ? text : g_strdup ("-"));
+      } else if (col->type == SP_COL_BOOL) {
+        gdouble v = rd->num (rows->pdata[i], col, data);
+        sp_table_add (t, g_strdup (isnan (v) ? "-" : v != 0 ? "yes" : "no"));
       } else {
         sp_table_add (t, sp_fmt (rd->num (rows->pdata[i], col, data),
                 col->type == SP_COL_REAL ? col->decimals : 0));

@@ -40,6 +40,9 @@ struct _GstStageProf
   /* Read by the push hooks without the lock (a stale value only delays
    * the change by a buffer). */
   gboolean cuda_sync;
+  /* latency=true: frames followed source to sink; read by the hooks as
+   * cuda_sync is. */
+  gboolean latency;
 
   /* Handed to our GPU elements (stagegputiming.h); gpu_offset: hook time
    * minus gst_util_get_timestamp(), learnt at the first element-new. */

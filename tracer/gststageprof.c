@@ -56,6 +56,7 @@ GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define DEFAULT_PROP_FILTER NULL
 #define DEFAULT_PROP_PROGRESS FALSE
 #define DEFAULT_PROP_CUDA_SYNC FALSE
+#define DEFAULT_PROP_LATENCY FALSE
 
 enum
 {
@@ -68,6 +69,7 @@ enum
   PROP_FILTER,
   PROP_PROGRESS,
   PROP_CUDA_SYNC,
+  PROP_LATENCY,
 };
 
 enum
@@ -105,6 +107,9 @@ do_push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
   if (G_UNLIKELY (((GstStageProf *) self)->cuda_sync))
     ts += sp_cuda_sync_buffer (buf);
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  if (G_UNLIKELY (((GstStageProf *) self)->latency))
+    sp_latency_push (sp_recorder_latency (((GstStageProf *) self)->rec), ts,
+        pad, buf);
   sp_guard_leave ();
 }
 
@@ -114,6 +119,10 @@ do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
 {
   sp_guard_enter ();
   sp_record_push_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  if (G_UNLIKELY (((GstStageProf *) self)->latency)
+      && gst_buffer_list_length (list) > 0)
+    sp_latency_push (sp_recorder_latency (((GstStageProf *) self)->rec), ts,
+        pad, gst_buffer_list_get (list, 0));
   sp_guard_leave ();
 }
 
@@ -131,6 +140,9 @@ do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
   sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, buf, NULL);
+  if (G_UNLIKELY (((GstStageProf *) self)->latency))
+    sp_latency_chain (sp_recorder_latency (((GstStageProf *) self)->rec), ts,
+        pad, buf);
   sp_guard_leave ();
 }
 
@@ -140,6 +152,10 @@ do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
 {
   sp_guard_enter ();
   sp_record_chain_pre (((GstStageProf *) self)->rec, ts, pad, NULL, list);
+  if (G_UNLIKELY (((GstStageProf *) self)->latency)
+      && gst_buffer_list_length (list) > 0)
+    sp_latency_chain (sp_recorder_latency (((GstStageProf *) self)->rec), ts,
+        pad, gst_buffer_list_get (list, 0));
   sp_guard_leave ();
 }
 
@@ -149,7 +165,21 @@ do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
 {
   sp_guard_enter ();
   sp_record_chain_post (((GstStageProf *) self)->rec, ts, pad);
+  if (G_UNLIKELY (((GstStageProf *) self)->latency))
+    sp_latency_chain_post (sp_recorder_latency (((GstStageProf *) self)->rec),
+        ts, pad);
   sp_guard_leave ();
+}
+
+/* latency=true: what each sink's LATENCY query answered. */
+static void
+do_element_query_post (GObject * self, GstClockTime ts, GstElement * element,
+    GstQuery * query, gboolean res)
+{
+  if (!((GstStageProf *) self)->latency)
+    return;
+  sp_latency_query (sp_recorder_latency (((GstStageProf *) self)->rec),
+      element, query, res);
 }
 
 static void
@@ -611,7 +641,8 @@ static void apply_param (GstStageProf * self, const gchar * key,
     const gchar * value);
 
 static const gchar *const known_keys[] = { "trace", "summary", "db",
-  "filter", "progress", "cuda-sync", "skip-first", "interval", NULL
+  "filter", "progress", "cuda-sync", "latency", "skip-first", "interval",
+  NULL
 };
 
 /* "t.json summary=none": a space where a ',' was meant. The file would be
@@ -697,7 +728,8 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
     g_object_set (self, "db", value, NULL);
   } else if (strcmp (key, "filter") == 0) {
     g_object_set (self, "filter", value, NULL);
-  } else if (strcmp (key, "progress") == 0 || strcmp (key, "cuda-sync") == 0) {
+  } else if (strcmp (key, "progress") == 0 || strcmp (key, "cuda-sync") == 0
+      || strcmp (key, "latency") == 0) {
     if (g_ascii_strcasecmp (value, "true") == 0 || strcmp (value, "1") == 0
         || g_ascii_strcasecmp (value, "yes") == 0)
       g_object_set (self, key, TRUE, NULL);
@@ -707,6 +739,7 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
     else
       g_warning ("stageprof: %s='%s' is not true or false; %s stays off",
           key, value, strcmp (key, "progress") == 0 ? "the status line" :
+          strcmp (key, "latency") == 0 ? "following frames" :
           "waiting for the GPU");
   } else if (strcmp (key, "skip-first") == 0) {
     if (parse_uint (value, &u))
@@ -722,7 +755,8 @@ apply_param (GstStageProf * self, const gchar * key, const gchar * value)
           "between 0 and 1000000; periodic snapshots stay off", value);
   } else {
     g_warning ("stageprof: unknown parameter '%s' ignored (known: trace, "
-        "summary, skip-first, interval, db, filter, progress, cuda-sync)",
+        "summary, skip-first, interval, db, filter, progress, cuda-sync, "
+        "latency)",
         key);
   }
 }
@@ -855,6 +889,11 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_SYNC:
       g_atomic_int_set (&self->cuda_sync, g_value_get_boolean (value));
       break;
+    case PROP_LATENCY:
+      if (g_value_get_boolean (value))
+        sp_recorder_enable_latency (self->rec);
+      g_atomic_int_set (&self->latency, g_value_get_boolean (value));
+      break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
       self->skip_first = g_value_get_uint (value);
@@ -908,6 +947,9 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CUDA_SYNC:
       g_value_set_boolean (value, g_atomic_int_get (&self->cuda_sync));
       break;
+    case PROP_LATENCY:
+      g_value_set_boolean (value, g_atomic_int_get (&self->latency));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -959,6 +1001,8 @@ gst_stage_prof_constructed (GObject * object)
       G_CALLBACK (do_chain_list_pre));
   gst_tracing_register_hook (tracer, "pad-chain-list-post",
       G_CALLBACK (do_chain_post));
+  gst_tracing_register_hook (tracer, "element-query-post",
+      G_CALLBACK (do_element_query_post));
   gst_tracing_register_hook (tracer, "pad-pull-range-pre",
       G_CALLBACK (do_pull_range_pre));
   gst_tracing_register_hook (tracer, "pad-pull-range-post",
@@ -1131,6 +1175,14 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "it (cuCtxSynchronize), so that each CUDA element's time holds its "
           "GPU time. Costs throughput: CPU and GPU no longer overlap",
           DEFAULT_PROP_CUDA_SYNC, flags));
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_boolean ("latency", "Frame latency",
+          "Follow each frame from its first push to the sinks: end-to-end "
+          "latency a sink (and to render, for sinks on the clock) against "
+          "what the pipeline's LATENCY query reported, and the time through "
+          "each element, split into work and dwell (docs/tracer.md, "
+          "Latency). Off by default: it costs a lock a buffer and element",
+          DEFAULT_PROP_LATENCY, flags));
   g_object_class_install_property (gobject_class, PROP_DB,
       g_param_spec_string ("db", "SQLite database",
           "Store the final and periodic statistics in this SQLite database; "
@@ -1182,6 +1234,7 @@ gst_stage_prof_init (GstStageProf * self)
   self->interval = DEFAULT_PROP_INTERVAL;
   self->progress = DEFAULT_PROP_PROGRESS;
   self->cuda_sync = DEFAULT_PROP_CUDA_SYNC;
+  self->latency = DEFAULT_PROP_LATENCY;
   self->gpu_timing.abi = STAGE_GPU_TIMING_ABI;
   self->gpu_timing.report = gpu_report;
   self->gpu_timing.data = self;

@@ -257,6 +257,23 @@ text_threads (const GstStructure * s, GString * out)
   text_table (s, &sp_schema_threads, NULL, out);
 }
 
+/* latency=true: end to end a sink, then through each element. */
+static void
+text_latency (const GstStructure * s, GString * out)
+{
+  if (n_rows (rows_of (s, "latency")) > 0) {
+    g_string_append (out, "Latency (ms from a frame's first push to its "
+        "arrival at the sink; render: to the return of a sink on the clock; "
+        "reported: the pipeline's LATENCY query):\n");
+    text_table (s, &sp_schema_latency, NULL, out);
+  }
+  if (n_rows (rows_of (s, "element_latency")) > 0) {
+    g_string_append (out, "Latency through elements (ms from entering to "
+        "leaving; work: self time a buffer; dwell: waiting inside):\n");
+    text_table (s, &sp_schema_element_latency, NULL, out);
+  }
+}
+
 /* Idle threads (under 1 ms of CPU) are counted, not listed. */
 static gboolean
 os_thread_idle (const GstStructure * row)
@@ -343,6 +360,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   text_gpu (s, out);
   text_queues (s, out);
   text_threads (s, out);
+  text_latency (s, out);
   text_os_threads (s, out);
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);

@@ -9,6 +9,7 @@
 
 #include <gst/gst.h>
 
+#include "splatency.h"
 #include "sptrace.h"
 #include "stats.h"
 
@@ -232,6 +233,9 @@ struct _SpRecorder
   GPtrArray *states;
   GQueue dead;                  /* SpPipe* destroyed and summarized */
   GPtrArray *limbo;
+  /* latency=true: frames followed source to sink (splatency.c); NULL until
+   * first asked for, then kept. */
+  SpLatency *latency;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */

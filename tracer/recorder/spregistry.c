@@ -180,6 +180,7 @@ sp_recorder_free (SpRecorder * r)
   if (r->filter)
     g_regex_unref (r->filter);
   g_mutex_clear (&r->lock);
+  sp_latency_free (r->latency);
   g_free (r);
 }
 
@@ -246,6 +247,8 @@ sp_recorder_reset (SpRecorder * r)
    * the summary skips records of an older generation meanwhile. */
   g_atomic_int_inc (&r->gen);
   g_atomic_int_inc (&r->epoch);
+  if (r->latency)
+    sp_latency_reset (r->latency);
   for (i = 0; i < r->queues->len; i++) {
     SpQueue *q = g_ptr_array_index (r->queues, i);
     g_mutex_lock (&q->lock);
@@ -786,6 +789,8 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
 {
   SpElemInfo *info;
 
+  if (g_atomic_pointer_get (&r->latency))
+    sp_latency_element_destroyed (r->latency, element);
   g_mutex_lock (&r->lock);
   info = g_hash_table_lookup (r->infos, element);
   if (info) {
@@ -841,4 +846,20 @@ sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts,
     }
   }
   g_mutex_unlock (&r->lock);
+}
+
+SpLatency *
+sp_recorder_enable_latency (SpRecorder * r)
+{
+  g_mutex_lock (&r->lock);
+  if (!r->latency)
+    g_atomic_pointer_set (&r->latency, sp_latency_new ());
+  g_mutex_unlock (&r->lock);
+  return r->latency;
+}
+
+SpLatency *
+sp_recorder_latency (SpRecorder * r)
+{
+  return g_atomic_pointer_get (&r->latency);
 }

@@ -47,6 +47,11 @@ void sp_record_pad_destroyed (SpRecorder * r, gpointer pad);
 
 void sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline, gboolean summarized);
 
+/* latency=true: the recorder follows frames from now on (splatency.h);
+ * NULL until then. */
+SpLatency *sp_recorder_enable_latency (SpRecorder * r);
+SpLatency *sp_recorder_latency (SpRecorder * r);
+
 /* For the hot path and the other parts of the recorder. */
 SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
 /* A name escaped for tables (control characters, bytes not UTF-8) and

@@ -7,6 +7,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "spbuild.h"
@@ -690,6 +691,25 @@ add_pipeline_rows (SpRecorder * r, gpointer pipeline, SpSnapshot * snap,
   return one;
 }
 
+/* An element's mean self time a buffer (ms) over the threads it ran on,
+ * by the names the rows use; NAN when it has no row. */
+static gdouble
+work_of (const gchar * name, const gchar * pipeline, gpointer data)
+{
+  GPtrArray *recs = data;
+  gdouble total = 0;
+  guint64 count = 0;
+
+  for (guint i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    if (rec->info->name == name && rec->info->pipe->name == pipeline) {
+      total += rec->stats.total;
+      count += rec->stats.count;
+    }
+  }
+  return count ? total / count : NAN;
+}
+
 static GValue *
 array_init (GValue * v)
 {
@@ -702,7 +722,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT,
-      gv = G_VALUE_INIT;
+      gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
@@ -745,6 +765,12 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   add_gpu_rows (r, &gv, pipeline, gen, last > first ? (gdouble) (last -
           first) : 0.0);
   g_mutex_unlock (&r->lock);
+  if (sp_recorder_latency (r)) {
+    array_init (&lv);
+    array_init (&elv);
+    sp_latency_rows (sp_recorder_latency (r), pipeline, work_of, recs, &lv,
+        &elv);
+  }
   g_free (shares);
   v = joined_verdict (&pv);
 
@@ -758,6 +784,10 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   gst_structure_take_value (s, "os_threads", &ov);
   gst_structure_take_value (s, "pipelines", &pv);
   gst_structure_take_value (s, "gpu", &gv);
+  if (G_IS_VALUE (&lv)) {
+    gst_structure_take_value (s, "latency", &lv);
+    gst_structure_take_value (s, "element_latency", &elv);
+  }
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
   /* One pipeline's summary says which, and which run. */

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* splatency: frames followed from their first push to the sinks. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "splatency.h"
+#include "spregistry.h"
+#include "stats.h"
+
+/* Frames an element may hold before the oldest is forgotten (an element
+ * that drops frames, stagestride say, leaves theirs behind). */
+#define SP_LATENCY_MAX_PENDING 512
+
+typedef struct
+{
+  GstClockTime pts;
+  guint64 origin, in_ts;
+} Entry;
+
+typedef struct
+{
+  gpointer element;             /* identity only; NULL once destroyed */
+  gpointer top;                 /* its top-level pipeline, identity only */
+  const gchar *name, *pipeline; /* interned, as the summary spells them */
+  gboolean is_sink, sync;
+  gboolean is_queue;            /* its time through is all dwell */
+  GArray *pending;              /* Entry, oldest first */
+  gboolean had_input;
+  guint64 last_origin;          /* of the frame it last passed on */
+  gpointer last_out;            /* the buffer it last pushed (a tee pushes
+                                 * one buffer on every branch) */
+  StageStats through;           /* ms from entering it to leaving it */
+  StageStats e2e, render;       /* sinks: ms from the origin */
+  guint64 sink_origin;
+  gboolean sink_open;
+  gboolean reported, live;
+  GstClockTime rmin, rmax;
+} LatElem;
+
+struct _SpLatency
+{
+  GMutex lock;
+  GHashTable *live;             /* GstElement* -> LatElem* */
+  GPtrArray *all;               /* every LatElem, destroyed ones too */
+};
+
+/* The buffer pushed last on this thread and its origin: the chain that
+ * the push calls (same thread) takes it. */
+static __thread gpointer tls_buf;
+static __thread guint64 tls_origin;
+
+static void
+lat_elem_free (gpointer data)
+{
+  LatElem *le = data;
+
+  g_array_free (le->pending, TRUE);
+  g_free (le);
+}
+
+static void
+lat_elem_clear_stats (LatElem * le)
+{
+  stage_stats_init (&le->through);
+  stage_stats_init (&le->e2e);
+  stage_stats_init (&le->render);
+}
+
+SpLatency *
+sp_latency_new (void)
+{
+  SpLatency *l = g_new0 (SpLatency, 1);
+
+  g_mutex_init (&l->lock);
+  l->live = g_hash_table_new (NULL, NULL);
+  l->all = g_ptr_array_new_with_free_func (lat_elem_free);
+  return l;
+}
+
+void
+sp_latency_free (SpLatency * l)
+{
+  if (!l)
+    return;
+  g_hash_table_destroy (l->live);
+  g_ptr_array_free (l->all, TRUE);
+  g_mutex_clear (&l->lock);
+  g_free (l);
+}
+
+/* The element a pad belongs to; NULL for ghost and proxy pads (the real
+ * pads inside get their own hooks). */
+static GstElement *
+pad_element (GstPad * pad)
+{
+  GstObject *parent;
+
+  if (GST_IS_PROXY_PAD (pad))
+    return NULL;
+  parent = GST_OBJECT_PARENT (pad);
+  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) :
+      NULL;
+}
+
+/* l->lock held. */
+static LatElem *
+lat_elem_get (SpLatency * l, GstElement * e)
+{
+  LatElem *le = g_hash_table_lookup (l->live, e);
+  GstObject *top = GST_OBJECT_CAST (e);
+
+  if (le)
+    return le;
+  le = g_new0 (LatElem, 1);
+  le->element = e;
+  while (GST_OBJECT_PARENT (top))
+    top = GST_OBJECT_PARENT (top);
+  le->top = top;
+  le->name = sp_display_name (GST_OBJECT_NAME (e) ? GST_OBJECT_NAME (e) :
+      "(unnamed)");
+  le->pipeline = sp_display_name (GST_OBJECT_NAME (top) ?
+      GST_OBJECT_NAME (top) : "(unnamed)");
+  le->is_sink = e->numsrcpads == 0 && e->numsinkpads > 0;
+  le->is_queue = sp_has_property (e, "max-size-buffers")
+      && sp_has_property (e, "current-level-buffers");
+  if (le->is_sink && sp_has_property (e, "sync"))
+    g_object_get (e, "sync", &le->sync, NULL);
+  le->pending = g_array_new (FALSE, FALSE, sizeof (Entry));
+  lat_elem_clear_stats (le);
+  g_hash_table_insert (l->live, e, le);
+  g_ptr_array_add (l->all, le);
+  return le;
+}
+
+static gdouble
+ms (guint64 later, guint64 earlier)
+{
+  return later > earlier ? (later - earlier) / 1e6 : 0.0;
+}
+
+/* The frame `buf` leaving `le` at `ts`: the one that entered with the same
+ * PTS, else the oldest; its origin. */
+static guint64
+take_origin (LatElem * le, GstBuffer * buf, guint64 ts)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  guint i, at = 0;
+  Entry ent;
+
+  if (buf == le->last_out)
+    return le->last_origin;
+  if (le->pending->len == 0)
+    /* a source, or an element that pulled its input (a demuxer), or one
+     * that makes several buffers of one (the frame it last passed on) */
+    return le->had_input ? le->last_origin : ts;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    for (i = 0; i < le->pending->len; i++)
+      if (g_array_index (le->pending, Entry, i).pts == pts) {
+        at = i;
+        break;
+      }
+  ent = g_array_index (le->pending, Entry, at);
+  g_array_remove_index (le->pending, at);
+  stage_stats_add (&le->through, ms (ts, ent.in_ts));
+  return ent.origin;
+}
+
+void
+sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
+{
+  GstElement *e = pad_element (pad);
+  LatElem *le;
+  guint64 origin;
+
+  if (!e || !buf)
+    return;
+  g_mutex_lock (&l->lock);
+  le = lat_elem_get (l, e);
+  origin = take_origin (le, buf, ts);
+  le->last_out = buf;
+  le->last_origin = origin;
+  g_mutex_unlock (&l->lock);
+  tls_buf = buf;
+  tls_origin = origin;
+}
+
+void
+sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
+{
+  GstElement *e = pad_element (pad);
+  LatElem *le;
+  guint64 origin;
+
+  /* Only the buffer this thread just pushed has a known origin. */
+  if (!e || !buf || buf != tls_buf)
+    return;
+  origin = tls_origin;
+  tls_buf = NULL;
+  g_mutex_lock (&l->lock);
+  le = lat_elem_get (l, e);
+  le->had_input = TRUE;
+  if (le->is_sink) {
+    stage_stats_add (&le->e2e, ms (ts, origin));
+    le->sink_origin = origin;
+    le->sink_open = TRUE;
+  } else {
+    Entry ent = { GST_BUFFER_PTS (buf), origin, ts };
+
+    if (le->pending->len >= SP_LATENCY_MAX_PENDING)
+      g_array_remove_index (le->pending, 0);
+    g_array_append_val (le->pending, ent);
+    le->last_origin = origin;
+  }
+  g_mutex_unlock (&l->lock);
+}
+
+void
+sp_latency_chain_post (SpLatency * l, guint64 ts, GstPad * pad)
+{
+  GstElement *e = pad_element (pad);
+  LatElem *le;
+
+  if (!e)
+    return;
+  g_mutex_lock (&l->lock);
+  le = g_hash_table_lookup (l->live, e);
+  if (le && le->is_sink && le->sink_open) {
+    if (le->sync)
+      stage_stats_add (&le->render, ms (ts, le->sink_origin));
+    le->sink_open = FALSE;
+  }
+  g_mutex_unlock (&l->lock);
+}
+
+void
+sp_latency_query (SpLatency * l, GstElement * element, GstQuery * query,
+    gboolean res)
+{
+  gboolean live;
+  GstClockTime min, max;
+  LatElem *le;
+
+  if (!res || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return;
+  gst_query_parse_latency (query, &live, &min, &max);
+  g_mutex_lock (&l->lock);
+  le = lat_elem_get (l, element);
+  le->reported = TRUE;
+  le->live = live;
+  le->rmin = min;
+  le->rmax = max;
+  g_mutex_unlock (&l->lock);
+}
+
+void
+sp_latency_element_destroyed (SpLatency * l, gpointer element)
+{
+  LatElem *le;
+
+  g_mutex_lock (&l->lock);
+  le = g_hash_table_lookup (l->live, element);
+  if (le) {
+    /* its figures stay for the summary; the address may be reused */
+    le->element = NULL;
+    le->last_out = NULL;
+    g_array_set_size (le->pending, 0);
+    g_hash_table_remove (l->live, element);
+  }
+  g_mutex_unlock (&l->lock);
+}
+
+void
+sp_latency_reset (SpLatency * l)
+{
+  g_mutex_lock (&l->lock);
+  for (guint i = 0; i < l->all->len; i++)
+    lat_elem_clear_stats (g_ptr_array_index (l->all, i));
+  g_mutex_unlock (&l->lock);
+}
+
+static void
+append_row (GValue * rows, GstStructure * row)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, row);
+  gst_value_array_append_and_take_value (rows, &v);
+}
+
+static GstStructure *
+sink_row (const LatElem * le)
+{
+  const StageStats *s = &le->e2e;
+  GstStructure *row = gst_structure_new ("latency",
+      "name", G_TYPE_STRING, le->name,
+      "pipeline", G_TYPE_STRING, le->pipeline,
+      "frames", G_TYPE_UINT64, (guint64) s->count,
+      "mean_ms", G_TYPE_DOUBLE, s->mean,
+      "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
+      "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
+      "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
+      "max_ms", G_TYPE_DOUBLE, s->max, NULL);
+
+  if (le->render.count > 0)
+    gst_structure_set (row,
+        "render_median_ms", G_TYPE_DOUBLE, stage_stats_median (&le->render),
+        "render_p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (&le->render), NULL);
+  if (le->reported) {
+    gst_structure_set (row, "live", G_TYPE_BOOLEAN, le->live,
+        "reported_min_ms", G_TYPE_DOUBLE, le->rmin / 1e6, NULL);
+    if (GST_CLOCK_TIME_IS_VALID (le->rmax))
+      gst_structure_set (row, "reported_max_ms", G_TYPE_DOUBLE,
+          le->rmax / 1e6, NULL);
+    /* A live pipeline renders each frame its reported latency after its
+     * capture: a frame that takes longer arrives late. */
+    gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
+        && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
+  }
+  return row;
+}
+
+static GstStructure *
+elem_row (const LatElem * le, gdouble work)
+{
+  const StageStats *s = &le->through;
+  GstStructure *row = gst_structure_new ("element-latency",
+      "name", G_TYPE_STRING, le->name,
+      "pipeline", G_TYPE_STRING, le->pipeline,
+      "count", G_TYPE_UINT64, (guint64) s->count,
+      "mean_ms", G_TYPE_DOUBLE, s->mean,
+      "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
+      "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
+      "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
+      "max_ms", G_TYPE_DOUBLE, s->max, NULL);
+
+  /* Work: its self time; dwell: the rest of its time through, waiting
+   * inside (a queue's buffering, a decoder's reorder delay). */
+  if (isnan (work) && le->is_queue)
+    work = 0.0;
+  if (!isnan (work))
+    gst_structure_set (row, "work_ms", G_TYPE_DOUBLE, MIN (work, s->mean),
+        "dwell_ms", G_TYPE_DOUBLE, MAX (s->mean - work, 0.0), NULL);
+  return row;
+}
+
+void
+sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
+    gpointer work_data, GValue * sink_rows, GValue * elem_rows)
+{
+  g_mutex_lock (&l->lock);
+  for (guint i = 0; i < l->all->len; i++) {
+    LatElem *le = g_ptr_array_index (l->all, i);
+
+    if (pipeline && pipeline != SP_RECORDER_PENDING && pipeline != le->top)
+      continue;
+    if (le->is_sink && le->e2e.count > 0)
+      append_row (sink_rows, sink_row (le));
+    else if (!le->is_sink && le->through.count > 0)
+      append_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
+                  work_data)));
+  }
+  g_mutex_unlock (&l->lock);
+}

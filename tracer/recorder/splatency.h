@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* splatency: how long each frame takes from its source to each sink, and
+ * through each element (stageprof latency=true; docs/tracer.md, Latency).
+ *
+ * A frame's origin is the moment the element that first pushed it pushed
+ * it (a source's push, or a demuxer's that pulled its input). It follows
+ * the frame through every element, also those that make new buffers
+ * (decoders, converters) or hold them (queues, reorderers): each element
+ * keeps the frames that entered it (origin and entry time, by PTS), and
+ * its next push takes the one with the same PTS, else the oldest. A push
+ * hands the origin to the chain it calls on the same thread. At a sink the
+ * end-to-end time is the arrival less the origin (and, for a sink that
+ * syncs on the clock, the render: its chain's return).
+ *
+ * Its own lock and registry, apart from the hot path: it costs nothing
+ * when off.
+ */
+#ifndef __SP_LATENCY_H__
+#define __SP_LATENCY_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SpLatency SpLatency;
+
+SpLatency *sp_latency_new (void);
+void sp_latency_free (SpLatency * l);
+
+/* From the hooks, any thread. */
+void sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad,
+    GstBuffer * buf);
+void sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad,
+    GstBuffer * buf);
+void sp_latency_chain_post (SpLatency * l, guint64 ts, GstPad * pad);
+/* A LATENCY query answered by `element` (the pipeline asks each sink). */
+void sp_latency_query (SpLatency * l, GstElement * element, GstQuery * query,
+    gboolean res);
+void sp_latency_element_destroyed (SpLatency * l, gpointer element);
+/* Forget the figures (the `reset` action). */
+void sp_latency_reset (SpLatency * l);
+
+/* Rows of the "latency" (one per sink) and "element_latency" (one per
+ * element a frame went through) tables of the schema, for the elements of
+ * top-level `pipeline` (NULL: all). `work` gives an element's mean self
+ * time a buffer (ms; NAN where unknown), by its name and its pipeline's
+ * (as the summary's rows spell them). */
+typedef gdouble (*SpLatencyWork) (const gchar * name, const gchar * pipeline,
+    gpointer data);
+void sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
+    gpointer work_data, GValue * sink_rows, GValue * elem_rows);
+
+G_END_DECLS
+
+#endif /* __SP_LATENCY_H__ */
