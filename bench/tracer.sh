@@ -9,8 +9,8 @@
 # fakesink, timed from PLAYING to EOS by bench/tracer-run.c, under: no
 # tracer, stagenull (stageprof's hooks with empty bodies: the floor of
 # GStreamer's hook dispatch), stageprof with summary=none / summary=stdout /
-# a trace, the core `stats` and `latency(flags=element)` tracers. Each config
-# runs $REPS times, interleaved, and the median counts. Overhead = config -
+# a trace / latency=true, the core `stats` and `latency(flags=element)`
+# tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
 # none; "x floor" = overhead / stagenull's overhead.
 #
 # Realistic case: 1080p H.264 decode -> videoscale to 720p -> avenc_mpeg4,
