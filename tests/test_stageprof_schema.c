@@ -386,8 +386,8 @@ GST_START_TEST (test_tracer_rows_are_the_schema)
   gchar *dir = g_dir_make_tmp ("schema-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "run.json", NULL);
   gchar *trace = g_build_filename (dir, "run.trace.json", NULL);
-  gchar *tracers = g_strdup_printf ("stageprof(summary=%s,trace=%s)", path,
-      trace);
+  gchar *tracers = g_strdup_printf ("stageprof(summary=%s,trace=%s,"
+      "latency=true)", path, trace);
   SpProfile *p;
   const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
     "num-buffers=30", "!", "queue", "!", "videoconvert", "!", "fakesink",
@@ -471,7 +471,8 @@ GST_END_TEST;
 GST_START_TEST (test_db_doc_names_every_column)
 {
   static const SpSchema *const db_tables[] = { &sp_schema_elements,
-    &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks
+    &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
+    &sp_schema_latency, &sp_schema_element_latency
   };
   gchar *doc = NULL;
 

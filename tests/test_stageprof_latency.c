@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stageprof latency=true against ground truth: stagetruth's own measure of
+ * how long it held each buffer, the queue accounting's levels (Little's
+ * law), a live source into a sink on the clock, frames through a tee and
+ * through a decoder that reorders. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <gst/check/gstcheck.h>
+
+#include "stageprof-check.h"
+#include "truth-element.h"
+
+#define SMALL "video/x-raw,width=64,height=48,framerate=30/1"
+
+/* Within 0.2 ms or 2 %, the tolerance for a held buffer. */
+static void
+assert_close_ms (gdouble got, gdouble want, const gchar * what)
+{
+  fail_unless (fabs (got - want) <= MAX (0.2, 0.02 * want),
+      "%s: %.3f ms, the truth is %.3f ms", what, got, want);
+}
+
+/* The truth element's own mean wall time a buffer (ms). */
+static gdouble
+truth_ms (GstElement * pipe, const gchar * name)
+{
+  GstElement *t = gst_bin_get_by_name (GST_BIN (pipe), name);
+  guint64 count = 0, wall = 0;
+
+  fail_unless (t != NULL);
+  g_object_get (t, "count", &count, "wall-ns", &wall, NULL);
+  gst_object_unref (t);
+  fail_unless (count > 0);
+  return wall / 1e6 / count;
+}
+
+/* Runs `desc` as `name` to EOS; returns the pipeline (stopped) for its
+ * truth elements' figures. */
+static GstElement *
+run_kept (const gchar * name, const gchar * desc)
+{
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "cannot parse %s", desc);
+  gst_object_set_name (GST_OBJECT (p), name);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "%s did not reach EOS", name);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  return p;
+}
+
+static void
+stop (GstElement * p)
+{
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+/* An element that holds each buffer N ms adds N ms to its own latency and
+ * to end to end. */
+GST_START_TEST (test_held_buffer)
+{
+  GstElement *base = run_kept ("base", "videotestsrc num-buffers=40 ! "
+      SMALL " ! stagetruth name=hold mode=sleep us=0 ! fakesink name=out "
+      "sync=false");
+  GstElement *slow = run_kept ("slow", "videotestsrc num-buffers=40 ! "
+      SMALL " ! stagetruth name=hold mode=sleep us=8000 ! fakesink name=out "
+      "sync=false");
+  GstStructure *s = get_summary ();
+  gdouble held = truth_ms (slow, "hold") - truth_ms (base, "hold");
+  const GstStructure *eb = row (s, "latency", "out", "base");
+  const GstStructure *es = row (s, "latency", "out", "slow");
+  const GstStructure *through = row (s, "element_latency", "hold", "slow");
+
+  fail_unless_equals_int (uget (es, "frames"), 40);
+  fail_unless_equals_int (uget (through, "count"), 40);
+  assert_close_ms (dget (through, "mean_ms"), truth_ms (slow, "hold"),
+      "hold's time through");
+  assert_close_ms (dget (es, "mean_ms") - dget (eb, "mean_ms"), held,
+      "end to end, slow less base");
+  /* sleeping is not work: its time through is dwell */
+  fail_unless (dget (through, "dwell_ms") > 0.9 * dget (through, "mean_ms"));
+  gst_structure_free (s);
+  stop (base);
+  stop (slow);
+}
+
+GST_END_TEST;
+
+/* A queue in front of a slow element: its time through is the time in it
+ * (Little's law over the queue accounting's own levels and rate) plus the
+ * wait to put. */
+GST_START_TEST (test_queue_dwell)
+{
+  GstElement *p = run_kept ("queued", "videotestsrc num-buffers=80 ! " SMALL
+      " ! queue name=q max-size-buffers=4 max-size-time=0 max-size-bytes=0 "
+      "! stagetruth name=slow mode=sleep us=4000 ! fakesink name=out "
+      "sync=false");
+  GstStructure *s = get_summary ();
+  const GstStructure *q = row (s, "queues", "q", "queued");
+  const GstStructure *through = row (s, "element_latency", "q", "queued");
+  gdouble in_queue = dget (q, "mean_level") / dget (q, "qps") * 1e3;
+  gdouble want = in_queue + dget (q, "ave_put_ms");
+
+  fail_unless (fabs (dget (through, "mean_ms") - want) <= 0.15 * want,
+      "queue q: %.3f ms through, its levels say %.3f ms (%.3f in it, %.3f "
+      "to put)", dget (through, "mean_ms"), want, in_queue,
+      dget (q, "ave_put_ms"));
+  /* about four buffers ahead, each 4 ms in the slow element */
+  fail_unless (dget (through, "median_ms") > 3 * truth_ms (p, "slow"));
+  fail_unless_equals_float (dget (through, "work_ms"), 0.0);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* A live source into a sink on the clock: the pipeline reports its
+ * latency, frames render at it, and none is late. */
+GST_START_TEST (test_live_render)
+{
+  GstElement *p = run_kept ("live", "videotestsrc is-live=true "
+      "num-buffers=15 ! " SMALL " ! stagetruth name=hold mode=sleep us=3000 "
+      "! fakesink name=out sync=true");
+  GstStructure *s = get_summary ();
+  const GstStructure *e = row (s, "latency", "out", "live");
+  gboolean live = FALSE, late = TRUE;
+
+  fail_unless (gst_structure_get_boolean (e, "live", &live) && live);
+  fail_unless (gst_structure_get_boolean (e, "late", &late) && !late);
+  fail_unless (dget (e, "reported_min_ms") > 0);
+  /* arrival: at least the hold; render: at the reported latency, after the
+   * arrival */
+  fail_unless (dget (e, "median_ms") >= truth_ms (p, "hold") - 0.2);
+  fail_unless (dget (e, "render_median_ms") >= dget (e, "median_ms"));
+  fail_unless (dget (e, "render_median_ms") <= dget (e, "reported_min_ms")
+      + 5.0, "render %.3f ms, reported %.3f ms",
+      dget (e, "render_median_ms"), dget (e, "reported_min_ms"));
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* Through a tee both branches see every frame, each with its own
+ * latency; through an encoder and a decoder (new buffers, B-frames
+ * reordered) the frames are followed by PTS, and the decoder's reorder
+ * shows as dwell. */
+GST_START_TEST (test_tee_and_codec)
+{
+  GstElement *p = run_kept ("codec", "videotestsrc num-buffers=30 ! " SMALL
+      " ! x264enc bframes=2 key-int-max=15 tune=zerolatency ! avdec_h264 "
+      "name=dec ! tee name=t ! queue ! fakesink name=fast sync=false t. ! "
+      "queue ! stagetruth name=hold mode=sleep us=3000 ! fakesink name=held "
+      "sync=false");
+  GstStructure *s = get_summary ();
+  const GstStructure *fast = row (s, "latency", "fast", "codec");
+  const GstStructure *held = row (s, "latency", "held", "codec");
+  const GstStructure *dec = row (s, "element_latency", "dec", "codec");
+
+  fail_unless_equals_int (uget (fast, "frames"), 30);
+  fail_unless_equals_int (uget (held, "frames"), 30);
+  fail_unless_equals_int (uget (dec, "count"), 30);
+  fail_unless (dget (held, "median_ms") > dget (fast, "median_ms")
+      + 0.9 * truth_ms (p, "hold"));
+  fail_unless (dget (dec, "dwell_ms") >= 0);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_off_by_default)
+{
+  GstTracer *t = find_prof ();
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (t),
+      "latency");
+
+  fail_unless (ps != NULL);
+  fail_if (g_value_get_boolean (g_param_spec_get_default_value (ps)));
+  gst_object_unref (t);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_latency_suite (void)
+{
+  Suite *s = suite_create ("stageprof_latency");
+  TCase *tc = tcase_create ("latency");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_held_buffer);
+  tcase_add_test (tc, test_queue_dwell);
+  tcase_add_test (tc, test_live_render);
+  tcase_add_test (tc, test_tee_and_codec);
+  tcase_add_test (tc, test_off_by_default);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS", "stageprof(summary=none,latency=true)", TRUE);
+  gst_check_init (&argc, &argv);
+  truth_element_register ();
+  s = stageprof_latency_suite ();
+  return gst_check_run_suite (s, "stageprof_latency", __FILE__);
+}
