@@ -180,6 +180,30 @@ GST_START_TEST (test_tee_and_codec)
 
 GST_END_TEST;
 
+/* A buffer pool hands the same buffer back for the next frame when the
+ * element after it copies it at once (x264enc proposes a pool of one
+ * buffer): each is a frame of its own, never taken for a tee's second
+ * branch. */
+GST_START_TEST (test_pool_reuse)
+{
+  GstElement *p = run_kept ("pooled", "videotestsrc num-buffers=30 ! " SMALL
+      " ! capsfilter name=cf ! x264enc tune=zerolatency "
+      "speed-preset=ultrafast ! fakesink name=out sync=false");
+  GstStructure *s = get_summary ();
+  const GstStructure *cf = row (s, "element_latency", "cf", "pooled");
+  const GstStructure *out = row (s, "latency", "out", "pooled");
+
+  fail_unless_equals_int (uget (cf, "count"), 30);
+  fail_unless_equals_int (uget (out, "frames"), 30);
+  /* each frame's own origin: a few ms at most, never the first frame's */
+  fail_unless (dget (out, "max_ms") < 50, "max %.3f ms", dget (out,
+          "max_ms"));
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_off_by_default)
 {
   GstTracer *t = find_prof ();
@@ -205,6 +229,7 @@ stageprof_latency_suite (void)
   tcase_add_test (tc, test_queue_dwell);
   tcase_add_test (tc, test_live_render);
   tcase_add_test (tc, test_tee_and_codec);
+  tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_off_by_default);
   return s;
 }

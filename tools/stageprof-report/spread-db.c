@@ -167,6 +167,9 @@ read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
   read_table (db, &sp_queue_kind, run, final, run_s, p->queues);
   read_table (db, &sp_thread_kind, run, final, run_s, p->threads);
   read_table (db, &sp_sink_kind, run, final, run_s, p->sinks);
+  read_table (db, &sp_latency_kind, run, final, run_s, p->latency);
+  read_table (db, &sp_elem_latency_kind, run, final, run_s,
+      p->element_latency);
 }
 
 static void

@@ -118,6 +118,8 @@ sp_read_summary_json (const gchar * path, GError ** error)
   read_rows (o, &sp_queue_kind, p->queues);
   read_rows (o, &sp_thread_kind, p->threads);
   read_rows (o, &sp_sink_kind, p->sinks);
+  read_rows (o, &sp_latency_kind, p->latency);
+  read_rows (o, &sp_elem_latency_kind, p->element_latency);
   g_object_unref (parser);
   if (p->elements->len == 0) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,

@@ -19,6 +19,13 @@ static const gsize elem_offsets[] = { SP_ELEMENTS_COLUMNS (SP_ELEM_OFFSET) };
 static const gsize queue_offsets[] = { SP_QUEUES_COLUMNS (SP_QUEUE_OFFSET) };
 static const gsize thread_offsets[] = { SP_THREADS_COLUMNS (SP_THREAD_OFFSET) };
 static const gsize sink_offsets[] = { SP_SINKS_COLUMNS (SP_SINK_OFFSET) };
+#define SP_LAT_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpLatencyRow, key),
+#define SP_ELAT_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpElemLatencyRow, key),
+static const gsize latency_offsets[] = { SP_LATENCY_COLUMNS (SP_LAT_OFFSET) };
+static const gsize elem_latency_offsets[] = {
+  SP_ELEMENT_LATENCY_COLUMNS (SP_ELAT_OFFSET)
+};
 
 const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow),
   elem_offsets
@@ -31,6 +38,12 @@ const SpRowKind sp_thread_kind = { &sp_schema_threads, sizeof (SpThreadRow),
 };
 const SpRowKind sp_sink_kind = { &sp_schema_sinks, sizeof (SpSinkRow),
   sink_offsets
+};
+const SpRowKind sp_latency_kind = { &sp_schema_latency,
+  sizeof (SpLatencyRow), latency_offsets
+};
+const SpRowKind sp_elem_latency_kind = { &sp_schema_element_latency,
+  sizeof (SpElemLatencyRow), elem_latency_offsets
 };
 
 static gboolean
@@ -117,6 +130,18 @@ sink_free (gpointer p)
 }
 
 static void
+latency_free (gpointer p)
+{
+  sp_row_free (&sp_latency_kind, p);
+}
+
+static void
+elem_latency_free (gpointer p)
+{
+  sp_row_free (&sp_elem_latency_kind, p);
+}
+
+static void
 link_free (gpointer p)
 {
   SpLink *l = p;
@@ -141,6 +166,8 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->queues = g_ptr_array_new_with_free_func (queue_free);
   p->threads = g_ptr_array_new_with_free_func (thread_free);
   p->sinks = g_ptr_array_new_with_free_func (sink_free);
+  p->latency = g_ptr_array_new_with_free_func (latency_free);
+  p->element_latency = g_ptr_array_new_with_free_func (elem_latency_free);
   p->links = g_ptr_array_new_with_free_func (link_free);
   p->notes = g_ptr_array_new_with_free_func (g_free);
   return p;
@@ -157,6 +184,8 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->queues, TRUE);
   g_ptr_array_free (p->threads, TRUE);
   g_ptr_array_free (p->sinks, TRUE);
+  g_ptr_array_free (p->latency, TRUE);
+  g_ptr_array_free (p->element_latency, TRUE);
   g_ptr_array_free (p->links, TRUE);
   g_ptr_array_free (p->notes, TRUE);
   g_free (p);

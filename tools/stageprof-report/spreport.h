@@ -65,6 +65,16 @@ typedef struct
   SP_SINKS_COLUMNS (SP_REPORT_FIELD)
 } SpSinkRow;
 
+typedef struct
+{
+  SP_LATENCY_COLUMNS (SP_REPORT_FIELD)
+} SpLatencyRow;
+
+typedef struct
+{
+  SP_ELEMENT_LATENCY_COLUMNS (SP_REPORT_FIELD)
+} SpElemLatencyRow;
+
 /* What the generic code needs of a row struct: its table in the schema, its
  * size, where each column's field is, and the profile's array of them. */
 typedef struct
@@ -75,7 +85,7 @@ typedef struct
 } SpRowKind;
 
 extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
-    sp_sink_kind;
+    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
@@ -102,6 +112,8 @@ typedef struct
   GPtrArray *queues;            /* SpQueueRow */
   GPtrArray *threads;           /* SpThreadRow */
   GPtrArray *sinks;             /* SpSinkRow */
+  GPtrArray *latency;           /* SpLatencyRow (stageprof latency=true) */
+  GPtrArray *element_latency;   /* SpElemLatencyRow */
   GPtrArray *links;             /* SpLink */
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;

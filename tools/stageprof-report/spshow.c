@@ -124,6 +124,18 @@ threads_table (const SpProfile * p, SpFormat f, GString * out)
 }
 
 static void
+latency_table (const SpProfile * p, SpFormat f, GString * out)
+{
+  model_table (p, &sp_latency_kind, p->latency, f, 0, out);
+}
+
+static void
+element_latency_table (const SpProfile * p, SpFormat f, GString * out)
+{
+  model_table (p, &sp_elem_latency_kind, p->element_latency, f, 0, out);
+}
+
+static void
 sinks_table (const SpProfile * p, SpFormat f, GString * out)
 {
   static const gchar *const hdr[] = { "Sink", "Count", "Per second",
@@ -158,6 +170,10 @@ sp_show_table (const SpProfile * p, const gchar * which, SpFormat f,
     queues_table (p, f, out);
   else if (!strcmp (which, "threads"))
     threads_table (p, f, out);
+  else if (!strcmp (which, "latency"))
+    latency_table (p, f, out);
+  else if (!strcmp (which, "element_latency"))
+    element_latency_table (p, f, out);
   else
     sinks_table (p, f, out);
 }
@@ -209,6 +225,9 @@ render_json (const SpProfile * p, guint top, GString * o)
   json_rows (o, "queues", &sp_queue_kind, p->queues, 0);
   json_rows (o, "threads", &sp_thread_kind, p->threads, 0);
   json_rows (o, "sinks", &sp_sink_kind, p->sinks, 0);
+  json_rows (o, "latency", &sp_latency_kind, p->latency, 0);
+  json_rows (o, "element_latency", &sp_elem_latency_kind, p->element_latency,
+      0);
   g_string_append (o, ",\n\"notes\":[");
   for (guint i = 0; i < p->notes->len; i++) {
     if (i)
@@ -232,14 +251,7 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
     goto out;
   }
   if (f == SP_FORMAT_CSV) {
-    if (!table || !strcmp (table, "elements"))
-      elements_table (p, f, top, o);
-    else if (!strcmp (table, "queues"))
-      queues_table (p, f, o);
-    else if (!strcmp (table, "threads"))
-      threads_table (p, f, o);
-    else
-      sinks_table (p, f, o);
+    sp_show_table (p, table ? table : "elements", f, top, o);
     goto out;
   }
   g_string_append_printf (o, "%s=== stageprof %s (%s, %s): %s s ===\n",
@@ -274,6 +286,22 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
     sinks_table (p, f, o);
+  }
+  if (p->latency->len) {
+    g_string_append_printf (o, "%s%sLatency (ms from a frame's first push "
+        "to the sink; render: to the return of a sink on the clock)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    latency_table (p, f, o);
+  }
+  if (p->element_latency->len) {
+    g_string_append_printf (o, "%s%sLatency through elements (ms; work: "
+        "self time a buffer; dwell: waiting inside)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    element_latency_table (p, f, o);
   }
   g_string_append_printf (o, "%sVerdict: %s\n", f == SP_FORMAT_MARKDOWN ?
       "\n**" : "", p->verdict ? p->verdict : "-");

@@ -13,11 +13,12 @@ G_BEGIN_DECLS
 gboolean sp_format_parse (const gchar * s, SpFormat * f);
 
 /* `top`: at most that many element rows (0: all). `table` (CSV only, one
- * tidy table per output): "elements", "queues", "threads" or "sinks". */
+ * tidy table per output): "elements", "queues", "threads", "sinks",
+ * "latency" or "element_latency". */
 gchar *sp_show_render (const SpProfile * p, SpFormat format, guint top,
     const gchar * table);
 
-/* One table ("elements", "queues", "threads", "sinks") in `format`. */
+/* One table (as `table` above) in `format`. */
 void sp_show_table (const SpProfile * p, const gchar * which,
     SpFormat format, guint top, GString * out);
 

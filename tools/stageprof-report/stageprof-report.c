@@ -161,7 +161,8 @@ cmd_show (gint argc, gchar ** argv)
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
         "text (default), json, csv or markdown", "FORMAT"},
     {"table", 't', 0, G_OPTION_ARG_STRING, &table,
-        "With --format csv: which table (elements, queues, threads, sinks)",
+        "With --format csv: which table (elements, queues, threads, sinks, "
+        "latency, element_latency)",
         "NAME"},
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
         "Write here instead of stdout", "FILE"},
@@ -197,9 +198,10 @@ cmd_show (gint argc, gchar ** argv)
     goto out;
   }
   if (table && strcmp (table, "elements") && strcmp (table, "queues")
-      && strcmp (table, "threads") && strcmp (table, "sinks")) {
+      && strcmp (table, "threads") && strcmp (table, "sinks")
+      && strcmp (table, "latency") && strcmp (table, "element_latency")) {
     ret = usage_error (ctx, "unknown --table (elements, queues, threads, "
-        "sinks)");
+        "sinks, latency, element_latency)");
     goto out;
   }
   if (top < 0) {

@@ -31,8 +31,9 @@ typedef struct
   GArray *pending;              /* Entry, oldest first */
   gboolean had_input;
   guint64 last_origin;          /* of the frame it last passed on */
-  gpointer last_out;            /* the buffer it last pushed (a tee pushes
-                                 * one buffer on every branch) */
+  gpointer last_out;            /* the buffer it last pushed, and its PTS
+                                 * (a tee pushes one on every branch) */
+  GstClockTime last_out_pts;
   StageStats through;           /* ms from entering it to leaving it */
   StageStats e2e, render;       /* sinks: ms from the origin */
   guint64 sink_origin;
@@ -148,21 +149,25 @@ static guint64
 take_origin (LatElem * le, GstBuffer * buf, guint64 ts)
 {
   GstClockTime pts = GST_BUFFER_PTS (buf);
-  guint i, at = 0;
+  gint at = -1;
   Entry ent;
 
-  if (buf == le->last_out)
-    return le->last_origin;
-  if (le->pending->len == 0)
-    /* a source, or an element that pulled its input (a demuxer), or one
-     * that makes several buffers of one (the frame it last passed on) */
-    return le->had_input ? le->last_origin : ts;
   if (GST_CLOCK_TIME_IS_VALID (pts))
-    for (i = 0; i < le->pending->len; i++)
-      if (g_array_index (le->pending, Entry, i).pts == pts) {
-        at = i;
-        break;
-      }
+    for (guint i = 0; i < le->pending->len && at < 0; i++)
+      if (g_array_index (le->pending, Entry, i).pts == pts)
+        at = (gint) i;
+  if (at < 0) {
+    /* A tee pushes the frame it just passed on again, on its next branch
+     * (a buffer pool hands the same buffer back for later frames, with
+     * another PTS: that one has an entry of its own). */
+    if (buf == le->last_out && pts == le->last_out_pts)
+      return le->last_origin;
+    /* A source, or an element that pulled its input (a demuxer), or one
+     * that makes several buffers of one (the frame it last passed on). */
+    if (le->pending->len == 0)
+      return le->had_input ? le->last_origin : ts;
+    at = 0;
+  }
   ent = g_array_index (le->pending, Entry, at);
   g_array_remove_index (le->pending, at);
   stage_stats_add (&le->through, ms (ts, ent.in_ts));
@@ -182,6 +187,7 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   le = lat_elem_get (l, e);
   origin = take_origin (le, buf, ts);
   le->last_out = buf;
+  le->last_out_pts = GST_BUFFER_PTS (buf);
   le->last_origin = origin;
   g_mutex_unlock (&l->lock);
   tls_buf = buf;
