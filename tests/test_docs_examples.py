@@ -124,7 +124,7 @@ def check_table(cmd, stdout):
     for factory, name in working_elements(cmd):
         rows = {n: m for n, m in means.items()
                 if (name and n.split("/")[-1] == name) or
-                (not name and re.fullmatch(re.escape(factory) + r"\d+", n.split("/")[-1]))}
+                (not name and re.fullmatch(re.escape(factory) + r"-?\d+", n.split("/")[-1]))}
         if not rows:
             return f"the table has no row for {name or factory}"
         if max(rows.values()) < MIN_MEAN_MS:
