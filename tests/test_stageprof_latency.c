@@ -8,6 +8,7 @@
 #endif
 
 #include <math.h>
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 
 #include "stageprof-check.h"
@@ -204,6 +205,76 @@ GST_START_TEST (test_pool_reuse)
 
 GST_END_TEST;
 
+/* A decoder putting B-frames back in order: each frame followed by its
+ * PTS, and the reorder (and frame threads) shows as dwell well above its
+ * work. */
+GST_START_TEST (test_decoder_reorder)
+{
+  gchar *dir = g_dir_make_tmp ("latency-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "b.mp4", NULL);
+  gchar *enc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
+      "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc bframes=2 "
+      "key-int-max=30 ! mp4mux ! filesink location=%s", file);
+  gchar *decode = g_strdup_printf ("filesrc location=%s ! qtdemux ! "
+      "h264parse ! avdec_h264 name=dec ! fakesink name=out sync=false", file);
+  GstElement *p;
+  GstStructure *s;
+  const GstStructure *dec;
+
+  stop (run_kept ("encode", enc));
+  p = run_kept ("decode", decode);
+  s = get_summary ();
+  dec = row (s, "element_latency", "dec", "decode");
+  fail_unless_equals_int (uget (dec, "count"), 60);
+  fail_unless_equals_int (uget (row (s, "latency", "out", "decode"),
+          "frames"), 60);
+  fail_unless (dget (dec, "dwell_ms") > dget (dec, "work_ms"),
+      "decoder: dwell %.3f ms, work %.3f ms", dget (dec, "dwell_ms"),
+      dget (dec, "work_ms"));
+  gst_structure_free (s);
+  stop (p);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (enc);
+  g_free (decode);
+  g_free (file);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* stagebin's replicas: every frame through one replica, back in order
+ * through the reorder, whose wait shows as its dwell; the elements are
+ * named by their path, as in the Elements table. */
+GST_START_TEST (test_stagebin_reorder)
+{
+  GstElement *p = run_kept ("replicated", "videotestsrc num-buffers=60 ! "
+      SMALL " ! stagebin name=sb replicas=2 ops=\"stagetruth mode=sleep "
+      "us=3000\" ! fakesink name=out sync=false");
+  GstStructure *s = get_summary ();
+  const GstStructure *reorder = row (s, "element_latency", "sb/reorder",
+      "replicated");
+  const GValue *all = gst_structure_get_value (s, "element_latency");
+  guint64 through_ops = 0;
+
+  for (guint i = 0; i < gst_value_array_get_size (all); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (all, i));
+    const gchar *n = gst_structure_get_string (r, "name");
+    if (g_str_has_prefix (n, "sb/replica") && strstr (n, "/stagetruth"))
+      through_ops += uget (r, "count");
+  }
+  fail_unless_equals_int (through_ops, 60);
+  fail_unless_equals_int (uget (reorder, "count"), 60);
+  fail_unless (dget (reorder, "dwell_ms") >= 0);
+  fail_unless (dget (row (s, "latency", "out", "replicated"), "median_ms")
+      >= 3.0);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_off_by_default)
 {
   GstTracer *t = find_prof ();
@@ -230,6 +301,8 @@ stageprof_latency_suite (void)
   tcase_add_test (tc, test_live_render);
   tcase_add_test (tc, test_tee_and_codec);
   tcase_add_test (tc, test_pool_reuse);
+  tcase_add_test (tc, test_decoder_reorder);
+  tcase_add_test (tc, test_stagebin_reorder);
   tcase_add_test (tc, test_off_by_default);
   return s;
 }

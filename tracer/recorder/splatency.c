@@ -121,8 +121,7 @@ lat_elem_get (SpLatency * l, GstElement * e)
   while (GST_OBJECT_PARENT (top))
     top = GST_OBJECT_PARENT (top);
   le->top = top;
-  le->name = sp_display_name (GST_OBJECT_NAME (e) ? GST_OBJECT_NAME (e) :
-      "(unnamed)");
+  le->name = sp_element_path (e);
   le->pipeline = sp_display_name (GST_OBJECT_NAME (top) ?
       GST_OBJECT_NAME (top) : "(unnamed)");
   le->is_sink = e->numsrcpads == 0 && e->numsinkpads > 0;

@@ -416,8 +416,8 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
  * stagebin's replicas repeat theirs) and the same in every run, whatever
  * order the elements were first seen in. Control characters and bytes that
  * are not UTF-8 are escaped, so every output can carry it as it is. */
-static const gchar *
-element_path (GstElement * e)
+const gchar *
+sp_element_path (GstElement * e)
 {
   GString *path = g_string_new (NULL);
   GstObject *o = GST_OBJECT_CAST (e);
@@ -453,7 +453,7 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info = g_new0 (SpElemInfo, 1);
     info->element = e;
     info->pipe = pipe_for_locked (r, e);
-    info->name = element_path (e);
+    info->name = sp_element_path (e);
     {
       gchar *ev = g_strconcat (info->name, " event", NULL);
       info->event_name = g_intern_string (ev);

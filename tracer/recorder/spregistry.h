@@ -58,6 +58,9 @@ SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
  * interned: what the summary's rows carry. */
 const gchar *sp_display_name (const gchar * name);
 gboolean sp_is_capsfilter (GstElement * e);
+/* An element's name in every table: its path below its top-level pipeline
+ * ("vconv/conv"), escaped and interned. */
+const gchar *sp_element_path (GstElement * e);
 void sp_limbo_collect_locked (SpRecorder * r);
 /* Names the trace process of the pipeline's current run ("NAME", or
  * "NAME (run N)" after a restart). r->lock held. */
