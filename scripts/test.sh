@@ -128,6 +128,7 @@ test_python_example,test_source_production,test_input_bound,test_collectpads_mux
 test_aggregator,test_typed_values,test_inspect,test_separator_typos"
   if [ ${#args[@]} -eq 0 ]; then
     args=(stagebin stagebin_replicas stagebin_lifecycle stageresize stageprof
+          stageprof_latency
           stageprof_queues stageprof_output
           stageprof_params stageprof_app stageprof_writer)
   fi
