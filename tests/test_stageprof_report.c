@@ -1356,6 +1356,64 @@ GST_START_TEST (test_trace_set_late)
 
 GST_END_TEST;
 
+/* latency=true's tables through show (JSON, CSV), diff and html, from a
+ * summary and a database: an identity holding each frame 2 ms, then 6 ms. */
+GST_START_TEST (test_latency_tables)
+{
+  gchar *la = path ("lat-a.json"), *lb = path ("lat-b.json"),
+      *db = path ("lat.db"), *html = path ("lat.html");
+  gchar *out = NULL, *err = NULL, *params;
+  JsonNode *n;
+  JsonObject *row;
+  const guint holds[] = { 2000, 6000 };
+
+  for (guint i = 0; i < 2; i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
+        "video/x-raw,width=64,height=48 ! identity name=hold sleep-time=%u "
+        "! fakesink name=out sync=false", holds[i]);
+    params = g_strdup_printf ("latency=true,summary=%s,db=%s",
+        i ? lb : la, db);
+    launch (params, desc);
+    g_free (params);
+    g_free (desc);
+  }
+  n = show_json (lb);
+  row = find_row (json_node_get_object (n), "latency", "out");
+  fail_unless (row != NULL, "no latency row for out");
+  fail_unless_equals_float (dmember (row, "frames"), 30);
+  row = find_row (json_node_get_object (n), "element_latency", "hold");
+  fail_unless (row != NULL);
+  fail_unless (dmember (row, "mean_ms") >= 6.0, "hold: %.3f ms",
+      dmember (row, "mean_ms"));
+  json_node_unref (n);
+  /* the database's latest run is the second */
+  fail_unless_equals_int (tool (&out, &err, "show", db, "--format", "csv",
+          "--table", "element_latency", NULL), 0);
+  fail_unless (g_str_has_prefix (out, "Node,Count,Mean,"), "%s", out);
+  fail_unless (strstr (out, "\nhold,30,") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "diff", la, lb, NULL), 0);
+  fail_unless (strstr (out, "Latency through elements") != NULL, "%s", out);
+  fail_unless (strstr (out, "\n  hold ") != NULL, "%s", out);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "html", lb, "-o", html, NULL),
+      0);
+  g_free (out);
+  g_free (err);
+  fail_unless (g_file_get_contents (html, &out, NULL, NULL));
+  fail_unless (strstr (out, "Latency through elements") != NULL);
+  fail_unless (strstr (out, "<td class=\"l\">hold</td>") != NULL);
+  g_free (out);
+  g_free (la);
+  g_free (lb);
+  g_free (db);
+  g_free (html);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_report_suite (void)
 {
@@ -1378,6 +1436,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_html);
   tcase_add_test (tc, test_dot);
   tcase_add_test (tc, test_trace_set_late);
+  tcase_add_test (tc, test_latency_tables);
   return s;
 }
 

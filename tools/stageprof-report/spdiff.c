@@ -263,6 +263,8 @@ sp_diff_new_runs (GPtrArray * runs_a, GPtrArray * runs_b)
   d->only_b = g_ptr_array_new ();
   d->threads = g_ptr_array_new ();
   d->queues = g_ptr_array_new ();
+  d->latency = g_ptr_array_new ();
+  d->element_latency = g_ptr_array_new ();
 
   /* By element path; an element that ran on several threads is matched
    * thread by thread, one that ran on one thread in each run whatever the
@@ -302,6 +304,10 @@ sp_diff_new_runs (GPtrArray * runs_a, GPtrArray * runs_b)
       G_STRUCT_OFFSET (SpThreadRow, name));
   pair_rows (d->queues, a->queues, b->queues,
       G_STRUCT_OFFSET (SpQueueRow, name));
+  pair_rows (d->latency, a->latency, b->latency,
+      G_STRUCT_OFFSET (SpLatencyRow, name));
+  pair_rows (d->element_latency, a->element_latency, b->element_latency,
+      G_STRUCT_OFFSET (SpElemLatencyRow, name));
   return d;
 }
 
@@ -317,6 +323,8 @@ sp_diff_free (SpDiff * d)
   g_ptr_array_free (d->only_b, TRUE);
   g_ptr_array_free (d->threads, TRUE);
   g_ptr_array_free (d->queues, TRUE);
+  g_ptr_array_free (d->latency, TRUE);
+  g_ptr_array_free (d->element_latency, TRUE);
   g_free (d);
 }
 
@@ -467,6 +475,22 @@ render_json (const SpDiff * d, GString * o)
     stage_json_num (o, ta ? ta->busy_pct : NAN, 10);
     g_string_append (o, ",\"busy_pct_b\":");
     stage_json_num (o, tb ? tb->busy_pct : NAN, 10);
+    g_string_append_c (o, '}');
+  }
+  g_string_append (o, "],\n\"latency\":[");
+  for (i = 0; i < d->latency->len; i += 2) {
+    const SpLatencyRow *la = d->latency->pdata[i], *lb =
+        d->latency->pdata[i + 1];
+    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
+    stage_json_str (o, la ? la->name : lb->name);
+    g_string_append (o, ",\"median_ms_a\":");
+    stage_json_num (o, la ? la->median_ms : NAN, 10);
+    g_string_append (o, ",\"median_ms_b\":");
+    stage_json_num (o, lb ? lb->median_ms : NAN, 10);
+    g_string_append (o, ",\"p99_ms_a\":");
+    stage_json_num (o, la ? la->p99_ms : NAN, 10);
+    g_string_append (o, ",\"p99_ms_b\":");
+    stage_json_num (o, lb ? lb->p99_ms : NAN, 10);
     g_string_append_c (o, '}');
   }
   g_string_append (o, "]}\n");
@@ -653,6 +677,55 @@ render_queues (const SpDiff * d, SpFormat f, GString * o)
   sp_table_render (t, f, o);
 }
 
+/* Latency a sink (median and P99 end to end), and through each element
+ * (mean, and its dwell), paired A and B. */
+static void
+render_latency (const SpDiff * d, SpFormat f, GString * o)
+{
+  static const gchar *const shdr[] = { "Sink", "Median A", "Median B",
+    "Median", "P99 A", "P99 B", "P99", NULL
+  };
+  static const gchar *const ehdr[] = { "Node", "Mean A", "Mean B", "Mean",
+    "Dwell A", "Dwell B", NULL
+  };
+  SpTable *t;
+
+  if (d->latency->len) {
+    append_heading (o, f, "Latency (ms from a frame's first push to the "
+        "sink; change of B against A)");
+    t = sp_table_new (1, shdr);
+    for (guint i = 0; i < d->latency->len; i += 2) {
+      const SpLatencyRow *a = d->latency->pdata[i], *b =
+          d->latency->pdata[i + 1];
+      sp_table_add (t, g_strdup (a ? a->name : b->name));
+      sp_table_add (t, sp_fmt (a ? a->median_ms : NAN, 3));
+      sp_table_add (t, sp_fmt (b ? b->median_ms : NAN, 3));
+      sp_table_add (t, fmt_pct (a && b ? pct (a->median_ms, b->median_ms) :
+              NAN));
+      sp_table_add (t, sp_fmt (a ? a->p99_ms : NAN, 3));
+      sp_table_add (t, sp_fmt (b ? b->p99_ms : NAN, 3));
+      sp_table_add (t, fmt_pct (a && b ? pct (a->p99_ms, b->p99_ms) : NAN));
+    }
+    sp_table_render (t, f, o);
+  }
+  if (d->element_latency->len) {
+    append_heading (o, f, "Latency through elements (ms)");
+    t = sp_table_new (1, ehdr);
+    for (guint i = 0; i < d->element_latency->len; i += 2) {
+      const SpElemLatencyRow *a = d->element_latency->pdata[i], *b =
+          d->element_latency->pdata[i + 1];
+      sp_table_add (t, g_strdup (a ? a->name : b->name));
+      sp_table_add (t, sp_fmt (a ? a->mean_ms : NAN, 3));
+      sp_table_add (t, sp_fmt (b ? b->mean_ms : NAN, 3));
+      sp_table_add (t, fmt_pct (a && b ? pct (a->mean_ms, b->mean_ms) :
+              NAN));
+      sp_table_add (t, sp_fmt (a ? a->dwell_ms : NAN, 3));
+      sp_table_add (t, sp_fmt (b ? b->dwell_ms : NAN, 3));
+    }
+    sp_table_render (t, f, o);
+  }
+}
+
 gchar *
 sp_diff_render (const SpDiff * d, SpFormat f)
 {
@@ -681,6 +754,7 @@ sp_diff_render (const SpDiff * d, SpFormat f)
   }
   render_threads (d, f, o);
   render_queues (d, f, o);
+  render_latency (d, f, o);
   g_string_append_printf (o, "%sVerdict A: %s\n%sVerdict B: %s\n",
       f == SP_FORMAT_MARKDOWN ? "\n- " : "",
       d->a->verdict ? d->a->verdict : "-",

@@ -27,6 +27,8 @@ typedef struct
   GPtrArray *only_a, *only_b;   /* const SpElemRow* */
   GPtrArray *threads;           /* pairs: a, b (either may be NULL) */
   GPtrArray *queues;            /* pairs: a, b (either may be NULL) */
+  GPtrArray *latency;           /* SpLatencyRow pairs, as threads */
+  GPtrArray *element_latency;   /* SpElemLatencyRow pairs, as threads */
 } SpDiff;
 
 SpDiff *sp_diff_new (const SpProfile * a, const SpProfile * b);

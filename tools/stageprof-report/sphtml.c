@@ -483,6 +483,16 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
     section (o, "Sinks");
     sp_show_table (p, "sinks", SP_FORMAT_HTML, 0, o);
   }
+  if (p->latency->len) {
+    section (o, "Latency (ms from a frame's first push to the sink; render: "
+        "to the return of a sink on the clock)");
+    sp_show_table (p, "latency", SP_FORMAT_HTML, 0, o);
+  }
+  if (p->element_latency->len) {
+    section (o, "Latency through elements (ms; work: self time a buffer; "
+        "dwell: waiting inside)");
+    sp_show_table (p, "element_latency", SP_FORMAT_HTML, 0, o);
+  }
   g_free (pipes);
   g_free (wall);
 }
