@@ -1177,7 +1177,8 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           DEFAULT_PROP_CUDA_SYNC, flags));
   g_object_class_install_property (gobject_class, PROP_LATENCY,
       g_param_spec_boolean ("latency", "Frame latency",
-          "Follow each frame from its first push to the sinks: end-to-end "
+          "Follow each frame from its origin (its first push, or a live "
+          "source's capture) to the sinks: end-to-end "
           "latency a sink (and to render, for sinks on the clock) against "
           "what the pipeline's LATENCY query reported, and the time through "
           "each element, split into work and dwell (docs/tracer.md, "

@@ -691,7 +691,7 @@ render_latency (const SpDiff * d, SpFormat f, GString * o)
   SpTable *t;
 
   if (d->latency->len) {
-    append_heading (o, f, "Latency (ms from a frame's first push to the "
+    append_heading (o, f, "Latency (ms from a frame's origin to the "
         "sink; change of B against A)");
     t = sp_table_new (1, shdr);
     for (guint i = 0; i < d->latency->len; i += 2) {

@@ -484,7 +484,7 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
     sp_show_table (p, "sinks", SP_FORMAT_HTML, 0, o);
   }
   if (p->latency->len) {
-    section (o, "Latency (ms from a frame's first push to the sink; render: "
+    section (o, "Latency (ms from a frame's origin to the sink; render: "
         "to the return of a sink on the clock)");
     sp_show_table (p, "latency", SP_FORMAT_HTML, 0, o);
   }

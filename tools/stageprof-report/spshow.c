@@ -288,7 +288,7 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
     sinks_table (p, f, o);
   }
   if (p->latency->len) {
-    g_string_append_printf (o, "%s%sLatency (ms from a frame's first push "
+    g_string_append_printf (o, "%s%sLatency (ms from a frame's origin "
         "to the sink; render: to the return of a sink on the clock)\n",
         f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
     if (f == SP_FORMAT_MARKDOWN)

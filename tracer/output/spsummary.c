@@ -262,9 +262,10 @@ static void
 text_latency (const GstStructure * s, GString * out)
 {
   if (n_rows (rows_of (s, "latency")) > 0) {
-    g_string_append (out, "Latency (ms from a frame's first push to its "
-        "arrival at the sink; render: to the return of a sink on the clock; "
-        "reported: the pipeline's LATENCY query):\n");
+    g_string_append (out, "Latency (ms from a frame's origin, its first "
+        "push or a live source's capture, to its arrival at the sink; "
+        "render: to the return of a sink on the clock; reported: the "
+        "pipeline's LATENCY query):\n");
     text_table (s, &sp_schema_latency, NULL, out);
   }
   if (n_rows (rows_of (s, "element_latency")) > 0) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* splatency: frames followed from their first push to the sinks. */
+/* splatency: frames followed from their origin to the sinks. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -28,6 +28,7 @@ typedef struct
   const gchar *name, *pipeline; /* interned, as the summary spells them */
   gboolean is_sink, sync;
   gboolean is_queue;            /* its time through is all dwell */
+  gboolean live_source;         /* its PTS is a capture time */
   GArray *pending;              /* Entry, oldest first */
   gboolean had_input;
   guint64 last_origin;          /* of the frame it last passed on */
@@ -127,6 +128,9 @@ lat_elem_get (SpLatency * l, GstElement * e)
   le->is_sink = e->numsrcpads == 0 && e->numsinkpads > 0;
   le->is_queue = sp_has_property (e, "max-size-buffers")
       && sp_has_property (e, "current-level-buffers");
+  if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SOURCE)
+      && sp_has_property (e, "is-live"))
+    g_object_get (e, "is-live", &le->live_source, NULL);
   if (le->is_sink && sp_has_property (e, "sync"))
     g_object_get (e, "sync", &le->sync, NULL);
   le->pending = g_array_new (FALSE, FALSE, sizeof (Entry));
@@ -143,9 +147,9 @@ ms (guint64 later, guint64 earlier)
 }
 
 /* The frame `buf` leaving `le` at `ts`: the one that entered with the same
- * PTS, else the oldest; its origin. */
+ * PTS, else the oldest; its origin. *first: the frame starts here. */
 static guint64
-take_origin (LatElem * le, GstBuffer * buf, guint64 ts)
+take_origin (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
 {
   GstClockTime pts = GST_BUFFER_PTS (buf);
   gint at = -1;
@@ -163,8 +167,10 @@ take_origin (LatElem * le, GstBuffer * buf, guint64 ts)
       return le->last_origin;
     /* A source, or an element that pulled its input (a demuxer), or one
      * that makes several buffers of one (the frame it last passed on). */
-    if (le->pending->len == 0)
+    if (le->pending->len == 0) {
+      *first = !le->had_input;
       return le->had_input ? le->last_origin : ts;
+    }
     at = 0;
   }
   ent = g_array_index (le->pending, Entry, at);
@@ -173,22 +179,56 @@ take_origin (LatElem * le, GstBuffer * buf, guint64 ts)
   return ent.origin;
 }
 
+/* How long ago a live source captured `buf`: its PTS is the running time
+ * of the capture, on the pipeline clock. 0 where that is unknown or not
+ * plausible (over 10 s). */
+static guint64
+capture_age (GstElement * e, GstBuffer * buf)
+{
+  GstClock *clock = gst_element_get_clock (e);
+  GstClockTime now, capture;
+  guint64 age = 0;
+
+  if (!clock)
+    return 0;
+  now = gst_clock_get_time (clock);
+  capture = gst_element_get_base_time (e) + GST_BUFFER_PTS (buf);
+  if (GST_CLOCK_TIME_IS_VALID (now) && now > capture
+      && now - capture < 10 * GST_SECOND)
+    age = now - capture;
+  gst_object_unref (clock);
+  return age;
+}
+
 void
 sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e = pad_element (pad);
   LatElem *le;
   guint64 origin;
+  gboolean first = FALSE, live;
 
   if (!e || !buf)
     return;
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  origin = take_origin (le, buf, ts);
+  origin = take_origin (le, buf, ts, &first);
+  live = le->live_source;
   le->last_out = buf;
   le->last_out_pts = GST_BUFFER_PTS (buf);
   le->last_origin = origin;
   g_mutex_unlock (&l->lock);
+  /* A live source's frame began at its capture, before the push (outside
+   * the lock: the clock has its own). */
+  if (first && live && GST_BUFFER_PTS_IS_VALID (buf)) {
+    guint64 age = MIN (capture_age (e, buf), ts);
+
+    origin = ts - age;
+    g_mutex_lock (&l->lock);
+    if (le->last_out == buf)
+      le->last_origin = origin;
+    g_mutex_unlock (&l->lock);
+  }
   tls_buf = buf;
   tls_origin = origin;
 }
