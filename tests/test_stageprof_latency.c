@@ -10,6 +10,7 @@
 #include <math.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
+#include <json-glib/json-glib.h>
 
 #include "stageprof-check.h"
 #include "truth-element.h"
@@ -278,6 +279,94 @@ GST_START_TEST (test_stagebin_reorder)
 
 GST_END_TEST;
 
+/* Does a slice ("X") of thread `tid` enclose `ts`? */
+static gboolean
+enclosed (JsonArray * events, gint64 tid, gdouble ts)
+{
+  for (guint i = 0; i < json_array_get_length (events); i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    if (g_strcmp0 (json_object_get_string_member (e, "ph"), "X") == 0
+        && json_object_get_int_member (e, "tid") == tid
+        && json_object_get_double_member (e, "ts") <= ts
+        && ts < json_object_get_double_member (e, "ts")
+        + MAX (json_object_get_double_member (e, "dur"), 0.001))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* In the trace, each frame that crosses the queue gets one arrow: a start
+ * on the source's thread, an end at the sink on the queue's, each inside a
+ * slice of its thread, so viewers can bind and draw them; frames that stay
+ * on one thread get none. */
+GST_START_TEST (test_flow_arrows)
+{
+  gchar *dir = g_dir_make_tmp ("latency-XXXXXX", NULL);
+  gchar *trace = g_build_filename (dir, "t.json", NULL);
+  gchar *tracers = g_strdup_printf ("stageprof(summary=none,latency=true,"
+      "trace=%s)", trace);
+  const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
+    "num-buffers=12", "!", "video/x-raw,width=64,height=48", "!", "queue",
+    "!", "identity", "!", "fakesink", "sync=false", NULL
+  };
+  gchar **envp = g_environ_setenv (g_get_environ (), "GST_TRACERS", tracers,
+      TRUE);
+  JsonParser *parser = json_parser_new ();
+  JsonArray *events;
+  GHashTable *starts = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      g_free, g_free);
+  guint ends = 0;
+  gint status = -1;
+
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, envp,
+          G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL));
+  fail_unless (json_parser_load_from_file (parser, trace, NULL));
+  events = json_node_get_array (json_parser_get_root (parser));
+  for (guint i = 0; i < json_array_get_length (events); i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *ph = json_object_get_string_member (e, "ph");
+    gint64 id, tid;
+    gdouble ts;
+
+    if (g_strcmp0 (json_object_get_string_member_with_default (e, "cat",
+                ""), "latency"))
+      continue;
+    id = json_object_get_int_member (e, "id");
+    tid = json_object_get_int_member (e, "tid");
+    ts = json_object_get_double_member (e, "ts");
+    fail_unless (enclosed (events, tid, ts), "flow %s of %" G_GINT64_FORMAT
+        " at %.3f us on thread %" G_GINT64_FORMAT " is in no slice", ph, id,
+        ts, tid);
+    if (!strcmp (ph, "s")) {
+      gint64 *k = g_new (gint64, 1), *v = g_new (gint64, 2);
+      *k = id;
+      v[0] = tid;
+      v[1] = (gint64) (ts * 1000);
+      fail_if (g_hash_table_contains (starts, k), "two starts");
+      g_hash_table_insert (starts, k, v);
+    } else if (!strcmp (ph, "f")) {
+      gint64 *v = g_hash_table_lookup (starts, &id);
+      fail_unless (v != NULL, "an end before its start");
+      fail_unless (v[0] != tid, "an arrow within one thread");
+      fail_unless (v[1] <= (gint64) (ts * 1000));
+      ends++;
+    }
+  }
+  fail_unless_equals_int (g_hash_table_size (starts), 12);
+  fail_unless_equals_int (ends, 12);
+  g_hash_table_destroy (starts);
+  g_object_unref (parser);
+  g_strfreev (envp);
+  g_unlink (trace);
+  g_rmdir (dir);
+  g_free (tracers);
+  g_free (trace);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_off_by_default)
 {
   GstTracer *t = find_prof ();
@@ -306,6 +395,7 @@ stageprof_latency_suite (void)
   tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_decoder_reorder);
   tcase_add_test (tc, test_stagebin_reorder);
+  tcase_add_test (tc, test_flow_arrows);
   tcase_add_test (tc, test_off_by_default);
   return s;
 }

@@ -67,7 +67,11 @@
 enum
 {
   SP_REC_COUNTER = SP_SLICE_GPU + 1,
+  SP_REC_FLOW,                  /* + SpFlowPhase */
 };
+
+/* Slices have a duration (`a`); counters and flow points have none. */
+#define SP_REC_HAS_DUR(kind) ((kind) < SP_REC_COUNTER)
 
 typedef struct
 {
@@ -331,6 +335,13 @@ sp_trace_counter (SpTrace * t, guint pid, const gchar * name, guint64 ts_ns,
       (guint64) bytes);
 }
 
+void
+sp_trace_flow (SpTrace * t, guint pid, guint64 tid, guint64 id, guint64 ts_ns,
+    SpFlowPhase phase)
+{
+  sp_record (t, SP_REC_FLOW + phase, pid, "frame", ts_ns, id, tid);
+}
+
 /* ---- JSON formatting (writer thread) ------------------------------------- */
 
 /* The writer formats straight into a byte buffer: GString's per-call
@@ -535,6 +546,21 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   gchar *p = sp_reserve (t, 384 + 2 * name->len + SP_IDS_BYTES), *start = p;
 
   p = sp_put_sep (t, p);
+  if (r->kind >= SP_REC_FLOW) {
+    /* The start and steps bind to the slice enclosing them (the element
+     * the frame enters); the end too ("bp":"e"), not to the next one. */
+    static const gchar ph[] = { 's', 't', 'f' };
+    p = SP_PUT_LIT (p, "{\"name\":\"frame\",\"cat\":\"latency\",\"ph\":\"");
+    *p++ = ph[r->kind - SP_REC_FLOW];
+    p = SP_PUT_LIT (p, "\",\"bp\":\"e\",\"id\":");
+    p = sp_put_u64 (p, r->a);
+    p = SP_PUT_LIT (p, ",\"ts\":");
+    p = sp_put_us (p, r->ts);
+    p = sp_put_ids (t, p, r->pid, r->b);
+    p = SP_PUT_LIT (p, "}\n");
+    t->olen += p - start;
+    return;
+  }
   if (r->kind == SP_REC_COUNTER) {
     /* One track per quantity: viewers draw the args of one counter event
      * stacked on one scale, where bytes (1e6) flatten buffers (1-25). */
@@ -687,7 +713,7 @@ sp_sort_batch (GArray * a)
   for (i = 1; i < a->len; i++) {
     SpRecord x = r[i];
     for (j = i; j > 0 && (r[j - 1].ts > x.ts || (r[j - 1].ts == x.ts
-                && x.kind != SP_REC_COUNTER && r[j - 1].kind != SP_REC_COUNTER
+                && SP_REC_HAS_DUR (x.kind) && SP_REC_HAS_DUR (r[j - 1].kind)
                 && r[j - 1].a < x.a)); j--)
       r[j] = r[j - 1];
     r[j] = x;
@@ -735,7 +761,7 @@ sp_drain_thread (SpTrace * t, SpThreadBuf * tb, gboolean all)
 
   r = (SpRecord *) batch->data;
   for (i = old_len; i < batch->len; i++) {
-    guint64 end = r[i].ts + (r[i].kind == SP_REC_COUNTER ? 0 : r[i].a);
+    guint64 end = r[i].ts + (SP_REC_HAS_DUR (r[i].kind) ? r[i].a : 0);
     tb->max_end = MAX (tb->max_end, end);
   }
   if (batch->len == old_len)

@@ -22,6 +22,11 @@ SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates
  * `name` must stay valid until sp_trace_free (callers pass g_intern_string()ed names). */
 void sp_trace_slice (SpTrace *t, guint pid, guint64 tid, const gchar *name, guint64 ts_ns, guint64 dur_ns, SpSliceKind kind);
 void sp_trace_counter (SpTrace *t, guint pid, const gchar *name, guint64 ts_ns, gint64 buffers, gint64 bytes);
+/* A frame's path across threads (stageprof latency=true): a flow event
+ * ("s", "t" or "f", id `id`) at `ts_ns` on the thread, which viewers bind
+ * to the slice there and join with an arrow. */
+typedef enum { SP_FLOW_START, SP_FLOW_STEP, SP_FLOW_END } SpFlowPhase;
+void sp_trace_flow (SpTrace *t, guint pid, guint64 tid, guint64 id, guint64 ts_ns, SpFlowPhase phase);
 /* Cold path (may copy and lock): metadata events */
 void sp_trace_process_name (SpTrace *t, guint pid, const gchar *name);
 void sp_trace_thread_name (SpTrace *t, guint pid, guint64 tid, const gchar *name);

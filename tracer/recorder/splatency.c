@@ -8,17 +8,32 @@
 #include <string.h>
 
 #include "splatency.h"
+#include "sprecord.h"
 #include "spregistry.h"
+#include "sptrace.h"
+#include <unistd.h>
 #include "stats.h"
 
 /* Frames an element may hold before the oldest is forgotten (an element
  * that drops frames, stagestride say, leaves theirs behind). */
 #define SP_LATENCY_MAX_PENDING 512
 
+/* What travels with a frame: its origin, and its path for the trace's
+ * flow arrows (where it first entered an element, the thread of its last
+ * flow point, its flow id once it crossed threads; 0: none yet). */
+typedef struct
+{
+  guint64 origin;
+  guint64 id;
+  guint64 first_ts, first_tid, flow_tid;
+  guint first_pid;
+} Frame;
+
 typedef struct
 {
   GstClockTime pts;
-  guint64 origin, in_ts;
+  guint64 in_ts;
+  Frame f;
 } Entry;
 
 typedef struct
@@ -31,7 +46,7 @@ typedef struct
   gboolean live_source;         /* its PTS is a capture time */
   GArray *pending;              /* Entry, oldest first */
   gboolean had_input;
-  guint64 last_origin;          /* of the frame it last passed on */
+  Frame last;                   /* the frame it last passed on */
   gpointer last_out;            /* the buffer it last pushed, and its PTS
                                  * (a tee pushes one on every branch) */
   GstClockTime last_out_pts;
@@ -45,6 +60,8 @@ typedef struct
 
 struct _SpLatency
 {
+  SpRecorder *r;                /* its trace and thread ids, for flows */
+  guint64 next_id;              /* atomic */
   GMutex lock;
   GHashTable *live;             /* GstElement* -> LatElem* */
   GPtrArray *all;               /* every LatElem, destroyed ones too */
@@ -53,7 +70,7 @@ struct _SpLatency
 /* The buffer pushed last on this thread and its origin: the chain that
  * the push calls (same thread) takes it. */
 static __thread gpointer tls_buf;
-static __thread guint64 tls_origin;
+static __thread Frame tls_frame;
 
 static void
 lat_elem_free (gpointer data)
@@ -73,10 +90,11 @@ lat_elem_clear_stats (LatElem * le)
 }
 
 SpLatency *
-sp_latency_new (void)
+sp_latency_new (gpointer trace_from)
 {
   SpLatency *l = g_new0 (SpLatency, 1);
 
+  l->r = trace_from;
   g_mutex_init (&l->lock);
   l->live = g_hash_table_new (NULL, NULL);
   l->all = g_ptr_array_new_with_free_func (lat_elem_free);
@@ -147,9 +165,9 @@ ms (guint64 later, guint64 earlier)
 }
 
 /* The frame `buf` leaving `le` at `ts`: the one that entered with the same
- * PTS, else the oldest; its origin. *first: the frame starts here. */
-static guint64
-take_origin (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
+ * PTS, else the oldest. *first: the frame starts here. */
+static Frame
+take_frame (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
 {
   GstClockTime pts = GST_BUFFER_PTS (buf);
   gint at = -1;
@@ -164,19 +182,21 @@ take_origin (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
      * (a buffer pool hands the same buffer back for later frames, with
      * another PTS: that one has an entry of its own). */
     if (buf == le->last_out && pts == le->last_out_pts)
-      return le->last_origin;
+      return le->last;
     /* A source, or an element that pulled its input (a demuxer), or one
      * that makes several buffers of one (the frame it last passed on). */
     if (le->pending->len == 0) {
+      Frame f = { ts, 0, 0, 0, 0, 0 };
+
       *first = !le->had_input;
-      return le->had_input ? le->last_origin : ts;
+      return le->had_input ? le->last : f;
     }
     at = 0;
   }
   ent = g_array_index (le->pending, Entry, at);
   g_array_remove_index (le->pending, at);
   stage_stats_add (&le->through, ms (ts, ent.in_ts));
-  return ent.origin;
+  return ent.f;
 }
 
 /* How long ago a live source captured `buf`: its PTS is the running time
@@ -205,32 +225,62 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e = pad_element (pad);
   LatElem *le;
-  guint64 origin;
+  Frame f;
   gboolean first = FALSE, live;
 
   if (!e || !buf)
     return;
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  origin = take_origin (le, buf, ts, &first);
+  f = take_frame (le, buf, ts, &first);
   live = le->live_source;
   le->last_out = buf;
   le->last_out_pts = GST_BUFFER_PTS (buf);
-  le->last_origin = origin;
+  le->last = f;
   g_mutex_unlock (&l->lock);
   /* A live source's frame began at its capture, before the push (outside
    * the lock: the clock has its own). */
   if (first && live && GST_BUFFER_PTS_IS_VALID (buf)) {
-    guint64 age = MIN (capture_age (e, buf), ts);
-
-    origin = ts - age;
+    f.origin = ts - MIN (capture_age (e, buf), ts);
     g_mutex_lock (&l->lock);
     if (le->last_out == buf)
-      le->last_origin = origin;
+      le->last.origin = f.origin;
     g_mutex_unlock (&l->lock);
   }
   tls_buf = buf;
-  tls_origin = origin;
+  tls_frame = f;
+}
+
+/* The trace's arrow for frame `f` entering an element at `ts` on this
+ * thread: where it first entered one, a step where it changed threads, the
+ * end at a sink; nothing for a frame that stays on one thread. */
+static void
+trace_flow (SpLatency * l, Frame * f, guint64 ts, gboolean sink)
+{
+  SpTrace *t = l->r ? get_trace (l->r) : NULL;
+  guint pid;
+  guint64 tid;
+
+  if (!t || !sp_record_thread_ids (l->r, &pid, &tid))
+    return;
+  if (f->first_ts == 0) {
+    f->first_ts = ts;
+    f->first_pid = pid;
+    f->first_tid = f->flow_tid = tid;
+    return;
+  }
+  if (tid == f->flow_tid && !(sink && f->id))
+    return;
+  if (f->id == 0) {
+    /* unique in a trace that merges several processes' */
+    f->id = ((guint64) getpid () << 32)
+        | (__atomic_add_fetch (&l->next_id, 1, __ATOMIC_RELAXED)
+        & G_GUINT64_CONSTANT (0xffffffff));
+    sp_trace_flow (t, f->first_pid, f->first_tid, f->id, f->first_ts,
+        SP_FLOW_START);
+  }
+  sp_trace_flow (t, pid, tid, f->id, ts, sink ? SP_FLOW_END : SP_FLOW_STEP);
+  f->flow_tid = tid;
 }
 
 void
@@ -238,27 +288,28 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e = pad_element (pad);
   LatElem *le;
-  guint64 origin;
+  Frame f;
 
   /* Only the buffer this thread just pushed has a known origin. */
   if (!e || !buf || buf != tls_buf)
     return;
-  origin = tls_origin;
+  f = tls_frame;
   tls_buf = NULL;
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   le->had_input = TRUE;
+  trace_flow (l, &f, ts, le->is_sink);
   if (le->is_sink) {
-    stage_stats_add (&le->e2e, ms (ts, origin));
-    le->sink_origin = origin;
+    stage_stats_add (&le->e2e, ms (ts, f.origin));
+    le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
-    Entry ent = { GST_BUFFER_PTS (buf), origin, ts };
+    Entry ent = { GST_BUFFER_PTS (buf), ts, f };
 
     if (le->pending->len >= SP_LATENCY_MAX_PENDING)
       g_array_remove_index (le->pending, 0);
     g_array_append_val (le->pending, ent);
-    le->last_origin = origin;
+    le->last = f;
   }
   g_mutex_unlock (&l->lock);
 }

@@ -25,7 +25,9 @@ G_BEGIN_DECLS
 
 typedef struct _SpLatency SpLatency;
 
-SpLatency *sp_latency_new (void);
+/* `trace_from`: the recorder whose trace (if any) gets each frame's path
+ * across threads as flow events, at its thread ids. */
+SpLatency *sp_latency_new (gpointer trace_from);
 void sp_latency_free (SpLatency * l);
 
 /* From the hooks, any thread. */

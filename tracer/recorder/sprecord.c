@@ -1373,3 +1373,16 @@ sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad)
       && rec->info->pipe == st->thread->pipe)
     top_end (st, rec, ts);
 }
+
+/* The trace ids (process, thread) the hooks just used on this thread. */
+gboolean
+sp_record_thread_ids (SpRecorder * r, guint * pid, guint64 * tid)
+{
+  SpThreadState *st = sp_tls;
+
+  if (st == NULL || st->r != r || st->thread == NULL)
+    return FALSE;
+  *pid = st->thread->pid;
+  *tid = st->thread->tid;
+  return TRUE;
+}

@@ -31,6 +31,10 @@ void sp_record_pull_post (SpRecorder * r, guint64 ts, GstPad * pad);
 void sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos);
 void sp_record_event_post (SpRecorder * r, guint64 ts, GstPad * pad);
 
+/* The trace's process and thread ids of this thread's last hook (FALSE:
+ * none yet): where other records of the same moment belong. */
+gboolean sp_record_thread_ids (SpRecorder * r, guint * pid, guint64 * tid);
+
 G_END_DECLS
 
 #endif /* __SP_RECORD_H__ */

@@ -853,7 +853,7 @@ sp_recorder_enable_latency (SpRecorder * r)
 {
   g_mutex_lock (&r->lock);
   if (!r->latency)
-    g_atomic_pointer_set (&r->latency, sp_latency_new ());
+    g_atomic_pointer_set (&r->latency, sp_latency_new (r));
   g_mutex_unlock (&r->lock);
   return r->latency;
 }
