@@ -367,6 +367,58 @@ GST_START_TEST (test_flow_arrows)
 
 GST_END_TEST;
 
+/* A frame stamped with its capture time (a reference timestamp meta in
+ * wall-clock time) is counted from that capture. */
+GST_START_TEST (test_reference_timestamp)
+{
+  GstElement *p = gst_parse_launch ("appsrc name=src format=time ! "
+      "fakesink name=out sync=false", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstCaps *unix_ref = gst_caps_new_empty_simple ("timestamp/x-unix");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GstStructure *s;
+  const GstStructure *out;
+
+  gst_object_set_name (GST_OBJECT (p), "stamped");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint i = 0; i < 10; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 16, NULL);
+    GstFlowReturn ret;
+
+    GST_BUFFER_PTS (b) = i * 33 * GST_MSECOND;
+    /* captured 40 ms before it is handed over */
+    gst_buffer_add_reference_timestamp_meta (b, unix_ref,
+        (GstClockTime) g_get_real_time () * 1000 - 40 * GST_MSECOND,
+        GST_CLOCK_TIME_NONE);
+    g_signal_emit_by_name (src, "push-buffer", b, &ret);
+    gst_buffer_unref (b);
+    g_usleep (5000);
+  }
+  {
+    GstFlowReturn ret;
+    g_signal_emit_by_name (src, "end-of-stream", &ret);
+  }
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_EOS);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  s = get_summary ();
+  out = row (s, "latency", "out", "stamped");
+  fail_unless_equals_int (uget (out, "frames"), 10);
+  /* 40 ms, plus appsrc's queue and the push: never less, hardly more */
+  fail_unless (dget (out, "median_ms") >= 40.0 && dget (out, "median_ms")
+      < 45.0, "median %.3f ms, stamped 40 ms before", dget (out,
+          "median_ms"));
+  gst_structure_free (s);
+  gst_caps_unref (unix_ref);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_off_by_default)
 {
   GstTracer *t = find_prof ();
@@ -396,6 +448,7 @@ stageprof_latency_suite (void)
   tcase_add_test (tc, test_decoder_reorder);
   tcase_add_test (tc, test_stagebin_reorder);
   tcase_add_test (tc, test_flow_arrows);
+  tcase_add_test (tc, test_reference_timestamp);
   tcase_add_test (tc, test_off_by_default);
   return s;
 }

@@ -220,6 +220,40 @@ capture_age (GstElement * e, GstBuffer * buf)
   return age;
 }
 
+/* How long ago the capture a reference timestamp meta stamps in wall-clock
+ * time (timestamp/x-unix, or timestamp/x-ntp: seconds since 1900) was, by
+ * the wall clock now; FALSE where the buffer has none, or an implausible
+ * one (in the future, or over 10 s ago). */
+static gboolean
+reference_age (GstBuffer * buf, guint64 * age)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_REFERENCE_TIMESTAMP_META_API_TYPE))) {
+    GstReferenceTimestampMeta *r = (GstReferenceTimestampMeta *) m;
+    const GstStructure *s = r->reference && gst_caps_get_size (r->reference)
+        ? gst_caps_get_structure (r->reference, 0) : NULL;
+    guint64 now = (guint64) g_get_real_time () * 1000, cap;
+
+    if (!s || !GST_CLOCK_TIME_IS_VALID (r->timestamp))
+      continue;
+    if (gst_structure_has_name (s, "timestamp/x-unix"))
+      cap = r->timestamp;
+    else if (gst_structure_has_name (s, "timestamp/x-ntp")
+        && r->timestamp >= G_GUINT64_CONSTANT (2208988800) * GST_SECOND)
+      cap = r->timestamp - G_GUINT64_CONSTANT (2208988800) * GST_SECOND;
+    else
+      continue;
+    if (cap <= now && now - cap < 10 * GST_SECOND) {
+      *age = now - cap;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 void
 sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
@@ -238,14 +272,21 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   le->last_out_pts = GST_BUFFER_PTS (buf);
   le->last = f;
   g_mutex_unlock (&l->lock);
-  /* A live source's frame began at its capture, before the push (outside
-   * the lock: the clock has its own). */
-  if (first && live && GST_BUFFER_PTS_IS_VALID (buf)) {
-    f.origin = ts - MIN (capture_age (e, buf), ts);
-    g_mutex_lock (&l->lock);
-    if (le->last_out == buf)
-      le->last.origin = f.origin;
-    g_mutex_unlock (&l->lock);
+  /* A frame stamped with its capture time in wall-clock time, or from a
+   * live source, began at its capture, before the push (outside the lock:
+   * the clock has its own). */
+  if (first) {
+    guint64 age = 0;
+
+    if (!reference_age (buf, &age) && live && GST_BUFFER_PTS_IS_VALID (buf))
+      age = capture_age (e, buf);
+    if (age > 0) {
+      f.origin = ts - MIN (age, ts);
+      g_mutex_lock (&l->lock);
+      if (le->last_out == buf)
+        le->last.origin = f.origin;
+      g_mutex_unlock (&l->lock);
+    }
   }
   tls_buf = buf;
   tls_frame = f;

@@ -3,8 +3,10 @@
  * through each element (stageprof latency=true; docs/tracer.md, Latency).
  *
  * A frame's origin is the moment the element that first pushed it pushed
- * it (a source's push, or a demuxer's that pulled its input); for a live
- * source, its capture: the buffer's PTS on the pipeline clock. It follows
+ * it (a source's push, or a demuxer's that pulled its input); for a frame
+ * stamped with its capture (a reference timestamp meta in wall-clock time)
+ * or from a live source (its PTS on the pipeline clock), the capture. It
+ * follows
  * the frame through every element, also those that make new buffers
  * (decoders, converters) or hold them (queues, reorderers): each element
  * keeps the frames that entered it (origin and entry time, by PTS), and
