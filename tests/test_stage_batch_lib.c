@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "../tools/stage-batch/sbmanifest.h"
+#include "sbmanifest.h"
 #include "spmerge.h"
 
 static SbManifest *

@@ -496,7 +496,7 @@ GST_START_TEST (test_no_change_while_playing)
 GST_END_TEST;
 
 static guint64
-run_pipeline (GstElement * pipe)
+play_to_eos (GstElement * pipe)
 {
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg;
@@ -540,7 +540,7 @@ GST_START_TEST (test_real_pipeline)
   g_signal_connect (sink, "handoff", G_CALLBACK (count_handoff), pts);
   for (run = 0; run < 2; run++) {
     g_array_set_size (pts, 0);
-    run_pipeline (pipe);
+    play_to_eos (pipe);
     fail_unless_equals_int (pts->len, 34);
     for (i = 0; i < pts->len; i++)
       fail_unless_equals_uint64 (g_array_index (pts, GstClockTime, i),
