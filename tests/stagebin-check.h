@@ -712,4 +712,16 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
 }
 
 
+/* main() of a stagebin suite: the leaks tracer on (tracers are chosen at
+ * init; it costs little here), the test ops registered. */
+#define STAGEBIN_CHECK_MAIN(name) \
+int \
+main (int argc, char **argv) \
+{ \
+  g_setenv ("GST_TRACERS", "leaks", TRUE); \
+  gst_check_init (&argc, &argv); \
+  register_test_ops (); \
+  return gst_check_run_suite (name##_suite (), #name, __FILE__); \
+}
+
 #endif /* __STAGEBIN_CHECK_H__ */

@@ -413,15 +413,4 @@ stagebin_lifecycle_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  Suite *s;
-
-  /* Tracers are chosen at init; the leaks tracer costs little here. */
-  g_setenv ("GST_TRACERS", "leaks", TRUE);
-  gst_check_init (&argc, &argv);
-  register_test_ops ();
-  s = stagebin_lifecycle_suite ();
-  return gst_check_run_suite (s, "stagebin_lifecycle", __FILE__);
-}
+STAGEBIN_CHECK_MAIN (stagebin_lifecycle);
