@@ -120,12 +120,15 @@ if [ "$sanitize" = thread ]; then
   export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:exitcode=0:second_deadlock_stack=1:report_signal_unsafe=0:${TSAN_OPTIONS:-}"
   # Left out under TSan: tests that start gst-launch-1.0 or python3 (they
   # cannot load TSan-built plugins: clang's runtime is linked into the test
-  # programs only) and tests asserting time shares, which TSan's slowdown
-  # skews.
+  # programs only), tests asserting time shares or latencies, which TSan's
+  # slowdown skews, and tests needing gst-plugins-bad (h264parse), whose
+  # plugins are not loaded here.
   export GST_CHECKS_IGNORE="test_kill9,test_defaults_and_stdout,test_bad_params,\
 test_bad_filter,test_unwritable_paths,test_quoted_path_text,test_interval,test_db,\
 test_python_example,test_source_production,test_input_bound,test_collectpads_mux,\
-test_aggregator,test_typed_values,test_inspect,test_separator_typos"
+test_aggregator,test_typed_values,test_inspect,test_separator_typos,\
+test_held_buffer,test_queue_dwell,test_live_render,test_reference_timestamp,\
+test_flow_arrows,test_decoder_reorder"
   if [ ${#args[@]} -eq 0 ]; then
     args=(stagebin stagebin_replicas stagebin_lifecycle stageresize stageprof
           stageprof_latency
