@@ -224,8 +224,11 @@ GST_START_TEST (test_decoder_reorder)
   gchar *enc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
       "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc bframes=2 "
       "key-int-max=30 ! mp4mux ! filesink location=%s", file);
-  gchar *decode = g_strdup_printf ("filesrc location=%s ! qtdemux ! "
-      "h264parse ! avdec_h264 name=dec ! fakesink name=out sync=false", file);
+  /* qtdemux in push mode (a queue before it): first seen at its first
+   * chain, before it has a source pad, it must not be taken for a sink */
+  gchar *decode = g_strdup_printf ("filesrc location=%s ! queue ! qtdemux "
+      "name=demux ! h264parse ! avdec_h264 name=dec ! fakesink name=out "
+      "sync=false", file);
   GstElement *p;
   GstStructure *s;
   const GstStructure *dec;
@@ -237,6 +240,13 @@ GST_START_TEST (test_decoder_reorder)
   fail_unless_equals_int (uget (dec, "count"), 60);
   fail_unless_equals_int (uget (row (s, "latency", "out", "decode"),
           "frames"), 60);
+  /* from a frame's first push, not from the start of the process */
+  fail_unless (dget (row (s, "latency", "out", "decode"), "max_ms") < 2000);
+  {
+    GPtrArray *demux = rows (s, "latency", "demux", "decode");
+    fail_unless_equals_int (demux->len, 0);
+    g_ptr_array_free (demux, TRUE);
+  }
   fail_unless (dget (dec, "dwell_ms") > dget (dec, "work_ms"),
       "decoder: dwell %.3f ms, work %.3f ms", dget (dec, "dwell_ms"),
       dget (dec, "work_ms"));

@@ -493,6 +493,22 @@ render_json (const SpDiff * d, GString * o)
     stage_json_num (o, lb ? lb->p99_ms : NAN, 10);
     g_string_append_c (o, '}');
   }
+  g_string_append (o, "],\n\"element_latency\":[");
+  for (i = 0; i < d->element_latency->len; i += 2) {
+    const SpElemLatencyRow *ea = d->element_latency->pdata[i], *eb =
+        d->element_latency->pdata[i + 1];
+    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
+    stage_json_str (o, ea ? ea->name : eb->name);
+    g_string_append (o, ",\"mean_ms_a\":");
+    stage_json_num (o, ea ? ea->mean_ms : NAN, 10);
+    g_string_append (o, ",\"mean_ms_b\":");
+    stage_json_num (o, eb ? eb->mean_ms : NAN, 10);
+    g_string_append (o, ",\"dwell_ms_a\":");
+    stage_json_num (o, ea ? ea->dwell_ms : NAN, 10);
+    g_string_append (o, ",\"dwell_ms_b\":");
+    stage_json_num (o, eb ? eb->dwell_ms : NAN, 10);
+    g_string_append_c (o, '}');
+  }
   g_string_append (o, "]}\n");
 }
 

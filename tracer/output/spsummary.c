@@ -60,11 +60,17 @@ get_d (const GstStructure * s, const gchar * f)
 {
   gdouble d = 0;
   guint64 u = 0;
+  guint ui = 0;
+  gboolean b = FALSE;
 
   if (gst_structure_get_double (s, f, &d))
     return d;
   if (gst_structure_get_uint64 (s, f, &u))
     return (gdouble) u;
+  if (gst_structure_get_uint (s, f, &ui))
+    return ui;
+  if (gst_structure_get_boolean (s, f, &b))
+    return b;
   return 0;
 }
 

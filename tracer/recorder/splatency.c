@@ -47,9 +47,8 @@ typedef struct
   GArray *pending;              /* Entry, oldest first */
   gboolean had_input;
   Frame last;                   /* the frame it last passed on */
-  gpointer last_out;            /* the buffer it last pushed, and its PTS
-                                 * (a tee pushes one on every branch) */
-  GstClockTime last_out_pts;
+  gboolean pushed;              /* it has pushed, last at last_push_ts */
+  guint64 last_push_ts;
   StageStats through;           /* ms from entering it to leaving it */
   StageStats e2e, render;       /* sinks: ms from the origin */
   guint64 sink_origin;
@@ -143,7 +142,9 @@ lat_elem_get (SpLatency * l, GstElement * e)
   le->name = sp_element_path (e);
   le->pipeline = sp_display_name (GST_OBJECT_NAME (top) ?
       GST_OBJECT_NAME (top) : "(unnamed)");
-  le->is_sink = e->numsrcpads == 0 && e->numsinkpads > 0;
+  /* by the flag sink base classes set: a push-mode demuxer first seen at
+   * its first chain has no source pad yet */
+  le->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
   le->is_queue = sp_has_property (e, "max-size-buffers")
       && sp_has_property (e, "current-level-buffers");
   if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SOURCE)
@@ -165,7 +166,8 @@ ms (guint64 later, guint64 earlier)
 }
 
 /* The frame `buf` leaving `le` at `ts`: the one that entered with the same
- * PTS, else the oldest. *first: the frame starts here. */
+ * PTS (a decoder putting frames back in order), else the oldest. *first:
+ * the frame starts here. */
 static Frame
 take_frame (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
 {
@@ -173,24 +175,29 @@ take_frame (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
   gint at = -1;
   Entry ent;
 
+  if (!le->had_input) {
+    /* a source, or an element that pulled its input (a demuxer) */
+    Frame f = { ts, 0, 0, 0, 0, 0 };
+
+    *first = TRUE;
+    return f;
+  }
   if (GST_CLOCK_TIME_IS_VALID (pts))
     for (guint i = 0; i < le->pending->len && at < 0; i++)
       if (g_array_index (le->pending, Entry, i).pts == pts)
         at = (gint) i;
   if (at < 0) {
-    /* A tee pushes the frame it just passed on again, on its next branch
-     * (a buffer pool hands the same buffer back for later frames, with
-     * another PTS: that one has an entry of its own). */
-    if (buf == le->last_out && pts == le->last_out_pts)
+    /* Nothing waiting: a tee's next branch, or one of several buffers made
+     * of one input: the frame it last passed on. */
+    if (le->pending->len == 0)
       return le->last;
-    /* A source, or an element that pulled its input (a demuxer), or one
-     * that makes several buffers of one (the frame it last passed on). */
-    if (le->pending->len == 0) {
-      Frame f = { ts, 0, 0, 0, 0, 0 };
-
-      *first = !le->had_input;
-      return le->had_input ? le->last : f;
-    }
+    /* An element that makes one output of several inputs (a parser of a
+     * file's chunks): what entered before its previous push went into
+     * that output. Not so a queue: all it holds is waiting, in order. */
+    if (!le->is_queue && le->pushed)
+      while (le->pending->len > 1
+          && g_array_index (le->pending, Entry, 0).in_ts < le->last_push_ts)
+        g_array_remove_index (le->pending, 0);
     at = 0;
   }
   ent = g_array_index (le->pending, Entry, at);
@@ -268,9 +275,12 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   le = lat_elem_get (l, e);
   f = take_frame (le, buf, ts, &first);
   live = le->live_source;
-  le->last_out = buf;
-  le->last_out_pts = GST_BUFFER_PTS (buf);
+  le->pushed = TRUE;
+  le->last_push_ts = ts;
   le->last = f;
+  /* what pushes is no sink (a demuxer seen first at its chain, before it
+   * added its source pads) */
+  le->is_sink = FALSE;
   g_mutex_unlock (&l->lock);
   /* A frame stamped with its capture time in wall-clock time, or from a
    * live source, began at its capture, before the push (outside the lock:
@@ -283,7 +293,7 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     if (age > 0) {
       f.origin = ts - MIN (age, ts);
       g_mutex_lock (&l->lock);
-      if (le->last_out == buf)
+      if (le->last_push_ts == ts)
         le->last.origin = f.origin;
       g_mutex_unlock (&l->lock);
     }
@@ -313,10 +323,11 @@ trace_flow (SpLatency * l, Frame * f, guint64 ts, gboolean sink)
   if (tid == f->flow_tid && !(sink && f->id))
     return;
   if (f->id == 0) {
-    /* unique in a trace that merges several processes' */
-    f->id = ((guint64) getpid () << 32)
+    /* unique in a trace that merges several processes', and below 2^53:
+     * viewers read JSON numbers as doubles */
+    f->id = (((guint64) getpid () & 0x3fffff) << 31)
         | (__atomic_add_fetch (&l->next_id, 1, __ATOMIC_RELAXED)
-        & G_GUINT64_CONSTANT (0xffffffff));
+        & G_GUINT64_CONSTANT (0x7fffffff));
     sp_trace_flow (t, f->first_pid, f->first_tid, f->id, f->first_ts,
         SP_FLOW_START);
   }
@@ -403,9 +414,14 @@ sp_latency_element_destroyed (SpLatency * l, gpointer element)
   if (le) {
     /* its figures stay for the summary; the address may be reused */
     le->element = NULL;
-    le->last_out = NULL;
     g_array_set_size (le->pending, 0);
     g_hash_table_remove (l->live, element);
+  }
+  /* a later pipeline at the same address is another */
+  for (guint i = 0; i < l->all->len; i++) {
+    LatElem *o = g_ptr_array_index (l->all, i);
+    if (o->top == element)
+      o->top = NULL;
   }
   g_mutex_unlock (&l->lock);
 }
