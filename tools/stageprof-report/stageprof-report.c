@@ -231,6 +231,80 @@ out:
 
 /* ---- diff ----------------------------------------------------------- */
 
+static void
+diff_help (GOptionContext * ctx)
+{
+  g_option_context_set_summary (ctx, "Per element (matched by path), queue "
+      "and thread: A and B side by side with the change\nin mean, P90 and "
+      "total. A change is marked SLOWER or faster only when it is beyond\n"
+      "the run-to-run noise judged from the element's own spread: its median "
+      "moved by\nmore than half its spread (the smaller of P90 - median and "
+      "median - min),\n3 standard errors, 5 % and 10 us per buffer. A and B "
+      "may be of "
+      "different kinds (a summary\nagainst a trace) and the same file "
+      "(a database: --run-a 1 --run-b 2).\n\n"
+      "With several runs a side (A1 A2 A3 -- B1 B2 B3, each run of one "
+      "setting), an element\nchanged only when the two sides' per-run "
+      "values do not overlap and the ratio of their medians\nexceeds the "
+      "largest ratio between runs of one side (max / min): what a\nloaded "
+      "machine does to runs of the same setting; 5 runs a side are best. Each run's share of time waiting\nfor a "
+      "CPU is shown. --fail-above names only elements judged SLOWER.");
+  g_option_context_set_description (ctx, "Examples (a CI gate):\n"
+      "  stageprof-report diff baseline.json new.json --fail-above 10\n"
+      "  stageprof-report diff a1.json a2.json a3.json -- b1.json b2.json "
+      "b3.json --fail-above 10\n");
+}
+
+/* The index of the first input of B in argv (the "--" between the sides
+ * removed), or -1 with a usage error printed. */
+static gint
+diff_sides (GOptionContext * ctx, gint * argc, gchar ** argv,
+    const gchar * sep_mark)
+{
+  gint sep = -1;
+
+  for (gint k = 1; k < *argc; k++)
+    if (!strcmp (argv[k], sep_mark))
+      sep = k;
+  if (sep < 0 ? *argc != 3 : (sep < 2 || sep >= *argc - 1)) {
+    usage_error (ctx, sep < 0 ? "diff needs two inputs, A and B (or "
+        "runs of A, --, runs of B)" : "diff needs at least one run on each "
+        "side of --");
+    return -1;
+  }
+  if (sep < 0)
+    return 2;                   /* A at 1, B at 2 */
+  memmove (argv + sep, argv + sep + 1, (*argc - sep - 1) * sizeof (gchar *));
+  (*argc)--;
+  return sep;
+}
+
+/* The exit status of a diff written out: usage when A and B share no
+ * element, failed when --fail-above finds a regression. */
+static gint
+diff_status (const SpDiff * d, gdouble fail_above, gdouble min_share)
+{
+  gint ret = EXIT_OK;
+
+  if (d->elems->len == 0) {
+    gchar *pa = sp_profile_pipelines (d->a), *pb = sp_profile_pipelines (d->b);
+    g_printerr ("stageprof-report: A and B have no element in common "
+        "(pipelines %s / %s): nothing to compare\n", pa, pb);
+    g_free (pa);
+    g_free (pb);
+    return EXIT_USAGE;
+  }
+  if (fail_above >= 0) {
+    GString *why = g_string_new (NULL);
+    if (sp_diff_regressions (d, fail_above, min_share, why) > 0) {
+      g_printerr ("stageprof-report: regression:\n%s", why->str);
+      ret = EXIT_FAILED;
+    }
+    g_string_free (why, TRUE);
+  }
+  return ret;
+}
+
 static gint
 cmd_diff (gint argc, gchar ** argv)
 {
@@ -260,57 +334,23 @@ cmd_diff (gint argc, gchar ** argv)
       "compare stageprof profiles");
   SpSelect sa, sb;
   SpFormat f = SP_FORMAT_TEXT;
-  SpProfile *a = NULL, *b = NULL;
   SpDiff *d = NULL;
   GPtrArray *ra = g_ptr_array_new_with_free_func ((GDestroyNotify)
       sp_profile_free), *rb = g_ptr_array_new_with_free_func ((GDestroyNotify)
       sp_profile_free);
   gchar *text;
-  gint k, sep = -1;
+  gint k, sep;
   static gchar sep_mark[] = "\001--";
 
   /* "--" between the runs of A and of B: kept through option parsing */
   for (k = 1; k < argc; k++)
     if (!strcmp (argv[k], "--"))
       argv[k] = sep_mark;
-
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx, "Per element (matched by path), queue "
-      "and thread: A and B side by side with the change\nin mean, P90 and "
-      "total. A change is marked SLOWER or faster only when it is beyond\n"
-      "the run-to-run noise judged from the element's own spread: its median "
-      "moved by\nmore than half its spread (the smaller of P90 - median and "
-      "median - min),\n3 standard errors, 5 % and 10 us per buffer. A and B "
-      "may be of "
-      "different kinds (a summary\nagainst a trace) and the same file "
-      "(a database: --run-a 1 --run-b 2).\n\n"
-      "With several runs a side (A1 A2 A3 -- B1 B2 B3, each run of one "
-      "setting), an element\nchanged only when the two sides' per-run "
-      "values do not overlap and the ratio of their medians\nexceeds the "
-      "largest ratio between runs of one side (max / min): what a\nloaded "
-      "machine does to runs of the same setting; 5 runs a side are best. Each run's share of time waiting\nfor a "
-      "CPU is shown. --fail-above names only elements judged SLOWER.");
-  g_option_context_set_description (ctx, "Examples (a CI gate):\n"
-      "  stageprof-report diff baseline.json new.json --fail-above 10\n"
-      "  stageprof-report diff a1.json a2.json a3.json -- b1.json b2.json "
-      "b3.json --fail-above 10\n");
-  if (!parse (ctx, &argc, &argv))
+  diff_help (ctx);
+  if (!parse (ctx, &argc, &argv) || (sep = diff_sides (ctx, &argc, argv,
+              sep_mark)) < 0)
     goto out;
-  for (k = 1; k < argc; k++)
-    if (argv[k] == sep_mark || !strcmp (argv[k], sep_mark))
-      sep = k;
-  if (sep < 0 ? argc != 3 : (sep < 2 || sep >= argc - 1)) {
-    ret = usage_error (ctx, sep < 0 ? "diff needs two inputs, A and B (or "
-        "runs of A, --, runs of B)" : "diff needs at least one run on each "
-        "side of --");
-    goto out;
-  }
-  if (sep < 0)
-    sep = 2;                    /* A at 1, B at 2 */
-  else {
-    memmove (argv + sep, argv + sep + 1, (argc - sep - 1) * sizeof (gchar *));
-    argc--;
-  }
   if (format && (!sp_format_parse (format, &f) || f == SP_FORMAT_HTML)) {
     ret = usage_error (ctx, "unknown --format (text, json, csv, markdown)");
     goto out;
@@ -326,34 +366,14 @@ cmd_diff (gint argc, gchar ** argv)
     print_notes (p);
     g_ptr_array_add (k < sep ? ra : rb, p);
   }
-  a = ra->pdata[0];
-  b = rb->pdata[0];
   d = sp_diff_new_runs (ra, rb);
   text = sp_diff_render (d, f);
-  if (!write_out (out, text)) {
-    ret = EXIT_FAILED;
-  } else if (d->elems->len == 0) {
-    gchar *pa = sp_profile_pipelines (a), *pb = sp_profile_pipelines (b);
-    g_printerr ("stageprof-report: A and B have no element in common "
-        "(pipelines %s / %s): nothing to compare\n", pa, pb);
-    g_free (pa);
-    g_free (pb);
-    ret = EXIT_USAGE;
-  } else {
-    ret = EXIT_OK;
-    if (fail_above >= 0) {
-      GString *why = g_string_new (NULL);
-      if (sp_diff_regressions (d, fail_above, min_share, why) > 0) {
-        g_printerr ("stageprof-report: regression:\n%s", why->str);
-        ret = EXIT_FAILED;
-      }
-      g_string_free (why, TRUE);
-    }
-  }
+  ret = write_out (out, text) ? diff_status (d, fail_above, min_share) :
+      EXIT_FAILED;
   g_free (text);
 out:
   sp_diff_free (d);
-  g_ptr_array_unref (ra);       /* frees a and b, its first runs */
+  g_ptr_array_unref (ra);       /* frees the runs */
   g_ptr_array_unref (rb);
   g_option_context_free (ctx);
   g_free (pipeline);
