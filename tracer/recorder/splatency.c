@@ -139,9 +139,15 @@ lat_elem_get (SpLatency * l, GstElement * e)
   while (GST_OBJECT_PARENT (top))
     top = GST_OBJECT_PARENT (top);
   le->top = top;
+  /* Named as the registry names them, under its lock: every string our
+   * code interns is interned there (lock order: l->lock, then r->lock). */
+  if (l->r)
+    g_mutex_lock (&l->r->lock);
   le->name = sp_element_path (e);
   le->pipeline = sp_display_name (GST_OBJECT_NAME (top) ?
       GST_OBJECT_NAME (top) : "(unnamed)");
+  if (l->r)
+    g_mutex_unlock (&l->r->lock);
   /* by the flag sink base classes set: a push-mode demuxer first seen at
    * its first chain has no source pad yet */
   le->is_sink = GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);

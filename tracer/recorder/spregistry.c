@@ -247,8 +247,6 @@ sp_recorder_reset (SpRecorder * r)
    * the summary skips records of an older generation meanwhile. */
   g_atomic_int_inc (&r->gen);
   g_atomic_int_inc (&r->epoch);
-  if (r->latency)
-    sp_latency_reset (r->latency);
   for (i = 0; i < r->queues->len; i++) {
     SpQueue *q = g_ptr_array_index (r->queues, i);
     g_mutex_lock (&q->lock);
@@ -256,6 +254,10 @@ sp_recorder_reset (SpRecorder * r)
     g_mutex_unlock (&q->lock);
   }
   g_mutex_unlock (&r->lock);
+  /* after the recorder lock: the latency lock comes first (splatency.c
+   * names its elements under the recorder's) */
+  if (r->latency)
+    sp_latency_reset (r->latency);
 }
 
 /* ------------------------------------------------------------------ */
