@@ -147,13 +147,14 @@ cp "$(ls -t "$builddir"/meson-logs/testlog*.json | head -n 1)" "$first_log"
 # are shared and noisy, and a suite that fails twice fails the pass. The
 # first failure's log stays above for whoever reads it.
 mapfile -t failed_suites < <(python3 - "$first_log" <<'PY'
-import json, sys
+import json, re, sys
 for line in open(sys.argv[1]):
     if line.strip():
         r = json.loads(line)
         if r["result"] not in ("OK", "EXPECTEDFAIL", "SKIP"):
-            # "gst-stages:tracer / stageprof": meson test takes the name
-            print(r["name"].split(" / ")[-1])
+            # "gst-stages:tracer / stageprof" (meson 1.0) or "tracer -
+            # gst-stages:stageprof" (newer): meson test takes the name
+            print(re.split(r"[:/ ]", r["name"])[-1])
 PY
 )
 rerun_log=""

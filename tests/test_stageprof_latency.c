@@ -223,9 +223,10 @@ GST_START_TEST (test_decoder_reorder)
   gchar *file = g_build_filename (dir, "b.mp4", NULL);
   gchar *enc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
       "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc bframes=2 "
-      "key-int-max=30 ! mp4mux ! filesink location=%s", file);
+      "key-int-max=30 ! mp4mux faststart=true ! filesink location=%s", file);
   /* qtdemux in push mode (a queue before it): first seen at its first
-   * chain, before it has a source pad, it must not be taken for a sink */
+   * chain, before it has a source pad, it must not be taken for a sink
+   * (the moov first: push mode without seeking back for it) */
   gchar *decode = g_strdup_printf ("filesrc location=%s ! queue ! qtdemux "
       "name=demux ! h264parse ! avdec_h264 name=dec ! fakesink name=out "
       "sync=false", file);
