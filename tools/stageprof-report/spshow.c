@@ -106,36 +106,6 @@ model_table (const SpProfile * p, const SpRowKind * k, GPtrArray * rows,
 }
 
 static void
-elements_table (const SpProfile * p, SpFormat f, guint top, GString * out)
-{
-  model_table (p, &sp_elem_kind, p->elements, f, top, out);
-}
-
-static void
-queues_table (const SpProfile * p, SpFormat f, GString * out)
-{
-  model_table (p, &sp_queue_kind, p->queues, f, 0, out);
-}
-
-static void
-threads_table (const SpProfile * p, SpFormat f, GString * out)
-{
-  model_table (p, &sp_thread_kind, p->threads, f, 0, out);
-}
-
-static void
-latency_table (const SpProfile * p, SpFormat f, GString * out)
-{
-  model_table (p, &sp_latency_kind, p->latency, f, 0, out);
-}
-
-static void
-element_latency_table (const SpProfile * p, SpFormat f, GString * out)
-{
-  model_table (p, &sp_elem_latency_kind, p->element_latency, f, 0, out);
-}
-
-static void
 sinks_table (const SpProfile * p, SpFormat f, GString * out)
 {
   static const gchar *const hdr[] = { "Sink", "Count", "Per second",
@@ -160,22 +130,33 @@ sinks_table (const SpProfile * p, SpFormat f, GString * out)
   sp_table_render (t, f, out);
 }
 
+/* The tables drawn by the schema alone: the profile's rows of each. */
+static const struct
+{
+  const gchar *name;
+  const SpRowKind *kind;
+  gsize rows;                   /* offset of the GPtrArray in SpProfile */
+} model_tables[] = {
+  {"elements", &sp_elem_kind, G_STRUCT_OFFSET (SpProfile, elements)},
+  {"queues", &sp_queue_kind, G_STRUCT_OFFSET (SpProfile, queues)},
+  {"threads", &sp_thread_kind, G_STRUCT_OFFSET (SpProfile, threads)},
+  {"latency", &sp_latency_kind, G_STRUCT_OFFSET (SpProfile, latency)},
+  {"element_latency", &sp_elem_latency_kind,
+      G_STRUCT_OFFSET (SpProfile, element_latency)},
+};
+
 void
 sp_show_table (const SpProfile * p, const gchar * which, SpFormat f,
     guint top, GString * out)
 {
-  if (!strcmp (which, "elements"))
-    elements_table (p, f, top, out);
-  else if (!strcmp (which, "queues"))
-    queues_table (p, f, out);
-  else if (!strcmp (which, "threads"))
-    threads_table (p, f, out);
-  else if (!strcmp (which, "latency"))
-    latency_table (p, f, out);
-  else if (!strcmp (which, "element_latency"))
-    element_latency_table (p, f, out);
-  else
-    sinks_table (p, f, out);
+  for (guint i = 0; i < G_N_ELEMENTS (model_tables); i++)
+    if (!strcmp (which, model_tables[i].name)) {
+      /* --top limits the elements only */
+      model_table (p, model_tables[i].kind, G_STRUCT_MEMBER (GPtrArray *, p,
+              model_tables[i].rows), f, i == 0 ? top : 0, out);
+      return;
+    }
+  sinks_table (p, f, out);
 }
 
 static const gchar *
@@ -264,28 +245,28 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
       "");
   if (f == SP_FORMAT_MARKDOWN)
     g_string_append_c (o, '\n');
-  elements_table (p, f, top, o);
+  sp_show_table (p, "elements", f, top, o);
   if (p->queues->len) {
     g_string_append_printf (o, "%s%sQueues%s\n", f == SP_FORMAT_MARKDOWN ?
         "\n" : "", h, p->kind == SP_SOURCE_TRACE ? " (from the counter "
         "tracks; full share and put/get waits are not in a trace)" : "");
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
-    queues_table (p, f, o);
+    sp_show_table (p, "queues", f, 0, o);
   }
   if (p->threads->len) {
     g_string_append_printf (o, "%s%sThreads (share of each thread's wall "
         "time)\n", f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
-    threads_table (p, f, o);
+    sp_show_table (p, "threads", f, 0, o);
   }
   if (p->sinks->len) {
     g_string_append_printf (o, "%s%sSinks\n", f == SP_FORMAT_MARKDOWN ?
         "\n" : "", h);
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
-    sinks_table (p, f, o);
+    sp_show_table (p, "sinks", f, 0, o);
   }
   if (p->latency->len) {
     g_string_append_printf (o, "%s%sLatency (ms from a frame's origin "
@@ -293,7 +274,7 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
         f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
-    latency_table (p, f, o);
+    sp_show_table (p, "latency", f, 0, o);
   }
   if (p->element_latency->len) {
     g_string_append_printf (o, "%s%sLatency through elements (ms; work: "
@@ -301,7 +282,7 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
         f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
-    element_latency_table (p, f, o);
+    sp_show_table (p, "element_latency", f, 0, o);
   }
   g_string_append_printf (o, "%sVerdict: %s\n", f == SP_FORMAT_MARKDOWN ?
       "\n**" : "", p->verdict ? p->verdict : "-");

@@ -123,12 +123,6 @@ get_esc (const GstStructure * s, const gchar * f)
 /* Text tables: the schema's columns (schema/spschema.h), by the renderer
  * stageprof-report shares. */
 
-static gchar *
-fmt_num (gdouble d, gint decimals)
-{
-  return sp_fmt (d, decimals);
-}
-
 static gdouble
 row_num (gconstpointer row, const SpColumn * c, gpointer data)
 {
@@ -224,8 +218,8 @@ text_workers (const GstStructure * s, GString * out)
     sp_table_add (t, get_esc (r, "name"));
     sp_table_add (t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
                 "workers")));
-    sp_table_add (t, fmt_num (get_d (r, "worker_cpu_s"), 3));
-    sp_table_add (t, fmt_num (wall > 0 ? get_d (r, "worker_cpu_s") / wall :
+    sp_table_add (t, sp_fmt (get_d (r, "worker_cpu_s"), 3));
+    sp_table_add (t, sp_fmt (wall > 0 ? get_d (r, "worker_cpu_s") / wall :
             0, 2));
   }
   if (t)
@@ -302,8 +296,8 @@ text_os_threads (const GstStructure * s, GString * out)
   if (n_rows (rows) == 0)
     return;
   if (p) {
-    gchar *cpu = fmt_num (get_d (p, "cpu_s"), 3);
-    gchar *used = fmt_num (get_d (p, "cores_used"), 2);
+    gchar *cpu = sp_fmt (get_d (p, "cpu_s"), 3);
+    gchar *used = sp_fmt (get_d (p, "cores_used"), 2);
     guint cores = 0;
     gst_structure_get_uint (p, "cores", &cores);
     g_string_append_printf (out, "Process: %s s of CPU, %s of %u cores "
@@ -320,7 +314,7 @@ text_os_threads (const GstStructure * s, GString * out)
   /* What the rows miss: threads that ended before any look at them. */
   if (p && get_d (p, "unlisted_cpu_s") >= MAX (0.001, 0.01 * get_d (p,
               "cpu_s"))) {
-    gchar *cpu = fmt_num (get_d (p, "unlisted_cpu_s"), 3);
+    gchar *cpu = sp_fmt (get_d (p, "unlisted_cpu_s"), 3);
     g_string_append_printf (out, "  (threads that ended before stageprof "
         "read them: %s s of CPU)\n", cpu);
     g_free (cpu);
@@ -354,7 +348,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
 {
   GString *out = g_string_new (NULL);
   const GValue *sinks = rows_of (s, "sinks");
-  gchar *wall = fmt_num (get_d (s, "wall_s"), 3);
+  gchar *wall = sp_fmt (get_d (s, "wall_s"), 3);
 
   gchar *t = sp_summary_escape (title);
 
@@ -371,7 +365,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   text_os_threads (s, out);
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);
-    gchar *fps = fmt_num (get_d (r, "fps"), 2), *name = get_esc (r, "name");
+    gchar *fps = sp_fmt (get_d (r, "fps"), 2), *name = get_esc (r, "name");
     const gchar *unit = gst_structure_get_string (r, "unit");
 
     if (!unit || strcmp (unit, "frames") == 0) {

@@ -451,19 +451,28 @@ append_row (GValue * rows, GstStructure * row)
   gst_value_array_append_and_take_value (rows, &v);
 }
 
+/* The columns the two tables share: who, how many, and the distribution
+ * of `s` (ms). */
 static GstStructure *
-sink_row (const LatElem * le)
+stats_row (const gchar * kind, const gchar * count_key, const LatElem * le,
+    const StageStats * s)
 {
-  const StageStats *s = &le->e2e;
-  GstStructure *row = gst_structure_new ("latency",
+  return gst_structure_new (kind,
       "name", G_TYPE_STRING, le->name,
       "pipeline", G_TYPE_STRING, le->pipeline,
-      "frames", G_TYPE_UINT64, (guint64) s->count,
+      count_key, G_TYPE_UINT64, (guint64) s->count,
       "mean_ms", G_TYPE_DOUBLE, s->mean,
       "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
       "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
       "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
       "max_ms", G_TYPE_DOUBLE, s->max, NULL);
+}
+
+static GstStructure *
+sink_row (const LatElem * le)
+{
+  const StageStats *s = &le->e2e;
+  GstStructure *row = stats_row ("latency", "frames", le, s);
 
   if (le->render.count > 0)
     gst_structure_set (row,
@@ -487,15 +496,7 @@ static GstStructure *
 elem_row (const LatElem * le, gdouble work)
 {
   const StageStats *s = &le->through;
-  GstStructure *row = gst_structure_new ("element-latency",
-      "name", G_TYPE_STRING, le->name,
-      "pipeline", G_TYPE_STRING, le->pipeline,
-      "count", G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, s->mean,
-      "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
-      "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
-      "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
-      "max_ms", G_TYPE_DOUBLE, s->max, NULL);
+  GstStructure *row = stats_row ("element-latency", "count", le, s);
 
   /* Work: its self time; dwell: the rest of its time through, waiting
    * inside (a queue's buffering, a decoder's reorder delay). */
