@@ -106,8 +106,8 @@ typedef enum
   C (busy_pct,        REAL, "%Busy",        1, SP_COL_TRACE) \
   C (wait_input_pct,  REAL, "%Wait input",  1, SP_COL_TRACE) \
   C (wait_output_pct, REAL, "%Wait output", 1, SP_COL_TRACE) \
-  C (blocked_pct,     REAL, "%Blocked",     1, SP_COL_IF_ANY) \
-  C (cpu_wait_pct,    REAL, "%CPU wait",    1, SP_COL_IF_ANY) \
+  C (blocked_pct,     REAL, "%Blocked",     1, SP_COL_IF_ANY | SP_COL_TRACE) \
+  C (cpu_wait_pct,    REAL, "%CPU wait",    1, SP_COL_IF_ANY | SP_COL_TRACE) \
   C (run,             ID,   NULL,           0, SP_COL_KEY)
 
 /* Sinks: what reached each sink (rendered as sentences, not a table). */
@@ -217,6 +217,24 @@ const gchar *sp_column_sql_type (const SpColumn * c);
 /* CREATE TABLE text for a table of the database: `snapshot_id`, then its
  * columns. */
 gchar *sp_schema_create_sql (const SpSchema * t);
+
+/* A thread's run-queue delay `rq` (time it was ready but had no CPU) was
+ * booked as whatever the thread was doing meanwhile; it comes out of its
+ * blocked time first, then wait on output, wait on input, and busy last
+ * (the tracer's summary and a trace's reader both take it this way). */
+static inline void
+sp_shares_take_cpu_wait (guint64 rq, guint64 * blocked, guint64 * wait_out,
+    guint64 * wait_in, guint64 * busy)
+{
+  guint64 *from[4] = { blocked, wait_out, wait_in, busy };
+  guint i;
+
+  for (i = 0; i < 4 && rq > 0; i++) {
+    guint64 take = MIN (rq, *from[i]);
+    *from[i] -= take;
+    rq -= take;
+  }
+}
 
 G_END_DECLS
 

@@ -104,6 +104,11 @@ GST_START_TEST (test_trace_format)
   sp_trace_slice (t, 1, 77, el, 1250000, 5, SP_SLICE_WAIT_OUTPUT);
   sp_trace_slice (t, 1, 77, el, 1260000, 1000000, SP_SLICE_GPU);
   sp_trace_counter (t, 1, q, 1270000, 3, -4096);
+  sp_trace_slice (t, 1, 77, el, 1280000, 7000, SP_SLICE_WAIT_CLOCK);
+  sp_trace_slice (t, 1, 77, el, 1290000, 8000, SP_SLICE_BLOCKED);
+  /* A slice drawn whole, and its work: after it, at its start. */
+  sp_trace_slice (t, 1, 77, el, 1300000, 9000, SP_SLICE_ELEMENT);
+  sp_trace_work (t, 1, 77, el, 1300000, 2500, SP_SLICE_BLOCKED);
   sp_trace_free (t);
 
   /* One event per line, continuation lines start with ",". */
@@ -116,7 +121,7 @@ GST_START_TEST (test_trace_format)
   g_free (text);
 
   a = parse_trace (path, FALSE, &p);
-  fail_unless_equals_int (json_array_get_length (a), 8);
+  fail_unless_equals_int (json_array_get_length (a), 12);
   /* Metadata first (queued before the drain), then slices by ts. */
   o = json_array_get_object_element (a, 0);
   fail_unless_equals_string (json_object_get_string_member (o, "ph"), "M");
@@ -175,6 +180,35 @@ GST_START_TEST (test_trace_format)
   args = json_object_get_object_member (o, "args");
   fail_unless_equals_int (json_object_get_int_member (args, "bytes"), -4096);
   fail_unless_equals_int (json_object_get_size (args), 1);
+  o = json_array_get_object_element (a, 8);
+  fail_unless_equals_string (json_object_get_string_member (o, "name"),
+      "Wait on Clock");
+  fail_unless_equals_string (json_object_get_string_member (o, "cat"),
+      "wait");
+  fail_unless_equals_string (json_object_get_string_member
+      (json_object_get_object_member (o, "args"), "element"), "identity0");
+  o = json_array_get_object_element (a, 9);
+  fail_unless_equals_string (json_object_get_string_member (o, "name"),
+      "Blocked");
+  fail_unless_equals_string (json_object_get_string_member (o, "cat"),
+      "wait");
+  fail_unless_equals_float (json_object_get_double_member (o, "dur"), 8.0);
+  o = json_array_get_object_element (a, 10);
+  fail_unless_equals_string (json_object_get_string_member (o, "name"),
+      "identity0");
+  o = json_array_get_object_element (a, 11);
+  fail_unless_equals_string (json_object_get_string_member (o, "name"),
+      "stageprof_work");
+  fail_unless_equals_string (json_object_get_string_member (o, "ph"), "M");
+  fail_unless_equals_float (json_object_get_double_member (o, "ts"), 1300.0);
+  fail_unless_equals_int (json_object_get_int_member (o, "tid"), 77);
+  args = json_object_get_object_member (o, "args");
+  fail_unless_equals_string (json_object_get_string_member (args,
+          "element"), "identity0");
+  fail_unless_equals_float (json_object_get_double_member (args, "work"),
+      2.5);
+  fail_unless_equals_string (json_object_get_string_member (args, "rest"),
+      "blocked");
   g_object_unref (p);
   rm_tmp (path);
 }

@@ -44,6 +44,7 @@
 #include "spguard.h"
 #include "spmeta.h"
 #include "spsummary.h"
+#include "spthreads.h"
 
 GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define GST_CAT_DEFAULT gst_stage_prof_debug
@@ -452,6 +453,10 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
      * again: its summary now (the NULL after does not repeat it). */
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
+    g_mutex_lock (&self->trace_lock);
+    if (self->trace)
+      sp_threads_trace_cpu_wait (self->rec, self->trace);
+    g_mutex_unlock (&self->trace_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the
      * final one. */

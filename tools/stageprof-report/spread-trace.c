@@ -27,21 +27,37 @@
 #define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
 #define COUNTER_PENDING_MAX 65536
 
-typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT, SL_OTHER } SlKind;
+typedef enum { SL_ELEMENT, SL_EVENT, SL_WAIT_IN, SL_WAIT_OUT, SL_CLOCK,
+  SL_BLOCKED, SL_OTHER
+} SlKind;
 
 typedef struct
 {
   gint64 start, end, child;
   SlKind kind;
   const gchar *name;            /* interned */
+  gint64 work;                  /* its stageprof_work event's, or -1 */
+  SlKind rest;                  /* what the rest of its self time was */
 } Open;
+
+/* A stageprof_work event read before its slice (a reordered trace). */
+typedef struct
+{
+  gint64 start, work;
+  const gchar *name;            /* interned */
+  SlKind rest;
+} Work;
+
+#define WORK_PENDING_MAX 64
 
 typedef struct
 {
   gint64 pid, tid;
   GArray *stack;                /* Open */
+  GArray *works;                /* Work, pending */
   gint64 first, last;
   gint64 busy, wait_in, wait_out;
+  gdouble cpu_wait_s;           /* its last stageprof_thread event, or -1 */
   GHashTable *elems;            /* interned name -> ElemAcc */
 } ThreadAcc;
 
@@ -52,6 +68,7 @@ typedef struct
   StageStats stats;
   gint64 total;
   gint64 events;                /* handling events: busy, not samples */
+  gint64 blocked;               /* in its own code, not on a CPU */
 } ElemAcc;
 
 typedef struct
@@ -143,6 +160,8 @@ thread_acc (Acc * a, gint64 pid, gint64 tid)
     t->tid = tid;
     t->first = G_MAXINT64;
     t->stack = g_array_new (FALSE, FALSE, sizeof (Open));
+    t->works = g_array_new (FALSE, FALSE, sizeof (Work));
+    t->cpu_wait_s = -1;
     t->elems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
     g_hash_table_insert (a->threads, g_strdup (k), t);
   }
@@ -165,34 +184,58 @@ elem_acc (ThreadAcc * t, const gchar * name)
   return e;
 }
 
+/* Books `ns` of element `name`'s time on a thread that was not work:
+ * blocked time (and the clock's) is what the thread's wall time leaves
+ * over, as in the tracer's summary. */
+static void
+book_rest (ThreadAcc * t, const gchar * name, SlKind kind, gint64 ns)
+{
+  if (kind == SL_WAIT_IN)
+    t->wait_in += ns;
+  else if (kind == SL_WAIT_OUT)
+    t->wait_out += ns;
+  else if (kind == SL_BLOCKED && name)
+    elem_acc (t, name)->blocked += ns;
+}
+
 static void
 finish (Acc * a, ThreadAcc * t, const Open * o)
 {
   gint64 self = MAX (o->end - o->start - o->child, 0);
+  const gchar *name = o->name;
   ElemAcc *e;
 
+  if (o->kind == SL_EVENT) {
+    /* "NAME event": NAME's time, not one of its per-buffer samples. */
+    gchar *n = g_strndup (o->name, strlen (o->name) - 6);
+    name = g_intern_string (n);
+    g_free (n);
+  }
+  /* Drawn whole although part of its own time was waiting: the tracer's
+   * work event says how much was work. */
+  if (o->work >= 0 && o->work < self
+      && (o->kind == SL_ELEMENT || o->kind == SL_EVENT)) {
+    book_rest (t, name, o->rest, self - o->work);
+    self = o->work;
+  }
   switch (o->kind) {
     case SL_WAIT_IN:
-      t->wait_in += o->end - o->start;
-      return;
     case SL_WAIT_OUT:
-      t->wait_out += o->end - o->start;
+    case SL_CLOCK:
+    case SL_BLOCKED:
+      book_rest (t, name, o->kind, o->end - o->start);
       return;
     case SL_OTHER:
       return;
-    case SL_EVENT:{
-      /* "NAME event": NAME's time, not one of its per-buffer samples. */
-      gchar *n = g_strndup (o->name, strlen (o->name) - 6);
+    case SL_EVENT:
       t->busy += self;
-      elem_acc (t, g_intern_string (n))->events += self;
-      g_free (n);
+      elem_acc (t, name)->events += self;
       return;
-    }
     default:
       break;
   }
   t->busy += self;
-  e = elem_acc (t, o->name);
+  e = elem_acc (t, name);
   stage_stats_add (&e->stats, self / 1e6);
   e->total += self;
 }
@@ -227,8 +270,16 @@ on_slice (Acc * a, const SpEvent * ev)
   o.end = o.start + MAX (to_ns (ev->dur), 0);
   o.child = 0;
   o.name = g_intern_string (ev->name);
-  if (ev->cat && strcmp (ev->cat, "wait") == 0)
-    o.kind = strstr (ev->name, "Input") ? SL_WAIT_IN : SL_WAIT_OUT;
+  o.work = -1;
+  o.rest = SL_BLOCKED;
+  if (ev->cat && strcmp (ev->cat, "wait") == 0) {
+    const SpEventArg *el = sp_event_arg (ev, "element");
+    o.kind = strstr (ev->name, "Input") ? SL_WAIT_IN : strstr (ev->name,
+        "Output") ? SL_WAIT_OUT : strstr (ev->name, "Clock") ? SL_CLOCK :
+        SL_BLOCKED;
+    /* The element that waited, for its blocked time. */
+    o.name = el && !el->is_num ? g_intern_string (el->str) : NULL;
+  }
   else if (ev->cat && strcmp (ev->cat, "gpu") != 0)
     o.kind = SL_OTHER;          /* a category of a newer tracer: not work */
   else if (g_str_has_suffix (ev->name, " event"))
@@ -255,7 +306,53 @@ on_slice (Acc * a, const SpEvent * ev)
     if (o.end <= top->end)
       top->child += o.end - o.start;
   }
+  for (n = 0; n < t->works->len; n++) {
+    Work *w = &g_array_index (t->works, Work, n);
+    if (w->start == o.start && w->name == o.name) {
+      o.work = w->work;
+      o.rest = w->rest;
+      g_array_remove_index (t->works, n);
+      break;
+    }
+  }
   g_array_append_val (t->stack, o);
+}
+
+/* A slice's work (stageprof_work): for the open slice it names, which it
+ * follows in the tracer's order; kept a while for one not read yet. */
+static void
+on_work (Acc * a, const SpEvent * ev)
+{
+  const SpEventArg *el = sp_event_arg (ev, "element"),
+      *wk = sp_event_arg (ev, "work"), *rest = sp_event_arg (ev, "rest");
+  ThreadAcc *t;
+  Work w;
+  guint i;
+
+  if (!ev->has_ts || !el || el->is_num || !wk || !wk->is_num)
+    return;
+  t = thread_acc (a, ev->pid, ev->tid);
+  w.start = to_ns (ev->ts);
+  w.work = MAX (to_ns (wk->num), 0);
+  w.name = g_intern_string (el->str);
+  w.rest = SL_BLOCKED;
+  if (rest && !rest->is_num)
+    w.rest = strcmp (rest->str, "input") == 0 ? SL_WAIT_IN :
+        strcmp (rest->str, "output") == 0 ? SL_WAIT_OUT :
+        strcmp (rest->str, "clock") == 0 ? SL_CLOCK : SL_BLOCKED;
+  for (i = t->stack->len; i > 0; i--) {
+    Open *o = &g_array_index (t->stack, Open, i - 1);
+    if (o->start == w.start && o->name == w.name) {
+      o->work = w.work;
+      o->rest = w.rest;
+      return;
+    }
+    if (o->start < w.start)
+      break;
+  }
+  if (t->works->len >= WORK_PENDING_MAX)
+    g_array_remove_index (t->works, 0);
+  g_array_append_val (t->works, w);
 }
 
 /* ---- queues --------------------------------------------------------- */
@@ -438,6 +535,12 @@ on_meta (Acc * a, const SpEvent * ev)
       a->p->wall_clock_us = sp_to_int64 (CLAMP (w->num - (t && t->is_num ?
                   t->num : 0), -4e18, 4e18));
     }
+  } else if (strcmp (ev->name, "stageprof_work") == 0) {
+    on_work (a, ev);
+  } else if (strcmp (ev->name, "stageprof_thread") == 0) {
+    const SpEventArg *w = sp_event_arg (ev, "cpu_wait");
+    if (w && w->is_num && w->num >= 0 && ev->has_tid)
+      thread_acc (a, ev->pid, ev->tid)->cpu_wait_s = w->num;
   } else if (strcmp (ev->name, "stageprof_link") == 0) {
     const SpEventArg *pl = sp_event_arg (ev, "pipeline"),
         *src = sp_event_arg (ev, "src"), *sp = sp_event_arg (ev, "src_pad"),
@@ -539,6 +642,35 @@ elem_row (Acc * a, const ElemAcc * e)
   return r;
 }
 
+/* A thread's shares of its wall time, as the tracer's summary makes them:
+ * blocked is what the slices leave over, the run-queue delay (when the
+ * trace has it) comes out of the others. */
+static void
+thread_shares (const ThreadAcc * t, SpThreadRow * r, gdouble wall)
+{
+  guint64 busy = MAX (t->busy, 0), in = MAX (t->wait_in, 0),
+      out = MAX (t->wait_out, 0), sum = busy + in + out, blocked, rq;
+
+  if (sum > wall) {
+    /* Overlapping slices (a damaged or hand-made trace): scale down. */
+    busy *= wall / sum;
+    in *= wall / sum;
+    out *= wall / sum;
+    sum = busy + in + out;
+  }
+  blocked = wall > sum ? (guint64) wall - sum : 0;
+  r->cpu_wait_pct = NAN;
+  if (t->cpu_wait_s >= 0) {
+    rq = MIN ((guint64) (t->cpu_wait_s * 1e9), (guint64) wall);
+    sp_shares_take_cpu_wait (rq, &blocked, &out, &in, &busy);
+    r->cpu_wait_pct = 100.0 * rq / wall;
+  }
+  r->busy_pct = 100.0 * busy / wall;
+  r->wait_input_pct = 100.0 * in / wall;
+  r->wait_output_pct = 100.0 * out / wall;
+  r->blocked_pct = 100.0 * blocked / wall;
+}
+
 static void
 build_rows (Acc * a)
 {
@@ -586,10 +718,7 @@ build_rows (Acc * a)
     r->name = thread_name (a, t->pid, t->tid);
     r->pipeline = pipe_name_run (a, t->pid, &r->run);
     r->wall_s = wall / 1e9;
-    r->busy_pct = 100.0 * t->busy / wall;
-    r->wait_input_pct = 100.0 * t->wait_in / wall;
-    r->wait_output_pct = 100.0 * t->wait_out / wall;
-    r->blocked_pct = r->cpu_wait_pct = NAN;
+    thread_shares (t, r, wall);
     g_ptr_array_add (a->p->threads, r);
   }
   g_hash_table_iter_init (&it, a->threads);
@@ -669,6 +798,30 @@ trace_verdict (Acc * a)
   }
   busy = 100.0 * best->busy / (best->last - best->first);
   tname = thread_name (a, best->pid, best->tid);
+  if (busy < 50) {
+    /* The element most blocked in its own code (a sleep, a lock, a
+     * device), if that held its thread most of the time. */
+    ElemAcc *held = NULL;
+    g_hash_table_iter_init (&it, a->threads);
+    while (g_hash_table_iter_next (&it, &k, &v)) {
+      g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
+      while (g_hash_table_iter_next (&eit, &ek, &ev))
+        if (!held || ((ElemAcc *) ev)->blocked > held->blocked)
+          held = ev;
+    }
+    if (held && held->th->last > held->th->first
+        && held->blocked >= 0.5 * (held->th->last - held->th->first)) {
+      gchar *hname = thread_name (a, held->th->pid, held->th->tid);
+      res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f%% of "
+          "the thread's time in its own code, not on a CPU: a sleep, a lock "
+          "or a device); busiest thread %s at %.0f%%", held->name, hname,
+          100.0 * held->blocked / (held->th->last - held->th->first), tname,
+          busy);
+      g_free (hname);
+      g_free (tname);
+      return res;
+    }
+  }
   if (busy < 50)
     res = g_strdup_printf ("no thread is busy most of the time (busiest: %s "
         "at %.0f%%): the pipeline waits on something outside it (a clock, "
@@ -689,6 +842,7 @@ thread_acc_free (gpointer p)
 {
   ThreadAcc *t = p;
 
+  g_array_free (t->works, TRUE);
   g_array_free (t->stack, TRUE);
   g_hash_table_destroy (t->elems);
   g_free (t);

@@ -66,8 +66,9 @@
 
 enum
 {
-  SP_REC_COUNTER = SP_SLICE_GPU + 1,
+  SP_REC_COUNTER = SP_SLICE_BLOCKED + 1,
   SP_REC_FLOW,                  /* + SpFlowPhase */
+  SP_REC_WORK = SP_REC_FLOW + SP_FLOW_END + 1,  /* + the rest's SpSliceKind */
 };
 
 /* Slices have a duration (`a`); counters and flow points have none. */
@@ -342,6 +343,13 @@ sp_trace_flow (SpTrace * t, guint pid, guint64 tid, guint64 id, guint64 ts_ns,
   sp_record (t, SP_REC_FLOW + phase, pid, "frame", ts_ns, id, tid);
 }
 
+void
+sp_trace_work (SpTrace * t, guint pid, guint64 tid, const gchar * name,
+    guint64 ts_ns, guint64 work_ns, SpSliceKind rest)
+{
+  sp_record (t, SP_REC_WORK + rest, pid, name, ts_ns, work_ns, tid);
+}
+
 /* ---- JSON formatting (writer thread) ------------------------------------- */
 
 /* The writer formats straight into a byte buffer: GString's per-call
@@ -546,6 +554,24 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   gchar *p = sp_reserve (t, 384 + 2 * name->len + SP_IDS_BYTES), *start = p;
 
   p = sp_put_sep (t, p);
+  if (r->kind >= SP_REC_WORK) {
+    static const gchar *const rest[] = { "work", "input", "output", "gpu",
+      "clock", "blocked"
+    };
+    p = SP_PUT_LIT (p, "{\"name\":\"stageprof_work\",\"ph\":\"M\",\"ts\":");
+    p = sp_put_us (p, r->ts);
+    p = sp_put_ids (t, p, r->pid, r->b);
+    p = SP_PUT_LIT (p, ",\"args\":{\"element\":\"");
+    p = sp_put_name (p, name);
+    p = SP_PUT_LIT (p, "\",\"work\":");
+    p = sp_put_us (p, r->a);
+    p = SP_PUT_LIT (p, ",\"rest\":\"");
+    p = sp_put (p, rest[r->kind - SP_REC_WORK],
+        strlen (rest[r->kind - SP_REC_WORK]));
+    p = SP_PUT_LIT (p, "\"}}\n");
+    t->olen += p - start;
+    return;
+  }
   if (r->kind >= SP_REC_FLOW) {
     /* The start and steps bind to the slice enclosing them (the element
      * the frame enters); the end too ("bp":"e"), not to the next one. */
@@ -594,6 +620,14 @@ sp_format_record (SpTrace * t, const SpRecord * r)
       p = SP_PUT_LIT (p,
           "{\"name\":\"Wait on Output Queue\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":");
       break;
+    case SP_SLICE_WAIT_CLOCK:
+      p = SP_PUT_LIT (p,
+          "{\"name\":\"Wait on Clock\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":");
+      break;
+    case SP_SLICE_BLOCKED:
+      p = SP_PUT_LIT (p,
+          "{\"name\":\"Blocked\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":");
+      break;
     case SP_SLICE_GPU:
       p = SP_PUT_LIT (p, "{\"name\":\"");
       p = sp_put_name (p, name);
@@ -611,7 +645,7 @@ sp_format_record (SpTrace * t, const SpRecord * r)
   p = SP_PUT_LIT (p, ",\"dur\":");
   p = sp_put_us (p, r->a);
   p = sp_put_ids (t, p, r->pid, r->b);
-  if (r->kind == SP_SLICE_WAIT_INPUT || r->kind == SP_SLICE_WAIT_OUTPUT) {
+  if (r->kind != SP_SLICE_ELEMENT && r->kind != SP_SLICE_GPU) {
     p = SP_PUT_LIT (p, ",\"cname\":\"grey\",\"args\":{\"element\":\"");
     p = sp_put_name (p, name);
     p = SP_PUT_LIT (p, "\"}");

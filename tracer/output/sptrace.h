@@ -14,7 +14,9 @@
 
 G_BEGIN_DECLS
 
-typedef enum { SP_SLICE_ELEMENT, SP_SLICE_WAIT_INPUT, SP_SLICE_WAIT_OUTPUT, SP_SLICE_GPU } SpSliceKind;
+/* Grey "wait" slices: input, output (a queue's room, another input's turn),
+ * the clock, or blocked (a sleep, a lock, a device: anything else). */
+typedef enum { SP_SLICE_ELEMENT, SP_SLICE_WAIT_INPUT, SP_SLICE_WAIT_OUTPUT, SP_SLICE_GPU, SP_SLICE_WAIT_CLOCK, SP_SLICE_BLOCKED } SpSliceKind;
 typedef struct _SpTrace SpTrace;
 
 SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates path, refuses a symlink (error names the path if it cannot), starts the writer thread */
@@ -27,6 +29,14 @@ void sp_trace_counter (SpTrace *t, guint pid, const gchar *name, guint64 ts_ns, 
  * to the slice there and join with an arrow. */
 typedef enum { SP_FLOW_START, SP_FLOW_STEP, SP_FLOW_END } SpFlowPhase;
 void sp_trace_flow (SpTrace *t, guint pid, guint64 tid, guint64 id, guint64 ts_ns, SpFlowPhase phase);
+/* The work in an element slice drawn whole although part of it was not work
+ * (it waited while elements nested in it ran, so the waiting cannot be
+ * drawn as a slice of its own): a "stageprof_work" event naming the slice
+ * (thread, start `ts_ns`, element `name`), its work in ns, and what the
+ * rest of its self time was (`rest`: SP_SLICE_WAIT_INPUT, _WAIT_OUTPUT,
+ * _WAIT_CLOCK or _BLOCKED). Readers take the work as the slice's self
+ * time, as the summary does. */
+void sp_trace_work (SpTrace *t, guint pid, guint64 tid, const gchar *name, guint64 ts_ns, guint64 work_ns, SpSliceKind rest);
 /* Cold path (may copy and lock): metadata events */
 void sp_trace_process_name (SpTrace *t, guint pid, const gchar *name);
 void sp_trace_thread_name (SpTrace *t, guint pid, guint64 tid, const gchar *name);

@@ -705,18 +705,30 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   f->cpu = sp_thread_cpu_ns ();
 }
 
-/* Slices for an interval [start, start + dur) split into waiting and work:
- * the waiting first (an aggregator waits for its inputs, then aggregates;
- * a sync sink waits for the clock, then renders). The hooks do not say
- * when inside the interval the thread waited, so this is only drawn when
- * nothing nested in it (its slices would straddle the boundary). */
+/* Slices for an interval [start, start + dur) whose own time `self` was
+ * `work` working and the rest waiting (of kind `wait_kind`): the waiting
+ * first (an aggregator waits for its inputs, then aggregates; a sync sink
+ * waits for the clock, then renders). The hooks do not say when inside the
+ * interval the thread waited, so when something nested in it (its slices
+ * would straddle the boundary) the slice is drawn whole and a work record
+ * beside it says how much of its self time was work. */
 static inline void
 emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
-    guint64 start, guint64 dur, guint64 wait, gboolean nested, gint wait_kind,
-    const gchar * wait_name)
+    guint64 start, guint64 dur, guint64 self, guint64 work, gboolean nested,
+    gint wait_kind, const gchar * wait_name)
 {
-  if (nested || wait == 0 || wait > dur || wait_kind < 0) {
+  guint64 wait = self > work ? self - work : 0;
+  SpTrace *t;
+
+  if (wait == 0 || wait > dur) {
     emit_slice (r, th, name, start, dur, SLICE_ELEMENT);
+    return;
+  }
+  if (nested) {
+    emit_slice (r, th, name, start, dur, SLICE_ELEMENT);
+    if ((t = get_trace (r)) != NULL)
+      sp_trace_work (t, th->pid, th->tid, name, start, work,
+          (SpSliceKind) wait_kind);
     return;
   }
   emit_slice (r, th, wait_name, start, wait, wait_kind);
@@ -740,7 +752,7 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
   if (g_atomic_int_get (&info->sync_clock)) {
     SP_ADD (rec->clock_ns, wait);
     SP_ADD (th->blocked, wait);
-    return SLICE_WAIT_OUTPUT;
+    return SP_SLICE_WAIT_CLOCK;
   }
   if (g_atomic_int_get (&info->multi_input)) {
     SP_ADD (rec->wait_ns, wait);
@@ -749,8 +761,7 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
   }
   SP_ADD (rec->blocked_ns, wait);
   SP_ADD (th->blocked, wait);
-  /* The trace has no blocked slice kind: one element slice, as before. */
-  return -1;
+  return SP_SLICE_BLOCKED;
 }
 
 /* What an invocation not timed by CPU cost the frames around it: its own
@@ -789,7 +800,7 @@ book_element (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
     renew_samples (rec);
   if (g_atomic_int_get (&info->traced))
     emit_split (r, th, event ? info->event_name : info->name, f->start, dur,
-        self - work, f->child > 0, kind, info->name);
+        self, work, f->child > 0, kind, info->name);
 }
 
 /* queue2 serving a pull waits for its download: input, not work. */
@@ -837,7 +848,7 @@ book_queue_event (SpRecorder * r, SpFrame * f, guint64 dur, guint64 self,
   SP_ADD (th->wait_out, self - work);
   SP_ADD (rec->work_ns, work);
   if (g_atomic_int_get (&info->traced))
-    emit_split (r, th, info->event_name, f->start, dur, self - work,
+    emit_split (r, th, info->event_name, f->start, dur, self, work,
         f->child > 0, SLICE_WAIT_OUTPUT, info->name);
 }
 
@@ -1155,7 +1166,7 @@ top_gap (SpRecorder * r, SpThreadState * st, SpElemRec * rec, guint64 ts,
     if (info->live_source)
       SP_ADD (rec->clock_ns, own - work);
     if (g_atomic_int_get (&info->traced))
-      emit_split (r, th, info->name, st->last_push_end, gap, own - work,
+      emit_split (r, th, info->name, st->last_push_end, gap, own, work,
           st->base_child > 0, SLICE_WAIT_INPUT, info->name);
   } else {
     if (buffer)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spbuild.h"
+#include "spschema.h"
 #include "spqueue.h"
 #include "spthreads.h"
 
@@ -271,9 +272,7 @@ void
 sp_thread_shares (SpThreadRec * th, SpShares * o)
 {
   guint64 wall = th->last_ts > th->first_ts ? th->last_ts - th->first_ts : 0;
-  guint64 m = th->busy + th->wait_in + th->wait_out + th->blocked, rq, take;
-  guint64 *from[4];
-  guint i;
+  guint64 m = th->busy + th->wait_in + th->wait_out + th->blocked, rq;
 
   o->wall = wall;
   o->busy = th->busy;
@@ -292,15 +291,8 @@ sp_thread_shares (SpThreadRec * th, SpShares * o)
   }
   rq = MIN (sp_thread_cpu_wait (th), wall);
   o->cpu_wait = rq;
-  from[0] = &o->blocked;
-  from[1] = &o->wait_out;
-  from[2] = &o->wait_in;
-  from[3] = &o->busy;
-  for (i = 0; i < 4 && rq > 0; i++) {
-    take = MIN (rq, *from[i]);
-    *from[i] -= take;
-    rq -= take;
-  }
+  sp_shares_take_cpu_wait (rq, &o->blocked, &o->wait_out, &o->wait_in,
+      &o->busy);
 }
 
 static gint
