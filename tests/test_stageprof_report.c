@@ -577,6 +577,72 @@ GST_START_TEST (test_trace_work_events)
 
 GST_END_TEST;
 
+/* A slice longer than the tracer's 100 ms ordering window comes after the
+ * slices it encloses (some of them, the rest after it), then its work
+ * event: its children are still subtracted and its work still found. An
+ * element's worker threads name the verdict. */
+GST_START_TEST (test_trace_late_slice)
+{
+  static const gchar trace[] = "[\n"
+      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":6,"
+      "\"args\":{\"name\":\"q\"}}\n"
+      ",{\"name\":\"a\",\"ph\":\"X\",\"ts\":1000,\"dur\":1000,\"pid\":1,"
+      "\"tid\":6}\n"
+      ",{\"name\":\"b\",\"ph\":\"X\",\"ts\":3000,\"dur\":1000,\"pid\":1,"
+      "\"tid\":6}\n"
+      ",{\"name\":\"b\",\"ph\":\"X\",\"ts\":3100,\"dur\":500,\"pid\":1,"
+      "\"tid\":6}\n"
+      ",{\"name\":\"enc\",\"ph\":\"X\",\"ts\":0,\"dur\":200000,"
+      "\"pid\":1,\"tid\":6}\n"
+      ",{\"name\":\"stageprof_work\",\"ph\":\"M\",\"ts\":0,\"pid\":1,"
+      "\"tid\":6,\"args\":{\"element\":\"enc\",\"work\":5000,"
+      "\"rest\":\"blocked\"}}\n"
+      ",{\"name\":\"a\",\"ph\":\"X\",\"ts\":150000,\"dur\":2000,"
+      "\"pid\":1,\"tid\":6}\n"
+      ",{\"name\":\"stageprof_workers\",\"ph\":\"M\",\"pid\":1,\"tid\":6,"
+      "\"args\":{\"element\":\"enc\",\"kind\":\"encode\",\"workers\":2,"
+      "\"cpu\":0.3}}\n]\n";
+  gchar *file = path ("late.json"), *out = NULL, *err = NULL;
+  JsonNode *n;
+  JsonObject *o, *r;
+
+  fail_unless (g_file_set_contents (file, trace, -1, NULL));
+  fail_unless (tool (&out, &err, "show", file, "--format", "json", NULL) ==
+      0, "%s", err);
+  /* Every slice was placed: no note. */
+  fail_if (strstr (err, "could not be matched") != NULL, "%s", err);
+  n = parse (out);
+  o = json_node_get_object (n);
+  r = find_row (o, "elements", "enc");
+  fail_unless (r != NULL);
+  fail_unless (fabs (dmember (r, "total_s") - 0.005) < 1e-9, "%.9f",
+      dmember (r, "total_s"));
+  fail_unless_equals_float (dmember (r, "workers"), 2);
+  fail_unless (fabs (dmember (r, "worker_cpu_s") - 0.3) < 1e-9);
+  /* a: 1 + 2 ms; b: 0.5 + 0.5 ms (the second b nested in the first). */
+  fail_unless (fabs (dmember (find_row (o, "elements", "a"), "total_s") -
+          0.003) < 1e-9);
+  fail_unless (fabs (dmember (find_row (o, "elements", "b"), "total_s") -
+          0.001) < 1e-9, "%.9f", dmember (find_row (o, "elements", "b"),
+          "total_s"));
+  /* 200 ms: 9 ms of work, the rest blocked in enc (waiting for its
+   * workers). */
+  r = find_row (o, "threads", "q");
+  fail_unless (fabs (dmember (r, "busy_pct") - 4.5) < 1e-6, "%f",
+      dmember (r, "busy_pct"));
+  fail_unless (fabs (dmember (r, "blocked_pct") - 95.5) < 1e-6);
+  fail_unless (g_str_has_prefix (json_object_get_string_member (o,
+              "verdict"), "encode-bound: enc with its 2 threads (they used "
+          "1.5 cores; its own thread q worked 2% of its time and waited for "
+          "them 96%)"), "%s", json_object_get_string_member (o, "verdict"));
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  g_free (file);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_show_db_and_formats)
 {
   gchar *db = path ("runs.db"), *trace = path ("a.json"), *out = NULL,
@@ -1618,6 +1684,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_show_trace);
   tcase_add_test (tc, test_three_outputs_agree);
   tcase_add_test (tc, test_trace_work_events);
+  tcase_add_test (tc, test_trace_late_slice);
   tcase_add_test (tc, test_show_db_and_formats);
   tcase_add_test (tc, test_truncated_trace);
   tcase_add_test (tc, test_bad_inputs);

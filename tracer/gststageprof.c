@@ -44,7 +44,6 @@
 #include "spguard.h"
 #include "spmeta.h"
 #include "spsummary.h"
-#include "spthreads.h"
 
 GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define GST_CAT_DEFAULT gst_stage_prof_debug
@@ -455,7 +454,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
         TRUE);
     g_mutex_lock (&self->trace_lock);
     if (self->trace)
-      sp_threads_trace_cpu_wait (self->rec, self->trace);
+      sp_recorder_trace_summary (self->rec, self->trace);
     g_mutex_unlock (&self->trace_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the

@@ -40,6 +40,22 @@ typedef struct
   SlKind rest;                  /* what the rest of its self time was */
 } Open;
 
+/* An element's worker threads (its stageprof_workers event). */
+typedef struct
+{
+  gdouble workers, cpu_s;
+  gchar *kind;
+} Workers;
+
+static void
+workers_free (gpointer p)
+{
+  Workers *w = p;
+
+  g_free (w->kind);
+  g_free (w);
+}
+
 /* A stageprof_work event read before its slice (a reordered trace). */
 typedef struct
 {
@@ -49,12 +65,22 @@ typedef struct
 } Work;
 
 #define WORK_PENDING_MAX 64
+/* Finished top-level slices a thread keeps for a late enclosing one. */
+#define DONE_MAX 16384
+
+/* A finished top-level slice of a thread: [start, end). */
+typedef struct
+{
+  gint64 start, end;
+} Span;
 
 typedef struct
 {
   gint64 pid, tid;
   GArray *stack;                /* Open */
   GArray *works;                /* Work, pending */
+  GArray *done;                 /* Span: recent top-level slices, by start */
+  gint64 done_from;             /* none before this start kept */
   gint64 first, last;
   gint64 busy, wait_in, wait_out;
   gdouble cpu_wait_s;           /* its last stageprof_thread event, or -1 */
@@ -106,6 +132,7 @@ typedef struct
   GHashTable *pfirst;           /* pid -> gint64* first ts */
   GHashTable *pend;             /* pid -> gint64* last end */
   GArray *link_pids;            /* gint64 per p->links: 0 trace-wide */
+  GHashTable *workers;          /* "pid:element" -> Workers */
   gint64 max_ts;
   guint64 n_slices, n_out_of_order;
   gboolean runs_numbered;       /* some process is "NAME (run N)" */
@@ -161,6 +188,8 @@ thread_acc (Acc * a, gint64 pid, gint64 tid)
     t->first = G_MAXINT64;
     t->stack = g_array_new (FALSE, FALSE, sizeof (Open));
     t->works = g_array_new (FALSE, FALSE, sizeof (Work));
+    t->done = g_array_new (FALSE, FALSE, sizeof (Span));
+    t->done_from = G_MININT64;
     t->cpu_wait_s = -1;
     t->elems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
     g_hash_table_insert (a->threads, g_strdup (k), t);
@@ -240,6 +269,20 @@ finish (Acc * a, ThreadAcc * t, const Open * o)
   e->total += self;
 }
 
+/* A slice finished at the top level: a slice written later may enclose
+ * it (see late_slice). */
+static void
+add_done (ThreadAcc * t, const Open * o)
+{
+  Span s = { o->start, o->end };
+
+  if (t->done->len >= DONE_MAX) {
+    g_array_remove_range (t->done, 0, DONE_MAX / 2);
+    t->done_from = g_array_index (t->done, Span, 0).start;
+  }
+  g_array_append_val (t->done, s);
+}
+
 static void
 pop_until (Acc * a, ThreadAcc * t, gint64 ts)
 {
@@ -251,7 +294,45 @@ pop_until (Acc * a, ThreadAcc * t, gint64 ts)
     o = *top;
     g_array_set_size (t->stack, t->stack->len - 1);
     finish (a, t, &o);
+    if (t->stack->len == 0)
+      add_done (t, &o);
   }
+}
+
+/* A slice longer than the tracer's 100 ms ordering window is written after
+ * the slices it encloses (its start is before theirs): those still open
+ * are finished, the top-level ones among them and those finished before
+ * are its children, and it takes their place on the stack, where the
+ * rest of its children (written after it) and its work event find it.
+ * FALSE when it cannot be placed so (a slice enclosing it is open: its
+ * figures stay approximate). */
+static gboolean
+late_slice (Acc * a, ThreadAcc * t, Open * o)
+{
+  guint i;
+
+  while (t->stack->len > 0) {
+    Open *top = &g_array_index (t->stack, Open, t->stack->len - 1);
+    Open c;
+    if (top->start < o->start)
+      return FALSE;
+    c = *top;
+    g_array_set_size (t->stack, t->stack->len - 1);
+    finish (a, t, &c);
+    if (t->stack->len == 0)
+      add_done (t, &c);
+  }
+  if (t->done_from > o->start)
+    return FALSE;               /* more children than were kept */
+  for (i = t->done->len; i > 0; i--) {
+    const Span *s = &g_array_index (t->done, Span, i - 1);
+    if (s->start < o->start)
+      break;
+    if (s->end <= o->end)
+      o->child += s->end - s->start;
+  }
+  g_array_set_size (t->done, i);
+  return TRUE;
 }
 
 static void
@@ -294,15 +375,19 @@ on_slice (Acc * a, const SpEvent * ev)
 
   pop_until (a, t, o.start);
   n = t->stack->len;
-  if (n > 0) {
-    Open *top = &g_array_index (t->stack, Open, n - 1);
-    if (o.start < top->start) {
-      /* Written after slices it encloses (longer than the tracer's 100 ms
-       * ordering window): counted on its own, children not subtracted. */
+  if ((n > 0 && o.start < g_array_index (t->stack, Open, n - 1).start)
+      || (n == 0 && t->done->len > 0 && o.start <
+          g_array_index (t->done, Span, t->done->len - 1).start)) {
+    if (!late_slice (a, t, &o)) {
+      /* Counted on its own, children not all subtracted. */
       a->n_out_of_order++;
       finish (a, t, &o);
       return;
     }
+    n = t->stack->len;
+  }
+  if (n > 0) {
+    Open *top = &g_array_index (t->stack, Open, n - 1);
     if (o.end <= top->end)
       top->child += o.end - o.start;
   }
@@ -537,6 +622,19 @@ on_meta (Acc * a, const SpEvent * ev)
     }
   } else if (strcmp (ev->name, "stageprof_work") == 0) {
     on_work (a, ev);
+  } else if (strcmp (ev->name, "stageprof_workers") == 0) {
+    const SpEventArg *el = sp_event_arg (ev, "element"),
+        *n = sp_event_arg (ev, "workers"), *c = sp_event_arg (ev, "cpu"),
+        *k = sp_event_arg (ev, "kind");
+    Workers *w;
+    if (!el || el->is_num || !n || !n->is_num || !c || !c->is_num)
+      return;
+    w = g_new0 (Workers, 1);
+    w->workers = n->num;
+    w->cpu_s = c->num;
+    w->kind = g_strdup (k && !k->is_num ? k->str : "compute");
+    g_hash_table_insert (a->workers, g_strdup_printf ("%" G_GINT64_FORMAT
+            ":%s", ev->pid, el->str), w);
   } else if (strcmp (ev->name, "stageprof_thread") == 0) {
     const SpEventArg *w = sp_event_arg (ev, "cpu_wait");
     if (w && w->is_num && w->num >= 0 && ev->has_tid)
@@ -620,6 +718,17 @@ thread_name (Acc * a, gint64 pid, gint64 tid)
   return n ? g_strdup (n) : g_strdup_printf ("tid %" G_GINT64_FORMAT, tid);
 }
 
+static const Workers *
+elem_workers (Acc * a, const ElemAcc * e)
+{
+  gchar *k = g_strdup_printf ("%" G_GINT64_FORMAT ":%s", e->th->pid,
+      e->name);
+  const Workers *w = g_hash_table_lookup (a->workers, k);
+
+  g_free (k);
+  return w;
+}
+
 static SpElemRow *
 elem_row (Acc * a, const ElemAcc * e)
 {
@@ -639,6 +748,13 @@ elem_row (Acc * a, const ElemAcc * e)
   r->p99_ms = stage_stats_p99 (&e->stats);
   r->total_s = e->total / 1e9;
   r->busy_pct = 100.0 * e->total / wall;
+  {
+    const Workers *w = elem_workers (a, e);
+    if (w) {
+      r->workers = w->workers;
+      r->worker_cpu_s = w->cpu_s;
+    }
+  }
   return r;
 }
 
@@ -812,11 +928,21 @@ trace_verdict (Acc * a)
     if (held && held->th->last > held->th->first
         && held->blocked >= 0.5 * (held->th->last - held->th->first)) {
       gchar *hname = thread_name (a, held->th->pid, held->th->tid);
-      res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f%% of "
-          "the thread's time in its own code, not on a CPU: a sleep, a lock "
-          "or a device); busiest thread %s at %.0f%%", held->name, hname,
-          100.0 * held->blocked / (held->th->last - held->th->first), tname,
-          busy);
+      gdouble wall = held->th->last - held->th->first;
+      const Workers *w = elem_workers (a, held);
+      if (w && w->cpu_s > 0)
+        /* Blocked in its own code while its workers ran: waiting for
+         * them. */
+        res = g_strdup_printf ("%s-bound: %s with its %.0f threads (they "
+            "used %.1f cores; its own thread %s worked %.0f%% of its time "
+            "and waited for them %.0f%%)", w->kind, held->name, w->workers,
+            w->cpu_s * 1e9 / wall, hname, 100.0 * (held->total +
+                held->events) / wall, 100.0 * held->blocked / wall);
+      else
+        res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f%% of "
+            "the thread's time in its own code, not on a CPU: a sleep, a "
+            "lock or a device); busiest thread %s at %.0f%%", held->name,
+            hname, 100.0 * held->blocked / wall, tname, busy);
       g_free (hname);
       g_free (tname);
       return res;
@@ -843,6 +969,7 @@ thread_acc_free (gpointer p)
   ThreadAcc *t = p;
 
   g_array_free (t->works, TRUE);
+  g_array_free (t->done, TRUE);
   g_array_free (t->stack, TRUE);
   g_hash_table_destroy (t->elems);
   g_free (t);
@@ -880,6 +1007,8 @@ sp_read_trace (const gchar * path, GError ** error)
   a.pfirst = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   a.pend = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   a.link_pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  a.workers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      workers_free);
 
   while (sp_trace_reader_next (rd, &ev, &err)) {
     switch (ev->ph) {
@@ -926,13 +1055,15 @@ sp_read_trace (const gchar * path, GError ** error)
   build_rows (&a);
   if (a.n_out_of_order)
     sp_profile_note (a.p, "%" G_GUINT64_FORMAT " slices were written after "
-        "slices they enclose (longer than 100 ms): their self time includes "
-        "their children's", a.n_out_of_order);
+        "slices they enclose (longer than 100 ms) and could not be matched "
+        "with them: their self time includes some of their children's",
+        a.n_out_of_order);
   a.p->verdict = trace_verdict (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);
   g_hash_table_destroy (a.pnames);
+  g_hash_table_destroy (a.workers);
   g_hash_table_destroy (a.tnames);
   g_hash_table_destroy (a.pfirst);
   g_hash_table_destroy (a.pend);

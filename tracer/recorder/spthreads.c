@@ -375,24 +375,3 @@ sp_os_threads (SpRecorder * r, GValue * rows)
       "cores_used", G_TYPE_DOUBLE, elapsed > 0 ? used / elapsed : 0.0, NULL);
 }
 
-/* Each streaming thread's run-queue delay so far, as "stageprof_thread"
- * metadata events: the one figure of a thread's shares that its slices
- * cannot give (readers take the last event of a thread). */
-void
-sp_threads_trace_cpu_wait (SpRecorder * r, SpTrace * t)
-{
-  guint i;
-
-  g_mutex_lock (&r->lock);
-  for (i = 0; i < r->threads->len; i++) {
-    SpThreadRec *th = g_ptr_array_index (r->threads, i);
-    gchar *ev = g_strdup_printf ("{\"name\":\"stageprof_thread\","
-        "\"ph\":\"M\",\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":"
-        "{\"cpu_wait\":%.6f}}\n", th->pid, th->tid,
-        sp_thread_cpu_wait (th) / 1e9);
-
-    sp_trace_metadata (t, ev, FALSE);
-    g_free (ev);
-  }
-  g_mutex_unlock (&r->lock);
-}

@@ -16,9 +16,6 @@ void sp_threads_refresh (SpRecorder * r);
 guint64 sp_sched_delay (guint64 tid);
 guint64 sp_process_cpu_ns (void);
 guint64 sp_thread_cpu_wait (SpThreadRec * th);
-/* Writes every thread's run-queue delay so far into the trace. Takes
- * r->lock. */
-void sp_threads_trace_cpu_wait (SpRecorder * r, SpTrace * t);
 /* spthreads.c: every OS thread of the process. */
 GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
 /* Notes the threads that appeared since the last look as `owner`'s (NULL:

@@ -14,6 +14,7 @@
 #include "spschema.h"
 #include "spqueue.h"
 #include "spthreads.h"
+#include "jsontext.h"
 
 const gchar *const sp_kind_labels[] = {
   "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
@@ -792,4 +793,40 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   g_ptr_array_free (threads, TRUE);
   snapshot_free (snap);
   return s;
+}
+
+void
+sp_recorder_trace_summary (SpRecorder * r, SpTrace * t)
+{
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  GString *ev = g_string_new (NULL);
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (r->threads, i);
+
+    g_string_printf (ev, "{\"name\":\"stageprof_thread\",\"ph\":\"M\","
+        "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"cpu_wait\":"
+        "%.6f}}\n", th->pid, th->tid, sp_thread_cpu_wait (th) / 1e9);
+    sp_trace_metadata (t, ev->str, FALSE);
+  }
+  for (i = 0; i < r->elems->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (r->elems, i);
+    SpElemInfo *info = rec->info;
+
+    if (info->workers == 0 || !g_hash_table_add (seen, info))
+      continue;
+    g_string_printf (ev, "{\"name\":\"stageprof_workers\",\"ph\":\"M\","
+        "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"element\":\"",
+        rec->thread->pid, rec->thread->tid);
+    stage_json_escape (ev, info->name);
+    g_string_append_printf (ev, "\",\"kind\":\"%s\",\"workers\":%u,"
+        "\"cpu\":%.6f}}\n", sp_kind_labels[info->kind], info->workers,
+        info->worker_cpu_ns / 1e9);
+    sp_trace_metadata (t, ev->str, FALSE);
+  }
+  g_mutex_unlock (&r->lock);
+  g_string_free (ev, TRUE);
+  g_hash_table_destroy (seen);
 }

@@ -28,6 +28,13 @@ gint sp_recorder_latest_run (SpRecorder * r, gpointer pipeline);
 /* Name of the top-level pipeline as the trace knows it (for messages). */
 gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
 
+/* What the summary knows and slices cannot show, into the trace as
+ * metadata events: each streaming thread's run-queue delay so far
+ * ("stageprof_thread") and each element's worker threads and their CPU
+ * time ("stageprof_workers"). Readers take the last event of each. Call
+ * after a summary (the workers' figures are its). Takes r->lock. */
+void sp_recorder_trace_summary (SpRecorder * r, SpTrace * t);
+
 /* A thread's shares of its wall time (ns). */
 void sp_thread_shares (SpThreadRec * th, SpShares * out);
 
