@@ -199,7 +199,7 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
   self->warn_missing = warn_missing;
   if (!stage_select_regular (select, &self->divisor) || self->divisor < 1)
     self->divisor = 1;
-  self->store = stage_store_open (store, FALSE, error);
+  self->store = stage_store_open_read (store, error);
   if (self->store == NULL)
     goto fail;
   self->info = stage_store_lookup (self->store, stream, error);

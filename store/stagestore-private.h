@@ -15,6 +15,7 @@ struct StageStore
 {
   gchar *dir;
   sqlite3 *db;
+  gboolean read_only;
 };
 
 /* a live writer holds an flock on this file in its data directory */
@@ -35,6 +36,28 @@ void store_remove_tree (const gchar * path);
 /* whether @data is a data directory path the catalog may name */
 gboolean store_safe_data_dir (const gchar * data);
 gboolean store_writer_alive (const gchar * dirpath);
+
+/* A fresh data directory for stream @name (data/<name>.<random>, *data
+ * relative to the store, *abs_data absolute) with its writing lock held
+ * in *lock_fd, so gc leaves it alone until it is released. */
+gboolean store_new_data_dir (StageStore * store, const gchar * name,
+    gchar ** data, gchar ** abs_data, int *lock_fd, GError ** error);
+/* Drops the lock; the directory stays if @committed, else it goes. */
+void store_release_data_dir (const gchar * abs_data, int lock_fd,
+    gboolean committed);
+/* Inside a transaction: the catalog rows of one stream (@info's fields
+ * but id; frame count n; NULL created/committed: now) and of its frames
+ * in decode order. */
+gboolean store_insert_stream (StageStore * store,
+    const StageStreamInfo * info, const StageFrame * frames, gsize n,
+    gint64 * id, GError ** error);
+gboolean store_delete_stream_rows (StageStore * store, gint64 id,
+    GError ** error);
+/* Checks @n frames (decode order) of @info against its chunk files: the
+ * index is consistent and every packet reads back with its CRC. */
+gboolean store_check_frames (StageStore * store,
+    const StageStreamInfo * info, const StageFrame * frames, gsize n,
+    GError ** error);
 
 G_END_DECLS
 

@@ -134,15 +134,26 @@ gboolean
 stage_store_verify_stream (StageStore * store, const StageStreamInfo * info,
     GError ** error)
 {
-  StageStoreReader *r;
-  StageFrame *frames;
-  guint8 *seen;
-  gsize n, i, first;
-  gboolean ok = TRUE;
+  gsize n;
+  StageFrame *frames = stage_store_load_frames (store, info, &n, error);
+  gboolean ok;
 
-  frames = stage_store_load_frames (store, info, &n, error);
   if (frames == NULL)
     return FALSE;
+  ok = store_check_frames (store, info, frames, n, error);
+  g_free (frames);
+  return ok;
+}
+
+gboolean
+store_check_frames (StageStore * store, const StageStreamInfo * info,
+    const StageFrame * frames, gsize n, GError ** error)
+{
+  StageStoreReader *r;
+  guint8 *seen;
+  gsize i, first;
+  gboolean ok = TRUE;
+
   seen = g_new0 (guint8, n + 1);
   for (i = 0; i < n && ok; i++) {
     const StageFrame *f = &frames[i];
@@ -193,6 +204,5 @@ stage_store_verify_stream (StageStore * store, const StageStreamInfo * info,
   }
   stage_store_reader_free (r);
   g_free (seen);
-  g_free (frames);
   return ok;
 }

@@ -52,15 +52,65 @@ sanitize (const gchar * name)
   return g_string_free (s, FALSE);
 }
 
+gboolean
+store_new_data_dir (StageStore * store, const gchar * name, gchar ** data,
+    gchar ** abs_data, int *lock_fd, GError ** error)
+{
+  gchar *safe = sanitize (name), *lock;
+
+  *data = g_strdup_printf ("data/%s.%08x%08x", safe, g_random_int (),
+      g_random_int ());
+  g_free (safe);
+  *abs_data = g_build_filename (store->dir, *data, NULL);
+  *lock_fd = -1;
+  if (g_mkdir (*abs_data, 0777) != 0) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s': cannot create data directory %s for stream '%s': %s",
+        store->dir, *abs_data, name, g_strerror (errno));
+    g_clear_pointer (data, g_free);
+    g_clear_pointer (abs_data, g_free);
+    return FALSE;
+  }
+  /* held until commit or death: tells gc this directory is in use */
+  lock = g_build_filename (*abs_data, WRITING_LOCK, NULL);
+  *lock_fd = open (lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (*lock_fd >= 0)
+    flock (*lock_fd, LOCK_EX);
+  g_free (lock);
+  return TRUE;
+}
+
+void
+store_release_data_dir (const gchar * abs_data, int lock_fd,
+    gboolean committed)
+{
+  if (abs_data) {
+    gchar *lock = g_build_filename (abs_data, WRITING_LOCK, NULL);
+
+    if (committed)
+      g_unlink (lock);
+    else
+      store_remove_tree (abs_data);
+    g_free (lock);
+  }
+  if (lock_fd >= 0)
+    close (lock_fd);
+}
+
 StageStoreWriter *
 stage_store_writer_new (StageStore * store, const gchar * name,
     guint io_packet_size, GError ** error)
 {
   StageStoreWriter *w;
-  gchar *safe, *lock;
 
   if (!stage_store_check_name (name, error))
     return NULL;
+  if (store->read_only) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s' was opened for reading: cannot write stream '%s'",
+        store->dir, name);
+    return NULL;
+  }
   w = g_new0 (StageStoreWriter, 1);
   w->store = store;
   w->name = g_strdup (name);
@@ -70,26 +120,11 @@ stage_store_writer_new (StageStore * store, const gchar * name,
   w->fps_d = 1;
   w->frames = g_array_new (FALSE, FALSE, sizeof (StageFrame));
   w->created = store_now_iso8601 ();
-  safe = sanitize (name);
-  w->data = g_strdup_printf ("data/%s.%08x%08x", safe, g_random_int (),
-      g_random_int ());
-  g_free (safe);
-  w->abs_data = g_build_filename (store->dir, w->data, NULL);
-  if (g_mkdir (w->abs_data, 0777) != 0) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
-        "Store '%s': cannot create data directory %s for stream '%s': %s",
-        store->dir, w->abs_data, name, g_strerror (errno));
-    g_free (w->abs_data);
-    w->abs_data = NULL;
+  if (!store_new_data_dir (store, name, &w->data, &w->abs_data, &w->lock_fd,
+          error)) {
     stage_store_writer_free (w);
     return NULL;
   }
-  /* held until commit or death: tells gc this directory is in use */
-  lock = g_build_filename (w->abs_data, WRITING_LOCK, NULL);
-  w->lock_fd = open (lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-  if (w->lock_fd >= 0)
-    flock (w->lock_fd, LOCK_EX);
-  g_free (lock);
   return w;
 }
 
@@ -309,12 +344,12 @@ bind_time (sqlite3_stmt * st, int col, gint64 t)
     sqlite3_bind_int64 (st, col, t);
 }
 
-static gboolean
-insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
+gboolean
+store_insert_stream (StageStore * store, const StageStreamInfo * info,
+    const StageFrame * frames, gsize n, gint64 * id, GError ** error)
 {
-  StageStore *store = w->store;
   sqlite3_stmt *st;
-  gchar *committed = store_now_iso8601 ();
+  gchar *now = store_now_iso8601 ();
   gsize i;
   int rc;
 
@@ -322,33 +357,35 @@ insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
       "caps, codec_data, frames, keyframes, chunks, bytes, fps_n, fps_d, "
       "width, height, io_packet_size, data, created, committed) VALUES "
       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
-  sqlite3_bind_text (st, 1, w->name, -1, SQLITE_STATIC);
-  sqlite3_bind_text (st, 2, w->kind == STAGE_STORE_KIND_VIDEO ? "video" :
+  sqlite3_bind_text (st, 1, info->name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 2, info->kind == STAGE_STORE_KIND_VIDEO ? "video" :
       "bytes", -1, SQLITE_STATIC);
-  if (w->codec)
-    sqlite3_bind_text (st, 3, w->codec, -1, SQLITE_STATIC);
-  sqlite3_bind_text (st, 4, w->caps ? w->caps : "", -1, SQLITE_STATIC);
-  if (w->codec_data) {
+  if (info->codec)
+    sqlite3_bind_text (st, 3, info->codec, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 4, info->caps ? info->caps : "", -1, SQLITE_STATIC);
+  if (info->codec_data) {
     gsize len;
-    gconstpointer p = g_bytes_get_data (w->codec_data, &len);
+    gconstpointer p = g_bytes_get_data (info->codec_data, &len);
 
     sqlite3_bind_blob (st, 5, p, len, SQLITE_STATIC);
   }
-  sqlite3_bind_int64 (st, 6, w->frames->len);
-  sqlite3_bind_int64 (st, 7, w->keyframes);
-  sqlite3_bind_int64 (st, 8, w->chunk + 1);
-  sqlite3_bind_int64 (st, 9, w->bytes);
-  sqlite3_bind_int (st, 10, w->fps_n);
-  sqlite3_bind_int (st, 11, w->fps_d);
-  sqlite3_bind_int (st, 12, w->width);
-  sqlite3_bind_int (st, 13, w->height);
-  sqlite3_bind_int64 (st, 14, w->io_packet_size);
-  sqlite3_bind_text (st, 15, w->data, -1, SQLITE_STATIC);
-  sqlite3_bind_text (st, 16, w->created, -1, SQLITE_STATIC);
-  sqlite3_bind_text (st, 17, committed, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 6, n);
+  sqlite3_bind_int64 (st, 7, info->keyframes);
+  sqlite3_bind_int64 (st, 8, info->chunks);
+  sqlite3_bind_int64 (st, 9, info->bytes);
+  sqlite3_bind_int (st, 10, info->fps_n);
+  sqlite3_bind_int (st, 11, info->fps_d);
+  sqlite3_bind_int (st, 12, info->width);
+  sqlite3_bind_int (st, 13, info->height);
+  sqlite3_bind_int64 (st, 14, info->io_packet_size);
+  sqlite3_bind_text (st, 15, info->data, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 16, info->created ? info->created : now, -1,
+      SQLITE_STATIC);
+  sqlite3_bind_text (st, 17, info->committed ? info->committed : now, -1,
+      SQLITE_STATIC);
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
-  g_free (committed);
+  g_free (now);
   if (rc != SQLITE_DONE)
     return store_db_fail (store, "insert", error);
   *id = sqlite3_last_insert_rowid (store->db);
@@ -356,8 +393,8 @@ insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
   sqlite3_prepare_v2 (store->db, "INSERT INTO frames (stream, idx, pkt, "
       "chunk, offset, size, pts, dts, duration, keyframe, crc) VALUES "
       "(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
-  for (i = 0; i < w->frames->len; i++) {
-    const StageFrame *f = &g_array_index (w->frames, StageFrame, i);
+  for (i = 0; i < n; i++) {
+    const StageFrame *f = &frames[i];
 
     sqlite3_bind_int64 (st, 1, *id);
     sqlite3_bind_int64 (st, 2, f->index);
@@ -378,6 +415,52 @@ insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
   }
   sqlite3_finalize (st);
   return TRUE;
+}
+
+gboolean
+store_delete_stream_rows (StageStore * store, gint64 id, GError ** error)
+{
+  sqlite3_stmt *st;
+  int rc;
+
+  sqlite3_prepare_v2 (store->db, "DELETE FROM frames WHERE stream = ?", -1,
+      &st, NULL);
+  sqlite3_bind_int64 (st, 1, id);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  sqlite3_prepare_v2 (store->db, "DELETE FROM streams WHERE id = ?", -1,
+      &st, NULL);
+  sqlite3_bind_int64 (st, 1, id);
+  rc = rc == SQLITE_DONE ? sqlite3_step (st) : rc;
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    return store_db_fail (store, "replacing the old stream", error);
+  return TRUE;
+}
+
+/* The writer's stream as a catalog row. */
+static gboolean
+insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)
+{
+  StageStreamInfo info = { 0 };
+
+  info.name = w->name;
+  info.kind = w->kind;
+  info.codec = w->codec;
+  info.caps = w->caps;
+  info.codec_data = w->codec_data;
+  info.keyframes = w->keyframes;
+  info.chunks = w->chunk + 1;
+  info.bytes = w->bytes;
+  info.fps_n = w->fps_n;
+  info.fps_d = w->fps_d;
+  info.width = w->width;
+  info.height = w->height;
+  info.io_packet_size = w->io_packet_size;
+  info.data = w->data;
+  info.created = w->created;
+  return store_insert_stream (w->store, &info,
+      (const StageFrame *) w->frames->data, w->frames->len, id, error);
 }
 
 gboolean
@@ -419,22 +502,8 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
         store->dir, w->name, old->committed);
     goto rollback;
   }
-  if (old) {
-    sqlite3_prepare_v2 (store->db, "DELETE FROM frames WHERE stream = ?", -1,
-        &st, NULL);
-    sqlite3_bind_int64 (st, 1, old->id);
-    rc = sqlite3_step (st);
-    sqlite3_finalize (st);
-    sqlite3_prepare_v2 (store->db, "DELETE FROM streams WHERE id = ?", -1,
-        &st, NULL);
-    sqlite3_bind_int64 (st, 1, old->id);
-    rc = rc == SQLITE_DONE ? sqlite3_step (st) : rc;
-    sqlite3_finalize (st);
-    if (rc != SQLITE_DONE) {
-      store_db_fail (store, "replacing the old stream", error);
-      goto rollback;
-    }
-  }
+  if (old && !store_delete_stream_rows (store, old->id, error))
+    goto rollback;
   check_rate (w);
   if (!insert_rows (w, &id, error))
     goto rollback;
@@ -463,17 +532,7 @@ stage_store_writer_free (StageStoreWriter * w)
     return;
   if (w->chunk_file)
     fclose (w->chunk_file);
-  if (w->abs_data) {
-    gchar *lock = g_build_filename (w->abs_data, WRITING_LOCK, NULL);
-
-    if (w->committed)
-      g_unlink (lock);
-    else
-      store_remove_tree (w->abs_data);
-    g_free (lock);
-  }
-  if (w->lock_fd >= 0)
-    close (w->lock_fd);
+  store_release_data_dir (w->abs_data, w->lock_fd, w->committed);
   if (w->codec_data)
     g_bytes_unref (w->codec_data);
   g_array_free (w->frames, TRUE);

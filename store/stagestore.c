@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -146,21 +147,101 @@ stage_store_check_name (const gchar * name, GError ** error)
 
 /* ---- open / close ---- */
 
+/* Network filesystems by statfs(2) magic number (linux/magic.h and the
+ * filesystems' own headers). */
+static const struct
+{
+  gint64 magic;
+  const gchar *name;
+} network_fs[] = {
+  {0x6969, "NFS"},
+  {0x517B, "SMB/CIFS"},
+  {0xFF534D42, "SMB/CIFS"},
+  {0xFE534D42, "SMB/CIFS"},
+  {0x65735546, "FUSE"},
+  {0x00C36400, "Ceph"},
+  {0x0BD00BD0, "Lustre"},
+  {0x01021997, "9P"},
+  {0x5346414F, "AFS"},
+  {0x6B414653, "AFS"},
+  {0x47504653, "GPFS"},
+  {0x013111A8, "IBRIX"},
+  {0x73757245, "Coda"},
+};
+
+const gchar *
+stage_store_network_fs (const gchar * dir)
+{
+  struct statfs sf;
+  const gchar *test = g_getenv ("STAGE_STORE_TEST_NETWORK_FS");
+  guint i;
+
+  /* The test suite's stand-in for a network mount: a directory named by
+   * the variable, and everything under it, counts as NFS. */
+  if (test && *test) {
+    gchar *abs = g_canonicalize_filename (dir, NULL);
+    gboolean under = g_str_has_prefix (abs, test);
+
+    g_free (abs);
+    if (under)
+      return "NFS";
+  }
+  /* A store not made yet: the filesystem it would be made on. */
+  if (statfs (dir, &sf) != 0) {
+    int e = errno;
+    gchar *up = g_path_get_dirname (dir);
+    const gchar *res = strcmp (up, dir) != 0 && e == ENOENT ?
+        stage_store_network_fs (up) : NULL;
+
+    g_free (up);
+    return res;
+  }
+  for (i = 0; i < G_N_ELEMENTS (network_fs); i++)
+    if ((gint64) (guint32) sf.f_type == network_fs[i].magic)
+      return network_fs[i].name;
+  return NULL;
+}
+
+/* Whether the rollback journal was asked for (a store on a network
+ * filesystem); FALSE and an error for a value that is neither. */
+static gboolean
+journal_delete (gboolean * out, GError ** error)
+{
+  const gchar *j = g_getenv ("STAGE_STORE_JOURNAL");
+
+  *out = FALSE;
+  if (j == NULL || *j == '\0' || g_ascii_strcasecmp (j, "wal") == 0)
+    return TRUE;
+  if (g_ascii_strcasecmp (j, "delete") == 0) {
+    *out = TRUE;
+    return TRUE;
+  }
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+      "STAGE_STORE_JOURNAL='%s' is neither 'wal' (the default) nor "
+      "'delete' (SQLite's rollback journal, for a store on a network "
+      "filesystem)", j);
+  return FALSE;
+}
+
 /* Journal mode and, when creating, the schema. Processes that create one
  * store at once (a batch of stagesink jobs) meet here: switching a new
  * database to WAL takes a lock that SQLite refuses at once ("database is
  * locked") rather than waiting in the busy handler, so the setup is
- * retried for up to the busy timeout. The schema is idempotent. */
+ * retried for up to the busy timeout. The schema is idempotent. A reader
+ * changes nothing. */
 static gboolean
-setup (StageStore * store, gboolean create, GError ** error)
+setup (StageStore * store, gboolean create, gboolean rollback,
+    GError ** error)
 {
   gint64 deadline = g_get_monotonic_time () + BUSY_TIMEOUT_MS * 1000;
+  const gchar *pragmas = store->read_only ? "PRAGMA foreign_keys=ON;" :
+      rollback ? "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; "
+      "PRAGMA foreign_keys=ON;" : "PRAGMA journal_mode=WAL; "
+      "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;";
   int rc;
 
   for (;;) {
-    rc = sqlite3_exec (store->db, "PRAGMA journal_mode=WAL; "
-        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
-        NULL);
+    rc = sqlite3_exec (store->db, pragmas, NULL, NULL, NULL);
     if (rc == SQLITE_OK && create) {
       rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
       if (rc == SQLITE_OK) {
@@ -180,12 +261,32 @@ setup (StageStore * store, gboolean create, GError ** error)
   }
 }
 
-StageStore *
-stage_store_open (const gchar * dir, gboolean create, GError ** error)
+/* Whether the SQLite file at @path is in WAL mode (its header's read and
+ * write versions are 2). */
+static gboolean
+catalog_is_wal (const gchar * path)
+{
+  guint8 h[20];
+  FILE *f = g_fopen (path, "rb");
+  gboolean wal = FALSE;
+
+  if (f) {
+    wal = fread (h, 1, sizeof (h), f) == sizeof (h) && h[18] == 2
+        && h[19] == 2;
+    fclose (f);
+  }
+  return wal;
+}
+
+static StageStore *
+open_store (const gchar * dir, gboolean create, gboolean read_only,
+    GError ** error)
 {
   StageStore *store;
-  gchar *path, *data, *version = NULL;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  gchar *path, *data, *version = NULL, *uri = NULL;
+  int flags = SQLITE_OPEN_NOMUTEX;
+  const gchar *netfs;
+  gboolean rollback = FALSE;
   sqlite3_stmt *st;
 
   if (dir == NULL || *dir == '\0') {
@@ -193,6 +294,8 @@ stage_store_open (const gchar * dir, gboolean create, GError ** error)
         STAGE_STORE_ERROR_NOT_STORE, "No store directory given");
     return NULL;
   }
+  if (!read_only && !journal_delete (&rollback, error))
+    return NULL;
   path = g_build_filename (dir, STAGE_STORE_CATALOG, NULL);
   if (!create && !g_file_test (dir, G_FILE_TEST_IS_DIR)) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_STORE,
@@ -206,6 +309,19 @@ stage_store_open (const gchar * dir, gboolean create, GError ** error)
     g_free (path);
     return NULL;
   }
+  netfs = stage_store_network_fs (dir);
+  if (netfs && !read_only && !rollback) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NETWORK,
+        "Store '%s' is on a network filesystem (%s): its catalog (SQLite in "
+        "WAL mode) cannot be written safely there. Write a store on each "
+        "machine's local disk and join them with 'stage-store merge DEST "
+        "SRC...', or, if only one machine writes at a time and the "
+        "filesystem's locks work, set STAGE_STORE_JOURNAL=delete (see "
+        "docs/store.md)", dir, netfs);
+    g_free (path);
+    return NULL;
+  }
+
   data = g_build_filename (dir, "data", NULL);
   if (create && g_mkdir_with_parents (data, 0777) != 0) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
@@ -215,24 +331,39 @@ stage_store_open (const gchar * dir, gboolean create, GError ** error)
     return NULL;
   }
   g_free (data);
-
   store = g_new0 (StageStore, 1);
   store->dir = g_strdup (dir);
-  if (create)
-    flags |= SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2 (path, &store->db, flags, NULL) != SQLITE_OK) {
+  store->read_only = read_only;
+  if (read_only) {
+    flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    /* No lock, no shared memory: what a WAL catalog needs and a network
+     * filesystem cannot give. */
+    if (netfs && catalog_is_wal (path)) {
+      gchar *esc = g_uri_escape_string (path, "/", FALSE);
+      uri = g_strdup_printf ("file:%s?immutable=1", esc);
+      g_free (esc);
+    }
+  } else {
+    flags |= SQLITE_OPEN_READWRITE;
+    if (create)
+      flags |= SQLITE_OPEN_CREATE;
+  }
+  if (sqlite3_open_v2 (uri ? uri : path, &store->db, flags, NULL) !=
+      SQLITE_OK) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_STORE,
         "Could not open the catalog of store '%s' (%s): %s", dir, path,
         store->db ? sqlite3_errmsg (store->db) : "out of memory");
     g_free (path);
+    g_free (uri);
     stage_store_close (store);
     return NULL;
   }
   g_free (path);
+  g_free (uri);
   sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes (store->db, 0);
 
-  if (!setup (store, create, error))
+  if (!setup (store, create, rollback, error))
     goto fail;
   if (sqlite3_prepare_v2 (store->db,
           "SELECT value FROM meta WHERE key = 'format'", -1, &st,
@@ -258,6 +389,18 @@ stage_store_open (const gchar * dir, gboolean create, GError ** error)
 fail:
   stage_store_close (store);
   return NULL;
+}
+
+StageStore *
+stage_store_open (const gchar * dir, gboolean create, GError ** error)
+{
+  return open_store (dir, create, FALSE, error);
+}
+
+StageStore *
+stage_store_open_read (const gchar * dir, GError ** error)
+{
+  return open_store (dir, FALSE, TRUE, error);
 }
 
 void

@@ -39,6 +39,7 @@ typedef enum
   STAGE_STORE_ERROR_CORRUPT,    /* catalog or chunk unreadable/inconsistent */
   STAGE_STORE_ERROR_IO,         /* a read or write failed */
   STAGE_STORE_ERROR_INVALID,    /* bad argument (a stream name, ...) */
+  STAGE_STORE_ERROR_NETWORK,    /* writing on a network filesystem */
 } StageStoreError;
 
 typedef enum
@@ -85,11 +86,27 @@ typedef struct
   guint32 crc;                  /* CRC-32 of the packet bytes */
 } StageFrame;
 
-/* Opens the store at @dir; with @create, makes the directory and the
- * catalog when missing. Without it, a directory with no catalog.db is a
- * STAGE_STORE_ERROR_NOT_STORE error. */
+/* Opens the store at @dir for reading and writing; with @create, makes the
+ * directory and the catalog when missing. Without it, a directory with no
+ * catalog.db is a STAGE_STORE_ERROR_NOT_STORE error.
+ *
+ * The catalog is SQLite in WAL mode, which needs memory shared by every
+ * process that opens it: on a network filesystem (NFS, SMB/CIFS, FUSE,
+ * Ceph, Lustre, 9P, AFS) writing is refused (STAGE_STORE_ERROR_NETWORK,
+ * the message says to write a store per machine on local disk and join
+ * them with stage-store merge) unless the environment variable
+ * STAGE_STORE_JOURNAL=delete asks for SQLite's rollback journal, which
+ * works there through the filesystem's locks (docs/store.md). */
 StageStore *stage_store_open (const gchar * dir, gboolean create,
     GError ** error);
+/* Opens an existing store for reading only: streams are listed, looked
+ * up, read and verified, never written. On a network filesystem a WAL
+ * catalog is read as immutable (no locks, no shared memory): nothing may
+ * write the store meanwhile. */
+StageStore *stage_store_open_read (const gchar * dir, GError ** error);
+/* The kind of network filesystem @dir is on ("NFS", "SMB/CIFS", ...), or
+ * NULL for a local one (or when it cannot be told). */
+const gchar *stage_store_network_fs (const gchar * dir);
 void stage_store_close (StageStore * store);
 const gchar *stage_store_get_dir (StageStore * store);
 
@@ -190,6 +207,22 @@ void stage_store_writer_free (StageStoreWriter * writer);
 /* Whether a committed stream named @name exists. */
 gboolean stage_store_has_stream (StageStore * store, const gchar * name,
     gboolean * exists, GError ** error);
+
+/* ---- merging ---- */
+
+/* Copies every committed stream of the stores @srcs into @dest, as one
+ * change: each stream is checked in its source (index, every packet's
+ * CRC), copied into a fresh data directory and checked again there, and
+ * then all of them enter @dest's catalog in one transaction. A name in two
+ * sources, or a source that is @dest, is refused; a name @dest has is
+ * refused (MODE_ERROR, listing them, before anything is copied), replaced
+ * (OVERWRITE) or kept (IGNORE). On failure @dest is as it was (an
+ * interrupted merge leaves copies that no stream names: orphans, which
+ * stage_store_orphans lists and gc removes). *merged, when given, gets the
+ * names merged. */
+gboolean stage_store_merge (StageStore * dest, StageStore ** srcs,
+    guint n_srcs, StageStoreMode mode, GPtrArray ** merged,
+    GError ** error);
 
 /* ---- codecs ---- */
 

@@ -108,11 +108,153 @@ def main():
             check(r.returncode == 2 and "Usage" in r.stderr, "bad usage: " + " ".join(bad))
         r = run([TOOL, "--help"], tmp)
         check(r.returncode == 0 and "stage-store ingest store clip" in r.stdout, "--help has an example")
+        merge_tests(tmp)
+        network_fs_tests(tmp)
         docs_sequences(tmp)
     finally:
         shutil.rmtree(tmp)
     print(f"{failures} failures")
     return 1 if failures else 0
+
+
+def store_state(store):
+    """What a store holds: its catalog rows (data directories aside) and
+    its data directories."""
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    rows = db.execute("SELECT name, frames, bytes, chunks, created, committed, caps FROM streams "
+                      "ORDER BY name").fetchall()
+    frames = db.execute("SELECT s.name, idx, pkt, chunk, offset, size, pts, dts, duration, keyframe, crc "
+                        "FROM frames f JOIN streams s ON s.id = f.stream ORDER BY s.name, pkt").fetchall()
+    db.close()
+    return rows, frames, sorted(os.listdir(os.path.join(store, "data")))
+
+
+def decoded(store, stream, cwd):
+    """md5 of every decoded frame of a stored stream, in order."""
+    r = run(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", f"stream={stream}", "!", "videoconvert",
+             "!", "video/x-raw,format=I420", "!", "checksumsink", "hash=md5"], cwd)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def merge_tests(tmp):
+    """stage-store merge: per-shard stores joined, checked, in one change;
+    refused and interrupted merges leave the destination as it was."""
+    d = os.path.join(tmp, "merge")
+    os.mkdir(d)
+    for i, (names, pattern) in enumerate(((("a", "b"), "ball"), (("c",), "snow"))):
+        for name in names:
+            launch(f"videotestsrc num-buffers=40 pattern={pattern} ! video/x-raw,width=160,height=120,"
+                   "framerate=30/1 ! x264enc speed-preset=ultrafast bframes=2 key-int-max=10 ! h264parse ! "
+                   f"stagesink store=shard{i} stream={name} io-packet-size=10", d)
+    r = run([TOOL, "merge", "all", "shard0", "shard1"], d)
+    check(r.returncode == 0 and "3 streams from 2 stores" in r.stderr, "merge: " + r.stderr.strip()[-200:])
+    r = run([TOOL, "verify", "all"], d)
+    check(r.returncode == 0 and r.stdout.count("ok   ") == 3, "verify after merge")
+    rows, frames, dirs = store_state(os.path.join(d, "all"))
+    s0 = store_state(os.path.join(d, "shard0"))
+    s1 = store_state(os.path.join(d, "shard1"))
+    check(rows == sorted(s0[0] + s1[0]) and frames == sorted(s0[1] + s1[1], key=lambda f: (f[0], f[2])),
+          "merge: the catalog rows and frame index are the sources'")
+    check(decoded("all", "c", d) == decoded("shard1", "c", d), "merge: a merged stream decodes as its source")
+    before = store_state(os.path.join(d, "all"))
+
+    r = run([TOOL, "merge", "all", "shard1"], d)
+    check(r.returncode == 1 and "already has stream 'c'" in r.stderr and store_state(os.path.join(d, "all")) == before,
+          "merge of a name DEST has: refused, DEST as it was")
+    r = run([TOOL, "--mode=ignore", "merge", "all", "shard1"], d)
+    check(r.returncode == 0 and "0 streams" in r.stderr and store_state(os.path.join(d, "all")) == before,
+          "merge --mode=ignore keeps DEST's")
+    r = run([TOOL, "--mode=overwrite", "merge", "all", "shard1"], d)
+    after = store_state(os.path.join(d, "all"))
+    check(r.returncode == 0 and after[0] == before[0] and after[2] != before[2] and len(after[2]) == 3,
+          "merge --mode=overwrite replaces it, the old data gone")
+    r = run([TOOL, "merge", "both", "shard0", "shard0"], d)
+    check(r.returncode == 1 and "given twice" in r.stderr and not os.path.exists(os.path.join(d, "both")),
+          "merge of one store twice: refused, DEST not made")
+    r = run([TOOL, "merge", "all", "all"], d)
+    check(r.returncode == 1 and "into itself" in r.stderr, "merge of a store into itself")
+    r = run([TOOL, "merge", "x", "nostore"], d)
+    check(r.returncode == 1 and "does not exist" in r.stderr and not os.path.exists(os.path.join(d, "x")),
+          "merge of a missing store")
+
+    # a source with a corrupt chunk: refused, naming it; DEST as it was, no copy left
+    shutil.copytree(os.path.join(d, "shard1"), os.path.join(d, "bad"))
+    db = sqlite3.connect(os.path.join(d, "bad", "catalog.db"))
+    data, = db.execute("SELECT data FROM streams WHERE name = 'c'").fetchone()
+    db.execute("UPDATE streams SET name = 'c2'")
+    db.commit()
+    db.close()
+    with open(os.path.join(d, "bad", data, "chunk-000002.bin"), "r+b") as f:
+        f.seek(30)
+        f.write(b"\x00\xff\x00")
+    before = store_state(os.path.join(d, "all"))
+    r = run([TOOL, "merge", "all", "bad"], d)
+    check(r.returncode == 1 and "chunk-000002.bin" in r.stderr and store_state(os.path.join(d, "all")) == before,
+          "merge of a corrupt source: refused, DEST as it was: " + r.stderr.strip()[-160:])
+
+    # kill -9 in the middle: 'a' copied, then the read of 'z' blocks (its
+    # chunk is a FIFO); the catalog is as it was, the copy an orphan gc removes
+    shutil.copytree(os.path.join(d, "shard0"), os.path.join(d, "slow"))
+    db = sqlite3.connect(os.path.join(d, "slow", "catalog.db"))
+    db.execute("UPDATE streams SET name = 'z' || name")
+    data, = db.execute("SELECT data FROM streams WHERE name = 'zb'").fetchone()
+    db.commit()
+    db.close()
+    fifo = os.path.join(d, "slow", data, "chunk-000000.bin")
+    os.unlink(fifo)
+    os.mkfifo(fifo)
+    p = subprocess.Popen([TOOL, "merge", "all", "slow"], cwd=d, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and not any(x.startswith("za.") for x in os.listdir(os.path.join(d, "all", "data"))):
+        time.sleep(0.05)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    mid = store_state(os.path.join(d, "all"))
+    check(mid[0] == before[0] and mid[1] == before[1] and any(x.startswith("za.") for x in mid[2]),
+          "merge killed: the catalog as it was, the copy left")
+    r = run([TOOL, "verify", "all"], d)
+    check(r.returncode == 0 and "interrupted write" in r.stderr, "verify notes the interrupted merge's copy")
+    r = run([TOOL, "gc", "all"], d)
+    check(r.returncode == 0 and store_state(os.path.join(d, "all")) == before, "gc removes it: DEST as it was")
+
+
+def network_fs_tests(tmp):
+    """A store on a network filesystem: writing refused unless the rollback
+    journal is asked for; reading works. STAGE_STORE_TEST_NETWORK_FS makes a
+    folder count as NFS (a real mount cannot be made here)."""
+    d = os.path.join(tmp, "net")
+    nfs = os.path.join(d, "nfs")
+    os.makedirs(nfs)
+    env = dict(os.environ, STAGE_STORE_TEST_NETWORK_FS=nfs)
+    src = "videotestsrc num-buffers=20 ! video/x-raw,width=160,height=120 ! x264enc ! h264parse ! "
+
+    def sh(cmd, extra=None):
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=d, timeout=120,
+                              env=dict(env, **(extra or {})))
+
+    r = sh(f"gst-launch-1.0 -q {src} stagesink store=nfs/s stream=a")
+    check(r.returncode != 0 and "network filesystem (NFS)" in r.stderr and "stage-store merge" in r.stderr
+          and not os.path.exists(os.path.join(nfs, "s")), "stagesink on NFS: refused, nothing made")
+    launch(f"{src} stagesink store=local stream=a", d)
+    r = sh(f"{TOOL} merge nfs/m local")
+    check(r.returncode == 1 and "STAGE_STORE_JOURNAL=delete" in r.stderr, "merge into NFS: refused")
+    r = sh(f"{TOOL} merge nfs/m local", {"STAGE_STORE_JOURNAL": "delete"})
+    check(r.returncode == 0 and not os.path.exists(os.path.join(nfs, "m", "catalog.db-wal")),
+          "merge into NFS with STAGE_STORE_JOURNAL=delete: rollback journal")
+    r = sh(f"gst-launch-1.0 -q {src} stagesink store=nfs/m stream=b", {"STAGE_STORE_JOURNAL": "delete"})
+    check(r.returncode == 0, "stagesink on NFS with STAGE_STORE_JOURNAL=delete")
+    r = sh(f"gst-launch-1.0 -q {src} stagesink store=nfs/m stream=c", {"STAGE_STORE_JOURNAL": "sometimes"})
+    check(r.returncode != 0 and "STAGE_STORE_JOURNAL='sometimes'" in r.stderr, "a bad STAGE_STORE_JOURNAL")
+    # a WAL store copied there reads (immutable), and is not written
+    shutil.copytree(os.path.join(d, "local"), os.path.join(nfs, "w"))
+    r = sh(f"{TOOL} verify nfs/w")
+    check(r.returncode == 0 and "ok   a" in r.stdout, "verify of a store on NFS")
+    r = sh("gst-launch-1.0 -q stagesrc store=nfs/w stream=a ! fakesink")
+    check(r.returncode == 0, "stagesrc from a store on NFS: " + r.stderr[-200:])
+    r = sh(f"{TOOL} rm nfs/w a")
+    check(r.returncode == 1 and "network filesystem" in r.stderr, "rm on NFS: refused")
 
 
 def docs_sequences(tmp):

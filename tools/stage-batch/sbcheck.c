@@ -392,7 +392,7 @@ source_problem (GstElement * e)
 
     g_object_get (e, "store", &store, "stream", &stream, NULL);
     if (store && stream) {
-      st = stage_store_open (store, FALSE, &err);
+      st = stage_store_open_read (store, &err);
       if (st)
         info = stage_store_lookup (st, stream, &err);
       if (err)

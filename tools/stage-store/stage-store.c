@@ -8,6 +8,7 @@
  *   stage-store ingest DIR NAME FILE
  *   stage-store verify DIR [NAME...]
  *   stage-store gc DIR
+ *   stage-store merge DEST SRC...
  *
  * Data on stdout, messages and progress on stderr; exit 0 when all went
  * well, 1 when some work failed, 2 on bad usage. The catalog and chunk
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 
 #include "stagestore.h"
@@ -37,7 +39,8 @@ static GOptionEntry entries[] = {
   {"io-packet-size", 'n', 0, G_OPTION_ARG_INT, &io_packet_size,
       "ingest: frames per chunk (default 128)", "N"},
   {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
-      "ingest: error (default), overwrite or ignore when NAME exists", "MODE"},
+      "ingest, merge: error (default), overwrite or ignore when a name "
+      "exists", "MODE"},
   {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
       "ingest: no progress line", NULL},
   {NULL}
@@ -51,11 +54,14 @@ report (GError ** err)
   g_clear_error (err);
 }
 
+/* @write: to change it (rm, gc); otherwise read only (ls, info, verify:
+ * which also work on a store on a network filesystem). */
 static StageStore *
-open_store (const gchar * dir)
+open_store (const gchar * dir, gboolean write)
 {
   GError *err = NULL;
-  StageStore *st = stage_store_open (dir, FALSE, &err);
+  StageStore *st = write ? stage_store_open (dir, FALSE, &err) :
+      stage_store_open_read (dir, &err);
 
   if (st == NULL)
     report (&err);
@@ -77,7 +83,7 @@ kind_name (const StageStreamInfo * info)
 static gint
 cmd_ls (const gchar * dir)
 {
-  StageStore *st = open_store (dir);
+  StageStore *st = open_store (dir, FALSE);
   GPtrArray *list;
   GError *err = NULL;
   guint i;
@@ -154,7 +160,7 @@ print_gops (const StageFrame * frames, gsize n)
 static gint
 cmd_info (const gchar * dir, const gchar * name)
 {
-  StageStore *st = open_store (dir);
+  StageStore *st = open_store (dir, FALSE);
   StageStreamInfo *info;
   StageFrame *frames;
   GError *err = NULL;
@@ -208,7 +214,7 @@ cmd_info (const gchar * dir, const gchar * name)
 static gint
 cmd_rm (const gchar * dir, gchar ** names)
 {
-  StageStore *st = open_store (dir);
+  StageStore *st = open_store (dir, TRUE);
   gint ret = 0;
 
   if (st == NULL)
@@ -230,7 +236,7 @@ cmd_rm (const gchar * dir, gchar ** names)
 static gint
 cmd_verify (const gchar * dir, gchar ** names)
 {
-  StageStore *st = open_store (dir);
+  StageStore *st = open_store (dir, FALSE);
   GPtrArray *list = NULL, *orphans;
   GError *err = NULL;
   gint ret = 0;
@@ -283,10 +289,95 @@ cmd_verify (const gchar * dir, gchar ** names)
   return ret;
 }
 
+static StageStoreMode
+store_mode (void)
+{
+  if (g_strcmp0 (mode, "overwrite") == 0)
+    return STAGE_STORE_MODE_OVERWRITE;
+  if (g_strcmp0 (mode, "ignore") == 0)
+    return STAGE_STORE_MODE_IGNORE;
+  return STAGE_STORE_MODE_ERROR;
+}
+
+/* A store that cmd_merge made and found nothing to merge into: its
+ * catalog files and its empty data directory, nothing else. */
+static void
+remove_new_store (const gchar * dir)
+{
+  static const gchar *const files[] = { STAGE_STORE_CATALOG,
+    STAGE_STORE_CATALOG "-wal", STAGE_STORE_CATALOG "-shm",
+    STAGE_STORE_CATALOG "-journal", NULL
+  };
+  guint i;
+
+  for (i = 0; files[i]; i++) {
+    gchar *p = g_build_filename (dir, files[i], NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  {
+    gchar *data = g_build_filename (dir, "data", NULL);
+    g_rmdir (data);
+    g_free (data);
+  }
+  g_rmdir (dir);
+}
+
+/* Every stream of the SRC stores into DEST (made if missing), as one
+ * change; see stage_store_merge(). */
+static gint
+cmd_merge (const gchar * dest, gchar ** srcs)
+{
+  guint n = g_strv_length (srcs), i, opened = 0;
+  StageStore **st = g_new0 (StageStore *, n), *d = NULL;
+  GPtrArray *merged = NULL;
+  GError *err = NULL;
+  gint ret = EXIT_WORK_FAILED;
+  gboolean made;
+
+  for (i = 0; i < n; i++) {
+    if ((st[i] = open_store (srcs[i], FALSE)) == NULL)
+      goto out;
+    opened++;
+  }
+  made = !g_file_test (dest, G_FILE_TEST_EXISTS);
+  d = stage_store_open (dest, TRUE, &err);
+  if (d == NULL) {
+    report (&err);
+    goto out;
+  }
+  if (!stage_store_merge (d, st, n, store_mode (), &merged, &err)) {
+    g_printerr ("stage-store: nothing merged, '%s' is as it was: %s\n",
+        dest, err->message);
+    g_clear_error (&err);
+    if (made) {
+      /* It did not exist: it does not now. */
+      stage_store_close (d);
+      d = NULL;
+      remove_new_store (dest);
+    }
+    goto out;
+  }
+  for (i = 0; i < merged->len; i++)
+    g_printerr ("merged %s\n", (gchar *) merged->pdata[i]);
+  g_printerr ("stage-store: %u %s from %u %s into '%s'\n", merged->len,
+      merged->len == 1 ? "stream" : "streams", n, n == 1 ? "store" :
+      "stores", dest);
+  ret = 0;
+out:
+  if (merged)
+    g_ptr_array_unref (merged);
+  for (i = 0; i < opened; i++)
+    stage_store_close (st[i]);
+  stage_store_close (d);
+  g_free (st);
+  return ret;
+}
+
 static gint
 cmd_gc (const gchar * dir)
 {
-  StageStore *st = open_store (dir);
+  StageStore *st = open_store (dir, TRUE);
   GPtrArray *orphans;
   GError *err = NULL;
   gint ret = 0;
@@ -478,7 +569,10 @@ main (int argc, char **argv)
       "  rm DIR NAME...         remove streams (catalog rows, then data)\n"
       "  ingest DIR NAME FILE   store FILE's H.264/H.265 video as it is\n"
       "  verify DIR [NAME...]   read every chunk back, check the index\n"
-      "  gc DIR                 remove data left by interrupted writes");
+      "  gc DIR                 remove data left by interrupted writes\n"
+      "  merge DEST SRC...      copy every stream of the SRC stores into DEST\n"
+      "                         (checked, one transaction; DEST made if "
+      "missing)");
   g_option_context_set_description (ctx,
       "Example:\n"
       "  stage-store ingest store clip video.mp4 && stage-store info store "
@@ -523,6 +617,8 @@ main (int argc, char **argv)
     ret = cmd_verify (argv[2], argv + 3);
   } else if (g_str_equal (cmd, "gc") && n == 0) {
     ret = cmd_gc (argv[2]);
+  } else if (g_str_equal (cmd, "merge") && n >= 1) {
+    ret = cmd_merge (argv[2], argv + 3);
   } else {
     gchar *msg = g_strdup_printf ("bad command or arguments: '%s' with %d "
         "argument(s) after DIR", cmd, n);

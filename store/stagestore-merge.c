@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The store: joining stores (stage_store_merge). Every stream is checked
+ * in its source (index and CRCs), copied into a fresh data directory of
+ * the destination, checked again there, and only then do all of them
+ * enter the destination's catalog, in one transaction. A failure undoes
+ * the copies; an interrupted merge (kill -9) leaves the catalog as it
+ * was, and its copies as orphans that `stage-store gc` removes. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "stagestore-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+typedef struct
+{
+  StageStore *src;
+  StageStreamInfo *info;        /* the source's row */
+  StageStreamInfo copy;         /* the same, with the destination's data */
+  StageFrame *frames;
+  gsize n;
+  gchar *abs_data;
+  int lock_fd;
+  gboolean skip;                /* mode=ignore and the name is taken */
+  StageStreamInfo *old;         /* mode=overwrite: the row it replaces */
+} Item;
+
+static void
+item_free (gpointer p)
+{
+  Item *it = p;
+
+  stage_stream_info_free (it->info);
+  stage_stream_info_free (it->old);
+  g_free (it->copy.data);
+  g_free (it->frames);
+  g_free (it->abs_data);
+  g_free (it);
+}
+
+/* Copies one file, synced to disk. */
+static gboolean
+copy_file (const gchar * from, const gchar * to, GError ** error)
+{
+  gchar buf[1 << 16];
+  int in = open (from, O_RDONLY | O_CLOEXEC), out = -1;
+  gboolean ok = FALSE;
+  ssize_t got;
+
+  if (in < 0) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Cannot read %s: %s", from, g_strerror (errno));
+    return FALSE;
+  }
+  out = open (to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (out < 0)
+    goto io;
+  while ((got = read (in, buf, sizeof (buf))) != 0) {
+    gchar *p = buf;
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+          "Cannot read %s: %s", from, g_strerror (errno));
+      goto out;
+    }
+    while (got > 0) {
+      ssize_t put = write (out, p, got);
+      if (put < 0 && errno == EINTR)
+        continue;
+      if (put <= 0)
+        goto io;
+      p += put;
+      got -= put;
+    }
+  }
+  if (fsync (out) != 0)
+    goto io;
+  ok = TRUE;
+  goto out;
+io:
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+      "Cannot write %s: %s", to, g_strerror (errno ? errno : ENOSPC));
+out:
+  close (in);
+  if (out >= 0 && close (out) != 0 && ok) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Cannot write %s: %s", to, g_strerror (errno));
+    ok = FALSE;
+  }
+  return ok;
+}
+
+static void
+sync_dir (const gchar * dir)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd >= 0) {
+    fsync (fd);
+    close (fd);
+  }
+}
+
+/* The stream checked where it is, copied, and checked again. */
+static gboolean
+copy_stream (StageStore * dest, Item * it, GError ** error)
+{
+  gint64 c;
+
+  it->frames = stage_store_load_frames (it->src, it->info, &it->n, error);
+  if (it->frames == NULL
+      || !store_check_frames (it->src, it->info, it->frames, it->n, error))
+    return FALSE;
+  it->copy = *it->info;
+  it->copy.data = NULL;
+  if (!store_new_data_dir (dest, it->info->name, &it->copy.data,
+          &it->abs_data, &it->lock_fd, error))
+    return FALSE;
+  for (c = 0; c < it->info->chunks; c++) {
+    gchar *from = stage_store_chunk_path (it->src, it->info, c),
+        *to = stage_store_chunk_path (dest, &it->copy, c);
+    gboolean ok = copy_file (from, to, error);
+
+    g_free (from);
+    g_free (to);
+    if (!ok)
+      return FALSE;
+  }
+  sync_dir (it->abs_data);
+  return store_check_frames (dest, &it->copy, it->frames, it->n, error);
+}
+
+/* Whether two paths are one directory. */
+static gboolean
+same_dir (const gchar * a, const gchar * b)
+{
+  GStatBuf sa, sb;
+
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0
+      && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Lists @names (up to 8 of them) as "a, b, c and N more". */
+static gchar *
+name_list (GPtrArray * names)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < names->len && i < 8; i++)
+    g_string_append_printf (s, "%s'%s'", i ? ", " : "",
+        (gchar *) names->pdata[i]);
+  if (names->len > 8)
+    g_string_append_printf (s, " and %u more", names->len - 8);
+  return g_string_free (s, FALSE);
+}
+
+/* Gathers the sources' streams; FALSE when a name comes twice or a
+ * source is the destination. */
+static gboolean
+collect (StageStore * dest, StageStore ** srcs, guint n_srcs,
+    GPtrArray * items, GError ** error)
+{
+  GHashTable *from = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean ok = TRUE;
+  guint s, i;
+
+  for (s = 0; s < n_srcs && ok; s++) {
+    GPtrArray *list;
+
+    for (i = 0; i < s; i++)
+      if (same_dir (stage_store_get_dir (srcs[i]),
+              stage_store_get_dir (srcs[s]))) {
+        g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+            "Store '%s' is given twice ('%s' too)",
+            stage_store_get_dir (srcs[s]), stage_store_get_dir (srcs[i]));
+        ok = FALSE;
+      }
+    if (!ok)
+      break;
+
+    if (same_dir (stage_store_get_dir (srcs[s]), stage_store_get_dir (dest))) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+          "Cannot merge store '%s' into itself", stage_store_get_dir (dest));
+      ok = FALSE;
+      break;
+    }
+    list = stage_store_list (srcs[s], error);
+    if (list == NULL) {
+      ok = FALSE;
+      break;
+    }
+    for (i = 0; i < list->len && ok; i++) {
+      StageStreamInfo *info = list->pdata[i];
+      StageStore *other = g_hash_table_lookup (from, info->name);
+      Item *it;
+
+      if (other) {
+        g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
+            "Stream '%s' is in both '%s' and '%s': a merged store holds "
+            "each name once (rename one, or merge them into separate "
+            "stores)", info->name, stage_store_get_dir (other),
+            stage_store_get_dir (srcs[s]));
+        ok = FALSE;
+        break;
+      }
+      it = g_new0 (Item, 1);
+      it->src = srcs[s];
+      it->info = info;
+      it->lock_fd = -1;
+      list->pdata[i] = NULL;
+      g_ptr_array_add (items, it);
+      g_hash_table_insert (from, it->info->name, srcs[s]);
+    }
+    g_ptr_array_set_free_func (list, (GDestroyNotify) stage_stream_info_free);
+    g_ptr_array_unref (list);
+  }
+  g_hash_table_destroy (from);
+  return ok;
+}
+
+/* Inside the transaction: what each name is in the destination now (a
+ * writer may have committed one since the copies began). */
+static gboolean
+resolve_names (StageStore * dest, GPtrArray * items, StageStoreMode mode,
+    GError ** error)
+{
+  GPtrArray *taken = g_ptr_array_new ();
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < items->len; i++) {
+    Item *it = items->pdata[i];
+    GError *err = NULL;
+    StageStreamInfo *old = stage_store_lookup (dest, it->info->name, &err);
+
+    if (old == NULL) {
+      if (!g_error_matches (err, STAGE_STORE_ERROR,
+              STAGE_STORE_ERROR_NOT_FOUND)) {
+        g_propagate_error (error, err);
+        ok = FALSE;
+        break;
+      }
+      g_clear_error (&err);
+      continue;
+    }
+    if (mode == STAGE_STORE_MODE_IGNORE) {
+      it->skip = TRUE;
+      stage_stream_info_free (old);
+    } else if (mode == STAGE_STORE_MODE_OVERWRITE) {
+      it->old = old;
+    } else {
+      g_ptr_array_add (taken, it->info->name);
+      stage_stream_info_free (old);
+    }
+  }
+  if (ok && taken->len > 0) {
+    gchar *names = name_list (taken);
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
+        "Store '%s' already has %s %s: nothing was merged (mode overwrite "
+        "replaces them, ignore keeps them)", stage_store_get_dir (dest),
+        taken->len == 1 ? "stream" : "streams", names);
+    g_free (names);
+    ok = FALSE;
+  }
+  g_ptr_array_free (taken, TRUE);
+  return ok;
+}
+
+gboolean
+stage_store_merge (StageStore * dest, StageStore ** srcs, guint n_srcs,
+    StageStoreMode mode, GPtrArray ** merged, GError ** error)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (item_free);
+  gboolean ok = FALSE, in_tx = FALSE;
+  guint i;
+
+  if (merged)
+    *merged = NULL;
+  if (dest->read_only) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s' was opened for reading: cannot merge into it",
+        dest->dir);
+    goto out;
+  }
+  if (!collect (dest, srcs, n_srcs, items, error))
+    goto out;
+  /* Names taken refuse the merge before anything is copied (and again,
+   * under the lock, before anything is committed). */
+  if (!resolve_names (dest, items, mode, error))
+    goto out;
+  for (i = 0; i < items->len; i++) {
+    Item *it = items->pdata[i];
+
+    stage_stream_info_free (it->old);
+    it->old = NULL;
+    if (!it->skip && !copy_stream (dest, it, error))
+      goto out;
+  }
+  if (!store_exec (dest, "BEGIN IMMEDIATE", "merge", error))
+    goto out;
+  in_tx = TRUE;
+  for (i = 0; i < items->len; i++)
+    ((Item *) items->pdata[i])->skip = FALSE;
+  if (!resolve_names (dest, items, mode, error))
+    goto out;
+  for (i = 0; i < items->len; i++) {
+    Item *it = items->pdata[i];
+    gint64 id;
+
+    if (it->skip || it->frames == NULL)
+      continue;
+    if (it->old && !store_delete_stream_rows (dest, it->old->id, error))
+      goto out;
+    if (!store_insert_stream (dest, &it->copy, it->frames, it->n, &id,
+            error))
+      goto out;
+  }
+  if (!store_exec (dest, "COMMIT", "merge", error))
+    goto out;
+  in_tx = FALSE;
+  ok = TRUE;
+  if (merged)
+    *merged = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < items->len; i++) {
+    Item *it = items->pdata[i];
+
+    if (it->skip || it->frames == NULL)
+      continue;
+    if (merged)
+      g_ptr_array_add (*merged, g_strdup (it->info->name));
+    if (it->old && store_safe_data_dir (it->old->data)) {
+      gchar *p = g_build_filename (dest->dir, it->old->data, NULL);
+      store_remove_tree (p);
+      g_free (p);
+    }
+  }
+
+out:
+  if (in_tx)
+    sqlite3_exec (dest->db, "ROLLBACK", NULL, NULL, NULL);
+  for (i = 0; i < items->len; i++) {
+    Item *it = items->pdata[i];
+
+    /* Committed copies lose their lock; the others go, with a skipped
+     * name's copy (taken meanwhile under mode=ignore). */
+    store_release_data_dir (it->abs_data, it->lock_fd, ok && !it->skip);
+    it->lock_fd = -1;
+  }
+  g_ptr_array_unref (items);
+  return ok;
+}
