@@ -12,6 +12,7 @@
 #include "stagestore-private.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,4 +358,353 @@ out:
   }
   g_ptr_array_unref (items);
   return ok;
+}
+
+/* ---- parts of a split stream ---- */
+
+gchar *
+stage_store_part_name (const gchar * name, guint part, guint n_parts)
+{
+  return g_strdup_printf ("%s" STAGE_STORE_PART_FORMAT, name, part, n_parts);
+}
+
+gboolean
+stage_store_parse_part_name (const gchar * name, gchar ** base,
+    guint * part, guint * n_parts)
+{
+  const gchar *at = g_strrstr (name, ".part-");
+  guint k, n;
+  gint used = 0;
+
+  if (at == NULL || at == name
+      || sscanf (at, ".part-%u-of-%u%n", &k, &n, &used) != 2
+      || at[used] != '\0' || n == 0 || k >= n)
+    return FALSE;
+  /* one spelling only: no signs, spaces or leading zeros */
+  {
+    gchar *again = stage_store_part_name ("", k, n);
+    gboolean same = strcmp (again, at) == 0;
+    g_free (again);
+    if (!same)
+      return FALSE;
+  }
+  if (base)
+    *base = g_strndup (name, at - name);
+  if (part)
+    *part = k;
+  if (n_parts)
+    *n_parts = n;
+  return TRUE;
+}
+
+/* Hard link, or copy where the filesystem has no links. */
+static gboolean
+link_or_copy (const gchar * from, const gchar * to, GError ** error)
+{
+  if (link (from, to) == 0)
+    return TRUE;
+  return copy_file (from, to, error);
+}
+
+typedef struct
+{
+  StageStreamInfo *info;
+  StageFrame *frames;
+  gsize n;
+} Part;
+
+static void
+parts_free (Part * parts, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    stage_stream_info_free (parts[i].info);
+    g_free (parts[i].frames);
+  }
+  g_free (parts);
+}
+
+/* Whether two parts can follow each other in one stream. */
+static gboolean
+parts_match (StageStore * store, const gchar * name, const Part * a,
+    const Part * b, GError ** error)
+{
+  const gchar *what = NULL;
+
+  if (a->info->kind != b->info->kind)
+    what = "kind";
+  else if (g_strcmp0 (a->info->codec, b->info->codec) != 0)
+    what = "codec";
+  else if (a->info->width != b->info->width
+      || a->info->height != b->info->height)
+    what = "frame size";
+  else if ((a->info->codec_data == NULL) != (b->info->codec_data == NULL)
+      || (a->info->codec_data && !g_bytes_equal (a->info->codec_data,
+              b->info->codec_data)))
+    what = "codec data (the encoder's settings)";
+  else if ((gint64) a->info->fps_n * b->info->fps_d !=
+      (gint64) b->info->fps_n * a->info->fps_d)
+    what = "framerate";
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+      "Store '%s': cannot join the parts of '%s': '%s' and '%s' differ in "
+      "%s", store->dir, name, a->info->name, b->info->name, what);
+  return FALSE;
+}
+
+/* The parts of `name` in @store, in order; NULL with an error naming the
+ * missing ones, or NOT_FOUND when there are none. */
+static Part *
+find_parts (StageStore * store, const gchar * name, guint * n_parts,
+    GError ** error)
+{
+  GPtrArray *list = stage_store_list (store, error);
+  Part *parts = NULL;
+  guint i, n = 0, found = 0;
+  GString *missing;
+
+  if (list == NULL)
+    return NULL;
+  for (i = 0; i < list->len; i++) {
+    StageStreamInfo *info = list->pdata[i];
+    gchar *base;
+    guint k, of;
+
+    if (!stage_store_parse_part_name (info->name, &base, &k, &of))
+      continue;
+    if (strcmp (base, name) == 0) {
+      if (parts == NULL) {
+        n = of;
+        parts = g_new0 (Part, n);
+      }
+      if (of != n) {
+        g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+            "Store '%s': the parts of '%s' disagree on their number (%u "
+            "and %u): they come from two different splits", store->dir,
+            name, n, of);
+        g_free (base);
+        goto fail;
+      }
+      parts[k].info = info;
+      list->pdata[i] = NULL;
+      found++;
+    }
+    g_free (base);
+  }
+  if (found == 0) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_FOUND,
+        "Store '%s' has no parts of '%s' (streams named '%s.part-K-of-N')",
+        store->dir, name, name);
+    goto fail;
+  }
+  if (found < n) {
+    missing = g_string_new (NULL);
+    for (i = 0; i < n; i++)
+      if (parts[i].info == NULL)
+        g_string_append_printf (missing, "%s%u", missing->len ? ", " : "", i);
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_FOUND,
+        "Store '%s': '%s' is split in %u parts and part%s %s %s missing "
+        "(their jobs failed, or ran into another store: merge it first)",
+        store->dir, name, n, n - found == 1 ? "" : "s", missing->str,
+        n - found == 1 ? "is" : "are");
+    g_string_free (missing, TRUE);
+    goto fail;
+  }
+  g_ptr_array_set_free_func (list, (GDestroyNotify) stage_stream_info_free);
+  g_ptr_array_unref (list);
+  *n_parts = n;
+  return parts;
+
+fail:
+  g_ptr_array_set_free_func (list, (GDestroyNotify) stage_stream_info_free);
+  g_ptr_array_unref (list);
+  if (parts)
+    parts_free (parts, n);
+  return NULL;
+}
+
+/* The joined frame index: chunks, indices and packets numbered on from
+ * the parts before; each part's times moved to start where the one
+ * before ended (nothing moves when they already follow each other). */
+static StageFrame *
+joined_frames (Part * parts, guint n, StageStreamInfo * out)
+{
+  gsize total = 0, at = 0, i;
+  gint64 chunk0 = 0, index0 = 0, end = STAGE_STORE_NONE;
+  StageFrame *f;
+  guint k;
+
+  for (k = 0; k < n; k++)
+    total += parts[k].n;
+  f = g_new (StageFrame, MAX (total, 1));
+  out->frames = total;
+  out->keyframes = out->chunks = out->bytes = 0;
+  for (k = 0; k < n; k++) {
+    gint64 first = G_MAXINT64, shift = 0, last = STAGE_STORE_NONE;
+
+    for (i = 0; i < parts[k].n; i++)
+      if (parts[k].frames[i].pts != STAGE_STORE_NONE)
+        first = MIN (first, parts[k].frames[i].pts);
+    if (end != STAGE_STORE_NONE && first != G_MAXINT64)
+      shift = end - first;
+    for (i = 0; i < parts[k].n; i++, at++) {
+      StageFrame *o = &f[at];
+
+      *o = parts[k].frames[i];
+      o->chunk += chunk0;
+      o->index += index0;
+      if (o->pts != STAGE_STORE_NONE) {
+        o->pts += shift;
+        last = MAX (last, o->pts + MAX (o->duration, 0));
+      }
+      if (o->dts != STAGE_STORE_NONE)
+        o->dts += shift;
+    }
+    if (last != STAGE_STORE_NONE)
+      end = last;
+    chunk0 += parts[k].info->chunks;
+    index0 += parts[k].n;
+    out->keyframes += parts[k].info->keyframes;
+    out->chunks += parts[k].info->chunks;
+    out->bytes += parts[k].info->bytes;
+  }
+  return f;
+}
+
+gboolean
+stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
+    GError ** error)
+{
+  guint n = 0, k;
+  Part *parts;
+  StageStreamInfo out;
+  StageFrame *frames = NULL;
+  gchar *data = NULL, *abs_data = NULL;
+  int lock_fd = -1;
+  gboolean ok = FALSE, in_tx = FALSE;
+  gint64 c, chunk0 = 0, id;
+  StageStreamInfo *old = NULL;
+
+  if (store->read_only) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s' was opened for reading: cannot join '%s'", store->dir,
+        name);
+    return FALSE;
+  }
+  parts = find_parts (store, name, &n, error);
+  if (parts == NULL)
+    return FALSE;
+  for (k = 0; k < n; k++) {
+    parts[k].frames = stage_store_load_frames (store, parts[k].info,
+        &parts[k].n, error);
+    if (parts[k].frames == NULL || (k > 0 && !parts_match (store, name,
+                &parts[0], &parts[k], error)))
+      goto out;
+  }
+  out = *parts[0].info;
+  out.name = (gchar *) name;
+  out.created = NULL;
+  out.committed = NULL;
+  frames = joined_frames (parts, n, &out);
+  if (!store_new_data_dir (store, name, &data, &abs_data, &lock_fd, error))
+    goto out;
+  out.data = data;
+  for (k = 0; k < n; k++) {
+    for (c = 0; c < parts[k].info->chunks; c++) {
+      StageStreamInfo at = out;
+      gchar *from = stage_store_chunk_path (store, parts[k].info, c), *to;
+      gboolean linked;
+
+      to = stage_store_chunk_path (store, &at, chunk0 + c);
+      linked = link_or_copy (from, to, error);
+      g_free (from);
+      g_free (to);
+      if (!linked)
+        goto out;
+    }
+    chunk0 += parts[k].info->chunks;
+  }
+  sync_dir (abs_data);
+  if (!store_check_frames (store, &out, frames, out.frames, error))
+    goto out;
+  if (!store_exec (store, "BEGIN IMMEDIATE", "join", error))
+    goto out;
+  in_tx = TRUE;
+  old = stage_store_lookup (store, name, NULL);
+  if (old && mode == STAGE_STORE_MODE_ERROR) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
+        "Store '%s' already has a stream '%s': its parts were not joined "
+        "(mode overwrite replaces it)", store->dir, name);
+    goto out;
+  }
+  if (old && mode == STAGE_STORE_MODE_IGNORE) {
+    ok = TRUE;                  /* kept, and the parts too */
+    goto out;
+  }
+  if (old && !store_delete_stream_rows (store, old->id, error))
+    goto out;
+  for (k = 0; k < n; k++)
+    if (!store_delete_stream_rows (store, parts[k].info->id, error))
+      goto out;
+  if (!store_insert_stream (store, &out, frames, out.frames, &id, error)
+      || !store_exec (store, "COMMIT", "join", error))
+    goto out;
+  in_tx = FALSE;
+  ok = TRUE;
+  /* The joined stream links the chunks: the parts' directories go. */
+  for (k = 0; k < n; k++)
+    if (store_safe_data_dir (parts[k].info->data)) {
+      gchar *p = g_build_filename (store->dir, parts[k].info->data, NULL);
+      store_remove_tree (p);
+      g_free (p);
+    }
+  if (old && store_safe_data_dir (old->data)) {
+    gchar *p = g_build_filename (store->dir, old->data, NULL);
+    store_remove_tree (p);
+    g_free (p);
+  }
+  store_release_data_dir (abs_data, lock_fd, TRUE);
+  g_clear_pointer (&abs_data, g_free);
+  lock_fd = -1;
+
+out:
+  if (in_tx)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  store_release_data_dir (abs_data, lock_fd, FALSE);
+  g_free (abs_data);
+  g_free (data);
+  stage_stream_info_free (old);
+  g_free (frames);
+  parts_free (parts, n);
+  return ok;
+}
+
+GPtrArray *
+stage_store_split_streams (StageStore * store, GError ** error)
+{
+  GPtrArray *list = stage_store_list (store, error), *names;
+  GHashTable *seen;
+  guint i;
+
+  if (list == NULL)
+    return NULL;
+  names = g_ptr_array_new_with_free_func (g_free);
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (i = 0; i < list->len; i++) {
+    gchar *base;
+
+    if (!stage_store_parse_part_name (((StageStreamInfo *) list->pdata[i])->
+            name, &base, NULL, NULL))
+      continue;
+    if (g_hash_table_add (seen, base))
+      g_ptr_array_add (names, base);
+    else
+      g_free (base);
+  }
+  g_hash_table_destroy (seen);
+  g_ptr_array_set_free_func (list, (GDestroyNotify) stage_stream_info_free);
+  g_ptr_array_unref (list);
+  return names;
 }

@@ -224,6 +224,31 @@ gboolean stage_store_merge (StageStore * dest, StageStore ** srcs,
     guint n_srcs, StageStoreMode mode, GPtrArray ** merged,
     GError ** error);
 
+/* ---- split streams ----
+ *
+ * One long stream processed by several jobs at once (stage-batch --split)
+ * is written as parts, streams named NAME.part-K-of-N (K from 0), each a
+ * run of frames in order; joining them makes NAME. */
+
+#define STAGE_STORE_PART_FORMAT ".part-%u-of-%u"
+
+gchar *stage_store_part_name (const gchar * name, guint part,
+    guint n_parts);
+/* Whether @name is a part's name; its base name, part and count. */
+gboolean stage_store_parse_part_name (const gchar * name, gchar ** base,
+    guint * part, guint * n_parts);
+/* Joins the N parts of @name in @store into the stream @name, in one
+ * transaction: frame indices, packets and chunks numbered on from part to
+ * part (chunks hard-linked, not copied, where the filesystem can), each
+ * part's times moved to start where the one before ended, every packet's
+ * CRC checked, the parts removed. Refused, and nothing changed, when a
+ * part is missing or the parts differ in codec, codec data, size or
+ * framerate; @mode says what to do when @name exists. */
+gboolean stage_store_join (StageStore * store, const gchar * name,
+    StageStoreMode mode, GError ** error);
+/* The base names of the split streams in @store (complete or not). */
+GPtrArray *stage_store_split_streams (StageStore * store, GError ** error);
+
 /* ---- codecs ---- */
 
 /* Whether the access unit @au (length-prefixed NAL units, as in avc / hvc1

@@ -109,6 +109,7 @@ def main():
         r = run([TOOL, "--help"], tmp)
         check(r.returncode == 0 and "stage-store ingest store clip" in r.stdout, "--help has an example")
         merge_tests(tmp)
+        join_tests(tmp)
         network_fs_tests(tmp)
         docs_sequences(tmp)
     finally:
@@ -218,6 +219,52 @@ def merge_tests(tmp):
     check(r.returncode == 0 and "interrupted write" in r.stderr, "verify notes the interrupted merge's copy")
     r = run([TOOL, "gc", "all"], d)
     check(r.returncode == 0 and store_state(os.path.join(d, "all")) == before, "gc removes it: DEST as it was")
+
+
+def join_tests(tmp):
+    """Parts of a split stream (NAME.part-K-of-N) written into two stores:
+    merge joins them once all are there; join refuses a missing or a
+    mismatched part, changing nothing."""
+    d = os.path.join(tmp, "join")
+    os.mkdir(d)
+    launch("videotestsrc num-buffers=90 pattern=ball ! video/x-raw,width=160,height=120,framerate=30/1 ! "
+           "x264enc speed-preset=ultrafast key-int-max=15 bframes=2 ! h264parse ! stagesink store=src stream=long", d)
+    for k in range(3):
+        launch(f"stagesrc store=src stream=long ranges={30 * k}:{30 * k + 30} ! videoconvert ! "
+               f"stagesink store=p{k % 2} stream=small.part-{k}-of-3 io-packet-size=8", d)
+    parts = "".join(decoded(f"p{k % 2}", f"small.part-{k}-of-3", d) for k in range(3))
+
+    r = run([TOOL, "merge", "only0", "p0"], d)
+    check(r.returncode == 0 and "not joined yet" in r.stderr and "part 1 is missing" in r.stderr,
+          "merge of some parts: kept as parts, the missing one named")
+    r = run([TOOL, "join", "only0", "small"], d)
+    check(r.returncode == 1 and "part 1 is missing" in r.stderr, "join with a part missing: refused")
+    r = run([TOOL, "merge", "all", "p0", "p1"], d)
+    check(r.returncode == 0 and "joined small" in r.stderr, "merge joins the parts: " + r.stderr.strip()[-200:])
+    r = run([TOOL, "ls", "all"], d)
+    check(re.search(r"^small\s+video\s+h264\s+90\s", r.stdout, re.M) is not None and ".part-" not in r.stdout,
+          "the joined stream alone: " + r.stdout.strip().replace("\n", " | "))
+    r = run([TOOL, "verify", "all"], d)
+    check(r.returncode == 0 and "ok   small (90 frames" in r.stdout, "verify the joined stream")
+    joined = decoded("all", "small", d)
+    check([l.split()[-1] for l in joined.splitlines()] == [l.split()[-1] for l in parts.splitlines()],
+          "the joined stream decodes as its parts, in order")
+    times = [l.split()[0] for l in joined.splitlines()]
+    check(times == sorted(times) and len(set(times)) == 90, "its timestamps run on across the parts")
+    r = run(["gst-launch-1.0", "-q", "stagesrc", "store=all", "stream=small", "indices=29,30,31,59,60", "!",
+             "videoconvert", "!", "video/x-raw,format=I420", "!", "checksumsink", "hash=md5"], d)
+    full = joined.splitlines()
+    check(r.returncode == 0 and r.stdout.splitlines() == [full[i] for i in (29, 30, 31, 59, 60)],
+          "sparse reads across the part boundaries are exact")
+
+    # parts that cannot follow each other: refused, nothing changed
+    launch("stagesrc store=src stream=long ranges=0:30 ! videoconvert ! videoscale ! video/x-raw,width=80,height=60 ! "
+           "stagesink store=odd stream=x.part-0-of-2", d)
+    launch("stagesrc store=src stream=long ranges=30:60 ! videoconvert ! stagesink store=odd stream=x.part-1-of-2", d)
+    before = store_state(os.path.join(d, "odd"))
+    r = run([TOOL, "join", "odd"], d)
+    check(r.returncode == 1 and "differ in frame size" in r.stderr and store_state(os.path.join(d, "odd")) == before,
+          "join of mismatched parts: refused, the store as it was")
 
 
 def network_fs_tests(tmp):

@@ -9,6 +9,7 @@
  *   stage-store verify DIR [NAME...]
  *   stage-store gc DIR
  *   stage-store merge DEST SRC...
+ *   stage-store join DIR [NAME...]
  *
  * Data on stdout, messages and progress on stderr; exit 0 when all went
  * well, 1 when some work failed, 2 on bad usage. The catalog and chunk
@@ -289,6 +290,7 @@ cmd_verify (const gchar * dir, gchar ** names)
   return ret;
 }
 
+
 static StageStoreMode
 store_mode (void)
 {
@@ -297,6 +299,57 @@ store_mode (void)
   if (g_strcmp0 (mode, "ignore") == 0)
     return STAGE_STORE_MODE_IGNORE;
   return STAGE_STORE_MODE_ERROR;
+}
+
+/* Joins the split streams @names of @st (every one when NULL): each
+ * complete set of parts becomes its stream; an incomplete one is reported
+ * and, when @missing_ok, left for later (a merge that brings the rest). */
+static gint
+join_streams (StageStore * st, gchar ** names, gboolean missing_ok)
+{
+  GPtrArray *all = NULL;
+  GError *err = NULL;
+  gint ret = 0;
+
+  if (names == NULL || *names == NULL) {
+    all = stage_store_split_streams (st, &err);
+    if (all == NULL) {
+      report (&err);
+      return EXIT_WORK_FAILED;
+    }
+    g_ptr_array_add (all, NULL);
+    names = (gchar **) all->pdata;
+  }
+  for (; *names; names++) {
+    if (stage_store_join (st, *names, store_mode (), &err)) {
+      g_printerr ("joined %s\n", *names);
+      continue;
+    }
+    if (missing_ok && g_error_matches (err, STAGE_STORE_ERROR,
+            STAGE_STORE_ERROR_NOT_FOUND)) {
+      g_printerr ("stage-store: not joined yet: %s\n", err->message);
+      g_clear_error (&err);
+      continue;
+    }
+    report (&err);
+    ret = EXIT_WORK_FAILED;
+  }
+  if (all)
+    g_ptr_array_unref (all);
+  return ret;
+}
+
+static gint
+cmd_join (const gchar * dir, gchar ** names)
+{
+  StageStore *st = open_store (dir, TRUE);
+  gint ret;
+
+  if (st == NULL)
+    return EXIT_WORK_FAILED;
+  ret = join_streams (st, names, FALSE);
+  stage_store_close (st);
+  return ret;
 }
 
 /* A store that cmd_merge made and found nothing to merge into: its
@@ -363,7 +416,26 @@ cmd_merge (const gchar * dest, gchar ** srcs)
   g_printerr ("stage-store: %u %s from %u %s into '%s'\n", merged->len,
       merged->len == 1 ? "stream" : "streams", n, n == 1 ? "store" :
       "stores", dest);
-  ret = 0;
+  /* Parts of split streams, now together: joined (each in a transaction
+   * of its own; the merged parts are committed whatever happens here). */
+  {
+    GPtrArray *bases = g_ptr_array_new_with_free_func (g_free);
+    GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
+    gchar *base;
+
+    for (i = 0; i < merged->len; i++) {
+      if (!stage_store_parse_part_name (merged->pdata[i], &base, NULL, NULL))
+        continue;
+      if (g_hash_table_add (seen, base))
+        g_ptr_array_add (bases, base);
+      else
+        g_free (base);
+    }
+    g_ptr_array_add (bases, NULL);
+    ret = join_streams (d, (gchar **) bases->pdata, TRUE);
+    g_hash_table_destroy (seen);
+    g_ptr_array_unref (bases);
+  }
 out:
   if (merged)
     g_ptr_array_unref (merged);
@@ -572,7 +644,10 @@ main (int argc, char **argv)
       "  gc DIR                 remove data left by interrupted writes\n"
       "  merge DEST SRC...      copy every stream of the SRC stores into DEST\n"
       "                         (checked, one transaction; DEST made if "
-      "missing)");
+      "missing),\n"
+      "                         then join the split streams it completes\n"
+      "  join DIR [NAME...]     join the parts NAME.part-K-of-N of split "
+      "streams");
   g_option_context_set_description (ctx,
       "Example:\n"
       "  stage-store ingest store clip video.mp4 && stage-store info store "
@@ -619,6 +694,8 @@ main (int argc, char **argv)
     ret = cmd_gc (argv[2]);
   } else if (g_str_equal (cmd, "merge") && n >= 1) {
     ret = cmd_merge (argv[2], argv + 3);
+  } else if (g_str_equal (cmd, "join")) {
+    ret = cmd_join (argv[2], argv + 3);
   } else {
     gchar *msg = g_strdup_printf ("bad command or arguments: '%s' with %d "
         "argument(s) after DIR", cmd, n);
