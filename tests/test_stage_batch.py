@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import signal
 import subprocess
 import sys
@@ -531,6 +532,75 @@ def test_stored_streams():
           f"a batch reads stored streams: {r.returncode} {t} {r.stderr[-300:]}")
 
 
+def store_frames(store, stream):
+    """(index, pts, crc) of every packet of a stored stream, decode order."""
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    rows = db.execute("SELECT idx, pts, crc FROM frames f JOIN streams s ON s.id = f.stream "
+                      "WHERE s.name = ? ORDER BY pkt", (stream,)).fetchall()
+    db.close()
+    return rows
+
+
+def test_split():
+    # one long stored stream cut into keyframe-aligned runs, one job each,
+    # the parts joined: the same packets as the runs done by hand and joined
+    store = f"{TMP}/split-in"
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=240", "pattern=ball", "!",
+                    "video/x-raw,format=I420,width=160,height=120,framerate=30/1", "!", "x264enc",
+                    "speed-preset=ultrafast", "key-int-max=30", "bframes=2", "!", "h264parse", "!",
+                    "stagesink", f"store={store}", "stream=long"], check=True, capture_output=True)
+    m = write(f"{TMP}/split.csv", "name\nlong\n")
+    tpl = (f"stagesrc store={store} stream={{name}} ranges={{range}} ! stageresize width=80 height=60 ! "
+           f"stagesink store={TMP}/split-out{{shard}} stream={{name}}-small{{part}}")
+    r = run(["--progress=none", "--dry-run", "--split", "3", tpl.replace("{shard}", ""), m])
+    lines = [l for l in r.stdout.splitlines() if l.startswith("gst-launch-1.0")]
+    ranges = [re.search(r"ranges=(\d+):(\d+)", l).groups() for l in lines]
+    check(r.returncode == 0 and len(lines) == 3 and ranges[0][0] == "0" and ranges[-1][1] == "240"
+          and all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+          and all(int(a) % 30 == 0 for a, _ in ranges),
+          f"--split 3 plans 3 keyframe-aligned runs covering every frame: {ranges} {r.stderr[-300:]}")
+    # by hand: the planned lines, then stage-store join
+    for l in lines:
+        subprocess.run(l.replace("-out ", "-hand ").replace(f"{TMP}/split-out", f"{TMP}/split-hand"),
+                       shell=True, check=True, capture_output=True, cwd=TMP)
+    tool = os.path.join(os.path.dirname(SB), "stage-store")
+    subprocess.run([tool, "join", f"{TMP}/split-hand"], check=True, capture_output=True)
+    hand = store_frames(f"{TMP}/split-hand", "long-small")
+
+    r = run(["--progress=jsonl", "--split", "3", tpl.replace("{shard}", ""), m])
+    ev = [e for e in events(r.stderr) if e.get("event") == "join"]
+    got = store_frames(f"{TMP}/split-out", "long-small")
+    check(r.returncode == 0 and len(ev) == 1 and ev[0]["ok"] and ev[0]["parts"] == 3,
+          f"--split 3: the parts joined: {r.returncode} {ev} {r.stderr[-300:]}")
+    check(len(got) == 240 and got == hand and sorted(f[0] for f in got) == list(range(240)),
+          f"--split 3: 240 frames, the packets of the runs done by hand ({len(got)}, {len(hand)})")
+    pts = sorted(f[1] for f in got)
+    check(all(abs((b - a) - 1e9 / 30) < 2 for a, b in zip(pts, pts[1:])),
+          "--split 3: even timestamps across the parts")
+
+    # two shards, a store each ({shard}); merging the stores joins the parts
+    for i in range(2):
+        r = run(["--progress=none", "--split", "3", "--shard", f"{i}/2", "--state-dir",
+                 f"{TMP}/split-state{i}", tpl, m])
+        check(r.returncode == 0 and "stage-store merge" in r.stderr,
+              f"--split with --shard {i}/2: {r.returncode} {r.stderr[-300:]}")
+    r = subprocess.run([tool, "merge", f"{TMP}/split-all", f"{TMP}/split-out0", f"{TMP}/split-out1"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "joined long-small" in r.stderr
+          and store_frames(f"{TMP}/split-all", "long-small") == hand,
+          f"shards' stores merged: the same stream: {r.stderr[-300:]}")
+
+    # what --split cannot do is said before anything runs
+    r = run(["--progress=none", "--split", "3", tpl.replace("{range}", "0:10"), m])
+    check(r.returncode == 2 and "{range}" in r.stderr, f"--split without {{range}}: {r.stderr[-200:]}")
+    r = run(["--progress=none", "--split", "3", tpl.replace("{{part}}", "").replace("{part}", ""), m])
+    check(r.returncode == 2 and "{part}" in r.stderr, f"--split without {{part}}: {r.stderr[-200:]}")
+    bad = write(f"{TMP}/split-bad.csv", "name\nlong\nlnog\n")
+    r = run(["--progress=none", "--split", "3", tpl, bad])
+    check(r.returncode == 2 and "split-bad.csv:3" in r.stderr and "lnog" in r.stderr,
+          f"--split of a stream the store lacks names the row: {r.stderr[-300:]}")
+
+
 def max_overlap(ev):
     """The most jobs running at once, from job-start/job-end events."""
     cur = top = 0
@@ -618,7 +688,7 @@ def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
-             test_manifest_and_braces, test_stored_streams, test_cpu_limits,
+             test_manifest_and_braces, test_stored_streams, test_split, test_cpu_limits,
              test_ctrl_c_race, test_eta,
              test_frames_and_stdout,
              test_docs_examples]

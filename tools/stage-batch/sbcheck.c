@@ -430,6 +430,37 @@ source_problem (GstElement * e)
   return problem;
 }
 
+GstElement *
+sb_find_element (GstElement * pipeline, const gchar * factory, guint * count)
+{
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  GstElement *found = NULL;
+  guint n = 0;
+
+  if (!GST_IS_BIN (pipeline)) {
+    if (count)
+      *count = g_str_equal (factory_name (pipeline), factory);
+    return *factory_name (pipeline) && g_str_equal (factory_name (pipeline),
+        factory) ? gst_object_ref (pipeline) : NULL;
+  }
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+    if (g_str_equal (factory_name (e), factory)) {
+      if (!found)
+        found = gst_object_ref (e);
+      n++;
+    }
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  if (count)
+    *count = n;
+  return found;
+}
+
 gchar *
 sb_pipeline_input_problem (GstElement * pipeline)
 {

@@ -25,6 +25,10 @@ guint sb_pipeline_threads (GstElement * pipeline);
  * source's location= or file: uri= that does not exist or cannot be read,
  * a stagesrc's store or stream that does not exist. */
 gchar *sb_pipeline_input_problem (GstElement * pipeline);
+/* The first element of `pipeline` (or inside its bins) made by `factory`,
+ * with a reference, or NULL; *count (if given) how many there are. */
+GstElement *sb_find_element (GstElement * pipeline, const gchar * factory,
+    guint * count);
 
 /* Bytes of the existing files that row `row` names in the template's
  * placeholders: the job's length, for longest-first. */

@@ -285,6 +285,24 @@ sb_manifest_free (SbManifest * m)
   g_free (m);
 }
 
+void
+sb_manifest_add_column (SbManifest * m, const gchar * name,
+    const gchar * value)
+{
+  guint r;
+
+  m->columns = g_renew (gchar *, m->columns, m->n_columns + 2);
+  m->columns[m->n_columns] = g_strdup (name);
+  m->columns[m->n_columns + 1] = NULL;
+  for (r = 0; r < m->rows->len; r++) {
+    gchar **v = g_renew (gchar *, m->rows->pdata[r], m->n_columns + 2);
+    v[m->n_columns] = g_strdup (value);
+    v[m->n_columns + 1] = NULL;
+    m->rows->pdata[r] = v;
+  }
+  m->n_columns++;
+}
+
 gint
 sb_manifest_column (const SbManifest * m, const gchar * name)
 {

@@ -25,6 +25,9 @@ SbManifest *sb_manifest_load (const gchar * path, GError ** error);
 SbManifest *sb_manifest_from_inputs (const gchar * const *inputs);
 void sb_manifest_free (SbManifest * m);
 
+/* Adds a column with one value for every row. */
+void sb_manifest_add_column (SbManifest * m, const gchar * name,
+    const gchar * value);
 gint sb_manifest_column (const SbManifest * m, const gchar * name);
 const gchar *sb_manifest_value (const SbManifest * m, guint row,
     const gchar * column);

@@ -29,6 +29,7 @@
 #include "sbjob.h"
 #include "sbmanifest.h"
 #include "sbrun.h"
+#include "sbsplit.h"
 
 #define EXIT_SOME_FAILED 1
 #define EXIT_USAGE 2
@@ -54,6 +55,8 @@ typedef struct
   gchar *profile_dir;
   gchar *state_dir;
   gchar **inputs;
+  gint split;
+  GPtrArray *splits;            /* SbSplit, with --split */
 
   SbManifest *m;
   SbTemplate *t;
@@ -122,6 +125,11 @@ static GOptionEntry entries[] = {
   {"state-dir", 0, 0, G_OPTION_ARG_FILENAME, &B.state_dir,
         "Where logs and done markers go (default: MANIFEST.batch beside the "
         "manifest, or ./stage-batch.batch with --input)", "DIR"},
+  {"split", 0, 0, G_OPTION_ARG_INT, &B.split,
+        "Cut each row's stored stream (its stagesrc) into up to N runs of "
+        "frames at keyframes, one job each ({range}: the stagesrc's ranges=, "
+        "{part}: the end of the stagesink's stream=), and join the parts "
+        "into one stream when they are done", "N"},
   {"merge-profile", 0, 0, G_OPTION_ARG_FILENAME, &merge_dir,
         "Instead of running: merge every job profile under DIR (from any "
         "number of shards) into DIR/trace.json and DIR/summary.json", "DIR"},
@@ -887,6 +895,71 @@ write_profile (void)
   return ok;
 }
 
+/* --split: each row's parts joined, once every one of them completed
+ * here; a sharded run leaves that to whoever merges the shards' stores.
+ * FALSE when a join failed. */
+static gboolean
+join_splits (void)
+{
+  GHashTable *state = g_hash_table_new (NULL, NULL);
+  gboolean ok = TRUE;
+  guint i, k;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    g_hash_table_insert (state, GUINT_TO_POINTER (j->index), j);
+  }
+  for (i = 0; i < B.splits->len; i++) {
+    SbSplit *s = B.splits->pdata[i];
+    GError *err = NULL;
+    GString *failed = g_string_new (NULL);
+    JsonObject *o;
+
+    if (B.shard_n > 1) {
+      if (B.progress != PROGRESS_JSONL && i == 0)
+        g_printerr ("stage-batch: split streams are joined once every "
+            "shard is done: stage-store merge DEST STORES... (or stage-store "
+            "join STORE where they share one)\n");
+      g_string_free (failed, TRUE);
+      continue;
+    }
+    for (k = s->first; k < s->first + s->n_parts; k++) {
+      SbJob *j = g_hash_table_lookup (state, GUINT_TO_POINTER (k));
+      if (!j || (j->state != SB_JOB_OK && j->state != SB_JOB_SKIPPED))
+        g_string_append_printf (failed, "%s%u", failed->len ? ", " : "", k);
+    }
+    if (failed->len)
+      g_set_error (&err, g_quark_from_static_string ("stage-batch-error"), 0,
+          "not joined: its part jobs %s did not complete", failed->str);
+    else
+      sb_split_join (s, &err);
+    if (B.progress == PROGRESS_JSONL) {
+      o = event_new ("join");
+      json_object_set_string_member (o, "where", s->where);
+      json_object_set_string_member (o, "store", s->out_store);
+      json_object_set_string_member (o, "stream", s->out_stream);
+      json_object_set_int_member (o, "parts", s->n_parts);
+      json_object_set_boolean_member (o, "ok", err == NULL);
+      if (err)
+        json_object_set_string_member (o, "error", err->message);
+      else
+        json_object_set_null_member (o, "error");
+      jsonl (o);
+    } else if (err) {
+      g_printerr ("stage-batch: %s: stream '%s' in '%s': %s\n", s->where,
+          s->out_stream, s->out_store, err->message);
+    } else {
+      g_printerr ("stage-batch: joined %u parts into stream '%s' in '%s'\n",
+          s->n_parts, s->out_stream, s->out_store);
+    }
+    ok &= err == NULL;
+    g_clear_error (&err);
+    g_string_free (failed, TRUE);
+  }
+  g_hash_table_destroy (state);
+  return ok;
+}
+
 static gint
 finish (void)
 {
@@ -927,6 +1000,8 @@ finish (void)
   }
   if (B.profile_dir)
     profile_ok = write_profile ();
+  if (B.splits && !join_splits ())
+    profile_ok = FALSE;
   if (B.progress == PROGRESS_JSONL) {
     JsonObject *o = event_new ("end");
     json_object_set_int_member (o, "jobs", B.jobs->len);
@@ -1100,6 +1175,8 @@ check_options (void)
   }
   if (B.retries < 0)
     usage_error ("--retries must be 0 or more");
+  if (B.split < 0)
+    usage_error ("--split must be 1 or more");
   if (B.timeout_s < 0)
     usage_error ("--timeout must be 0 (none) or more seconds");
   parse_shard ();
@@ -1120,7 +1197,28 @@ load_batch (const gchar * template_desc, const gchar * manifest)
   if (!B.m)
     usage_error ("%s", err->message);
   B.t = sb_template_new (template_desc, &err);
-  if (!B.t || !sb_template_check (B.t, B.m, &err))
+  if (!B.t)
+    usage_error ("%s", err->message);
+  /* {shard}: this process's shard (a store of its own per shard). */
+  if (sb_manifest_column (B.m, "shard") < 0) {
+    const gchar *const *names = sb_template_placeholders (B.t);
+    guint i;
+    for (i = 0; names[i]; i++)
+      if (strcmp (names[i], "shard") == 0) {
+        gchar *v = g_strdup_printf ("%u", B.shard_i);
+        sb_manifest_add_column (B.m, "shard", v);
+        g_free (v);
+        break;
+      }
+  }
+  if (B.split >= 1) {
+    SbManifest *sm = sb_split_manifest (B.m, B.t, B.split, &B.splits, &err);
+    if (!sm)
+      usage_error ("%s", err->message);
+    sb_manifest_free (B.m);
+    B.m = sm;
+  }
+  if (!sb_template_check (B.t, B.m, &err))
     usage_error ("%s", err->message);
   if (!B.state_dir)
     B.state_dir = sb_default_state_dir (manifest);
