@@ -22,6 +22,9 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES chromium graphviz"
 # ops/'s NEON kernels run under emulation (test ops_resize_neon): an arm64
 # cross compiler and qemu's user-mode emulator.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
+# tests/test_slurm.py runs docs/distributed.md's Slurm recipe on a one-node
+# Slurm of its own (munged, slurmctld, slurmd) and parses its Kubernetes Job.
+STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES slurm-wlm munge python3-yaml"
 # bench/resize.sh compares with libyuv and swscale in process.
 STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind python3-opencv"
 
