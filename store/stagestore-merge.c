@@ -698,10 +698,13 @@ stage_store_split_streams (StageStore * store, GError ** error)
     if (!stage_store_parse_part_name (((StageStreamInfo *) list->pdata[i])->
             name, &base, NULL, NULL))
       continue;
-    if (g_hash_table_add (seen, base))
-      g_ptr_array_add (names, base);
-    else
+    /* (adding a key it has would put this copy in its place) */
+    if (g_hash_table_contains (seen, base)) {
       g_free (base);
+      continue;
+    }
+    g_hash_table_add (seen, base);
+    g_ptr_array_add (names, base);
   }
   g_hash_table_destroy (seen);
   g_ptr_array_set_free_func (list, (GDestroyNotify) stage_stream_info_free);

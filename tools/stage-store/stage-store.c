@@ -426,10 +426,12 @@ cmd_merge (const gchar * dest, gchar ** srcs)
     for (i = 0; i < merged->len; i++) {
       if (!stage_store_parse_part_name (merged->pdata[i], &base, NULL, NULL))
         continue;
-      if (g_hash_table_add (seen, base))
-        g_ptr_array_add (bases, base);
-      else
+      if (g_hash_table_contains (seen, base)) {
         g_free (base);
+        continue;
+      }
+      g_hash_table_add (seen, base);
+      g_ptr_array_add (bases, base);
     }
     g_ptr_array_add (bases, NULL);
     ret = join_streams (d, (gchar **) bases->pdata, TRUE);
