@@ -567,8 +567,15 @@ def test_split():
     subprocess.run([tool, "join", f"{TMP}/split-hand"], check=True, capture_output=True)
     hand = store_frames(f"{TMP}/split-hand", "long-small")
 
-    r = run(["--progress=jsonl", "--split", "3", tpl.replace("{shard}", ""), m])
+    r = run(["--progress=jsonl", "--split", "3", "--profile", f"{TMP}/split-prof", tpl.replace("{shard}", ""), m])
     ev = [e for e in events(r.stderr) if e.get("event") == "join"]
+    try:
+        with open(f"{TMP}/split-prof/summary.json") as f:
+            prof = json.load(f)
+    except (OSError, ValueError):
+        prof = {}
+    check(sorted((j.get("job"), j.get("status")) for j in prof.get("jobs", [])) == [(0, "ok"), (1, "ok"), (2, "ok")],
+          f"--split 3 --profile: the parts' profiles merged: {prof.get('jobs')}")
     got = store_frames(f"{TMP}/split-out", "long-small")
     check(r.returncode == 0 and len(ev) == 1 and ev[0]["ok"] and ev[0]["parts"] == 3,
           f"--split 3: the parts joined: {r.returncode} {ev} {r.stderr[-300:]}")
