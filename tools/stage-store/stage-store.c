@@ -416,28 +416,10 @@ cmd_merge (const gchar * dest, gchar ** srcs)
   g_printerr ("stage-store: %u %s from %u %s into '%s'\n", merged->len,
       merged->len == 1 ? "stream" : "streams", n, n == 1 ? "store" :
       "stores", dest);
-  /* Parts of split streams, now together: joined (each in a transaction
-   * of its own; the merged parts are committed whatever happens here). */
-  {
-    GPtrArray *bases = g_ptr_array_new_with_free_func (g_free);
-    GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
-    gchar *base;
-
-    for (i = 0; i < merged->len; i++) {
-      if (!stage_store_parse_part_name (merged->pdata[i], &base, NULL, NULL))
-        continue;
-      if (g_hash_table_contains (seen, base)) {
-        g_free (base);
-        continue;
-      }
-      g_hash_table_add (seen, base);
-      g_ptr_array_add (bases, base);
-    }
-    g_ptr_array_add (bases, NULL);
-    ret = join_streams (d, (gchar **) bases->pdata, TRUE);
-    g_hash_table_destroy (seen);
-    g_ptr_array_unref (bases);
-  }
+  /* Split streams whose parts are all there now: joined, each in a
+   * transaction of its own (the merge is committed whatever happens
+   * here); the others are named and kept for a later merge. */
+  ret = join_streams (d, NULL, TRUE);
 out:
   if (merged)
     g_ptr_array_unref (merged);
