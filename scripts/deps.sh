@@ -8,6 +8,9 @@ STAGES_BUILD_PACKAGES="meson ninja-build pkg-config gcc libglib2.0-dev \
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
+# meson asks dpkg-architecture for Debian's multiarch libdir: without it,
+# `meson install` puts the plugins in lib64/, where GStreamer never looks.
+STAGES_BUILD_PACKAGES="$STAGES_BUILD_PACKAGES dpkg-dev"
 # Tests add the Python bindings (PyGObject example) and ffmpeg (reference).
 STAGES_TEST_PACKAGES="python3 python3-gi gir1.2-gstreamer-1.0 python3-gst-1.0 ffmpeg"
 # Stored streams (stagesink/stagesrc tests, docs/store.md) and the selectors'
