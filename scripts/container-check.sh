@@ -59,17 +59,19 @@ finish () {
 }
 
 # shellcheck disable=SC2016
-# What the image does once built: docs/distributed.md's Job in small, in
-# the image's working directory with relative manifest paths.
+# What the image does once built: one pod of docs/distributed.md's
+# Kubernetes Job (its command and flags, in the image's WORKDIR /data, with
+# a one-row manifest and a relative input path), then the merge; the
+# output must decode at the size asked for.
 RUN_TEST='set -e
+[ "$(pwd)" = /data ] || { echo "the image works in $(pwd), not /data" >&2; exit 1; }
 printf "name,frames\nclip1,10\n" > clips.csv
 stage-batch --progress=none "videotestsrc num-buffers={frames} ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! openh264enc ! h264parse ! mp4mux ! filesink location=clips/{name}.mp4" clips.csv
 printf "input,width,height\nclips/clip1.mp4,160,120\n" > jobs.csv
-JOB_COMPLETION_INDEX=0 STAGE_BATCH_SHARDS=1 stage-batch --resume --jobs=auto --progress=jsonl --state-dir=state --profile=prof "filesrc location={input} ! qtdemux ! h264parse ! avdec_h264 ! stageresize width={width} height={height} ! openh264enc ! h264parse ! mp4mux ! filesink location=out/{stem}-{width}.mp4" jobs.csv
-stage-batch --merge-profile prof
-test -s out/clip1-160.mp4
-test -s prof/trace.json
-echo "ran in $(pwd) as $(id -un)"'
+JOB_COMPLETION_INDEX=0 STAGE_BATCH_SHARDS=8 stage-batch --resume --jobs=auto --progress=jsonl --state-dir=/data/state --profile=/data/prof "filesrc location={input} ! qtdemux ! h264parse ! avdec_h264 ! stageresize width={width} height={height} ! openh264enc ! h264parse ! mp4mux ! filesink location=/data/out/{stem}-{width}.mp4" /data/jobs.csv
+stage-batch --merge-profile /data/prof
+test -s /data/prof/trace.json
+gst-launch-1.0 -q filesrc location=/data/out/clip1-160.mp4 ! qtdemux ! h264parse ! avdec_h264 ! video/x-raw,width=160,height=120 ! fakesink'
 
 # --- the Containerfile, read as an engine reads it -------------------------
 
