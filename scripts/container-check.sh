@@ -211,7 +211,7 @@ ctx_digest () {
 # Fails when a path inside the root goes through a symbolic link, which
 # the host, not the root, would resolve.
 root_path_plain () {
-  local p="" c rest=${1#/}
+  local p="" c rest=${1#/} parts
   IFS=/ read -r -a parts <<< "$rest"
   for c in "${parts[@]}"; do
     [ -z "$c" ] && continue
@@ -259,7 +259,7 @@ root_sh () {
   ${limit[@]+"${limit[@]}"} chroot "$merged" /usr/bin/env -i \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root ${image_env[@]+"${image_env[@]}"} \
-    /bin/sh -c 'cd "$1" && exec /bin/sh -c "$2"' sh "$wd" "$1" </dev/null || st=$?
+    /bin/sh -c 'cd "$1" && exec /bin/sh -c "$2"' sh "$wd" "$1" </dev/null 9>&- || st=$?
   stages_distro_umount "$merged"
   return $st
 }
