@@ -1,13 +1,23 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Sourced by scripts/test.sh and scripts/demo.sh: installs the Debian 12
-# packages that are missing (as root), or prints the exact apt-get line.
+# Sourced by scripts/test.sh, scripts/demo.sh and the Containerfile:
+# installs the Debian 12 packages that are missing (as root), or prints the
+# exact apt-get line.
 
-# Build and run: GStreamer core, base, good/bad (queues, cuda library,
-# videoscale for comparisons), libav (decode/encode), Meson.
+# Build and run: GStreamer core, base, good/bad (queues, videoscale for
+# comparisons), libav (decode/encode), Meson.
 STAGES_BUILD_PACKAGES="meson ninja-build pkg-config gcc libglib2.0-dev \
-libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
+# meson asks dpkg-architecture for Debian's multiarch libdir: without it,
+# `meson install` puts the plugins in lib64/, where GStreamer never looks.
+STAGES_BUILD_PACKAGES="$STAGES_BUILD_PACKAGES dpkg-dev"
+# The container image (Containerfile) is built and run with these: it has
+# no nvcc, so no CUDA path.
+STAGES_IMAGE_PACKAGES=$STAGES_BUILD_PACKAGES
+# gstreamer-cuda-1.0 (the CUDA path, where nvcc is found) comes with
+# gst-plugins-bad's headers, and those bring OpenCV's and more (about 1 GB).
+STAGES_BUILD_PACKAGES="$STAGES_BUILD_PACKAGES libgstreamer-plugins-bad1.0-dev"
 # Tests add the Python bindings (PyGObject example) and ffmpeg (reference).
 STAGES_TEST_PACKAGES="python3 python3-gi gir1.2-gstreamer-1.0 python3-gst-1.0 ffmpeg"
 # Stored streams (stagesink/stagesrc tests, docs/store.md) and the selectors'

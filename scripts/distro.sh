@@ -34,7 +34,6 @@ stages_distro_mount () {
   [ -e "$root/dev/ptmx" ] || ln -sf pts/ptmx "$root/dev/ptmx"
   mkdir -p "$root/dev/shm"
   mountpoint -q "$root/dev/shm" || mount -t tmpfs shm "$root/dev/shm"
-  cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 }
 
 stages_distro_umount () {
@@ -47,18 +46,24 @@ stages_distro_umount () {
 
 # Makes (or refreshes) the root for release $1 at $STAGES_ROOTS/$1 and
 # mounts what it needs. Fails when either step fails.
-stages_distro_root () {
-  local name=$1 root="$STAGES_ROOTS/$1" mirror pkgs stamp
+# Makes a minimal root of release $1 at $2 with debootstrap, unless one is
+# there (made in $2.tmp, moved into place once complete).
+stages_distro_debootstrap () {
+  local name=$1 root=$2 mirror
+  [ -x "$root/usr/bin/apt-get" ] && return 0
   mirror=$(stages_distro_mirror)
-  if [ ! -x "$root/usr/bin/apt-get" ]; then
-    stages_ensure_packages debootstrap || return 1
-    rm -rf "$root.tmp"
-    mkdir -p "$STAGES_ROOTS"
-    echo "gst-stages: debootstrap $name from $mirror into $root" >&2
-    debootstrap --variant=minbase "$name" "$root.tmp" "$mirror" >&2 \
-      || { echo "gst-stages: debootstrap $name failed" >&2; return 1; }
-    mv "$root.tmp" "$root"
-  fi
+  stages_ensure_packages debootstrap || return 1
+  rm -rf "$root.tmp"
+  mkdir -p "$(dirname "$root")"
+  echo "gst-stages: debootstrap $name from $mirror into $root" >&2
+  debootstrap --variant=minbase "$name" "$root.tmp" "$mirror" >&2 \
+    || { echo "gst-stages: debootstrap $name failed" >&2; return 1; }
+  mv "$root.tmp" "$root"
+}
+
+stages_distro_root () {
+  local name=$1 root="$STAGES_ROOTS/$1" pkgs stamp
+  stages_distro_debootstrap "$name" "$root" || return 1
   # The packages of scripts/deps.sh, as test.sh installs them here (the
   # sanitizer and benchmark lists are not needed inside).
   pkgs="$STAGES_BUILD_PACKAGES $STAGES_TEST_PACKAGES git"
@@ -67,6 +72,7 @@ stages_distro_root () {
   [ "$name" = sid ] && echo 'Acquire::Check-Valid-Until "false";' \
     > "$root/etc/apt/apt.conf.d/99gst-stages-valid-until"
   stages_distro_mount "$root"
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   # Installed when missing, and upgraded once a week (the stamp's age).
   stamp="$root/var/lib/gst-stages-refreshed"
   if [ -n "$(chroot "$root" bash -c ". /dev/stdin; stages_missing_packages $pkgs" < scripts/deps.sh)" ] \

@@ -16,6 +16,10 @@
 #                                                  1.28, in a debootstrap root
 #                                                  kept under /var/cache/gst-stages
 #                                                  (scripts/distro.sh); as root
+#   scripts/test.sh --container                    builds the Containerfile and
+#                                                  runs the image, in a Debian 12
+#                                                  debootstrap root without an
+#                                                  engine (scripts/container-check.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -23,6 +27,7 @@ cd "$(dirname "$0")/.."
 sanitize=""
 fuzz=""
 distro=""
+container=""
 args=()
 for a in "$@"; do
   case "$a" in
@@ -33,10 +38,19 @@ for a in "$@"; do
     --fuzz=*) fuzz="${a#--fuzz=}" ;;
     --distro=trixie|--distro=sid) distro="${a#--distro=}" ;;
     --distro=*) echo "test.sh: --distro takes trixie (Debian 13) or sid (unstable)" >&2; exit 2 ;;
+    --container) container=1 ;;
     -*) echo "test.sh: unknown option $a (scripts/test.sh --help)" >&2; exit 2 ;;
     *) args+=("$a") ;;
   esac
 done
+
+if [ -n "$container" ]; then
+  if [ ${#args[@]} -gt 0 ] || [ -n "$distro$sanitize$fuzz" ]; then
+    echo "test.sh: --container takes no suites or other options" >&2
+    exit 2
+  fi
+  exec bash scripts/container-check.sh
+fi
 
 if [ -n "$distro" ]; then
   [ "$(id -u)" = 0 ] || { echo "test.sh: --distro needs root (debootstrap, chroot)" >&2; exit 2; }
