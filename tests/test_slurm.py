@@ -241,6 +241,14 @@ PartitionName=stages Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 """
     with open(os.path.join(TMP, "slurm.conf"), "w") as f:
         f.write(conf)
+    # Slurm 23.11 and later start their cgroup plugin whatever the
+    # proctrack: told it is off (where /sys/fs/cgroup is not mounted, as in
+    # a chroot), slurmd starts; older ones refuse the value
+    v = subprocess.run(["slurmd", "-V"], capture_output=True, text=True).stdout
+    m = re.search(r"(\d+)\.(\d+)", v)
+    if m and (int(m.group(1)), int(m.group(2))) >= (23, 11):
+        with open(os.path.join(TMP, "cgroup.conf"), "w") as f:
+            f.write("CgroupPlugin=disabled\n")
 
 
 def start_slurm():
