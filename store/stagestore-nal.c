@@ -217,3 +217,33 @@ stage_store_is_idr (const gchar * codec, const guint8 * au, gsize size,
   }
   return FALSE;
 }
+
+gboolean
+stage_store_is_disposable (const gchar * codec, const guint8 * au,
+    gsize size, guint nls)
+{
+  gsize pos = 0;
+  gboolean slice = FALSE;
+
+  if (nls < 1 || nls > 4 || g_strcmp0 (codec, "h264") != 0)
+    return FALSE;
+  while (pos + nls < size) {
+    guint64 len = read_len (au + pos, nls);
+    guint type;
+
+    pos += nls;
+    if (len == 0 || len > size - pos)
+      return FALSE;             /* damaged: leave it to the decoder */
+    type = au[pos] & 0x1f;
+    if (type >= 1 && type <= 5) {
+      if (type == 5 || (au[pos] & 0x60) != 0)
+        return FALSE;           /* an IDR, or nal_ref_idc > 0 */
+      slice = TRUE;
+    } else if (type == 7 || type == 8 || type == 13 || type == 15
+        || type == 20) {
+      return FALSE;             /* parameter sets, extensions: state */
+    }
+    pos += len;
+  }
+  return slice;
+}

@@ -266,6 +266,14 @@ gboolean stage_store_h265_is_rap (const guint8 * au, gsize size,
  * where decoders differ: some invent missing references first. */
 gboolean stage_store_is_idr (const gchar * codec, const guint8 * au,
     gsize size, guint nal_length_size);
+/* Whether @au is an H.264 picture no other picture refers to: every slice
+ * has nal_ref_idc 0, and it carries no parameter set. A decoder that
+ * never sees it decodes every other picture exactly as with it (what
+ * libavcodec's skip_frame=nonref does). FALSE for H.265 (a sub-layer
+ * non-reference picture may be a reference for higher sub-layers) and
+ * anything unclear. */
+gboolean stage_store_is_disposable (const gchar * codec, const guint8 * au,
+    gsize size, guint nal_length_size);
 /* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
  * there is none. */
 guint stage_store_nal_length_size (const gchar * codec,

@@ -583,6 +583,25 @@ rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
   return stage_store_h264_is_rap (au, len, 4);
 }
 
+/* The same access units to stage_store_is_disposable. */
+static gboolean
+disposable264 (const guint8 * const *nals, const gsize * sizes, guint n)
+{
+  guint8 au[256];
+  gsize len = 0;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = sizes[i];
+    memcpy (au + len, nals[i], sizes[i]);
+    len += sizes[i];
+  }
+  return stage_store_is_disposable ("h264", au, len, 4);
+}
+
 GST_START_TEST (test_rap_parser)
 {
   static const guint8 idr[] = { 0x65, 0x88, 0x80 };
@@ -616,6 +635,31 @@ GST_START_TEST (test_rap_parser)
   fail_if (stage_store_h264_is_rap (idr, sizeof (idr), 4));    /* garbage */
   fail_unless (stage_store_h265_is_rap (cra, sizeof (cra), 4));
   fail_if (stage_store_h265_is_rap (trail, sizeof (trail), 4));
+
+  /* Pictures no other picture refers to (stagesrc skips them when not
+   * asked for): slices with nal_ref_idc 0 only, no parameter set. */
+  {
+    static const guint8 b_nonref[] = { 0x01, 0x9e, 0x80 };     /* ref_idc 0 */
+    static const guint8 b_ref[] = { 0x21, 0x9e, 0x80 };        /* ref_idc 1 */
+    static const guint8 sps[] = { 0x67, 0x42, 0x00 };
+
+    a[0] = aud, sz[0] = sizeof (aud);
+    a[1] = b_nonref, sz[1] = sizeof (b_nonref);
+    fail_unless (disposable264 (a, sz, 2));
+    a[2] = b_ref, sz[2] = sizeof (b_ref);
+    fail_if (disposable264 (a, sz, 3)); /* one slice is a reference */
+    a[1] = b_ref, sz[1] = sizeof (b_ref);
+    fail_if (disposable264 (a, sz, 2));
+    a[1] = sps, sz[1] = sizeof (sps);
+    a[2] = b_nonref, sz[2] = sizeof (b_nonref);
+    fail_if (disposable264 (a, sz, 3)); /* carries a parameter set */
+    a[1] = idr, sz[1] = sizeof (idr);
+    fail_if (disposable264 (a, sz, 2));
+    fail_if (disposable264 (a, sz, 1)); /* no slice */
+    fail_if (stage_store_is_disposable ("h264", b_nonref, sizeof (b_nonref),
+            4));                /* garbage lengths */
+    fail_if (stage_store_is_disposable ("h265", trail, sizeof (trail), 4));
+  }
 }
 
 GST_END_TEST;
