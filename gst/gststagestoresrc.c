@@ -617,10 +617,12 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     self->p = s;
     self->run_active = TRUE;
   }
-  /* Before the target's packet, a picture nothing refers to and nobody
-   * asked for is not decoded at all. */
-  while (self->p < q && self->p != self->run_start && skippable (self,
-          self->p))
+  /* A picture nothing refers to and nobody asked for is not decoded at
+   * all. (The lost-frame check above counts packets, skipped ones too:
+   * at most two in three are skippable, so LOST_AFTER still leaves the
+   * decoder more packets than any reorder depth.) */
+  while (self->p < self->n && self->p != self->run_start
+      && skippable (self, self->p))
     self->p++;
   if (self->p >= self->n)
     return GST_FLOW_EOS;        /* the decoder drains the rest */
