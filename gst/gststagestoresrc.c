@@ -67,7 +67,8 @@ struct _GstStageStoreSrc
   gboolean *open_rap;           /* per RAP: with leading pictures */
   gint8 *idr;                   /* per RAP: 1 IDR, 0 other, -1 not read */
   guint nal_length_size;
-  gboolean skip_nonref;         /* H.264: unwanted non-reference pictures */
+  gboolean skip_nonref;         /* H.264 frames: skip unwanted non-reference
+                                 * pictures */
   StageSelect *select;
   guint64 divisor;              /* regular stride: S, else 1 */
   gboolean warn_missing;
@@ -247,7 +248,13 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     self->nal_length_size = caps_nal_length_size (self->caps,
         self->info->codec);
   self->reader = stage_store_reader_new (self->store, self->info);
-  self->skip_nonref = g_strcmp0 (self->info->codec, "h264") == 0;
+  /* Pictures are whole frames (no field coding, where a non-reference
+   * field completes a frame): checked on the stream's SPS. */
+  if (g_strcmp0 (self->info->codec, "h264") == 0 && self->info->codec_data) {
+    gsize len;
+    const guint8 *cd = g_bytes_get_data (self->info->codec_data, &len);
+    self->skip_nonref = stage_store_h264_frames_only (cd, len);
+  }
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
       G_GSIZE_FORMAT " random access points", stream, self->n, self->n_raps);
   return TRUE;

@@ -247,3 +247,66 @@ stage_store_is_disposable (const gchar * codec, const guint8 * au,
   }
   return slice;
 }
+
+/* n bits, or -1 when the data runs out. */
+static gint64
+br_bits (BitReader * br, guint n)
+{
+  gint64 v = 0;
+
+  while (n--) {
+    gint b = br_bit (br);
+    if (b < 0)
+      return -1;
+    v = (v << 1) | b;
+  }
+  return v;
+}
+
+gboolean
+stage_store_h264_frames_only (const guint8 * codec_data, gsize size)
+{
+  static const guint high[] = { 100, 110, 122, 244, 44, 83, 86, 118, 128,
+    138, 139, 134, 135
+  };
+  BitReader br;
+  gsize sps_len;
+  gint64 profile, v;
+  guint i;
+
+  /* avcC: 5 bytes, the SPS count (low 5 bits), then length + SPS */
+  if (codec_data == NULL || size < 9 || (codec_data[5] & 0x1f) < 1)
+    return FALSE;
+  sps_len = (codec_data[6] << 8) | codec_data[7];
+  if (sps_len < 4 || 8 + sps_len > size || (codec_data[8] & 0x1f) != 7)
+    return FALSE;
+  br_init (&br, codec_data + 9, sps_len - 1);
+  profile = br_bits (&br, 8);
+  br_bits (&br, 16);            /* constraint flags, level */
+  if (br_ue (&br) < 0)          /* seq_parameter_set_id */
+    return FALSE;
+  for (i = 0; i < G_N_ELEMENTS (high); i++)
+    if (profile == high[i]) {
+      gint64 chroma = br_ue (&br);
+      if (chroma < 0 || (chroma == 3 && br_bit (&br) < 0))
+        return FALSE;
+      if (br_ue (&br) < 0 || br_ue (&br) < 0 || br_bit (&br) < 0)
+        return FALSE;           /* bit depths, qpprime bypass */
+      if (br_bit (&br) != 0)
+        return FALSE;           /* scaling matrices: not followed here */
+      break;
+    }
+  if (br_ue (&br) < 0)          /* log2_max_frame_num_minus4 */
+    return FALSE;
+  v = br_ue (&br);              /* pic_order_cnt_type */
+  if (v == 0) {
+    if (br_ue (&br) < 0)
+      return FALSE;
+  } else if (v != 2) {
+    return FALSE;               /* type 1 (or damaged): not followed */
+  }
+  if (br_ue (&br) < 0 || br_bit (&br) < 0 || br_ue (&br) < 0
+      || br_ue (&br) < 0)       /* refs, gaps, width, height */
+    return FALSE;
+  return br_bit (&br) == 1;     /* frame_mbs_only_flag */
+}

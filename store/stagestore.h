@@ -274,6 +274,11 @@ gboolean stage_store_is_idr (const gchar * codec, const guint8 * au,
  * anything unclear. */
 gboolean stage_store_is_disposable (const gchar * codec, const guint8 * au,
     gsize size, guint nal_length_size);
+/* Whether the H.264 stream of avcC @codec_data is coded in frames only
+ * (its SPS's frame_mbs_only_flag): no field pictures, so a picture is a
+ * whole frame. FALSE when it has fields or cannot be told. */
+gboolean stage_store_h264_frames_only (const guint8 * codec_data,
+    gsize size);
 /* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
  * there is none. */
 guint stage_store_nal_length_size (const gchar * codec,

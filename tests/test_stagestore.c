@@ -157,6 +157,57 @@ exact_case (const gchar * enc, guint n, guint gop)
   exact_case_codec (enc, n, gop, "h264");
 }
 
+/* Whether the stored stream's SPS says frames only (stagesrc skips
+ * unwanted non-reference pictures only then). */
+static gboolean
+stored_frames_only (const gchar * store, const gchar * stream)
+{
+  StageStore *st = stage_store_open_read (store, NULL);
+  StageStreamInfo *info = st ? stage_store_lookup (st, stream, NULL) : NULL;
+  gboolean res = FALSE;
+
+  fail_unless (info != NULL && info->codec_data != NULL);
+  {
+    gsize len;
+    const guint8 *cd = g_bytes_get_data (info->codec_data, &len);
+    res = stage_store_h264_frames_only (cd, len);
+  }
+  stage_stream_info_free (info);
+  stage_store_close (st);
+  return res;
+}
+
+/* Interlaced (x264's MBAFF on interleaved input: frame_mbs_only_flag 0):
+ * no picture is skipped, every frame exact; a progressive stream is
+ * frames only. */
+GST_START_TEST (test_exact_interlaced)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *clip = make_clip_codec (dir, "i.mp4", 150, "capssetter "
+      "caps=video/x-raw,interlace-mode=interleaved ! x264enc "
+      "speed-preset=ultrafast bframes=2 key-int-max=30 b-adapt=false",
+      "h264");
+  gchar *prog = make_clip_codec (dir, "p.mp4", 10, "x264enc "
+      "speed-preset=ultrafast bframes=2", "h264");
+  GArray *ref;
+
+  ingest_codec (store, "i", clip, "h264");
+  ingest_codec (store, "p", prog, "h264");
+  fail_if (stored_frames_only (store, "i"));
+  fail_unless (stored_frames_only (store, "p"));
+  ref = full_decode_codec (clip, "h264");
+  fail_unless_equals_int (ref->len, 150);
+  check_patterns (store, "i", ref, 30);
+  g_array_unref (ref);
+  g_free (clip);
+  g_free (prog);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_exact_bframes_gop30)
 {
   exact_case ("x264enc speed-preset=ultrafast bframes=2 key-int-max=30 "
@@ -675,6 +726,7 @@ stagestore_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_rap_parser);
   tcase_add_test (tc, test_exact_bframes_gop30);
+  tcase_add_test (tc, test_exact_interlaced);
   tcase_add_test (tc, test_exact_bframes_gop250);
   tcase_add_test (tc, test_exact_open_gop);
   tcase_add_test (tc, test_exact_open_gop_one_thread);
