@@ -614,43 +614,42 @@ GST_START_TEST (test_exact_h265_open_gop)
 GST_END_TEST;
 
 
-/* The random access point test behind the keyframe flag, on hand-made
- * access units (4-byte NAL lengths). */
+/* The random access point test behind the keyframe flag (and the
+ * non-reference test behind stagesrc's skipping), on hand-made access
+ * units (4-byte NAL lengths). */
+static gsize
+make_au (guint8 * au, const guint8 * const *nals, const gsize * sizes,
+    guint n)
+{
+  gsize len = 0;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = 0;
+    au[len++] = sizes[i];
+    memcpy (au + len, nals[i], sizes[i]);
+    len += sizes[i];
+  }
+  return len;
+}
+
 static gboolean
 rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
 {
   guint8 au[256];
-  gsize len = 0;
-  guint i;
 
-  for (i = 0; i < n; i++) {
-    au[len++] = 0;
-    au[len++] = 0;
-    au[len++] = 0;
-    au[len++] = sizes[i];
-    memcpy (au + len, nals[i], sizes[i]);
-    len += sizes[i];
-  }
-  return stage_store_h264_is_rap (au, len, 4);
+  return stage_store_h264_is_rap (au, make_au (au, nals, sizes, n), 4);
 }
 
-/* The same access units to stage_store_is_disposable. */
 static gboolean
 disposable264 (const guint8 * const *nals, const gsize * sizes, guint n)
 {
   guint8 au[256];
-  gsize len = 0;
-  guint i;
 
-  for (i = 0; i < n; i++) {
-    au[len++] = 0;
-    au[len++] = 0;
-    au[len++] = 0;
-    au[len++] = sizes[i];
-    memcpy (au + len, nals[i], sizes[i]);
-    len += sizes[i];
-  }
-  return stage_store_is_disposable ("h264", au, len, 4);
+  return stage_store_is_disposable ("h264", au, make_au (au, nals, sizes,
+          n), 4);
 }
 
 GST_START_TEST (test_rap_parser)
