@@ -394,6 +394,41 @@ kind_word (const SpProfile * p)
       "trace" : "summary";
 }
 
+
+/* The columns `keys` of a paired table (rows A, B in turn; a side missing
+ * is NULL) as JSON: "TABLE":[{"name":..,"KEY_a":..,"KEY_b":..}, ...],
+ * opened after the section before it. */
+static void
+json_pairs (GString * o, const gchar * table, const SpRowKind * k,
+    GPtrArray * pairs, const gchar * const *keys)
+{
+  gint name = sp_schema_column_index (k->schema, "name");
+  guint i, j;
+
+  g_string_append_printf (o, "],\n\"%s\":[", table);
+  for (i = 0; i < pairs->len; i += 2) {
+    gconstpointer a = pairs->pdata[i], b = pairs->pdata[i + 1];
+
+    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
+    stage_json_str (o, sp_row_text (k, a ? a : b, name));
+    for (j = 0; keys[j]; j++) {
+      gint c = sp_schema_column_index (k->schema, keys[j]);
+
+      g_string_append_printf (o, ",\"%s_a\":", keys[j]);
+      stage_json_num (o, a ? sp_row_num (k, a, c) : NAN, 10);
+      g_string_append_printf (o, ",\"%s_b\":", keys[j]);
+      stage_json_num (o, b ? sp_row_num (k, b, c) : NAN, 10);
+    }
+    g_string_append_c (o, '}');
+  }
+}
+
+static const gchar *const thread_keys[] = { "busy_pct", NULL };
+static const gchar *const latency_keys[] = { "median_ms", "p99_ms", NULL };
+static const gchar *const elem_latency_keys[] = { "mean_ms", "dwell_ms",
+  NULL
+};
+
 static void
 render_json (const SpDiff * d, GString * o)
 {
@@ -465,50 +500,10 @@ render_json (const SpDiff * d, GString * o)
       g_string_append_c (o, ',');
     stage_json_str (o, ((SpElemRow *) d->only_b->pdata[i])->name);
   }
-  g_string_append (o, "],\n\"threads\":[");
-  for (i = 0; i < d->threads->len; i += 2) {
-    const SpThreadRow *ta = d->threads->pdata[i], *tb =
-        d->threads->pdata[i + 1];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, ta ? ta->name : tb->name);
-    g_string_append (o, ",\"busy_pct_a\":");
-    stage_json_num (o, ta ? ta->busy_pct : NAN, 10);
-    g_string_append (o, ",\"busy_pct_b\":");
-    stage_json_num (o, tb ? tb->busy_pct : NAN, 10);
-    g_string_append_c (o, '}');
-  }
-  g_string_append (o, "],\n\"latency\":[");
-  for (i = 0; i < d->latency->len; i += 2) {
-    const SpLatencyRow *la = d->latency->pdata[i], *lb =
-        d->latency->pdata[i + 1];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, la ? la->name : lb->name);
-    g_string_append (o, ",\"median_ms_a\":");
-    stage_json_num (o, la ? la->median_ms : NAN, 10);
-    g_string_append (o, ",\"median_ms_b\":");
-    stage_json_num (o, lb ? lb->median_ms : NAN, 10);
-    g_string_append (o, ",\"p99_ms_a\":");
-    stage_json_num (o, la ? la->p99_ms : NAN, 10);
-    g_string_append (o, ",\"p99_ms_b\":");
-    stage_json_num (o, lb ? lb->p99_ms : NAN, 10);
-    g_string_append_c (o, '}');
-  }
-  g_string_append (o, "],\n\"element_latency\":[");
-  for (i = 0; i < d->element_latency->len; i += 2) {
-    const SpElemLatencyRow *ea = d->element_latency->pdata[i], *eb =
-        d->element_latency->pdata[i + 1];
-    g_string_append (o, i ? ",\n {\"name\":" : "\n {\"name\":");
-    stage_json_str (o, ea ? ea->name : eb->name);
-    g_string_append (o, ",\"mean_ms_a\":");
-    stage_json_num (o, ea ? ea->mean_ms : NAN, 10);
-    g_string_append (o, ",\"mean_ms_b\":");
-    stage_json_num (o, eb ? eb->mean_ms : NAN, 10);
-    g_string_append (o, ",\"dwell_ms_a\":");
-    stage_json_num (o, ea ? ea->dwell_ms : NAN, 10);
-    g_string_append (o, ",\"dwell_ms_b\":");
-    stage_json_num (o, eb ? eb->dwell_ms : NAN, 10);
-    g_string_append_c (o, '}');
-  }
+  json_pairs (o, "threads", &sp_thread_kind, d->threads, thread_keys);
+  json_pairs (o, "latency", &sp_latency_kind, d->latency, latency_keys);
+  json_pairs (o, "element_latency", &sp_elem_latency_kind,
+      d->element_latency, elem_latency_keys);
   g_string_append (o, "]}\n");
 }
 
