@@ -319,7 +319,8 @@ stage_store_merge (StageStore * dest, StageStore ** srcs, guint n_srcs,
 
     if (it->skip || it->frames == NULL)
       continue;
-    if (it->old && !store_delete_stream_rows (dest, it->old->id, error))
+    if (it->old && !store_delete_stream_rows (dest, it->old->id,
+            "replacing the old stream", error))
       goto out;
     if (!store_insert_stream (dest, &it->copy, it->frames, it->n, &id,
             error))
@@ -338,11 +339,8 @@ stage_store_merge (StageStore * dest, StageStore ** srcs, guint n_srcs,
       continue;
     if (merged)
       g_ptr_array_add (*merged, g_strdup (it->info->name));
-    if (it->old && store_safe_data_dir (it->old->data)) {
-      gchar *p = g_build_filename (dest->dir, it->old->data, NULL);
-      store_remove_tree (p);
-      g_free (p);
-    }
+    if (it->old)
+      store_remove_data (dest, it->old->data);
   }
 
 out:
@@ -573,6 +571,27 @@ joined_frames (Part * parts, guint n, StageStreamInfo * out)
   return f;
 }
 
+/* Whether joining into @name may go on: FALSE when the name is taken and
+ * @mode keeps it (*kept) or refuses it (@error). *old: the stream it
+ * would replace. */
+static gboolean
+join_name_free (StageStore * store, const gchar * name, StageStoreMode mode,
+    StageStreamInfo ** old, gboolean * kept, GError ** error)
+{
+  *old = stage_store_lookup (store, name, NULL);
+  *kept = FALSE;
+  if (*old == NULL || mode == STAGE_STORE_MODE_OVERWRITE)
+    return TRUE;
+  if (mode == STAGE_STORE_MODE_IGNORE) {
+    *kept = TRUE;               /* kept, and the parts too */
+    return FALSE;
+  }
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
+      "Store '%s' already has a stream '%s': its parts were not joined "
+      "(mode overwrite replaces it)", store->dir, name);
+  return FALSE;
+}
+
 gboolean
 stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
     GError ** error)
@@ -583,7 +602,7 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   StageFrame *frames = NULL;
   gchar *data = NULL, *abs_data = NULL;
   int lock_fd = -1;
-  gboolean ok = FALSE, in_tx = FALSE;
+  gboolean ok = FALSE, in_tx = FALSE, kept;
   gint64 c, chunk0 = 0, id;
   StageStreamInfo *old = NULL;
 
@@ -603,6 +622,13 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
                 &parts[0], &parts[k], error)))
       goto out;
   }
+  /* A name taken is known before any chunk is linked and read (and
+   * checked again under the lock). */
+  if (!join_name_free (store, name, mode, &old, &kept, error)) {
+    ok = kept;
+    goto out;
+  }
+  g_clear_pointer (&old, stage_stream_info_free);
   out = *parts[0].info;
   out.name = (gchar *) name;
   out.created = NULL;
@@ -613,12 +639,10 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   out.data = data;
   for (k = 0; k < n; k++) {
     for (c = 0; c < parts[k].info->chunks; c++) {
-      StageStreamInfo at = out;
-      gchar *from = stage_store_chunk_path (store, parts[k].info, c), *to;
-      gboolean linked;
+      gchar *from = stage_store_chunk_path (store, parts[k].info, c),
+          *to = stage_store_chunk_path (store, &out, chunk0 + c);
+      gboolean linked = link_or_copy (from, to, error);
 
-      to = stage_store_chunk_path (store, &at, chunk0 + c);
-      linked = link_or_copy (from, to, error);
       g_free (from);
       g_free (to);
       if (!linked)
@@ -632,21 +656,16 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   if (!store_exec (store, "BEGIN IMMEDIATE", "join", error))
     goto out;
   in_tx = TRUE;
-  old = stage_store_lookup (store, name, NULL);
-  if (old && mode == STAGE_STORE_MODE_ERROR) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_EXISTS,
-        "Store '%s' already has a stream '%s': its parts were not joined "
-        "(mode overwrite replaces it)", store->dir, name);
+  if (!join_name_free (store, name, mode, &old, &kept, error)) {
+    ok = kept;
     goto out;
   }
-  if (old && mode == STAGE_STORE_MODE_IGNORE) {
-    ok = TRUE;                  /* kept, and the parts too */
-    goto out;
-  }
-  if (old && !store_delete_stream_rows (store, old->id, error))
+  if (old && !store_delete_stream_rows (store, old->id,
+          "replacing the old stream", error))
     goto out;
   for (k = 0; k < n; k++)
-    if (!store_delete_stream_rows (store, parts[k].info->id, error))
+    if (!store_delete_stream_rows (store, parts[k].info->id,
+            "replacing the parts", error))
       goto out;
   if (!store_insert_stream (store, &out, frames, out.frames, &id, error)
       || !store_exec (store, "COMMIT", "join", error))
@@ -655,16 +674,9 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   ok = TRUE;
   /* The joined stream links the chunks: the parts' directories go. */
   for (k = 0; k < n; k++)
-    if (store_safe_data_dir (parts[k].info->data)) {
-      gchar *p = g_build_filename (store->dir, parts[k].info->data, NULL);
-      store_remove_tree (p);
-      g_free (p);
-    }
-  if (old && store_safe_data_dir (old->data)) {
-    gchar *p = g_build_filename (store->dir, old->data, NULL);
-    store_remove_tree (p);
-    g_free (p);
-  }
+    store_remove_data (store, parts[k].info->data);
+  if (old)
+    store_remove_data (store, old->data);
   store_release_data_dir (abs_data, lock_fd, TRUE);
   g_clear_pointer (&abs_data, g_free);
   lock_fd = -1;

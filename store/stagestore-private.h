@@ -51,8 +51,13 @@ void store_release_data_dir (const gchar * abs_data, int lock_fd,
 gboolean store_insert_stream (StageStore * store,
     const StageStreamInfo * info, const StageFrame * frames, gsize n,
     gint64 * id, GError ** error);
+/* Inside a transaction: a stream's rows (its frames, then itself); an
+ * error says which catalog operation (`what`) failed. */
 gboolean store_delete_stream_rows (StageStore * store, gint64 id,
-    GError ** error);
+    const gchar * what, GError ** error);
+/* After the commit that dropped its rows: a stream's data directory
+ * (catalog path @data), when it is one the catalog may name. */
+void store_remove_data (StageStore * store, const gchar * data);
 /* Checks @n frames (decode order) of @info against its chunk files: the
  * index is consistent and every packet reads back with its CRC. */
 gboolean store_check_frames (StageStore * store,

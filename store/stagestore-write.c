@@ -418,7 +418,8 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
 }
 
 gboolean
-store_delete_stream_rows (StageStore * store, gint64 id, GError ** error)
+store_delete_stream_rows (StageStore * store, gint64 id, const gchar * what,
+    GError ** error)
 {
   sqlite3_stmt *st;
   int rc;
@@ -434,7 +435,7 @@ store_delete_stream_rows (StageStore * store, gint64 id, GError ** error)
   rc = rc == SQLITE_DONE ? sqlite3_step (st) : rc;
   sqlite3_finalize (st);
   if (rc != SQLITE_DONE)
-    return store_db_fail (store, "replacing the old stream", error);
+    return store_db_fail (store, what, error);
   return TRUE;
 }
 
@@ -502,7 +503,8 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
         store->dir, w->name, old->committed);
     goto rollback;
   }
-  if (old && !store_delete_stream_rows (store, old->id, error))
+  if (old && !store_delete_stream_rows (store, old->id,
+          "replacing the old stream", error))
     goto rollback;
   check_rate (w);
   if (!insert_rows (w, &id, error))
@@ -510,12 +512,8 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
   if (!store_exec (store, "COMMIT", "commit", error))
     goto rollback;
   w->committed = TRUE;
-  if (old && store_safe_data_dir (old->data)) {
-    gchar *p = g_build_filename (store->dir, old->data, NULL);
-
-    store_remove_tree (p);
-    g_free (p);
-  }
+  if (old)
+    store_remove_data (store, old->data);
   stage_stream_info_free (old);
   return TRUE;
 

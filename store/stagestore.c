@@ -737,8 +737,6 @@ gboolean
 stage_store_remove (StageStore * store, const gchar * name, GError ** error)
 {
   StageStreamInfo *info;
-  sqlite3_stmt *st;
-  int rc;
 
   if (!store_exec (store, "BEGIN IMMEDIATE", "removal", error))
     return FALSE;
@@ -747,33 +745,27 @@ stage_store_remove (StageStore * store, const gchar * name, GError ** error)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
   }
-  sqlite3_prepare_v2 (store->db, "DELETE FROM frames WHERE stream = ?1; ",
-      -1, &st, NULL);
-  sqlite3_bind_int64 (st, 1, info->id);
-  rc = sqlite3_step (st);
-  sqlite3_finalize (st);
-  if (rc == SQLITE_DONE) {
-    sqlite3_prepare_v2 (store->db, "DELETE FROM streams WHERE id = ?1", -1,
-        &st, NULL);
-    sqlite3_bind_int64 (st, 1, info->id);
-    rc = sqlite3_step (st);
-    sqlite3_finalize (st);
-  }
-  if (rc != SQLITE_DONE || !store_exec (store, "COMMIT", "removal", error)) {
-    if (rc != SQLITE_DONE)
-      store_db_fail (store, "removal", error);
+  if (!store_delete_stream_rows (store, info->id, "removal", error)
+      || !store_exec (store, "COMMIT", "removal", error)) {
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     stage_stream_info_free (info);
     return FALSE;
   }
-  if (store_safe_data_dir (info->data)) {
-    gchar *p = g_build_filename (store->dir, info->data, NULL);
-
-    store_remove_tree (p);
-    g_free (p);
-  }
+  store_remove_data (store, info->data);
   stage_stream_info_free (info);
   return TRUE;
+}
+
+void
+store_remove_data (StageStore * store, const gchar * data)
+{
+  gchar *p;
+
+  if (!store_safe_data_dir (data))
+    return;
+  p = g_build_filename (store->dir, data, NULL);
+  store_remove_tree (p);
+  g_free (p);
 }
 
 /* A directory whose writer is alive holds an flock on its lock file. */
