@@ -575,7 +575,8 @@ def test_split():
     except (OSError, ValueError):
         prof = {}
     check(sorted((j.get("job"), j.get("status")) for j in prof.get("jobs", [])) == [(0, "ok"), (1, "ok"), (2, "ok")],
-          f"--split 3 --profile: the parts' profiles merged: {prof.get('jobs')}")
+          f"--split 3 --profile: the parts' profiles merged: {prof.get('jobs')} "
+          f"(exit {r.returncode}: {r.stderr[-400:]})")
     got = store_frames(f"{TMP}/split-out", "long-small")
     check(r.returncode == 0 and len(ev) == 1 and ev[0]["ok"] and ev[0]["parts"] == 3,
           f"--split 3: the parts joined: {r.returncode} {ev} {r.stderr[-300:]}")

@@ -20,7 +20,6 @@ sb_split_free (SbSplit * s)
   g_free (s->where);
   g_free (s->out_store);
   g_free (s->out_stream);
-  g_free (s->mode);
   g_free (s);
 }
 
@@ -101,20 +100,18 @@ plan_cuts (const StageFrame * frames, gsize n_frames, guint n, gint64 * b)
 static gboolean
 row_streams (const SbManifest * m, const SbTemplate * t, guint row,
     gchar ** in_store, gchar ** in_stream, gchar ** out_store,
-    gchar ** out_stream, gchar ** mode, GError ** error)
+    gchar ** out_stream, StageStoreMode * mode, GError ** error)
 {
   SbManifest *one = manifest_with_columns (m);
-  gchar **values = row_with (m, row, "0:1", STAGE_STORE_PART_FORMAT);
-  gchar *where = sb_manifest_where (m, row), *desc, *part;
+  /* a part name the stagesink's stream= cannot hold by accident */
+  gchar *part = stage_store_part_name ("", 0, 1);
+  gchar **values = row_with (m, row, "0:1", part);
+  gchar *where = sb_manifest_where (m, row), *desc;
   GstElement *p, *src = NULL, *sink = NULL;
   GError *err = NULL;
   guint n_src = 0, n_sink = 0;
   gboolean ok = FALSE;
 
-  /* a part name the stagesink's stream= cannot hold by accident */
-  part = stage_store_part_name ("", 0, 1);
-  g_free (values[m->n_columns + 1]);
-  values[m->n_columns + 1] = part;
   g_ptr_array_add (one->rows, values);
   g_array_append_val (one->lines, g_array_index (m->lines, guint, row));
   desc = sb_template_expand (t, one, 0);
@@ -138,34 +135,22 @@ row_streams (const SbManifest * m, const SbTemplate * t, guint row,
     goto out;
   }
   g_object_get (src, "store", in_store, "stream", in_stream, NULL);
-  g_object_get (sink, "store", out_store, "stream", out_stream, NULL);
-  {
-    GEnumValue *ev;
-    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS
-        (sink), "mode");
-    gint v = 0;
-    if (ps && G_IS_PARAM_SPEC_ENUM (ps)) {
-      g_object_get (sink, "mode", &v, NULL);
-      ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
-      *mode = g_strdup (ev ? ev->value_nick : "error");
-    } else {
-      *mode = g_strdup ("error");
-    }
-  }
+  /* stagesink's mode is a StageStoreMode */
+  g_object_get (sink, "store", out_store, "stream", out_stream, "mode", mode,
+      NULL);
   if (!*in_store || !*in_stream || !*out_store || !*out_stream) {
     g_set_error (error, SB_ERROR, 0, "%s: --split needs the stagesrc's and "
         "the stagesink's store= and stream=", where);
     goto out;
   }
-  if (!g_str_has_suffix (*out_stream, values[m->n_columns + 1])) {
+  if (!g_str_has_suffix (*out_stream, part)) {
     g_set_error (error, SB_ERROR, 0, "%s: --split: the stagesink writes "
         "stream \"%s\": end its stream= with {part}, so that each part "
         "is a stream of its own (e.g. stream={stem}-small{part})", where,
         *out_stream);
     goto out;
   }
-  (*out_stream)[strlen (*out_stream) - strlen (values[m->n_columns +
-              1])] = '\0';
+  (*out_stream)[strlen (*out_stream) - strlen (part)] = '\0';
   ok = TRUE;
 out:
   g_clear_error (&err);
@@ -177,6 +162,7 @@ out:
     gst_object_unref (p);
   g_free (desc);
   g_free (where);
+  g_free (part);
   sb_manifest_free (one);
   return ok;
 }
@@ -286,14 +272,11 @@ gboolean
 sb_split_join (const SbSplit * s, GError ** error)
 {
   StageStore *st = stage_store_open (s->out_store, FALSE, error);
-  StageStoreMode mode = g_strcmp0 (s->mode, "overwrite") == 0 ?
-      STAGE_STORE_MODE_OVERWRITE : g_strcmp0 (s->mode, "ignore") == 0 ?
-      STAGE_STORE_MODE_IGNORE : STAGE_STORE_MODE_ERROR;
   gboolean ok;
 
   if (st == NULL)
     return FALSE;
-  ok = stage_store_join (st, s->out_stream, mode, error);
+  ok = stage_store_join (st, s->out_stream, s->mode, error);
   stage_store_close (st);
   return ok;
 }

@@ -12,6 +12,7 @@
 #include <gst/gst.h>
 
 #include "sbmanifest.h"
+#include "stagestore.h"
 
 G_BEGIN_DECLS
 
@@ -23,7 +24,7 @@ typedef struct
   gchar *where;                 /* "file.csv:5" */
   guint first, n_parts;         /* its rows in the split manifest */
   gchar *out_store, *out_stream;        /* the joined stream */
-  gchar *mode;                  /* the stagesink's mode (error, ...) */
+  StageStoreMode mode;          /* the stagesink's */
 } SbSplit;
 
 void sb_split_free (SbSplit * s);

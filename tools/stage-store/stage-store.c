@@ -291,14 +291,30 @@ cmd_verify (const gchar * dir, gchar ** names)
 }
 
 
+/* --mode: error (the default), overwrite or ignore; FALSE for anything
+ * else. */
+static gboolean
+parse_mode (StageStoreMode * out)
+{
+  *out = STAGE_STORE_MODE_ERROR;
+  if (mode == NULL || g_str_equal (mode, "error"))
+    return TRUE;
+  if (g_str_equal (mode, "overwrite"))
+    *out = STAGE_STORE_MODE_OVERWRITE;
+  else if (g_str_equal (mode, "ignore"))
+    *out = STAGE_STORE_MODE_IGNORE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 static StageStoreMode
 store_mode (void)
 {
-  if (g_strcmp0 (mode, "overwrite") == 0)
-    return STAGE_STORE_MODE_OVERWRITE;
-  if (g_strcmp0 (mode, "ignore") == 0)
-    return STAGE_STORE_MODE_IGNORE;
-  return STAGE_STORE_MODE_ERROR;
+  StageStoreMode m;
+
+  parse_mode (&m);              /* checked in main () */
+  return m;
 }
 
 /* Joins the split streams @names of @st (every one when NULL): each
@@ -614,6 +630,7 @@ main (int argc, char **argv)
   GError *err = NULL;
   const gchar *cmd;
   gint n, ret;
+  StageStoreMode checked_mode;
 
   setlocale (LC_ALL, "");
   ctx = g_option_context_new ("COMMAND DIR [ARGS...] - inspect a store of "
@@ -661,8 +678,7 @@ main (int argc, char **argv)
   n = argc - 3;                 /* arguments after DIR */
   if (io_packet_size < 1) {
     ret = usage (ctx, "--io-packet-size must be at least 1");
-  } else if (mode && strcmp (mode, "error") && strcmp (mode, "overwrite")
-      && strcmp (mode, "ignore")) {
+  } else if (!parse_mode (&checked_mode)) {
     ret = usage (ctx, "--mode must be error, overwrite or ignore");
   } else if (g_str_equal (cmd, "ls") && n == 0) {
     ret = cmd_ls (argv[2]);
