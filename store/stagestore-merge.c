@@ -594,7 +594,7 @@ join_name_free (StageStore * store, const gchar * name, StageStoreMode mode,
 
 gboolean
 stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
-    GError ** error)
+    gboolean * joined, GError ** error)
 {
   guint n = 0, k;
   Part *parts;
@@ -612,6 +612,8 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
         name);
     return FALSE;
   }
+  if (joined)
+    *joined = FALSE;
   parts = find_parts (store, name, &n, error);
   if (parts == NULL)
     return FALSE;
@@ -672,6 +674,8 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
     goto out;
   in_tx = FALSE;
   ok = TRUE;
+  if (joined)
+    *joined = TRUE;
   /* The joined stream links the chunks: the parts' directories go. */
   for (k = 0; k < n; k++)
     store_remove_data (store, parts[k].info->data);

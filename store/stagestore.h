@@ -243,9 +243,10 @@ gboolean stage_store_parse_part_name (const gchar * name, gchar ** base,
  * part's times moved to start where the one before ended, every packet's
  * CRC checked, the parts removed. Refused, and nothing changed, when a
  * part is missing or the parts differ in codec, codec data, size or
- * framerate; @mode says what to do when @name exists. */
+ * framerate; @mode says what to do when @name exists. *joined (if given)
+ * is FALSE when IGNORE kept an existing @name (and the parts). */
 gboolean stage_store_join (StageStore * store, const gchar * name,
-    StageStoreMode mode, GError ** error);
+    StageStoreMode mode, gboolean * joined, GError ** error);
 /* The base names of the split streams in @store (complete or not). */
 GPtrArray *stage_store_split_streams (StageStore * store, GError ** error);
 

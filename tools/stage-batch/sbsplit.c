@@ -269,14 +269,14 @@ fail:
 }
 
 gboolean
-sb_split_join (const SbSplit * s, GError ** error)
+sb_split_join (const SbSplit * s, gboolean * joined, GError ** error)
 {
   StageStore *st = stage_store_open (s->out_store, FALSE, error);
   gboolean ok;
 
   if (st == NULL)
     return FALSE;
-  ok = stage_store_join (st, s->out_stream, s->mode, error);
+  ok = stage_store_join (st, s->out_stream, s->mode, joined, error);
   stage_store_close (st);
   return ok;
 }

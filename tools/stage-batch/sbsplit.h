@@ -37,8 +37,10 @@ void sb_split_free (SbSplit * s);
 SbManifest *sb_split_manifest (const SbManifest * m, const SbTemplate * t,
     guint n, GPtrArray ** splits, GError ** error);
 
-/* Joins one row's parts; FALSE with the reason. */
-gboolean sb_split_join (const SbSplit * s, GError ** error);
+/* Joins one row's parts; FALSE with the reason. *joined is FALSE when the
+ * stagesink's mode=ignore kept a stream of that name (and the parts). */
+gboolean sb_split_join (const SbSplit * s, gboolean * joined,
+    GError ** error);
 
 G_END_DECLS
 

@@ -913,6 +913,7 @@ join_splits (void)
     SbSplit *s = B.splits->pdata[i];
     GError *err = NULL;
     GString *failed = g_string_new (NULL);
+    gboolean joined = FALSE;
     JsonObject *o;
 
     if (B.shard_n > 1) {
@@ -932,7 +933,7 @@ join_splits (void)
       g_set_error (&err, g_quark_from_static_string ("stage-batch-error"), 0,
           "not joined: its part jobs %s did not complete", failed->str);
     else
-      sb_split_join (s, &err);
+      sb_split_join (s, &joined, &err);
     if (B.progress == PROGRESS_JSONL) {
       o = event_new ("join");
       json_object_set_string_member (o, "where", s->where);
@@ -940,6 +941,7 @@ join_splits (void)
       json_object_set_string_member (o, "stream", s->out_stream);
       json_object_set_int_member (o, "parts", s->n_parts);
       json_object_set_boolean_member (o, "ok", err == NULL);
+      json_object_set_boolean_member (o, "joined", joined);
       if (err)
         json_object_set_string_member (o, "error", err->message);
       else
@@ -948,9 +950,13 @@ join_splits (void)
     } else if (err) {
       g_printerr ("stage-batch: %s: stream '%s' in '%s': %s\n", s->where,
           s->out_stream, s->out_store, err->message);
-    } else {
+    } else if (joined) {
       g_printerr ("stage-batch: joined %u parts into stream '%s' in '%s'\n",
           s->n_parts, s->out_stream, s->out_store);
+    } else {
+      g_printerr ("stage-batch: stream '%s' in '%s' kept (mode=ignore): its "
+          "%u parts were not joined\n", s->out_stream, s->out_store,
+          s->n_parts);
     }
     ok &= err == NULL;
     g_clear_error (&err);

@@ -337,8 +337,14 @@ join_streams (StageStore * st, gchar ** names, gboolean missing_ok)
     names = (gchar **) all->pdata;
   }
   for (; *names; names++) {
-    if (stage_store_join (st, *names, store_mode (), &err)) {
-      g_printerr ("joined %s\n", *names);
+    gboolean joined;
+
+    if (stage_store_join (st, *names, store_mode (), &joined, &err)) {
+      if (joined)
+        g_printerr ("joined %s\n", *names);
+      else
+        g_printerr ("kept %s (mode ignore): its parts were not joined\n",
+            *names);
       continue;
     }
     if (missing_ok && g_error_matches (err, STAGE_STORE_ERROR,
