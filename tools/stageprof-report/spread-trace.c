@@ -152,6 +152,13 @@ key2 (gint64 a, gint64 b)
   return g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, a, b);
 }
 
+/* "pid:name": a queue's or an element's key within its process. */
+static gchar *
+key_pid_name (gint64 pid, const gchar * name)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT ":%s", pid, name);
+}
+
 static void
 pid_span (Acc * a, gint64 pid, gint64 start, gint64 end)
 {
@@ -556,7 +563,7 @@ on_counter (Acc * a, const SpEvent * ev)
 {
   gint quantity;
   gchar *base = queue_of_counter (ev->name, &quantity);
-  gchar *k = g_strdup_printf ("%" G_GINT64_FORMAT ":%s", ev->pid, base);
+  gchar *k = key_pid_name (ev->pid, base);
   QueueAcc *q = g_hash_table_lookup (a->queues, k);
   gint64 ts = to_ns (ev->ts);
   guint i;
@@ -633,8 +640,7 @@ on_meta (Acc * a, const SpEvent * ev)
     w->workers = n->num;
     w->cpu_s = c->num;
     w->kind = g_strdup (k && !k->is_num ? k->str : "compute");
-    g_hash_table_insert (a->workers, g_strdup_printf ("%" G_GINT64_FORMAT
-            ":%s", ev->pid, el->str), w);
+    g_hash_table_insert (a->workers, key_pid_name (ev->pid, el->str), w);
   } else if (strcmp (ev->name, "stageprof_thread") == 0) {
     const SpEventArg *w = sp_event_arg (ev, "cpu_wait");
     if (w && w->is_num && w->num >= 0 && ev->has_tid)
@@ -721,8 +727,7 @@ thread_name (Acc * a, gint64 pid, gint64 tid)
 static const Workers *
 elem_workers (Acc * a, const ElemAcc * e)
 {
-  gchar *k = g_strdup_printf ("%" G_GINT64_FORMAT ":%s", e->th->pid,
-      e->name);
+  gchar *k = key_pid_name (e->th->pid, e->name);
   const Workers *w = g_hash_table_lookup (a->workers, k);
 
   g_free (k);
