@@ -454,7 +454,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
         TRUE);
     g_mutex_lock (&self->trace_lock);
     if (self->trace)
-      sp_recorder_trace_summary (self->rec, self->trace);
+      sp_recorder_trace_summary (self->rec, self->trace, element);
     g_mutex_unlock (&self->trace_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the

@@ -796,7 +796,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 }
 
 void
-sp_recorder_trace_summary (SpRecorder * r, SpTrace * t)
+sp_recorder_trace_summary (SpRecorder * r, SpTrace * t, gpointer pipeline)
 {
   GHashTable *seen = g_hash_table_new (NULL, NULL);
   GString *ev = g_string_new (NULL);
@@ -806,6 +806,8 @@ sp_recorder_trace_summary (SpRecorder * r, SpTrace * t)
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
 
+    if (!th->pipe || !pipe_matches (th->pipe, pipeline))
+      continue;
     g_string_printf (ev, "{\"name\":\"stageprof_thread\",\"ph\":\"M\","
         "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"cpu_wait\":"
         "%.6f}}\n", th->pid, th->tid, sp_thread_cpu_wait (th) / 1e9);
@@ -815,7 +817,8 @@ sp_recorder_trace_summary (SpRecorder * r, SpTrace * t)
     SpElemRec *rec = g_ptr_array_index (r->elems, i);
     SpElemInfo *info = rec->info;
 
-    if (info->workers == 0 || !g_hash_table_add (seen, info))
+    if (info->workers == 0 || !info->pipe || !pipe_matches (info->pipe,
+            pipeline) || !g_hash_table_add (seen, info))
       continue;
     g_string_printf (ev, "{\"name\":\"stageprof_workers\",\"ph\":\"M\","
         "\"pid\":%u,\"tid\":%" G_GUINT64_FORMAT ",\"args\":{\"element\":\"",

@@ -31,9 +31,11 @@ gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
 /* What the summary knows and slices cannot show, into the trace as
  * metadata events: each streaming thread's run-queue delay so far
  * ("stageprof_thread") and each element's worker threads and their CPU
- * time ("stageprof_workers"). Readers take the last event of each. Call
- * after a summary (the workers' figures are its). Takes r->lock. */
-void sp_recorder_trace_summary (SpRecorder * r, SpTrace * t);
+ * time ("stageprof_workers"), for `pipeline` (as for spregistry.h).
+ * Readers take the last event of each. Call after its summary (the
+ * workers' figures are its). Takes r->lock. */
+void sp_recorder_trace_summary (SpRecorder * r, SpTrace * t,
+    gpointer pipeline);
 
 /* A thread's shares of its wall time (ns). */
 void sp_thread_shares (SpThreadRec * th, SpShares * out);
