@@ -5,6 +5,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include "jsontext.h"
 
@@ -68,4 +69,40 @@ stage_json_num (GString * out, gdouble v, gint digits)
   }
   g_snprintf (fmt, sizeof (fmt), "%%.%dg", CLAMP (digits, 1, 17));
   g_string_append (out, g_ascii_formatd (buf, sizeof (buf), fmt, v));
+}
+
+const gchar *
+stage_json_skip_bom (const gchar * text, gsize * len)
+{
+  if (*len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0) {
+    *len -= 3;
+    return text + 3;
+  }
+  return text;
+}
+
+guint
+stage_json_depth (const gchar * text, gsize len)
+{
+  guint depth = 0, max = 0;
+  gboolean in_str = FALSE;
+
+  for (gsize i = 0; i < len; i++) {
+    gchar c = text[i];
+
+    if (in_str) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_str = FALSE;
+    } else if (c == '"') {
+      in_str = TRUE;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max)
+        max = depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return max;
 }

@@ -20,6 +20,15 @@ void stage_json_str (GString * out, const gchar * s);
  * infinities as null. */
 void stage_json_num (GString * out, gdouble v, gint digits);
 
+/* For readers: where the JSON starts (after a UTF-8 byte-order mark, which
+ * editors on other systems add), and how deep its arrays and objects nest
+ * (outside strings). A reader that recurses (json-glib) refuses text
+ * deeper than STAGE_JSON_MAX_DEPTH rather than overflow its stack: our
+ * files nest 4 deep. */
+#define STAGE_JSON_MAX_DEPTH 512
+const gchar *stage_json_skip_bom (const gchar * text, gsize * len);
+guint stage_json_depth (const gchar * text, gsize len);
+
 G_END_DECLS
 
 #endif /* __STAGE_JSON_TEXT_H__ */

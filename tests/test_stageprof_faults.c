@@ -21,7 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -467,6 +470,159 @@ GST_START_TEST (test_output_existing_files)
   g_free (sum);
   g_free (junk);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* ---- output paths: devices, FIFOs, sockets ------------------- */
+
+static gboolean
+is_char_device (const gchar * path)
+{
+  GStatBuf st;
+
+  return g_lstat (path, &st) == 0 && S_ISCHR (st.st_mode);
+}
+
+static gpointer
+read_fifo (gpointer path)
+{
+  gchar *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, NULL);
+  return text;
+}
+
+/* Run as root, a summary renamed over /dev/null made it a regular file for
+ * the whole machine. A device is written in place, a FIFO too while a
+ * program reads it (with none, an error and no hang), a socket refused;
+ * each stays what it was. The nodes are made here, never in /dev. */
+GST_START_TEST (test_output_special_files)
+{
+  GstTracer *t = find_prof ();
+  gchar *null = tmp_file ("null"), *fifo = tmp_file ("fifo");
+  gchar *sock = tmp_file ("sock"), *csv = tmp_file ("table.csv");
+  gchar *csv_threads = tmp_file ("table.threads.csv");
+  gchar *null2 = tmp_file ("null2"), *trace = tmp_file ("special.json");
+  gchar *text, *v = NULL;
+  struct sockaddr_un sa = { AF_UNIX };
+  gint sfd = socket (AF_UNIX, SOCK_STREAM, 0);
+  gboolean ok = FALSE;
+  GStatBuf st;
+  GThread *reader;
+  gint64 t0;
+
+  fail_unless (mknod (null, S_IFCHR | 0666, makedev (1, 3)) == 0);
+  fail_unless (mknod (null2, S_IFCHR | 0666, makedev (1, 3)) == 0);
+  fail_unless (mknod (csv_threads, S_IFCHR | 0666, makedev (1, 3)) == 0);
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  g_strlcpy (sa.sun_path, sock, sizeof (sa.sun_path));
+  fail_unless (sfd >= 0 && bind (sfd, (struct sockaddr *) &sa,
+          sizeof (sa)) == 0);
+
+  /* A device: the summary, a CSV set with one table on a device, the
+   * trace and a write-trace copy all go into it. */
+  g_object_set (t, "summary", null, "trace", null, NULL);
+  run_pipeline ("dev", "videotestsrc num-buffers=3 ! fakesink");
+  g_object_set (t, "trace", trace, NULL);
+  run_pipeline ("devcopy", "videotestsrc num-buffers=3 ! fakesink");
+  g_signal_emit_by_name (t, "write-trace", null2, &ok);
+  fail_unless (ok);
+  g_object_set (t, "trace", NULL, "summary", csv, NULL);
+  run_pipeline ("devcsv", "videotestsrc num-buffers=3 ! fakesink");
+  fail_unless (is_char_device (null), "the device was replaced");
+  fail_unless (is_char_device (null2), "the copy's device was replaced");
+  fail_unless (is_char_device (csv_threads), "the CSV table's device was "
+      "replaced");
+  fail_unless (g_file_test (csv, G_FILE_TEST_IS_REGULAR));
+
+  /* A FIFO with a reader gets the summary; the FIFO stays. */
+  reader = g_thread_new ("fifo-reader", read_fifo, fifo);
+  g_usleep (100000);
+  g_object_set (t, "summary", fifo, NULL);
+  run_pipeline ("fifo", "videotestsrc num-buffers=3 ! fakesink");
+  g_object_set (t, "summary", "none", NULL);
+  text = g_thread_join (reader);
+  fail_unless (text && strstr (text, "videotestsrc0"), "%s", text);
+  g_free (text);
+  fail_unless (g_lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode));
+
+  /* With no reader: a warning at once, not a hang. */
+  t0 = g_get_monotonic_time ();
+  g_object_set (t, "summary", fifo, NULL);
+  ASSERT_WARNING (run_pipeline ("fifo0", "videotestsrc num-buffers=3 ! "
+          "fakesink"));
+  g_object_set (t, "summary", "none", NULL);
+  ASSERT_WARNING (g_object_set (t, "trace", fifo, NULL));
+  g_object_get (t, "trace", &v, NULL);
+  fail_unless (v == NULL, "trace=%s", v);
+  fail_unless (g_get_monotonic_time () - t0 < 10 * G_TIME_SPAN_SECOND);
+  fail_unless (g_lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode));
+
+  /* A socket is refused and stays. */
+  g_object_set (t, "summary", sock, NULL);
+  ASSERT_WARNING (run_pipeline ("sock", "videotestsrc num-buffers=3 ! "
+          "fakesink"));
+  g_object_set (t, "summary", "none", NULL);
+  fail_unless (g_lstat (sock, &st) == 0 && S_ISSOCK (st.st_mode));
+
+  close (sfd);
+  gst_object_unref (t);
+  g_free (null);
+  g_free (null2);
+  g_free (trace);
+  g_free (fifo);
+  g_free (sock);
+  g_free (csv);
+  g_free (csv_threads);
+}
+
+GST_END_TEST;
+
+#ifdef HAVE_SPDB
+/* db= naming an application's database: refused, nothing added to it. */
+GST_START_TEST (test_db_foreign_tables)
+{
+  GstTracer *t = find_prof ();
+  gchar *path = tmp_file ("app.db"), *v = NULL;
+  sqlite3 *db = NULL;
+
+  fail_unless (sqlite3_open (path, &db) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "CREATE TABLE users (id INTEGER, name "
+          "TEXT); INSERT INTO users VALUES (1, 'ann')", NULL, NULL,
+          NULL) == SQLITE_OK);
+  sqlite3_close (db);
+  ASSERT_WARNING (g_object_set (t, "db", path, NULL));
+  g_object_get (t, "db", &v, NULL);
+  fail_unless (v == NULL, "db=%s", v);
+  db = open_db (path);
+  fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM sqlite_master"),
+      1);
+  fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM users"), 1);
+  sqlite3_close (db);
+  gst_object_unref (t);
+  g_free (path);
+}
+
+GST_END_TEST;
+#endif
+
+/* interval=1e-7 made a step that rounds to 0 µs: the ticker spun at 100 %
+ * and the process never exited. Below 1 ms it is refused. */
+GST_START_TEST (test_interval_minimum)
+{
+  GstTracer *t = find_prof ();
+  gdouble v = -1;
+
+  ASSERT_WARNING (g_object_set (t, "interval", 1e-7, NULL));
+  g_object_get (t, "interval", &v, NULL);
+  fail_unless (v == 0.0, "interval=%g", v);
+  g_object_set (t, "interval", 0.001, NULL);
+  g_object_get (t, "interval", &v, NULL);
+  fail_unless (v == 0.001, "interval=%g", v);
+  run_pipeline ("interval", "videotestsrc num-buffers=3 ! fakesink");
+  g_object_set (t, "interval", 0.0, NULL);
+  gst_object_unref (t);
 }
 
 GST_END_TEST;
@@ -1126,6 +1282,11 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_write_trace_own_path);
   tcase_add_test (tc, test_output_symlinks);
   tcase_add_test (tc, test_output_existing_files);
+  tcase_add_test (tc, test_output_special_files);
+#ifdef HAVE_SPDB
+  tcase_add_test (tc, test_db_foreign_tables);
+#endif
+  tcase_add_test (tc, test_interval_minimum);
   tcase_add_test (tc, test_summary_mistyped);
   tcase_add_test (tc, test_lifecycle);
   tcase_add_test (tc, test_db_documented_queries);

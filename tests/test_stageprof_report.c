@@ -16,6 +16,8 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -859,6 +861,115 @@ GST_START_TEST (test_bad_inputs)
 
 GST_END_TEST;
 
+/* json-glib recurses: 100,000 nested arrays overflowed the stack. */
+GST_START_TEST (test_deep_nesting)
+{
+  GString *deep = g_string_new ("{\"elements\":");
+  guint i;
+
+  for (i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append_c (deep, '}');
+  write_file ("deep.json", deep->str, deep->len);
+  expect_refused ("deep.json", "nested more than 512 deep");
+  g_string_free (deep, TRUE);
+}
+
+GST_END_TEST;
+
+static gchar *
+with_bom (const gchar * src, const gchar * name)
+{
+  gchar *text = NULL, *p = path (name), *bom;
+  gsize len = 0;
+
+  fail_unless (g_file_get_contents (src, &text, &len, NULL));
+  bom = g_strconcat ("\xef\xbb\xbf", text, NULL);
+  fail_unless (g_file_set_contents (p, bom, -1, NULL));
+  g_free (bom);
+  g_free (text);
+  return p;
+}
+
+static gboolean
+same_contents (const gchar * a, const gchar * b)
+{
+  gchar *ta = NULL, *tb = NULL;
+  gboolean same;
+
+  fail_unless (g_file_get_contents (a, &ta, NULL, NULL));
+  fail_unless (g_file_get_contents (b, &tb, NULL, NULL));
+  same = strcmp (ta, tb) == 0;
+  g_free (ta);
+  g_free (tb);
+  return same;
+}
+
+/* -o naming an input is refused before anything is written (merge did,
+ * html and dot overwrote their input); -o on a device writes into it and
+ * leaves it a device; a summary or a trace that an editor saved with a
+ * byte-order mark reads as without. */
+GST_START_TEST (test_outputs_and_bom)
+{
+  gchar *sum = path ("o-summary.json"), *trace = path ("o-trace.json");
+  gchar *keep = path ("o-keep.json"), *alias, *dev = path ("o-null");
+  gchar *params, *bsum, *btrace, *out = NULL, *err = NULL;
+  const gchar *cmds[] = { "html", "dot", "show", "merge" };
+  GStatBuf st;
+  guint i;
+
+  params = g_strdup_printf ("summary=%s,trace=%s", sum, trace);
+  launch (params, "videotestsrc num-buffers=10 ! fakesink");
+  fail_unless (g_file_get_contents (trace, &out, NULL, NULL));
+  fail_unless (g_file_set_contents (keep, out, -1, NULL));
+  g_free (out);
+  alias = g_strdup_printf ("%s/./o-trace.json", dir);
+  for (i = 0; i < G_N_ELEMENTS (cmds); i++) {
+    fail_unless_equals_int (tool (&out, &err, cmds[i], "-o", alias, trace,
+            NULL), 2);
+    fail_unless (strstr (err, "the output is also an input"), "%s: %s",
+        cmds[i], err);
+    fail_unless (same_contents (trace, keep), "%s -o IN IN changed IN",
+        cmds[i]);
+    g_free (out);
+    g_free (err);
+  }
+
+  fail_unless (mknod (dev, S_IFCHR | 0666, makedev (1, 3)) == 0);
+  for (i = 0; i < G_N_ELEMENTS (cmds); i++) {
+    fail_unless_equals_int (tool (&out, &err, cmds[i], "-o", dev, trace,
+            NULL), 0);
+    fail_unless (g_lstat (dev, &st) == 0 && S_ISCHR (st.st_mode),
+        "%s -o DEVICE replaced the device", cmds[i]);
+    g_free (out);
+    g_free (err);
+  }
+
+  bsum = with_bom (sum, "o-bom-summary.json");
+  btrace = with_bom (trace, "o-bom-trace.json");
+  fail_unless_equals_int (tool (&out, &err, "show", bsum, NULL), 0);
+  fail_unless (strstr (out, "videotestsrc0"), "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "show", btrace, NULL), 0);
+  fail_unless (strstr (out, "videotestsrc0"), "%s", err);
+  g_free (out);
+  g_free (err);
+
+  g_free (bsum);
+  g_free (btrace);
+  g_free (params);
+  g_free (alias);
+  g_free (dev);
+  g_free (keep);
+  g_free (sum);
+  g_free (trace);
+}
+
+GST_END_TEST;
+
 /* A trace cut anywhere or with any byte damaged: exit 0 (what was
  * complete) or 2 (nothing to show), never a crash or a hang. */
 GST_START_TEST (test_damaged_traces)
@@ -1688,6 +1799,8 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_show_db_and_formats);
   tcase_add_test (tc, test_truncated_trace);
   tcase_add_test (tc, test_bad_inputs);
+  tcase_add_test (tc, test_deep_nesting);
+  tcase_add_test (tc, test_outputs_and_bom);
   tcase_add_test (tc, test_damaged_traces);
   tcase_add_test (tc, test_tolerant_readers);
   tcase_add_test (tc, test_diff_slowdown);

@@ -126,8 +126,12 @@ ticker_func (gpointer data)
   GstStageProf *self = data;
   TickPlan plan = stage_prof_tick_plan (self);
   gint64 now = g_get_monotonic_time ();
-  gint64 next_snap = now + (gint64) (plan.snap * G_TIME_SPAN_SECOND);
-  gint64 next_prog = now + (gint64) (plan.prog * G_TIME_SPAN_SECOND);
+  /* At least 1 ms a step (the minimum interval): a step of 0 would never
+   * move on. */
+  gint64 snap_us = MAX ((gint64) (plan.snap * G_TIME_SPAN_SECOND), 1000);
+  gint64 prog_us = MAX ((gint64) (plan.prog * G_TIME_SPAN_SECOND), 1000);
+  gint64 next_snap = now + snap_us;
+  gint64 next_prog = now + prog_us;
 
   g_mutex_lock (&self->tick_lock);
   while (!self->tick_stop) {
@@ -155,13 +159,13 @@ ticker_func (gpointer data)
        * interval=0.005) ran back to back and starved the pipelines' state
        * changes of that lock for minutes. */
       do
-        next_snap += (gint64) (plan.snap * G_TIME_SPAN_SECOND);
+        next_snap += snap_us;
       while (next_snap <= now + 2 * took);
     }
     if (plan.prog > 0 && now >= next_prog) {
       stage_prof_progress (self);
       do
-        next_prog += (gint64) (plan.prog * G_TIME_SPAN_SECOND);
+        next_prog += prog_us;
       while (next_prog <= now);
     }
     g_mutex_lock (&self->tick_lock);

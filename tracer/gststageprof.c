@@ -52,6 +52,8 @@ GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define DEFAULT_PROP_SUMMARY "stdout"
 #define DEFAULT_PROP_SKIP_FIRST 0
 #define DEFAULT_PROP_INTERVAL 0.0
+/* The shortest interval= taken (s); docs/tracer.md. */
+#define STAGE_PROF_MIN_INTERVAL 0.001
 #define DEFAULT_PROP_DB NULL
 #define DEFAULT_PROP_FILTER NULL
 #define DEFAULT_PROP_PROGRESS FALSE
@@ -346,9 +348,9 @@ stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
   return s;
 }
 
-/* The file is replaced whole (spsummary writes it with
- * g_file_set_contents: a temporary file renamed over it); a symbolic link
- * at the path is refused (docs/tracer.md, "Output files"). */
+/* The file is replaced whole (a temporary file renamed over it; a device
+ * or a FIFO written in place, ops/spfile.h); a symbolic link at the path
+ * is refused (docs/tracer.md, "Output files"). */
 static void
 stage_prof_write_summary_file (GstStageProf * self, const GstStructure * s,
     const gchar * where)
@@ -602,6 +604,13 @@ summary_looks_mistyped (const gchar * v)
 static void
 stage_prof_set_interval (GstStageProf * self, gdouble seconds)
 {
+  /* A step that rounds to 0 µs would never advance (the ticker spun at
+   * 100 % and the process never exited). */
+  if (seconds > 0 && seconds < STAGE_PROF_MIN_INTERVAL) {
+    g_warning ("stageprof: interval=%g is below the minimum of %g s; "
+        "periodic snapshots stay off", seconds, STAGE_PROF_MIN_INTERVAL);
+    seconds = 0;
+  }
   GST_OBJECT_LOCK (self);
   self->interval = seconds;
   GST_OBJECT_UNLOCK (self);
@@ -1165,7 +1174,7 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots written to the debug log "
           "(GST_DEBUG=stageprof:5) and to the database (with summary=stderr "
-          "also a status line on stderr); 0: off",
+          "also a status line on stderr); 0: off, else at least 0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "spfile.h"
 #include "jsontext.h"
 #include "sptracereader.h"
 
@@ -21,11 +22,10 @@
 
 struct _SpMergeWriter
 {
-  gchar *path, *tmp;
-  FILE *f;
+  SpFileReplace *f;             /* a temporary beside the path, or the
+                                 * device or FIFO itself (ops/spfile.h) */
   GString *o;
   gboolean first;
-  gint write_errno;             /* 0: no write failed */
   guint next_pid;
   gint64 origin_wall_us;        /* 0: not set */
 };
@@ -34,19 +34,16 @@ SpMergeWriter *
 sp_merge_writer_new (const gchar * path, GError ** error)
 {
   SpMergeWriter *w;
-  gchar *tmp = g_strdup_printf ("%s.part", path);
-  FILE *f = g_fopen (tmp, "wb");
+  GError *err = NULL;
+  SpFileReplace *f = sp_file_replace_begin (path, "merged trace", &err);
 
   if (!f) {
-    int e = errno;
-    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
-        "cannot write the merged trace '%s': %s", tmp, g_strerror (e));
-    g_free (tmp);
+    g_set_error_literal (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        err->message);
+    g_error_free (err);
     return NULL;
   }
   w = g_new0 (SpMergeWriter, 1);
-  w->path = g_strdup (path);
-  w->tmp = tmp;
   w->f = f;
   w->o = g_string_new ("[\n");
   w->first = TRUE;
@@ -59,8 +56,7 @@ flush (SpMergeWriter * w, gboolean force)
 {
   if (w->o->len < FLUSH_AT && !force)
     return;
-  if (!w->write_errno && fwrite (w->o->str, 1, w->o->len, w->f) != w->o->len)
-    w->write_errno = errno ? errno : EIO;
+  sp_file_replace_write (w->f, w->o->str, w->o->len);
   g_string_truncate (w->o, 0);
 }
 
@@ -353,55 +349,35 @@ sp_merge_trace_wall_start (const gchar * path, gint64 * ts0_wall_us,
   return TRUE;
 }
 
-static void
-writer_free (SpMergeWriter * w, gboolean keep)
-{
-  if (w->f)
-    fclose (w->f);
-  if (!keep)
-    g_unlink (w->tmp);
-  g_string_free (w->o, TRUE);
-  g_free (w->path);
-  g_free (w->tmp);
-  g_free (w);
-}
-
 void
 sp_merge_writer_abort (SpMergeWriter * w)
 {
-  writer_free (w, FALSE);
+  sp_file_replace_abort (w->f);
+  g_string_free (w->o, TRUE);
+  g_free (w);
 }
 
 gboolean
 sp_merge_writer_close (SpMergeWriter * w, GError ** error)
 {
+  GError *err = NULL;
+  gboolean ok;
+
   if (w->origin_wall_us)
     g_string_append_printf (begin_event (w), "{\"name\":\"stageprof_start\","
         "\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"wall_clock_us\":%"
         G_GINT64_FORMAT ",\"ts_us\":0.000}}\n", w->origin_wall_us);
   g_string_append (w->o, "]\n");
   flush (w, TRUE);
-  if (!w->write_errno && fflush (w->f) != 0)
-    w->write_errno = errno;
-  if (fclose (w->f) != 0 && !w->write_errno)
-    w->write_errno = errno;
-  w->f = NULL;
-  if (!w->write_errno && g_rename (w->tmp, w->path) != 0) {
-    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
-        "cannot rename '%s' to '%s': %s", w->tmp, w->path,
-        g_strerror (errno));
-    writer_free (w, FALSE);
-    return FALSE;
+  ok = sp_file_replace_commit (w->f, &err);
+  g_string_free (w->o, TRUE);
+  g_free (w);
+  if (!ok) {
+    g_set_error_literal (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        err->message);
+    g_error_free (err);
   }
-  if (w->write_errno) {
-    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
-        "writing the merged trace '%s' failed: %s", w->tmp,
-        g_strerror (w->write_errno));
-    writer_free (w, FALSE);
-    return FALSE;
-  }
-  writer_free (w, TRUE);
-  return TRUE;
+  return ok;
 }
 
 gboolean
@@ -507,6 +483,27 @@ count_member (JsonObject * o, const gchar * key)
       json_object_get_int_member_with_default (o, key, 0) + 1);
 }
 
+gboolean
+sp_json_load_file (JsonParser * parser, const gchar * path, GError ** error)
+{
+  gchar *text = NULL;
+  const gchar *json;
+  gsize len = 0;
+  gboolean ok = FALSE;
+
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  json = stage_json_skip_bom (text, &len);
+  if (stage_json_depth (json, len) > STAGE_JSON_MAX_DEPTH)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        "arrays and objects nested more than %d deep",
+        STAGE_JSON_MAX_DEPTH);
+  else
+    ok = json_parser_load_from_data (parser, json, len, error);
+  g_free (text);
+  return ok;
+}
+
 JsonNode *
 sp_merge_summaries (JsonArray * jobs)
 {
@@ -532,7 +529,7 @@ sp_merge_summaries (JsonArray * jobs)
     frames += json_object_get_int_member_with_default (job, "frames", 0);
     wall += json_object_get_double_member_with_default (job, "wall_s", 0);
     cpu += json_object_get_double_member_with_default (job, "cpu_s", 0);
-    if (sp && json_parser_load_from_file (p, sp, NULL)
+    if (sp && sp_json_load_file (p, sp, NULL)
         && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
       JsonObject *s = json_node_get_object (json_parser_get_root (p));
       json_object_set_object_member (job, "summary", json_object_ref (s));

@@ -10,8 +10,9 @@
  * their size: each event is copied as it was read, only its pid and ts
  * rewritten, into strict JSON (one event a line, like stageprof's own). A
  * trace cut short (kill -9, a full disk) is read up to its last complete
- * event, with a note saying so. The output is written to OUT.part and
- * renamed when complete, so a failed merge leaves nothing behind. */
+ * event, with a note saying so. The output is written to a temporary file
+ * beside OUT and renamed when complete, so a failed merge leaves nothing
+ * behind (ops/spfile.h; a device or a FIFO is written in place). */
 #ifndef __SPMERGE_H__
 #define __SPMERGE_H__
 
@@ -95,6 +96,12 @@ void sp_merge_writer_abort (SpMergeWriter * w);
  * (elements of the same name), and how many jobs got each verdict kind
  * (the verdict's text before ':'). */
 JsonNode *sp_merge_summaries (JsonArray * jobs);
+
+/* json_parser_load_from_file for files a user gives: a UTF-8 byte-order
+ * mark is skipped, and text nested deeper than STAGE_JSON_MAX_DEPTH is an
+ * error (G_FILE_ERROR_INVAL) rather than a stack overflow in json-glib. */
+gboolean sp_json_load_file (JsonParser * parser, const gchar * path,
+    GError ** error);
 
 G_END_DECLS
 

@@ -68,6 +68,14 @@ sp_trace_reader_open (const gchar * path, GError ** error)
     if (fstat (fileno (f), &st) == 0)
       r->size = st.st_size;
   }
+  {
+    /* A byte-order mark (an editor's) is not part of the JSON. */
+    guchar bom[3];
+    if (fread (bom, 1, 3, f) == 3 && memcmp (bom, "\xef\xbb\xbf", 3) == 0)
+      r->base = 3;
+    else
+      rewind (f);
+  }
   r->next_progress = 64 << 20;
   r->cap = BLOCK;
   r->buf = g_malloc (r->cap + 1);

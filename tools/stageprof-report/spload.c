@@ -34,7 +34,8 @@ detect (const gchar * path, GError ** error)
   head[n] = 0;
   if (n >= 16 && memcmp (head, "SQLite format 3", 16) == 0)
     return KIND_DB;
-  for (i = 0; i < n && g_ascii_isspace (head[i]); i++);
+  i = n >= 3 && memcmp (head, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  for (; i < n && g_ascii_isspace (head[i]); i++);
   if (i == n)
     return KIND_EMPTY;
   if (head[i] == '[')

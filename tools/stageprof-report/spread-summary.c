@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "spread.h"
+#include "spmerge.h"
 
 static gdouble
 num (JsonObject * o, const gchar * f)
@@ -90,7 +91,7 @@ sp_read_summary_json (const gchar * path, GError ** error)
   JsonObject *o;
   SpProfile *p;
 
-  if (!json_parser_load_from_file (parser, path, &err)) {
+  if (!sp_json_load_file (parser, path, &err)) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_MALFORMED,
         "%s: not valid JSON (%s); a summary file is rewritten whole at each "
         "stop, so a damaged one was not written by stageprof", path,

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "spdiff.h"
 #include "spdot.h"
@@ -30,6 +31,7 @@
 #include "spmerge.h"
 #include "spshow.h"
 #include "sptracereader.h"
+#include "spfile.h"
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -106,12 +108,35 @@ write_out (const gchar * out, const gchar * text)
     fputs (text, stdout);
     return fflush (stdout) == 0;
   }
-  if (!g_file_set_contents (out, text, -1, &err)) {
+  /* ops/spfile.h: a temporary renamed over a file, a device or FIFO
+   * written in place, never through a link. */
+  if (!sp_file_replace_contents (out, text, strlen (text), "output", &err)) {
     g_printerr ("stageprof-report: %s\n", err->message);
     g_clear_error (&err);
     return FALSE;
   }
   return TRUE;
+}
+
+/* Whether `out` names one of the inputs argv[1..argc-1] (by the file
+ * itself: ./a.json and a.json are one), which writing would destroy. */
+static gboolean
+output_is_input (const gchar * out, gint argc, gchar ** argv)
+{
+  struct stat so, si;
+  gboolean have_out;
+
+  if (!out || !strcmp (out, "-"))
+    return FALSE;
+  have_out = stat (out, &so) == 0;
+  for (gint i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], out))
+      return TRUE;
+    if (have_out && S_ISREG (so.st_mode) && stat (argv[i], &si) == 0
+        && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 /* Parses a command's options; prints the usage error and returns FALSE. */
@@ -206,6 +231,10 @@ cmd_show (gint argc, gchar ** argv)
   }
   if (top < 0) {
     ret = usage_error (ctx, "--top must be 0 or more");
+    goto out;
+  }
+  if (output_is_input (out, argc, argv)) {
+    ret = usage_error (ctx, "the output is also an input");
     goto out;
   }
   sel.pipeline = pipeline;
@@ -355,6 +384,10 @@ cmd_diff (gint argc, gchar ** argv)
     ret = usage_error (ctx, "unknown --format (text, json, csv, markdown)");
     goto out;
   }
+  if (output_is_input (out, argc, argv)) {
+    ret = usage_error (ctx, "the output is also an input");
+    goto out;
+  }
   sa.pipeline = sb.pipeline = pipeline;
   sa.run = run_a;
   sb.run = run_b;
@@ -426,11 +459,10 @@ cmd_merge (gint argc, gchar ** argv)
     ret = usage_error (ctx, "give --label once per input, or not at all");
     goto out;
   }
-  for (i = 1; i < (guint) argc; i++)
-    if (!strcmp (argv[i], out)) {
-      ret = usage_error (ctx, "the output is also an input");
-      goto out;
-    }
+  if (output_is_input (out, argc, argv)) {
+    ret = usage_error (ctx, "the output is also an input");
+    goto out;
+  }
   if (!sp_merge_traces ((const gchar * const *) argv + 1,
           (const gchar * const *) labels, out, notes, &err)) {
     progress_clear ();
@@ -497,6 +529,10 @@ cmd_html_dot (gint argc, gchar ** argv, gboolean html)
   if (argc < 2 || argc > (html ? 3 : 2)) {
     ret = usage_error (ctx, html ? "html takes one or two inputs" :
         "dot takes one input");
+    goto out;
+  }
+  if (output_is_input (out, argc, argv)) {
+    ret = usage_error (ctx, "the output is also an input");
     goto out;
   }
   sel.pipeline = pipeline;

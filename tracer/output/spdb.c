@@ -364,6 +364,47 @@ sp_db_has_column (SpDb * db, const gchar * table, const gchar * column)
   return found;
 }
 
+/* FALSE (an error naming them) when the file holds tables that stageprof
+ * did not make: db= pointed at an application's database by mistake must
+ * not get our tables mixed into it. */
+static gboolean
+sp_db_check_only_ours (SpDb * db, GError ** error)
+{
+  sqlite3_stmt *st = NULL;
+  GString *foreign = g_string_new (NULL);
+  guint n = 0;
+
+  if (sqlite3_prepare_v2 (db->db, "SELECT name FROM sqlite_master WHERE "
+          "type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+          "ORDER BY name", -1, &st, NULL) != SQLITE_OK) {
+    g_string_free (foreign, TRUE);
+    sp_db_set_error (error, db, "reading its tables");
+    return FALSE;
+  }
+  while (sqlite3_step (st) == SQLITE_ROW) {
+    const gchar *name = (const gchar *) sqlite3_column_text (st, 0);
+    gboolean ours = !g_strcmp0 (name, "runs")
+        || !g_strcmp0 (name, "snapshots");
+
+    for (guint i = 0; !ours && i < G_N_ELEMENTS (sp_db_tables); i++)
+      ours = !g_strcmp0 (name, sp_db_tables[i]->name);
+    if (ours || !name)
+      continue;
+    if (n++ < 5)
+      g_string_append_printf (foreign, "%s%s", foreign->len ? ", " : "",
+          name);
+  }
+  sqlite3_finalize (st);
+  if (n > 0) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+        "Refusing to use SQLite database \"%s\": it has tables that "
+        "stageprof did not make (%s%s); give db= a new file or one that "
+        "stageprof wrote", db->path, foreign->str, n > 5 ? ", ..." : "");
+  }
+  g_string_free (foreign, TRUE);
+  return n == 0;
+}
+
 /* The schema's tables, created where missing; a database written by an
  * older stageprof gets the columns added since (NULL in its old rows);
  * nothing is removed. */
@@ -430,7 +471,7 @@ sp_db_open (const gchar * path, GError ** error)
   }
   /* Someone may be querying the file while we run: wait, do not fail. */
   sqlite3_busy_timeout (db->db, 5000);
-  if (!sp_db_create_tables (db, error)) {
+  if (!sp_db_check_only_ours (db, error) || !sp_db_create_tables (db, error)) {
     sp_db_free (db);
     return NULL;
   }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "spsummary.h"
 #include "sptable.h"
@@ -567,21 +568,18 @@ csv_write_files (const GstStructure * s, const gchar * path, GError ** error)
 
     /* Each file of the set follows the summary file's policy: never
      * written through a symbolic link (docs/tracer.md, Output files). */
-    if (!sp_file_check_not_symlink (file, "summary file", error)) {
-      g_free (csv);
-      g_free (file);
-      return FALSE;
+    if (csv || i == 0) {
+      ok = sp_file_replace_contents (file, csv ? csv : "", csv ? strlen (csv)
+          : 0, "summary file", &err);
+    } else {
+      /* An older run's table file goes; anything else at that path stays. */
+      struct stat st;
+      if (lstat (file, &st) == 0 && S_ISREG (st.st_mode))
+        g_unlink (file);
     }
-    if (csv || i == 0)
-      ok = g_file_set_contents (file, csv ? csv : "", -1, &err);
-    else
-      g_unlink (file);
     g_free (csv);
     if (!ok) {
-      g_set_error (error, G_FILE_ERROR, err->code,
-          "cannot write the stageprof summary to '%s': %s", file,
-          err->message);
-      g_clear_error (&err);
+      g_propagate_error (error, err);
       g_free (file);
       return FALSE;
     }
@@ -615,13 +613,10 @@ sp_summary_write_file (const GstStructure * s, const gchar * path,
   if (sp_summary_format_for_path (path) == SP_SUMMARY_CSV)
     return csv_write_files (s, path, error);
   text = sp_summary_render (s, sp_summary_format_for_path (path), NULL);
-  ok = g_file_set_contents (path, text, -1, &err);
-
-  if (!ok) {
-    g_set_error (error, G_FILE_ERROR, err->code,
-        "cannot write the stageprof summary to '%s': %s", path, err->message);
-    g_clear_error (&err);
-  }
+  ok = sp_file_replace_contents (path, text, strlen (text), "summary file",
+      &err);
+  if (!ok)
+    g_propagate_error (error, err);
   g_free (text);
   return ok;
 }

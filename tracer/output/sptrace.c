@@ -904,8 +904,7 @@ sp_trace_new (const gchar * path, GError ** error)
 
   /* Read-write: write-trace copies from this descriptor, whatever happens
    * to the path meanwhile. */
-  fd = sp_file_open_nofollow (path, O_RDWR | O_CREAT | O_TRUNC, "trace file",
-      error);
+  fd = sp_file_open_stream (path, "trace file", error);
   if (fd < 0)
     return NULL;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* spfile: how stageprof opens its output files.
+/* spfile: how stageprof and the tools open their output files.
  *
- * One policy for trace=, summary=, db= and write-trace (docs/tracer.md,
+ * One policy for trace=, summary=, db=, write-trace and the -o of
+ * stageprof-report (docs/tracer.md,
  * "Output files"): a symbolic link at the path is refused with an error
  * naming it, never followed into truncation; files written whole (the
  * summary, a write-trace copy) go to a temporary file beside the path and
@@ -22,6 +23,18 @@ gboolean sp_file_check_not_symlink (const gchar * path, const gchar * what,
 int sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
     GError ** error);
 
+/* A file written as it goes (the trace): created or truncated, read-write;
+ * a device opened as it is, a FIFO write-only and only while a reader has
+ * it open (else an error, not a hang); a directory, a socket or a symlink
+ * is an error. */
+int sp_file_open_stream (const gchar * path, const gchar * what,
+    GError ** error);
+
+/* A file written whole: into a temporary beside `path`, renamed over it
+ * at commit. A device or a FIFO at `path` is written in place instead,
+ * never replaced (as root, a rename over /dev/null breaks the machine); a
+ * FIFO needs a reader already (else an error, not a hang); a directory, a
+ * socket or a symlink is an error. */
 typedef struct _SpFileReplace SpFileReplace;
 SpFileReplace *sp_file_replace_begin (const gchar * path, const gchar * what,
     GError ** error);

@@ -62,10 +62,55 @@ sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
   err = errno;
   if (err == ELOOP && sp_file_is_symlink (path))
     sp_file_symlink_error (error, path, what);
+  else if (err == ENXIO && (flags & O_NONBLOCK))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+        "Cannot write %s \"%s\": it is a FIFO that no program is reading "
+        "(start the reader first)", what, path);
   else
     g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
         "Cannot open %s \"%s\" for writing: %s", what, path, g_strerror (err));
   return -1;
+}
+
+/* `path` (described by `st`) is not a regular file: a device is opened
+ * with `flags`, a FIFO write-only once a reader has it open; a directory
+ * or a socket is an error. */
+static int
+open_special (const gchar * path, const struct stat *st, int flags,
+    const gchar * what, GError ** error)
+{
+  int fd;
+
+  if (S_ISDIR (st->st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+        "Cannot write %s \"%s\": it is a directory", what, path);
+    return -1;
+  }
+  if (S_ISSOCK (st->st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+        "Cannot write %s \"%s\": it is a socket (give a file, a device "
+        "or a FIFO)", what, path);
+    return -1;
+  }
+  if (!S_ISFIFO (st->st_mode))
+    return sp_file_open_nofollow (path, flags, what, error);
+  fd = sp_file_open_nofollow (path, O_WRONLY | O_NONBLOCK, what, error);
+  if (fd >= 0)
+    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+int
+sp_file_open_stream (const gchar * path, const gchar * what, GError ** error)
+{
+  struct stat st;
+
+  if (!sp_file_check_not_symlink (path, what, error))
+    return -1;
+  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    return open_special (path, &st, O_RDWR, what, error);
+  return sp_file_open_nofollow (path, O_RDWR | O_CREAT | O_TRUNC, what,
+      error);
 }
 
 SpFileReplace *
@@ -80,10 +125,14 @@ sp_file_replace_begin (const gchar * path, const gchar * what, GError ** error)
   f = g_new0 (SpFileReplace, 1);
   f->path = g_strdup (path);
   f->what = g_strdup (what);
-  /* A FIFO or a device (/dev/null) cannot be replaced: write it in place. */
+  /* A device (/dev/null) or a FIFO is never replaced by a regular file (as
+   * root, renaming over /dev/null breaks the machine): it is written in
+   * place. A FIFO without a reader is an error rather than a hang
+   * (O_NONBLOCK makes that open fail with ENXIO); a socket cannot be
+   * opened at all. */
   if (stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
     f->direct = TRUE;
-    fd = sp_file_open_nofollow (path, O_WRONLY | O_TRUNC, what, error);
+    fd = open_special (path, &st, O_WRONLY, what, error);
   } else {
     gchar *base = g_path_get_basename (path), *dir = g_path_get_dirname (path);
     gchar *tmpl = g_strdup_printf (".%s.XXXXXX", base);
