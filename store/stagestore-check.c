@@ -236,9 +236,9 @@ stage_store_check_keyframe (StageStore * store, const StageStreamInfo * info,
   g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
       "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT " (frame %"
       G_GINT64_FORMAT "): the catalog's keyframe flag says %d, but the %s "
-      "bitstream %s a random access point (%s)", store->dir, info->name,
+      "bitstream says it is%s a random access point (%s)", store->dir, info->name,
       pkt, frames[pkt].index, frames[pkt].keyframe, info->codec,
-      rap ? "has" : "has no", info->codec && g_str_equal (info->codec,
+      rap ? "" : " not", info->codec && g_str_equal (info->codec,
           "h265") ? "IDR, CRA or BLA picture" : "IDR picture, or I picture "
       "with a recovery point");
   return FALSE;
