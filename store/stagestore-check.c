@@ -91,7 +91,8 @@ store_stream_problem (sqlite3_stmt * st, const StageStreamInfo * info)
   gboolean video = FALSE;
   GError *err = NULL;
 
-  if (col_is_text (st, 1, &p) && !stage_store_check_name (info->name, &err)) {
+  if (col_is_text (st, 1, &p) && !stage_store_check_name_len (info->name,
+          sqlite3_column_bytes (st, 1), &err)) {
     p = g_strdup_printf ("field 'name': %s", err->message);
     g_clear_error (&err);
   }

@@ -124,11 +124,25 @@ stage_store_crc32 (guint32 crc, const guint8 * data, gsize size)
 gboolean
 stage_store_check_name (const gchar * name, GError ** error)
 {
-  const gchar *p;
+  return stage_store_check_name_len (name, -1, error);
+}
 
-  if (name == NULL || *name == '\0') {
+gboolean
+stage_store_check_name_len (const gchar * name, gssize len, GError ** error)
+{
+  const gchar *p;
+  gchar *shown;
+
+  if (name == NULL || len == 0 || *name == '\0') {
     g_set_error_literal (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
         "No stream name given");
+    return FALSE;
+  }
+  if (len >= 0 && memchr (name, '\0', len) != NULL) {
+    /* taken as it is, the name would silently be cut there */
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Invalid stream name '%s': it holds a NUL byte (at byte %"
+        G_GSIZE_FORMAT ")", name, strlen (name));
     return FALSE;
   }
   if (strlen (name) > 255 || !g_utf8_validate (name, -1, NULL)) {
@@ -136,13 +150,19 @@ stage_store_check_name (const gchar * name, GError ** error)
         "Invalid stream name '%s': at most 255 bytes of UTF-8", name);
     return FALSE;
   }
-  for (p = name; *p; p++)
-    if ((guchar) * p < 0x20) {
+  for (p = name; *p; p = g_utf8_next_char (p)) {
+    gunichar c = g_utf8_get_char (p);
+
+    /* C0, DEL and C1: control characters (docs/store.md) */
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      shown = g_strescape (name, NULL);
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-          "Invalid stream name '%s': control characters are not allowed",
-          name);
+          "Invalid stream name '%s': control characters (U+%04X) are not "
+          "allowed", shown, c);
+      g_free (shown);
       return FALSE;
     }
+  }
   return TRUE;
 }
 

@@ -164,9 +164,13 @@ gboolean stage_store_check_keyframe (StageStore * store,
     const StageStreamInfo * info, const StageFrame * frames, gsize pkt,
     const guint8 * au, gsize size, GError ** error);
 
-/* Whether a stream name is acceptable: non-empty, printable, at most 255
- * bytes. */
+/* Whether a stream name is acceptable: non-empty, at most 255 bytes of
+ * UTF-8, no control character (C0, DEL, C1). */
 gboolean stage_store_check_name (const gchar * name, GError ** error);
+/* The same for a name of @len bytes (-1: NUL-terminated): a NUL byte
+ * inside is refused, not taken as its end. */
+gboolean stage_store_check_name_len (const gchar * name, gssize len,
+    GError ** error);
 
 guint32 stage_store_crc32 (guint32 crc, const guint8 * data, gsize size);
 

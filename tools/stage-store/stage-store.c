@@ -711,6 +711,15 @@ main (int argc, char **argv)
     g_error_free (err);
     goto out;
   }
+  /* GOption stops at "--" and leaves it: the arguments after it (names
+   * that start with '-') are taken as they are, without it. */
+  for (n = 1; n < argc; n++) {
+    if (strcmp (argv[n], "--") == 0) {
+      memmove (argv + n, argv + n + 1, (argc - n) * sizeof (gchar *));
+      argc--;
+      break;
+    }
+  }
   if (!gst_init_check (NULL, NULL, &err)) {
     g_printerr ("stage-store: could not initialise GStreamer: %s\n",
         err ? err->message : "unknown error");
