@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/statvfs.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -299,6 +300,25 @@ catalog_is_wal (const gchar * path)
   return wal;
 }
 
+/* Why the store at @dir cannot be written (a read-only filesystem, no
+ * write permission, an immutable directory or catalog), or NULL when it
+ * can, or when it does not exist yet. */
+static const gchar *
+store_unwritable (const gchar * dir, const gchar * catalog)
+{
+  struct statvfs sv;
+
+  if (statvfs (dir, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+    return "it is on a read-only filesystem";
+  if (access (dir, W_OK) != 0 && errno != ENOENT)
+    return errno == EPERM ? "its directory is immutable" :
+        "no write permission on its directory";
+  if (access (catalog, W_OK) != 0 && errno != ENOENT)
+    return errno == EPERM ? "its catalog is immutable" :
+        "no write permission on its catalog";
+  return NULL;
+}
+
 static StageStore *
 open_store (const gchar * dir, gboolean create, gboolean read_only,
     GError ** error)
@@ -306,7 +326,7 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   StageStore *store;
   gchar *path, *data, *version = NULL, *uri = NULL;
   int flags = SQLITE_OPEN_NOMUTEX;
-  const gchar *netfs;
+  const gchar *netfs, *unwritable;
   gboolean rollback = FALSE;
   sqlite3_stmt *st;
 
@@ -327,6 +347,14 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   if (!create && !g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_STORE,
         "'%s' is not a store: it has no " STAGE_STORE_CATALOG, dir);
+    g_free (path);
+    return NULL;
+  }
+  unwritable = store_unwritable (dir, path);
+  if (unwritable && !read_only) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s' cannot be written: %s (reading it needs no write "
+        "access: ls, info, verify and stagesrc work)", dir, unwritable);
     g_free (path);
     return NULL;
   }
@@ -358,8 +386,9 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   if (read_only) {
     flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
     /* No lock, no shared memory: what a WAL catalog needs and a network
-     * filesystem cannot give. */
-    if (netfs && catalog_is_wal (path)) {
+     * filesystem cannot give, nor a store SQLite cannot write its -shm
+     * file in. Nothing may write the store meanwhile. */
+    if ((netfs && catalog_is_wal (path)) || unwritable) {
       gchar *esc = g_uri_escape_string (path, "/", FALSE);
       uri = g_strdup_printf ("file:%s?immutable=1", esc);
       g_free (esc);
