@@ -122,7 +122,8 @@ store_stream_problem (sqlite3_stmt * st, const StageStreamInfo * info)
   col_int (st, 12, 0, G_MAXINT, &v, &p);
   col_int (st, 13, 0, G_MAXINT, &v, &p);
   col_int (st, 14, 1, G_MAXUINT, &v, &p);
-  if (col_is_text (st, 15, &p) && !store_safe_data_dir (info->data))
+  if (col_is_text (st, 15, &p) && p == NULL
+      && !store_safe_data_dir (info->data))
     p = g_strdup_printf ("field 'data' is '%s', not a directory of its own "
         "under data/ (data/ and one plain name)", info->data);
   col_is_text (st, 16, &p);
