@@ -178,6 +178,9 @@ mutate (const uint8_t * data, size_t size)
   if (sqlite3_open_v2 (catalog, &db, SQLITE_OPEN_READWRITE, NULL) !=
       SQLITE_OK)
     abort ();
+  /* a scratch copy: no syncs, no journal file */
+  sqlite3_exec (db, "PRAGMA synchronous=OFF; PRAGMA journal_mode=MEMORY",
+      NULL, NULL, NULL);
   while (p + 2 <= end) {
     guint8 op = *p++, row = *p++;
     gchar *sql;
@@ -253,12 +256,15 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   StageStreamInfo *info;
   GPtrArray *list, *orphans;
   gchar *wal, *shm;
+  FILE *f;
   guint i;
 
   if (dir == NULL)
     setup ();
-  if (!g_file_set_contents (catalog, pristine, pristine_len, NULL))
+  f = fopen (catalog, "wb");     /* (g_file_set_contents would fsync) */
+  if (f == NULL || fwrite (pristine, 1, pristine_len, f) != pristine_len)
     abort ();
+  fclose (f);
   wal = g_strconcat (catalog, "-wal", NULL);
   shm = g_strconcat (catalog, "-shm", NULL);
   g_unlink (wal);
