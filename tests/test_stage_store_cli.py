@@ -505,22 +505,22 @@ def read_only_tests(tmp):
 
     def reads(store, how):
         r = run([TOOL, "ls", store], tmp)
-        check(r.returncode == 0 and re.search(r"^s\s", r.stdout, re.M) is not None, f"ls of a {how} store: "
+        check(r.returncode == 0 and re.search(r"^s\s", r.stdout, re.M) is not None, f"ls of {how} store: "
               + r.stderr.strip())
         r = run([TOOL, "info", store, "s"], tmp)
-        check(r.returncode == 0 and "frames: 90" in r.stdout, f"info of a {how} store: " + r.stderr.strip())
+        check(r.returncode == 0 and "frames: 90" in r.stdout, f"info of {how} store: " + r.stderr.strip())
         r = run([TOOL, "verify", store], tmp)
-        check(r.returncode == 0 and "ok   s" in r.stdout, f"verify of a {how} store: " + r.stderr.strip())
+        check(r.returncode == 0 and "ok   s" in r.stdout, f"verify of {how} store: " + r.stderr.strip())
         r = run(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=s", "!", "fakesink"], tmp)
-        check(r.returncode == 0, f"stagesrc from a {how} store: " + r.stderr.strip()[-300:])
+        check(r.returncode == 0, f"stagesrc from {how} store: " + r.stderr.strip()[-300:])
         r = run([TOOL, "rm", store, "s"], tmp)
-        check(r.returncode == 1 and "cannot be written" in r.stderr, f"rm on a {how} store: "
+        check(r.returncode == 1 and "cannot be written" in r.stderr, f"rm on {how} store: "
               + r.stderr.strip())
 
     mounted = subprocess.run(["mount", "--bind", src, mnt], capture_output=True).returncode == 0
     if mounted and subprocess.run(["mount", "-o", "remount,ro,bind", mnt], capture_output=True).returncode == 0:
         try:
-            reads(os.path.join(mnt, "store"), "read-only mounted")
+            reads(os.path.join(mnt, "store"), "a read-only mounted")
             r = run([TOOL, "ls", os.path.join(mnt, "store")], tmp)
             check(not os.path.exists(os.path.join(src, "store", "catalog.db-shm")), "nothing written")
         finally:
@@ -532,7 +532,7 @@ def read_only_tests(tmp):
     store = os.path.join(src, "store")
     if shutil.which("chattr") and subprocess.run(["chattr", "+i", store], capture_output=True).returncode == 0:
         try:
-            reads(store, "immutable")
+            reads(store, "an immutable")
         finally:
             subprocess.run(["chattr", "-i", store])
     else:
