@@ -703,7 +703,8 @@ main (int argc, char **argv)
       "  stage-store ingest store clip video.mp4 && stage-store info store "
       "clip\n\n"
       "A store is the directory stagesink writes: catalog.db (SQLite) and "
-      "chunk files.\nExit status: 0 ok, 1 some work failed, 2 bad usage.\n");
+      "chunk files.\nA NAME that starts with '-' follows '--': stage-store rm "
+      "store -- -x\nExit status: 0 ok, 1 some work failed, 2 bad usage.\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
