@@ -467,6 +467,28 @@ read_error (GstStageStoreSrc * self, GError * err)
   return GST_FLOW_ERROR;
 }
 
+/* A decode starts at packet @p, a keyframe by the catalog: unless its
+ * bytes say so too (a damaged flag), the decoder would give wrong
+ * pictures without a word. Checked as stage-store verify does. */
+static gboolean
+check_run_start (GstStageStoreSrc * self, gsize p)
+{
+  const StageFrame *f = &self->frames[p];
+  const guint8 *data = g_bytes_get_data (self->block, NULL);
+  GError *err = NULL;
+
+  if (stage_store_check_keyframe (self->store, self->info, self->frames, p,
+          data + (f->offset - self->frames[self->blk_first].offset),
+          f->size, &err))
+    return TRUE;
+  self->failed = TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, DECODE, ("%s", err->message),
+      ("decoding would start at this packet; 'stage-store verify' checks "
+          "every keyframe flag of the stream"));
+  g_error_free (err);
+  return FALSE;
+}
+
 /* Packets and blobs: the selected ones in write order. */
 static GstFlowReturn
 create_packet (GstStageStoreSrc * self, GstBuffer ** outbuf)
@@ -601,6 +623,10 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
   buf = packet_buffer (self, self->p, &err);
   if (buf == NULL)
     return read_error (self, err);
+  if (self->p == self->run_start && !check_run_start (self, self->p)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
   GST_BUFFER_PTS (buf) = self->frames[self->p].index * SYNTH_UNIT;
   GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (buf) = SYNTH_UNIT;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # libFuzzer targets for the parsers: stagerange's ranges, stagegather's
-# indices and indices files (ops/select.c), and stageprof's params string.
+# indices and indices files (ops/select.c), stageprof's params string, and
+# the store's catalog values as its readers and verify take them (store/).
 # Built with clang (-fsanitize=fuzzer,address,undefined) into build-fuzz/.
 #
 #   scripts/fuzz.sh                    every target for 10 minutes
@@ -29,7 +30,7 @@ for a in "$@"; do
     *) targets+=("$a") ;;
   esac
 done
-all=(ranges indices indices_file tracer_params)
+all=(ranges indices indices_file tracer_params catalog)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 if ! command -v clang >/dev/null; then
@@ -48,6 +49,10 @@ build () {
       # shellcheck disable=SC2046
       clang "${flags[@]}" "$src" -o "$out/fuzz_$t" \
         $(pkg-config --cflags --libs gstreamer-1.0) ;;
+    catalog)
+      # shellcheck disable=SC2046
+      clang "${flags[@]}" -Istore "$src" store/stagestore*.c -o "$out/fuzz_$t" \
+        $(pkg-config --cflags --libs glib-2.0 sqlite3) ;;
     *)
       clang "${flags[@]}" "$src" ops/select.c -o "$out/fuzz_$t" ;;
   esac

@@ -64,6 +64,19 @@ gboolean store_check_frames (StageStore * store,
     const StageStreamInfo * info, const StageFrame * frames, gsize n,
     GError ** error);
 
+/* stagestore-check.c: range checks of what the catalog holds. Why the
+ * streams row @st (STREAM_COLUMNS, loaded as @info) is unusable, or NULL. */
+gchar *store_stream_problem (sqlite3_stmt * st, const StageStreamInfo * info);
+/* Packet @pkt from a frames row (idx, chunk, offset, size, pts, dts,
+ * duration, keyframe, crc), every field range-checked. */
+gboolean store_frame_from_row (StageStore * store,
+    const StageStreamInfo * info, sqlite3_stmt * st, gsize pkt,
+    StageFrame * f, GError ** error);
+/* The frame indices are a permutation, the packets back to back in
+ * consecutive chunks. */
+gboolean store_check_index (StageStore * store, const StageStreamInfo * info,
+    const StageFrame * frames, gsize n, GError ** error);
+
 G_END_DECLS
 
 #endif /* __STAGE_STORE_PRIVATE_H__ */

@@ -79,21 +79,25 @@ GBytes *
 stage_store_reader_read (StageStoreReader * r, const StageFrame * frames,
     gsize first, gsize last, GError ** error)
 {
-  gint64 start = frames[first].offset;
-  gint64 end = frames[last].offset + frames[last].size;
-  gint64 len = end - start, got = 0;
+  gint64 start = frames[first].offset, end = -1, len = -1, got = 0;
   guint8 *buf;
   gsize i;
 
-  if (!reader_open_chunk (r, frames[first].chunk, error))
-    return NULL;
-  if (len < 0 || len > G_MAXINT32) {
+  if (frames[last].offset >= 0 && frames[last].size >= 0
+      && frames[last].offset <= G_MAXINT64 - frames[last].size) {
+    end = frames[last].offset + frames[last].size;
+    len = start >= 0 ? end - start : -1;
+  }
+  if (first > last || len < 0 || len > G_MAXINT32) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-        "Store '%s', stream '%s', chunk %s: impossible byte range %"
-        G_GINT64_FORMAT "..%" G_GINT64_FORMAT " in the frame index",
-        stage_store_get_dir (r->store), r->info.name, r->path, start, end);
+        "Store '%s', stream '%s': impossible byte range %" G_GINT64_FORMAT
+        "..%" G_GINT64_FORMAT " for packets %" G_GSIZE_FORMAT "..%"
+        G_GSIZE_FORMAT " in the frame index", stage_store_get_dir (r->store),
+        r->info.name, start, end, first, last);
     return NULL;
   }
+  if (!reader_open_chunk (r, frames[first].chunk, error))
+    return NULL;
   buf = g_malloc (MAX (len, 1));
   while (got < len) {
     ssize_t n = pread (r->fd, buf + got, len - got, start + got);
@@ -117,6 +121,19 @@ stage_store_reader_read (StageStoreReader * r, const StageFrame * frames,
   for (i = first; i <= last; i++) {
     const StageFrame *f = &frames[i];
 
+    /* The caller's index may be anything the catalog said: no byte
+     * outside what was read is looked at. */
+    if (f->size < 0 || f->offset < start || f->offset > end
+        || f->size > end - f->offset) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": bytes %"
+          G_GINT64_FORMAT " (+%" G_GINT64_FORMAT ") lie outside the range "
+          "%" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " read from chunk %s: "
+          "the frame index is corrupt", stage_store_get_dir (r->store),
+          r->info.name, i, f->offset, f->size, start, end, r->path);
+      g_free (buf);
+      return NULL;
+    }
     if (stage_store_crc32 (0, buf + (f->offset - start), f->size) != f->crc) {
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
           "Store '%s', stream '%s', chunk %s: corrupt data: frame %"
@@ -150,35 +167,10 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
     const StageFrame * frames, gsize n, GError ** error)
 {
   StageStoreReader *r;
-  guint8 *seen;
-  gsize i, first;
-  gboolean ok = TRUE;
+  gsize i, k, first;
+  gboolean ok;
 
-  seen = g_new0 (guint8, n + 1);
-  for (i = 0; i < n && ok; i++) {
-    const StageFrame *f = &frames[i];
-    gboolean chunk_start = i == 0 || f->chunk != frames[i - 1].chunk;
-
-    if (f->index < 0 || (gsize) f->index >= n || seen[f->index]) {
-      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-          "Store '%s', stream '%s': frame index %" G_GINT64_FORMAT " at "
-          "decode position %" G_GSIZE_FORMAT " is out of range or repeated",
-          store->dir, info->name, f->index, i);
-      ok = FALSE;
-    } else if (f->size < 0 || (chunk_start && (f->offset != 0 ||
-                (i > 0 && f->chunk != frames[i - 1].chunk + 1)))
-        || (!chunk_start && f->offset != frames[i - 1].offset +
-            frames[i - 1].size)) {
-      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-          "Store '%s', stream '%s': frame %" G_GINT64_FORMAT " has an "
-          "inconsistent position (chunk %" G_GINT64_FORMAT ", offset %"
-          G_GINT64_FORMAT ", size %" G_GINT64_FORMAT ")", store->dir,
-          info->name, f->index, f->chunk, f->offset, f->size);
-      ok = FALSE;
-    } else {
-      seen[f->index] = 1;
-    }
-  }
+  ok = store_check_index (store, info, frames, n, error);
   r = stage_store_reader_new (store, info);
   for (first = 0; ok && first < n; first = i) {
     GBytes *b;
@@ -189,6 +181,13 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
     /* the whole chunk in one read: verify runs over every byte anyway */
     b = stage_store_reader_read (r, frames, first, i - 1, error);
     ok = b != NULL;
+    for (k = first; ok && k < i; k++) {
+      const guint8 *base = g_bytes_get_data (b, NULL);
+
+      ok = stage_store_check_keyframe (store, info, frames, k,
+          base + (frames[k].offset - frames[first].offset), frames[k].size,
+          error);
+    }
     if (b)
       g_bytes_unref (b);
     path = stage_store_chunk_path (store, info, frames[first].chunk);
@@ -203,6 +202,5 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
     g_free (path);
   }
   stage_store_reader_free (r);
-  g_free (seen);
   return ok;
 }

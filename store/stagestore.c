@@ -16,6 +16,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/statvfs.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -123,11 +125,25 @@ stage_store_crc32 (guint32 crc, const guint8 * data, gsize size)
 gboolean
 stage_store_check_name (const gchar * name, GError ** error)
 {
-  const gchar *p;
+  return stage_store_check_name_len (name, -1, error);
+}
 
-  if (name == NULL || *name == '\0') {
+gboolean
+stage_store_check_name_len (const gchar * name, gssize len, GError ** error)
+{
+  const gchar *p;
+  gchar *shown;
+
+  if (name == NULL || len == 0 || *name == '\0') {
     g_set_error_literal (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
         "No stream name given");
+    return FALSE;
+  }
+  if (len >= 0 && memchr (name, '\0', len) != NULL) {
+    /* taken as it is, the name would silently be cut there */
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Invalid stream name '%s': it holds a NUL byte (at byte %"
+        G_GSIZE_FORMAT ")", name, strlen (name));
     return FALSE;
   }
   if (strlen (name) > 255 || !g_utf8_validate (name, -1, NULL)) {
@@ -135,13 +151,19 @@ stage_store_check_name (const gchar * name, GError ** error)
         "Invalid stream name '%s': at most 255 bytes of UTF-8", name);
     return FALSE;
   }
-  for (p = name; *p; p++)
-    if ((guchar) * p < 0x20) {
+  for (p = name; *p; p = g_utf8_next_char (p)) {
+    gunichar c = g_utf8_get_char (p);
+
+    /* C0, DEL and C1: control characters (docs/store.md) */
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      shown = g_strescape (name, NULL);
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-          "Invalid stream name '%s': control characters are not allowed",
-          name);
+          "Invalid stream name '%s': control characters (U+%04X) are not "
+          "allowed", shown, c);
+      g_free (shown);
       return FALSE;
     }
+  }
   return TRUE;
 }
 
@@ -278,6 +300,25 @@ catalog_is_wal (const gchar * path)
   return wal;
 }
 
+/* Why the store at @dir cannot be written (a read-only filesystem, no
+ * write permission, an immutable directory or catalog), or NULL when it
+ * can, or when it does not exist yet. */
+static const gchar *
+store_unwritable (const gchar * dir, const gchar * catalog)
+{
+  struct statvfs sv;
+
+  if (statvfs (dir, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+    return "it is on a read-only filesystem";
+  if (access (dir, W_OK) != 0 && errno != ENOENT)
+    return errno == EPERM ? "its directory is immutable" :
+        "no write permission on its directory";
+  if (access (catalog, W_OK) != 0 && errno != ENOENT)
+    return errno == EPERM ? "its catalog is immutable" :
+        "no write permission on its catalog";
+  return NULL;
+}
+
 static StageStore *
 open_store (const gchar * dir, gboolean create, gboolean read_only,
     GError ** error)
@@ -285,7 +326,7 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   StageStore *store;
   gchar *path, *data, *version = NULL, *uri = NULL;
   int flags = SQLITE_OPEN_NOMUTEX;
-  const gchar *netfs;
+  const gchar *netfs, *unwritable;
   gboolean rollback = FALSE;
   sqlite3_stmt *st;
 
@@ -306,6 +347,14 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   if (!create && !g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_NOT_STORE,
         "'%s' is not a store: it has no " STAGE_STORE_CATALOG, dir);
+    g_free (path);
+    return NULL;
+  }
+  unwritable = store_unwritable (dir, path);
+  if (unwritable && !read_only) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+        "Store '%s' cannot be written: %s (reading it needs no write "
+        "access: ls, info, verify and stagesrc work)", dir, unwritable);
     g_free (path);
     return NULL;
   }
@@ -337,8 +386,9 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   if (read_only) {
     flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
     /* No lock, no shared memory: what a WAL catalog needs and a network
-     * filesystem cannot give. */
-    if (netfs && catalog_is_wal (path)) {
+     * filesystem cannot give, nor a store SQLite cannot write its -shm
+     * file in. Nothing may write the store meanwhile. */
+    if ((netfs && catalog_is_wal (path)) || unwritable) {
       gchar *esc = g_uri_escape_string (path, "/", FALSE);
       uri = g_strdup_printf ("file:%s?immutable=1", esc);
       g_free (esc);
@@ -458,7 +508,13 @@ store_info_from_row (sqlite3_stmt * st)
   info->data = col_text (st, 15);
   info->created = col_text (st, 16);
   info->committed = col_text (st, 17);
-  if (info->fps_d <= 0) {
+  info->problem = store_stream_problem (st, info);
+  if (info->problem) {
+    /* what the listing shows of it: nothing out of range */
+    info->frames = MAX (info->frames, 0);
+    info->width = info->height = 0;
+  }
+  if (info->fps_d <= 0 || info->fps_n < 0) {
     info->fps_n = 0;
     info->fps_d = 1;
   }
@@ -478,6 +534,7 @@ stage_stream_info_free (StageStreamInfo * info)
   g_free (info->data);
   g_free (info->created);
   g_free (info->committed);
+  g_free (info->problem);
   g_free (info);
 }
 
@@ -640,6 +697,12 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
   sqlite3_stmt *st;
   int rc;
 
+  if (info->problem) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+        "Store '%s', stream '%s': the catalog's streams row is invalid: %s",
+        store->dir, info->name, info->problem);
+    return NULL;
+  }
   if (sqlite3_prepare_v2 (store->db,
           "SELECT idx, chunk, offset, size, pts, dts, duration, keyframe, "
           "crc, pkt FROM frames WHERE stream = ? ORDER BY pkt", -1, &st,
@@ -648,25 +711,21 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
     return NULL;
   }
   sqlite3_bind_int64 (st, 1, info->id);
+  /* (the row count is checked against it below) */
   arr = g_array_sized_new (FALSE, FALSE, sizeof (StageFrame),
-      MAX (info->frames, 0));
+      CLAMP (info->frames, 0, 1 << 20));
   while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
     StageFrame f;
 
-    f.index = sqlite3_column_int64 (st, 0);
-    f.chunk = sqlite3_column_int64 (st, 1);
-    f.offset = sqlite3_column_int64 (st, 2);
-    f.size = sqlite3_column_int64 (st, 3);
-    f.pts = sqlite3_column_type (st, 4) == SQLITE_NULL ? STAGE_STORE_NONE :
-        sqlite3_column_int64 (st, 4);
-    f.dts = sqlite3_column_type (st, 5) == SQLITE_NULL ? STAGE_STORE_NONE :
-        sqlite3_column_int64 (st, 5);
-    f.duration = sqlite3_column_type (st, 6) == SQLITE_NULL ?
-        STAGE_STORE_NONE : sqlite3_column_int64 (st, 6);
-    f.keyframe = sqlite3_column_int (st, 7) != 0;
-    f.crc = (guint32) sqlite3_column_int64 (st, 8);
-    if (sqlite3_column_int64 (st, 9) != (gint64) arr->len)
+    if (sqlite3_column_type (st, 9) != SQLITE_INTEGER
+        || sqlite3_column_int64 (st, 9) != (gint64) arr->len
+        || (gint64) arr->len >= info->frames)
       break;                    /* a gap in decode order: checked below */
+    if (!store_frame_from_row (store, info, st, arr->len, &f, error)) {
+      sqlite3_finalize (st);
+      g_array_free (arr, TRUE);
+      return NULL;
+    }
     g_array_append_val (arr, f);
   }
   sqlite3_finalize (st);
@@ -678,8 +737,14 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
   if ((gint64) arr->len != info->frames || rc == SQLITE_ROW) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
         "Store '%s', stream '%s': the frame index is inconsistent (%u "
-        "readable frame rows, the stream says %" G_GINT64_FORMAT ")",
-        store->dir, info->name, arr->len, info->frames);
+        "readable frame rows numbered 0 on in field 'pkt', the stream says %"
+        G_GINT64_FORMAT " frames)", store->dir, info->name, arr->len,
+        info->frames);
+    g_array_free (arr, TRUE);
+    return NULL;
+  }
+  if (!store_check_index (store, info, (StageFrame *) arr->data, arr->len,
+          error)) {
     g_array_free (arr, TRUE);
     return NULL;
   }
@@ -702,35 +767,73 @@ stage_store_chunk_path (StageStore * store, const StageStreamInfo * info,
   return g_build_filename (store->dir, info->data, name, NULL);
 }
 
+/* Removes @name in directory @parent: a file or a link (the link, never
+ * what it points to), or a directory with what it holds, opened without
+ * following links at every level so that nothing outside it goes. */
+static void
+remove_at (int parent, const gchar * name, guint depth)
+{
+  struct stat sb;
+  struct dirent *e;
+  DIR *d;
+  int fd;
+
+  if (fstatat (parent, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+    return;
+  if (!S_ISDIR (sb.st_mode)) {
+    unlinkat (parent, name, 0);
+    return;
+  }
+  fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+      O_CLOEXEC);
+  if (fd < 0)
+    return;
+  d = fdopendir (fd);
+  if (d == NULL) {
+    close (fd);
+    return;
+  }
+  while ((e = readdir (d))) {
+    if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0
+        && depth < 16)
+      remove_at (dirfd (d), e->d_name, depth + 1);
+  }
+  closedir (d);
+  unlinkat (parent, name, AT_REMOVEDIR);
+}
+
 void
 store_remove_tree (const gchar * path)
 {
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *n;
+  gchar *up = g_path_get_dirname (path), *base = g_path_get_basename (path);
+  int fd = open (up, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-  if (d) {
-    while ((n = g_dir_read_name (d))) {
-      gchar *p = g_build_filename (path, n, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR)
-          && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        store_remove_tree (p);
-      else
-        g_unlink (p);
-      g_free (p);
-    }
-    g_dir_close (d);
-  }
-  g_rmdir (path);
+  if (fd >= 0 && strcmp (base, ".") != 0 && strcmp (base, "..") != 0
+      && strcmp (base, "/") != 0)
+    remove_at (fd, base, 0);
+  if (fd >= 0)
+    close (fd);
+  g_free (up);
+  g_free (base);
 }
 
 /* Data directories are named data/<name>.<random>; only the catalog says
- * which stream owns one. */
+ * which stream owns one. Exactly one plain name under data/: no '.' or
+ * '..', no further '/', no control character. */
 gboolean
 store_safe_data_dir (const gchar * data)
 {
-  return data && g_str_has_prefix (data, "data/") && !strstr (data, "..")
-      && strchr (data + 5, '/') == NULL && data[5] != '\0';
+  const gchar *c;
+
+  if (data == NULL || !g_str_has_prefix (data, "data/"))
+    return FALSE;
+  c = data + 5;
+  if (*c == '\0' || strcmp (c, ".") == 0 || strcmp (c, "..") == 0)
+    return FALSE;
+  for (; *c; c++)
+    if (*c == '/' || (guchar) * c < 0x20 || *c == 0x7f)
+      return FALSE;
+  return TRUE;
 }
 
 gboolean
@@ -743,6 +846,17 @@ stage_store_remove (StageStore * store, const gchar * name, GError ** error)
   info = stage_store_lookup (store, name, error);
   if (info == NULL) {
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+    return FALSE;
+  }
+  if (!store_safe_data_dir (info->data)) {
+    /* Removing it could take other streams' data, or more. */
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+        "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
+        "directory of its own under data/: nothing removed (the catalog is "
+        "corrupt; fix or delete the row with sqlite3)", store->dir,
+        info->name, info->data ? info->data : "NULL");
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+    stage_stream_info_free (info);
     return FALSE;
   }
   if (!store_delete_stream_rows (store, info->id, "removal", error)

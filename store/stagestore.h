@@ -69,6 +69,10 @@ typedef struct
   gchar *data;                  /* data directory, relative to the store */
   gchar *created;               /* ISO 8601 UTC */
   gchar *committed;
+  gchar *problem;               /* why the catalog row is unusable (a field
+                                 * out of range), NULL if it is fine: such
+                                 * a stream is listed and can be removed,
+                                 * not read */
 } StageStreamInfo;
 
 /* One stored packet (video) or blob (bytes). Arrays of these are in
@@ -122,7 +126,10 @@ void stage_stream_info_free (StageStreamInfo * info);
 gchar *stage_store_nearest_names (StageStore * store, const gchar * name,
     guint max);
 
-/* The frames of a stream in decode order; *n_frames is their number. */
+/* The frames of a stream in decode order; *n_frames is their number.
+ * Every value is range-checked first (the stream's row, then each packet's
+ * fields, then the index as a whole): a corrupt catalog is a
+ * STAGE_STORE_ERROR_CORRUPT error naming the stream, packet and field. */
 StageFrame *stage_store_load_frames (StageStore * store,
     const StageStreamInfo * info, gsize * n_frames, GError ** error);
 
@@ -148,9 +155,22 @@ gboolean stage_store_remove_orphan (StageStore * store, const gchar * data,
 gboolean stage_store_verify_stream (StageStore * store,
     const StageStreamInfo * info, GError ** error);
 
-/* Whether a stream name is acceptable: non-empty, printable, at most 255
- * bytes. */
+/* Checks packet @pkt's keyframe flag against its bytes @au (video
+ * streams): a packet flagged key must be a random access point as the
+ * writer decides it (stage_store_h264_is_rap / _h265_is_rap), and the
+ * first packet's flag must be what its bytes say. Other packets pass.
+ * FALSE with an error naming the stream and the packet. */
+gboolean stage_store_check_keyframe (StageStore * store,
+    const StageStreamInfo * info, const StageFrame * frames, gsize pkt,
+    const guint8 * au, gsize size, GError ** error);
+
+/* Whether a stream name is acceptable: non-empty, at most 255 bytes of
+ * UTF-8, no control character (C0, DEL, C1). */
 gboolean stage_store_check_name (const gchar * name, GError ** error);
+/* The same for a name of @len bytes (-1: NUL-terminated): a NUL byte
+ * inside is refused, not taken as its end. */
+gboolean stage_store_check_name_len (const gchar * name, gssize len,
+    GError ** error);
 
 guint32 stage_store_crc32 (guint32 crc, const guint8 * data, gsize size);
 

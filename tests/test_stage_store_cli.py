@@ -16,6 +16,7 @@ import time
 TOOL = os.environ["STAGE_STORE"]
 SRC = os.environ.get("SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
 failures = 0
+CLIP = None  # clip.mp4 of main(): 90 frames of H.264 with B-frames
 
 
 def check(cond, what):
@@ -40,6 +41,8 @@ def main():
         launch("videotestsrc num-buffers=90 pattern=ball ! video/x-raw,width=160,height=120,"
                "framerate=30/1 ! x264enc speed-preset=ultrafast bframes=2 key-int-max=30 ! "
                "h264parse ! mp4mux ! filesink location=clip.mp4", tmp)
+        global CLIP
+        CLIP = os.path.join(tmp, "clip.mp4")
         r = run([TOOL, "-q", "ingest", "store", "clip", "clip.mp4"], tmp)
         check(r.returncode == 0 and "90 frames" in r.stderr and r.stdout == "", "ingest")
         r = run([TOOL, "-q", "ingest", "store", "clip", "clip.mp4"], tmp)
@@ -111,6 +114,12 @@ def main():
         merge_tests(tmp)
         join_tests(tmp)
         network_fs_tests(tmp)
+        corrupt_catalog_tests(tmp)
+        deletion_tests(tmp)
+        keyframe_flag_tests(tmp)
+        ingest_no_video_tests(tmp)
+        read_only_tests(tmp)
+        name_tests(tmp)
         docs_sequences(tmp)
     finally:
         shutil.rmtree(tmp)
@@ -330,6 +339,232 @@ def docs_sequences(tmp):
             r = subprocess.run(line, shell=True, capture_output=True, text=True, cwd=d, timeout=120)
             check(r.returncode == 0 and "ERROR" not in r.stderr, f"docs: {line}"
                   + ("" if r.returncode == 0 else f"\n{r.stdout[-500:]}{r.stderr[-500:]}"))
+
+
+def run_t(args, cwd, timeout=30):
+    """run() that gives None instead of hanging (a crashed gst-launch-1.0
+    spins waiting for a debugger)."""
+    try:
+        return subprocess.run(args, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def fresh_store(tmp, name, sql=()):
+    """A store 'name' in tmp holding clip.mp4 as stream 's', then the SQL
+    statements run on its catalog."""
+    store = os.path.join(tmp, name)
+    r = run([TOOL, "-q", "ingest", store, "s", CLIP], tmp)
+    assert r.returncode == 0, r.stderr
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    for q in sql:
+        db.execute(q)
+    db.commit()
+    db.close()
+    return store
+
+
+def corrupt_catalog_tests(tmp):
+    """Issue 30 #3: every value read from the catalog is range-checked:
+    a bad one is an error naming the stream, the packet and the field, for
+    stagesrc and verify alike (a size of -5 read past a buffer)."""
+    cases = [
+        ("UPDATE frames SET size = -5 WHERE pkt = 10", ["packet 10", "'size' is -5"]),
+        ("UPDATE frames SET offset = 99999999999999 WHERE pkt = 10", ["packet 10", "'offset'"]),
+        ("UPDATE frames SET size = 1 << 40 WHERE pkt = 3", ["packet 3", "'size'"]),
+        ("UPDATE frames SET pts = 'abc' WHERE pkt = 3", ["packet 3", "'pts' is text"]),
+        ("UPDATE frames SET duration = -7 WHERE pkt = 4", ["packet 4", "'duration' is -7"]),
+        ("UPDATE frames SET keyframe = 7 WHERE pkt = 1", ["packet 1", "'keyframe' is 7"]),
+        ("UPDATE frames SET crc = -1 WHERE pkt = 2", ["packet 2", "'crc' is -1"]),
+        ("UPDATE frames SET crc = x'00' WHERE pkt = 2", ["packet 2", "'crc' is a blob"]),
+        ("UPDATE frames SET chunk = 5 WHERE pkt = 6", ["packet 6", "'chunk' is 5"]),
+        ("UPDATE frames SET idx = 1000 WHERE pkt = 5", ["packet 5", "'idx' is 1000"]),
+        ("UPDATE streams SET width = -3", ["'width' is -3"]),
+        ("UPDATE streams SET frames = 100000000000000", ["'frames'"]),
+        ("UPDATE streams SET codec = 'vp8'", ["'codec' is 'vp8'"]),
+        ("UPDATE streams SET io_packet_size = 0", ["'io_packet_size' is 0"]),
+    ]
+    for n, (sql, parts) in enumerate(cases):
+        store = fresh_store(tmp, f"corrupt{n}", [sql])
+        r = run_t(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=s", "!", "fakesink"], tmp)
+        check(r is not None and r.returncode != 0 and "stream 's'" in r.stderr
+              and all(p in r.stderr for p in parts) and "SIGSEGV" not in r.stderr,
+              f"stagesrc of a corrupt catalog ({sql}): " + (r.stderr.strip()[-300:] if r else "hung/crashed"))
+        r = run_t([TOOL, "verify", store, "s"], tmp)
+        check(r is not None and r.returncode == 1 and all(p in r.stdout for p in parts),
+              f"verify of a corrupt catalog ({sql}): " + (r.stdout.strip()[-300:] if r else "hung/crashed"))
+        r = run_t([TOOL, "ls", store], tmp)
+        check(r is not None and r.returncode == 0 and re.search(r"^s\s", r.stdout, re.M) is not None,
+              f"ls still lists it ({sql})")
+
+
+def deletion_tests(tmp):
+    """Issue 30 #4: gc never follows a link in data/ (it removes the link,
+    not what it points to), and a data value that is not one plain name
+    under data/ ('data/.') is refused by rm, which deleted every stream's
+    chunks."""
+    store = fresh_store(tmp, "links")
+    outside = os.path.join(tmp, "outside")
+    os.makedirs(os.path.join(outside, "sub"))
+    for f in ("a", os.path.join("sub", "b")):
+        with open(os.path.join(outside, f), "w") as fh:
+            fh.write("keep\n")
+    os.symlink(outside, os.path.join(store, "data", "evil"))
+    r = run([TOOL, "gc", store], tmp)
+    check(r.returncode == 0 and os.path.exists(os.path.join(outside, "a"))
+          and os.path.exists(os.path.join(outside, "sub", "b"))
+          and not os.path.lexists(os.path.join(store, "data", "evil")),
+          "gc removes a symlink in data/, not what it points to")
+
+    store = fresh_store(tmp, "dot")
+    r = run([TOOL, "-q", "ingest", store, "t", CLIP], tmp)
+    assert r.returncode == 0, r.stderr
+    before = sorted(os.listdir(os.path.join(store, "data")))
+    for bad in ("data/.", "data/..", "data/", "data/a/b", "data//", "data/../data"):
+        db = sqlite3.connect(os.path.join(store, "catalog.db"))
+        db.execute("UPDATE streams SET data = ? WHERE name = 's'", (bad,))
+        db.commit()
+        db.close()
+        r = run([TOOL, "rm", store, "s"], tmp)
+        check(r.returncode == 1 and "not a directory of its own" in r.stderr
+              and sorted(os.listdir(os.path.join(store, "data"))) == before,
+              f"rm of a stream whose data is '{bad}': refused, nothing removed")
+    r = run([TOOL, "verify", store, "t"], tmp)
+    check(r.returncode == 0, "the other stream is intact")
+
+
+def keyframe_flag_tests(tmp):
+    """Issue 30 #5: a keyframe flag the bitstream contradicts: verify names
+    the packet, and stagesrc refuses to start a decode there (it gave wrong
+    frames with exit 0)."""
+    store = fresh_store(tmp, "key", ["UPDATE frames SET keyframe = 1 WHERE pkt = 24"])
+    r = run([TOOL, "verify", store], tmp)
+    check(r.returncode == 1 and "packet 24" in r.stdout and "keyframe flag" in r.stdout,
+          "verify checks keyframe flags against the bitstream: " + r.stdout.strip())
+    store = fresh_store(tmp, "key0", ["UPDATE frames SET keyframe = 0 WHERE pkt = 0"])
+    r = run([TOOL, "verify", store], tmp)
+    check(r.returncode == 1 and "packet 0" in r.stdout, "verify: the first packet's flag")
+    if run(["gst-inspect-1.0", "--exists", "x265enc"], tmp).returncode != 0:
+        print("SKIP stagesrc keyframe check: no x265enc")
+        return
+    launch("videotestsrc num-buffers=90 pattern=ball motion=sweep ! video/x-raw,format=I420,width=160,"
+           "height=120,framerate=30/1 ! x265enc speed-preset=ultrafast key-int-max=30 ! h265parse ! "
+           "mp4mux ! filesink location=open.mp4", tmp)
+    store = os.path.join(tmp, "key265")
+    r = run([TOOL, "-q", "ingest", store, "s", "open.mp4"], tmp)
+    assert r.returncode == 0, r.stderr
+    args = ["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=s", "indices=30,40,60", "!", "fakesink"]
+    r = run(args, tmp)
+    check(r.returncode == 0, "stagesrc of an open-GOP H.265 stream")
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    db.execute("UPDATE frames SET keyframe = 1 WHERE pkt = 24")
+    db.commit()
+    db.close()
+    r = run(args, tmp)
+    check(r.returncode != 0 and "stream 's', packet 24" in r.stderr and "keyframe flag" in r.stderr,
+          "stagesrc: a decode starting at a false keyframe is an error: " + r.stderr.strip()[-300:])
+
+
+def ingest_no_video_tests(tmp):
+    """Issue 30 #6a: a file without H.264/H.265 video ends at once with an
+    error saying what it has, and leaves no store and no data behind (it
+    waited for ever); a directory as input is called one."""
+    d = os.path.join(tmp, "novideo")
+    os.mkdir(d)
+    cases = [
+        ("avenc_aac", "audiotestsrc num-buffers=50 ! avenc_aac ! mp4mux", "a.m4a", "audio/mpeg"),
+        ("lamemp3enc", "audiotestsrc num-buffers=50 ! lamemp3enc ! id3v2mux", "a.mp3", "audio/mpeg"),
+        ("vorbisenc", "audiotestsrc num-buffers=50 ! audioconvert ! vorbisenc ! oggmux", "a.ogg", "audio/x-vorbis"),
+        ("avenc_mpeg4", "videotestsrc num-buffers=20 ! avenc_mpeg4 ! mp4mux", "m4.mp4", "video/mpeg"),
+        ("vp8enc", "videotestsrc num-buffers=20 ! vp8enc ! webmmux", "v.webm", "video/x-vp8"),
+    ]
+    for enc, desc, name, media in cases:
+        if run(["gst-inspect-1.0", "--exists", enc], d).returncode != 0:
+            print(f"SKIP ingest of {name}: no {enc}")
+            continue
+        launch(f"{desc} ! filesink location={name}", d)
+        store = os.path.join(d, "s-" + name)
+        t0 = time.time()
+        r = run_t([TOOL, "-q", "ingest", store, "x", name], d)
+        check(r is not None and r.returncode == 1 and f"no H.264 or H.265 video stream in {name}" in r.stderr
+              and media in r.stderr and time.time() - t0 < 20 and not os.path.exists(store),
+              f"ingest of {name} ({media}): a clear error, nothing left: " + (r.stderr.strip() if r else "hung"))
+    r = run([TOOL, "-q", "ingest", os.path.join(d, "s"), "x", d], d)
+    check(r.returncode == 1 and "is a directory" in r.stderr, "ingest of a directory: " + r.stderr.strip())
+
+
+def read_only_tests(tmp):
+    """Issue 30 #9: a store that cannot be written is read (ls, info,
+    verify, stagesrc) and writing it says why not: a read-only bind mount
+    and an immutable directory (chmod does not stop root)."""
+    d = os.path.join(tmp, "ro")
+    src, mnt = os.path.join(d, "src"), os.path.join(d, "mnt")
+    os.makedirs(mnt)
+    os.makedirs(src)
+    fresh_store(src, "store")
+
+    def reads(store, how):
+        r = run([TOOL, "ls", store], tmp)
+        check(r.returncode == 0 and re.search(r"^s\s", r.stdout, re.M) is not None, f"ls of {how} store: "
+              + r.stderr.strip())
+        r = run([TOOL, "info", store, "s"], tmp)
+        check(r.returncode == 0 and "frames: 90" in r.stdout, f"info of {how} store: " + r.stderr.strip())
+        r = run([TOOL, "verify", store], tmp)
+        check(r.returncode == 0 and "ok   s" in r.stdout, f"verify of {how} store: " + r.stderr.strip())
+        r = run(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=s", "!", "fakesink"], tmp)
+        check(r.returncode == 0, f"stagesrc from {how} store: " + r.stderr.strip()[-300:])
+        r = run([TOOL, "rm", store, "s"], tmp)
+        check(r.returncode == 1 and "cannot be written" in r.stderr, f"rm on {how} store: "
+              + r.stderr.strip())
+
+    mounted = subprocess.run(["mount", "--bind", src, mnt], capture_output=True).returncode == 0
+    if mounted and subprocess.run(["mount", "-o", "remount,ro,bind", mnt], capture_output=True).returncode == 0:
+        try:
+            reads(os.path.join(mnt, "store"), "a read-only mounted")
+            r = run([TOOL, "ls", os.path.join(mnt, "store")], tmp)
+            check(not os.path.exists(os.path.join(src, "store", "catalog.db-shm")), "nothing written")
+        finally:
+            subprocess.run(["umount", mnt])
+    else:
+        if mounted:
+            subprocess.run(["umount", mnt])
+        print("SKIP read-only mount: mount --bind / remount,ro,bind is not allowed here")
+    store = os.path.join(src, "store")
+    if shutil.which("chattr") and subprocess.run(["chattr", "+i", store], capture_output=True).returncode == 0:
+        try:
+            reads(store, "an immutable")
+        finally:
+            subprocess.run(["chattr", "-i", store])
+    else:
+        print("SKIP immutable store: chattr +i does not work here")
+
+
+def name_tests(tmp):
+    """Issue 30 #11: DEL and C1 controls are refused in names (docs: no
+    control characters), a NUL in the catalog's name is not cut off, and
+    names starting with '-' work after '--'."""
+    d = os.path.join(tmp, "names")
+    os.mkdir(d)
+    clip = os.path.join(tmp, "clip.mp4")
+    for bad in ("a\x7fb", "a\u0085b", "tab\there"):
+        r = run([TOOL, "-q", "ingest", "store", bad, clip], d)
+        check(r.returncode == 1 and "control characters" in r.stderr, f"ingest name {bad!r}: refused")
+        if "\t" in bad:
+            continue  # gst-launch-1.0 would split the description there
+        r = run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=2", "!", "stagesink", "store=store",
+                 f"stream={bad}"], d)
+        check(r.returncode != 0 and "control characters" in r.stderr, f"stagesink name {bad!r}: refused")
+    r = run([TOOL, "-q", "ingest", "store", "--", "-dash", clip], d)
+    check(r.returncode == 0, "ingest after '--' of a name starting with '-': " + r.stderr.strip())
+    r = run([TOOL, "info", "store", "--", "-dash"], d)
+    check(r.returncode == 0 and "name: -dash" in r.stdout, "info after '--'")
+    r = run([TOOL, "rm", "store", "--", "-dash"], d)
+    check(r.returncode == 0 and "removed -dash" in r.stderr, "rm after '--'")
+    r = run([TOOL, "rm", "store", "-dash"], d)
+    check(r.returncode == 2, "without '--' it is an unknown option")
+    store = fresh_store(d, "nul", ["UPDATE streams SET name = 'x' || char(0) || 'y'"])
+    r = run([TOOL, "verify", store], d)
+    check(r.returncode == 1 and "NUL" in r.stdout, "a NUL in a catalog name: " + r.stdout.strip())
 
 
 if __name__ == "__main__":

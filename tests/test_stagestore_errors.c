@@ -600,6 +600,86 @@ GST_START_TEST (test_corrupt_catalog)
 
 GST_END_TEST;
 
+/* Issue 30: what the catalog says is never taken on trust. The reader
+ * refuses an index whose packets lie outside the bytes it read (a size of
+ * -5 made the CRC read past its buffer); names with DEL, C1 or a NUL
+ * inside are refused; removing an orphan that is a link removes the link,
+ * not what it points to. */
+GST_START_TEST (test_catalog_values)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *outside, *keep, *link;
+  GError *err = NULL;
+  StageStore *st;
+  StageStreamInfo *info;
+  StageStoreReader *r;
+  StageFrame *frames, *bad;
+  GPtrArray *orphans;
+  GBytes *b;
+  gsize n;
+
+  st = stage_store_open (store, FALSE, NULL);
+  fail_unless (st != NULL);
+  info = stage_store_lookup (st, "clip-one", NULL);
+  frames = stage_store_load_frames (st, info, &n, NULL);
+  fail_unless (frames != NULL && n == 40);
+  r = stage_store_reader_new (st, info);
+  bad = g_memdup2 (frames, n * sizeof (StageFrame));
+  bad[1].size = -5;
+  b = stage_store_reader_read (r, bad, 0, 2, &err);
+  fail_unless (b == NULL && err != NULL);
+  assert_contains (err->message, "packet 1");
+  g_clear_error (&err);
+  bad[1].size = frames[1].size + 100000;
+  b = stage_store_reader_read (r, bad, 0, 2, &err);
+  fail_unless (b == NULL && err != NULL);
+  g_clear_error (&err);
+  bad[1].size = frames[1].size;
+  bad[2].offset = G_MAXINT64 - 2;
+  b = stage_store_reader_read (r, bad, 0, 2, &err);
+  fail_unless (b == NULL && err != NULL);
+  g_clear_error (&err);
+  b = stage_store_reader_read (r, frames, 0, 2, NULL);
+  fail_unless (b != NULL);
+  g_bytes_unref (b);
+  stage_store_reader_free (r);
+  g_free (bad);
+  g_free (frames);
+  stage_stream_info_free (info);
+
+  fail_if (stage_store_check_name_len ("a\0b", 3, &err));
+  assert_contains (err->message, "NUL");
+  g_clear_error (&err);
+  fail_if (stage_store_check_name ("a\x7f", NULL));
+  fail_if (stage_store_check_name ("a\xc2\x85", NULL));
+  fail_unless (stage_store_check_name ("caf\xc3\xa9 -x", NULL));
+  fail_unless (stage_store_check_name_len ("ab", 2, NULL));
+
+  outside = g_build_filename (dir, "outside", NULL);
+  g_mkdir (outside, 0777);
+  keep = g_build_filename (outside, "keep", NULL);
+  g_file_set_contents (keep, "keep", -1, NULL);
+  link = g_build_filename (store, "data", "evil", NULL);
+  fail_unless (symlink (outside, link) == 0);
+  orphans = stage_store_orphans (st, NULL);
+  fail_unless_equals_int (orphans->len, 1);
+  fail_unless (stage_store_remove_orphan (st, orphans->pdata[0], NULL));
+  fail_unless (g_file_test (keep, G_FILE_TEST_EXISTS));
+  fail_if (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  fail_if (stage_store_remove_orphan (st, "data/.", NULL));
+  fail_if (stage_store_remove_orphan (st, "data/..", NULL));
+  g_ptr_array_unref (orphans);
+  stage_store_close (st);
+  g_free (outside);
+  g_free (keep);
+  g_free (link);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 
 /* H.265 from x265: B-frames and open GOPs (CRA pictures with RASL leading
  * pictures) by default. */
@@ -623,6 +703,7 @@ stagestore_errors_suite (void)
   tcase_add_test (tc, test_unsupported_caps);
   tcase_add_test (tc, test_corrupt_chunks);
   tcase_add_test (tc, test_corrupt_catalog);
+  tcase_add_test (tc, test_catalog_values);
   tcase_add_test (tc, test_missing_frames);
   return s;
 }

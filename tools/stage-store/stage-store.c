@@ -487,9 +487,32 @@ cmd_gc (const gchar * dir)
 typedef struct
 {
   GstElement *pipeline, *sink;
+  const gchar *dir, *name;
   gboolean linked;
   GString *found;
 } Ingest;
+
+/* The stagesink, made only for a video pad: a file without one opens no
+ * store, so it leaves nothing behind. */
+static gboolean
+link_sink (Ingest * in, GstPad * pad)
+{
+  GstPad *peer;
+
+  in->sink = gst_element_factory_make ("stagesink", NULL);
+  if (in->sink == NULL)
+    return FALSE;
+  g_object_set (in->sink, "store", in->dir, "stream", in->name,
+      "io-packet-size", (guint) io_packet_size, NULL);
+  if (mode)
+    gst_util_set_object_arg (G_OBJECT (in->sink), "mode", mode);
+  gst_bin_add (GST_BIN (in->pipeline), gst_object_ref (in->sink));
+  peer = gst_element_get_static_pad (in->sink, "sink");
+  in->linked = gst_pad_link (pad, peer) == GST_PAD_LINK_OK;
+  gst_object_unref (peer);
+  gst_element_sync_state_with_parent (in->sink);
+  return in->linked;
+}
 
 static void
 on_pad_added (GstElement * parsebin, GstPad * pad, Ingest * in)
@@ -504,12 +527,8 @@ on_pad_added (GstElement * parsebin, GstPad * pad, Ingest * in)
   media = gst_structure_get_name (gst_caps_get_structure (caps, 0));
   g_string_append_printf (in->found, "%s%s", in->found->len ? ", " : "",
       media);
-  if (!in->linked && (g_str_equal (media, "video/x-h264")
-          || g_str_equal (media, "video/x-h265"))) {
-    peer = gst_element_get_static_pad (in->sink, "sink");
-    in->linked = gst_pad_link (pad, peer) == GST_PAD_LINK_OK;
-    gst_object_unref (peer);
-  } else {
+  if (in->sink || !(g_str_equal (media, "video/x-h264")
+          || g_str_equal (media, "video/x-h265")) || !link_sink (in, pad)) {
     fake = gst_element_factory_make ("fakesink", NULL);
     g_object_set (fake, "sync", FALSE, "async", FALSE, NULL);
     gst_bin_add (GST_BIN (in->pipeline), fake);
@@ -521,15 +540,30 @@ on_pad_added (GstElement * parsebin, GstPad * pad, Ingest * in)
   gst_caps_unref (caps);
 }
 
+/* The error for a file with no H.264 or H.265 video: what it has. */
 static void
-on_no_more_pads (GstElement * parsebin, Ingest * in)
+report_no_video (Ingest * in, const gchar * file, gboolean tty)
 {
-  if (!in->linked)
-    GST_ELEMENT_ERROR (in->pipeline, STREAM, WRONG_TYPE,
-        ("No H.264 or H.265 video in the file (found: %s): stage-store "
-            "ingest stores compressed video as it is; for other streams "
-            "use a gst-launch-1.0 pipeline ending in stagesink",
-            in->found->len ? in->found->str : "nothing"), (NULL));
+  g_printerr ("%sstage-store: no H.264 or H.265 video stream in %s: found "
+      "%s. stage-store ingest stores compressed video as it is; for other "
+      "streams use a gst-launch-1.0 pipeline ending in stagesink\n",
+      tty ? "\n" : "", file, in->found->len ? in->found->str : "nothing");
+}
+
+/* Whether @file can be ingested: an existing regular file. */
+static gboolean
+check_input (const gchar * file)
+{
+  if (g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  if (g_file_test (file, G_FILE_TEST_IS_DIR))
+    g_printerr ("stage-store: %s is a directory: ingest takes a media "
+        "file\n", file);
+  else if (g_file_test (file, G_FILE_TEST_EXISTS))
+    g_printerr ("stage-store: %s is not a regular file\n", file);
+  else
+    g_printerr ("stage-store: no such file: %s\n", file);
+  return FALSE;
 }
 
 static gint
@@ -540,31 +574,33 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
   GstBus *bus;
   gboolean done = FALSE, ok = FALSE, tty = isatty (2) && !quiet;
   gint64 t0 = g_get_monotonic_time ();
+  GError *err = NULL;
+  GstPluginFeature *sinkf;
 
-  if (!g_file_test (file, G_FILE_TEST_IS_REGULAR)) {
-    g_printerr ("stage-store: no such file: %s\n", file);
+  if (!check_input (file))
+    return EXIT_WORK_FAILED;
+  if (!stage_store_check_name (name, &err)) {
+    report (&err);
     return EXIT_WORK_FAILED;
   }
+  in.dir = dir;
+  in.name = name;
   in.found = g_string_new (NULL);
   in.pipeline = gst_pipeline_new ("ingest");
   src = gst_element_factory_make ("filesrc", NULL);
   parse = gst_element_factory_make ("parsebin", NULL);
-  in.sink = gst_element_factory_make ("stagesink", NULL);
-  if (!src || !parse || !in.sink) {
+  sinkf = gst_registry_lookup_feature (gst_registry_get (), "stagesink");
+  if (!src || !parse || !sinkf) {
     g_printerr ("stage-store: missing elements (filesrc, parsebin from "
         "gstreamer1.0-plugins-base, stagesink from gst-stages): check "
         "GST_PLUGIN_PATH\n");
     return EXIT_WORK_FAILED;
   }
+  gst_object_unref (sinkf);
   g_object_set (src, "location", file, NULL);
-  g_object_set (in.sink, "store", dir, "stream", name, "io-packet-size",
-      (guint) io_packet_size, NULL);
-  if (mode)
-    gst_util_set_object_arg (G_OBJECT (in.sink), "mode", mode);
-  gst_bin_add_many (GST_BIN (in.pipeline), src, parse, in.sink, NULL);
+  gst_bin_add_many (GST_BIN (in.pipeline), src, parse, NULL);
   gst_element_link (src, parse);
   g_signal_connect (parse, "pad-added", G_CALLBACK (on_pad_added), &in);
-  g_signal_connect (parse, "no-more-pads", G_CALLBACK (on_no_more_pads), &in);
 
   bus = gst_element_get_bus (in.pipeline);
   gst_element_set_state (in.pipeline, GST_STATE_PLAYING);
@@ -576,7 +612,7 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
       gint64 pos = -1, dur = -1;
       guint64 frames = 0;
 
-      if (!tty)
+      if (!tty || in.sink == NULL)
         continue;
       gst_element_query_position (in.pipeline, GST_FORMAT_TIME, &pos);
       gst_element_query_duration (in.pipeline, GST_FORMAT_TIME, &dur);
@@ -589,15 +625,20 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
             frames);
       continue;
     }
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *err;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && in.sink == NULL
+        && in.found->len > 0) {
+      /* (an error of the streams nobody wanted, after what they are) */
+      report_no_video (&in, file, tty);
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       gchar *dbg;
 
       gst_message_parse_error (msg, &err, &dbg);
       g_printerr ("%sstage-store: ingest of %s failed: %s\n", tty ? "\n" : "",
           file, err->message);
-      g_error_free (err);
+      g_clear_error (&err);
       g_free (dbg);
+    } else if (in.sink == NULL) {
+      report_no_video (&in, file, tty);
     } else {
       guint64 frames = 0;
 
@@ -613,6 +654,8 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
   gst_element_set_state (in.pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (in.pipeline);
+  if (in.sink)
+    gst_object_unref (in.sink);
   g_string_free (in.found, TRUE);
   return ok ? 0 : EXIT_WORK_FAILED;
 }
@@ -660,13 +703,23 @@ main (int argc, char **argv)
       "  stage-store ingest store clip video.mp4 && stage-store info store "
       "clip\n\n"
       "A store is the directory stagesink writes: catalog.db (SQLite) and "
-      "chunk files.\nExit status: 0 ok, 1 some work failed, 2 bad usage.\n");
+      "chunk files.\nA NAME that starts with '-' follows '--': stage-store rm "
+      "store -- -x\nExit status: 0 ok, 1 some work failed, 2 bad usage.\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     ret = usage (ctx, err->message);
     g_error_free (err);
     goto out;
+  }
+  /* GOption stops at "--" and leaves it: the arguments after it (names
+   * that start with '-') are taken as they are, without it. */
+  for (n = 1; n < argc; n++) {
+    if (strcmp (argv[n], "--") == 0) {
+      memmove (argv + n, argv + n + 1, (argc - n) * sizeof (gchar *));
+      argc--;
+      break;
+    }
   }
   if (!gst_init_check (NULL, NULL, &err)) {
     g_printerr ("stage-store: could not initialise GStreamer: %s\n",
