@@ -67,6 +67,8 @@ struct _GstStageStoreSrc
   gboolean *open_rap;           /* per RAP: with leading pictures */
   gint8 *idr;                   /* per RAP: 1 IDR, 0 other, -1 not read */
   guint nal_length_size;
+  gboolean skip_nonref;         /* H.264 frames: skip unwanted non-reference
+                                 * pictures */
   StageSelect *select;
   guint64 divisor;              /* regular stride: S, else 1 */
   gboolean warn_missing;
@@ -246,6 +248,13 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     self->nal_length_size = caps_nal_length_size (self->caps,
         self->info->codec);
   self->reader = stage_store_reader_new (self->store, self->info);
+  /* Pictures are whole frames (no field coding, where a non-reference
+   * field completes a frame): checked on the stream's SPS. */
+  if (g_strcmp0 (self->info->codec, "h264") == 0 && self->info->codec_data) {
+    gsize len;
+    const guint8 *cd = g_bytes_get_data (self->info->codec_data, &len);
+    self->skip_nonref = stage_store_h264_frames_only (cd, len);
+  }
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
       G_GSIZE_FORMAT " random access points", stream, self->n, self->n_raps);
   return TRUE;
@@ -564,6 +573,25 @@ report_missing (GstStageStoreSrc * self, guint64 upto, const gchar * why)
   return self->warn_missing;
 }
 
+/* Whether packet @p need not be decoded: not selected, and a picture no
+ * other picture refers to (stage_store_is_disposable). A packet that
+ * cannot be read is fed: the decoder's read reports it. */
+static gboolean
+skippable (GstStageStoreSrc * self, gsize p)
+{
+  const StageFrame *f = &self->frames[p];
+  const guint8 *data;
+  gsize len;
+
+  if (!self->skip_nonref || stage_select_keep (self->select, f->index)
+      || !load_block (self, p, NULL))
+    return FALSE;
+  data = g_bytes_get_data (self->block, &len);
+  return stage_store_is_disposable (self->info->codec, data +
+      (f->offset - self->frames[self->blk_first].offset), f->size,
+      self->nal_length_size);
+}
+
 static GstFlowReturn
 create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
 {
@@ -596,6 +624,13 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     self->p = s;
     self->run_active = TRUE;
   }
+  /* A picture nothing refers to and nobody asked for is not decoded at
+   * all. (The lost-frame check above counts packets, skipped ones too:
+   * at most two in three are skippable, so LOST_AFTER still leaves the
+   * decoder more packets than any reorder depth.) */
+  while (self->p < self->n && self->p != self->run_start
+      && skippable (self, self->p))
+    self->p++;
   if (self->p >= self->n)
     return GST_FLOW_EOS;        /* the decoder drains the rest */
   buf = packet_buffer (self, self->p, &err);

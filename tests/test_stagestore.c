@@ -157,13 +157,53 @@ exact_case (const gchar * enc, guint n, guint gop)
   exact_case_codec (enc, n, gop, "h264");
 }
 
-/* Interlaced input (x264 codes it with MBAFF, frame_mbs_only_flag 0):
- * every frame exact. */
+/* Whether the stored stream's SPS says frames only (stagesrc skips
+ * unwanted non-reference pictures only then). */
+static gboolean
+stored_frames_only (const gchar * store, const gchar * stream)
+{
+  StageStore *st = stage_store_open_read (store, NULL);
+  StageStreamInfo *info = st ? stage_store_lookup (st, stream, NULL) : NULL;
+  gboolean res = FALSE;
+
+  fail_unless (info != NULL && info->codec_data != NULL);
+  {
+    gsize len;
+    const guint8 *cd = g_bytes_get_data (info->codec_data, &len);
+    res = stage_store_h264_frames_only (cd, len);
+  }
+  stage_stream_info_free (info);
+  stage_store_close (st);
+  return res;
+}
+
+/* Interlaced (x264's MBAFF on interleaved input: frame_mbs_only_flag 0):
+ * no picture is skipped, every frame exact; a progressive stream is
+ * frames only. */
 GST_START_TEST (test_exact_interlaced)
 {
-  exact_case ("capssetter caps=video/x-raw,interlace-mode=interleaved ! "
-      "x264enc speed-preset=ultrafast bframes=2 key-int-max=30 "
-      "b-adapt=false", 150, 30);
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *clip = make_clip_codec (dir, "i.mp4", 150, "capssetter "
+      "caps=video/x-raw,interlace-mode=interleaved ! x264enc "
+      "speed-preset=ultrafast bframes=2 key-int-max=30 b-adapt=false",
+      "h264");
+  gchar *prog = make_clip_codec (dir, "p.mp4", 10, "x264enc "
+      "speed-preset=ultrafast bframes=2", "h264");
+  GArray *ref;
+
+  ingest_codec (store, "i", clip, "h264");
+  ingest_codec (store, "p", prog, "h264");
+  fail_if (stored_frames_only (store, "i"));
+  fail_unless (stored_frames_only (store, "p"));
+  ref = full_decode_codec (clip, "h264");
+  fail_unless_equals_int (ref->len, 150);
+  check_patterns (store, "i", ref, 30);
+  g_array_unref (ref);
+  g_free (clip);
+  g_free (prog);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
 }
 
 GST_END_TEST;
@@ -574,12 +614,13 @@ GST_START_TEST (test_exact_h265_open_gop)
 GST_END_TEST;
 
 
-/* The random access point test behind the keyframe flag, on hand-made
- * access units (4-byte NAL lengths). */
-static gboolean
-rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
+/* The random access point test behind the keyframe flag (and the
+ * non-reference test behind stagesrc's skipping), on hand-made access
+ * units (4-byte NAL lengths). */
+static gsize
+make_au (guint8 * au, const guint8 * const *nals, const gsize * sizes,
+    guint n)
 {
-  guint8 au[256];
   gsize len = 0;
   guint i;
 
@@ -591,7 +632,24 @@ rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
     memcpy (au + len, nals[i], sizes[i]);
     len += sizes[i];
   }
-  return stage_store_h264_is_rap (au, len, 4);
+  return len;
+}
+
+static gboolean
+rap264 (const guint8 * const *nals, const gsize * sizes, guint n)
+{
+  guint8 au[256];
+
+  return stage_store_h264_is_rap (au, make_au (au, nals, sizes, n), 4);
+}
+
+static gboolean
+disposable264 (const guint8 * const *nals, const gsize * sizes, guint n)
+{
+  guint8 au[256];
+
+  return stage_store_is_disposable ("h264", au, make_au (au, nals, sizes,
+          n), 4);
 }
 
 GST_START_TEST (test_rap_parser)
@@ -627,6 +685,31 @@ GST_START_TEST (test_rap_parser)
   fail_if (stage_store_h264_is_rap (idr, sizeof (idr), 4));    /* garbage */
   fail_unless (stage_store_h265_is_rap (cra, sizeof (cra), 4));
   fail_if (stage_store_h265_is_rap (trail, sizeof (trail), 4));
+
+  /* Pictures no other picture refers to (stagesrc skips them when not
+   * asked for): slices with nal_ref_idc 0 only, no parameter set. */
+  {
+    static const guint8 b_nonref[] = { 0x01, 0x9e, 0x80 };     /* ref_idc 0 */
+    static const guint8 b_ref[] = { 0x21, 0x9e, 0x80 };        /* ref_idc 1 */
+    static const guint8 sps[] = { 0x67, 0x42, 0x00 };
+
+    a[0] = aud, sz[0] = sizeof (aud);
+    a[1] = b_nonref, sz[1] = sizeof (b_nonref);
+    fail_unless (disposable264 (a, sz, 2));
+    a[2] = b_ref, sz[2] = sizeof (b_ref);
+    fail_if (disposable264 (a, sz, 3)); /* one slice is a reference */
+    a[1] = b_ref, sz[1] = sizeof (b_ref);
+    fail_if (disposable264 (a, sz, 2));
+    a[1] = sps, sz[1] = sizeof (sps);
+    a[2] = b_nonref, sz[2] = sizeof (b_nonref);
+    fail_if (disposable264 (a, sz, 3)); /* carries a parameter set */
+    a[1] = idr, sz[1] = sizeof (idr);
+    fail_if (disposable264 (a, sz, 2));
+    fail_if (disposable264 (a, sz, 1)); /* no slice */
+    fail_if (stage_store_is_disposable ("h264", b_nonref, sizeof (b_nonref),
+            4));                /* garbage lengths */
+    fail_if (stage_store_is_disposable ("h265", trail, sizeof (trail), 4));
+  }
 }
 
 GST_END_TEST;
