@@ -67,6 +67,9 @@ struct _GstStageStoreSrc
   gboolean *open_rap;           /* per RAP: with leading pictures */
   gint8 *idr;                   /* per RAP: 1 IDR, 0 other, -1 not read */
   guint nal_length_size;
+  gboolean frames_only;         /* H.264 with whole-frame pictures */
+  gboolean skip_nonref;         /* and a decoder that copes: skip unwanted
+                                 * non-reference pictures */
   StageSelect *select;
   guint64 divisor;              /* regular stride: S, else 1 */
   gboolean warn_missing;
@@ -85,6 +88,7 @@ struct _GstStageStoreSrc
   GstClockTime next_pts;        /* where the last kept frame ended */
   gboolean failed;              /* a frame was missing: error posted */
   guint64 out, missing;         /* under the object lock */
+  guint64 skipped;              /* the same: packets left out */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstStageStoreSrc, gst_stage_store_src,
@@ -110,6 +114,14 @@ gst_stage_store_src_close (GstStageStoreSrc * self)
   g_clear_pointer (&self->select, stage_select_free);
   gst_clear_caps (&self->caps);
   self->n = self->n_raps = 0;
+}
+
+void
+gst_stage_store_src_allow_skipping (GstStageStoreSrc * self, gboolean allow)
+{
+  self->skip_nonref = allow && self->frames_only;
+  GST_DEBUG_OBJECT (self, "unwanted non-reference pictures: %s",
+      self->skip_nonref ? "skipped" : "fed");
 }
 
 /* RAPs of open GOPs: H.264 recovery-point I pictures and H.265 CRA
@@ -246,6 +258,14 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     self->nal_length_size = caps_nal_length_size (self->caps,
         self->info->codec);
   self->reader = stage_store_reader_new (self->store, self->info);
+  /* Pictures are whole frames (no field coding, where a non-reference
+   * field completes a frame): checked on the stream's SPS. */
+  if (g_strcmp0 (self->info->codec, "h264") == 0 && self->info->codec_data) {
+    gsize len;
+    const guint8 *cd = g_bytes_get_data (self->info->codec_data, &len);
+    self->frames_only = stage_store_h264_frames_only (cd, len);
+  }
+  self->skip_nonref = FALSE;
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
       G_GSIZE_FORMAT " random access points", stream, self->n, self->n_raps);
   return TRUE;
@@ -293,6 +313,7 @@ gst_stage_store_src_start (GstBaseSrc * src)
   self->failed = FALSE;
   GST_OBJECT_LOCK (self);
   self->out = 0;
+  self->skipped = 0;
   self->missing = 0;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
@@ -586,6 +607,25 @@ report_missing (GstStageStoreSrc * self, guint64 upto, const gchar * why)
   return self->warn_missing;
 }
 
+/* Whether packet @p need not be decoded: not selected, and a picture no
+ * other picture refers to (stage_store_is_disposable). A packet that
+ * cannot be read is fed: the decoder's read reports it. */
+static gboolean
+skippable (GstStageStoreSrc * self, gsize p)
+{
+  const StageFrame *f = &self->frames[p];
+  const guint8 *data;
+  gsize len;
+
+  if (!self->skip_nonref || stage_select_keep (self->select, f->index)
+      || !load_block (self, p, NULL))
+    return FALSE;
+  data = g_bytes_get_data (self->block, &len);
+  return stage_store_is_disposable (self->info->codec, data +
+      (f->offset - self->frames[self->blk_first].offset), f->size,
+      self->nal_length_size);
+}
+
 static GstFlowReturn
 create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
 {
@@ -617,6 +657,17 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     self->run_start = s;
     self->p = s;
     self->run_active = TRUE;
+  }
+  /* A picture nothing refers to and nobody asked for is not decoded at
+   * all. (The lost-frame check above counts packets, skipped ones too:
+   * at most two in three are skippable, so LOST_AFTER still leaves the
+   * decoder more packets than any reorder depth.) */
+  while (self->p < self->n && self->p != self->run_start
+      && skippable (self, self->p)) {
+    self->p++;
+    GST_OBJECT_LOCK (self);
+    self->skipped++;
+    GST_OBJECT_UNLOCK (self);
   }
   if (self->p >= self->n)
     return GST_FLOW_EOS;        /* the decoder drains the rest */
@@ -765,4 +816,15 @@ gst_stage_store_src_init (GstStageStoreSrc * self)
 {
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_live (GST_BASE_SRC (self), FALSE);
+}
+
+guint64
+gst_stage_store_src_get_skipped (GstStageStoreSrc * self)
+{
+  guint64 n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->skipped;
+  GST_OBJECT_UNLOCK (self);
+  return n;
 }

@@ -23,6 +23,11 @@ G_DECLARE_FINAL_TYPE (GstStageStoreSrc, gst_stage_store_src, GST,
 gboolean gst_stage_store_src_open (GstStageStoreSrc * self,
     const gchar * store, const gchar * stream, StageSelect * select,
     gboolean decode, gboolean warn_missing, GError ** error);
+/* After open, before the reader starts: whether the plugged decoder
+ * copes with unwanted non-reference pictures left out (stagesrc decides,
+ * docs/stagesrc.md); without it every packet of an interval is fed. */
+void gst_stage_store_src_allow_skipping (GstStageStoreSrc * self,
+    gboolean allow);
 /* After open: the stream (owned by the reader). */
 const StageStreamInfo *gst_stage_store_src_get_info (GstStageStoreSrc * self);
 void gst_stage_store_src_close (GstStageStoreSrc * self);
@@ -47,6 +52,8 @@ gboolean gst_stage_store_src_is_internal (GstStageStoreSrc * self,
 guint64 gst_stage_store_src_get_out (GstStageStoreSrc * self);
 /* Selected frames skipped with on-missing=warn. */
 guint64 gst_stage_store_src_get_missing (GstStageStoreSrc * self);
+/* Packets left out of the decode (unwanted non-reference pictures). */
+guint64 gst_stage_store_src_get_skipped (GstStageStoreSrc * self);
 
 G_END_DECLS
 

@@ -217,3 +217,96 @@ stage_store_is_idr (const gchar * codec, const guint8 * au, gsize size,
   }
   return FALSE;
 }
+
+gboolean
+stage_store_is_disposable (const gchar * codec, const guint8 * au,
+    gsize size, guint nls)
+{
+  gsize pos = 0;
+  gboolean slice = FALSE;
+
+  if (nls < 1 || nls > 4 || g_strcmp0 (codec, "h264") != 0)
+    return FALSE;
+  while (pos + nls < size) {
+    guint64 len = read_len (au + pos, nls);
+    guint type;
+
+    pos += nls;
+    if (len == 0 || len > size - pos)
+      return FALSE;             /* damaged: leave it to the decoder */
+    type = au[pos] & 0x1f;
+    if (type >= 1 && type <= 5) {
+      if (type == 5 || (au[pos] & 0x60) != 0)
+        return FALSE;           /* an IDR, or nal_ref_idc > 0 */
+      slice = TRUE;
+    } else if (type == 7 || type == 8 || type == 13 || type == 15
+        || type == 20) {
+      return FALSE;             /* parameter sets, extensions: state */
+    }
+    pos += len;
+  }
+  return slice;
+}
+
+/* n bits, or -1 when the data runs out. */
+static gint64
+br_bits (BitReader * br, guint n)
+{
+  gint64 v = 0;
+
+  while (n--) {
+    gint b = br_bit (br);
+    if (b < 0)
+      return -1;
+    v = (v << 1) | b;
+  }
+  return v;
+}
+
+gboolean
+stage_store_h264_frames_only (const guint8 * codec_data, gsize size)
+{
+  static const guint high[] = { 100, 110, 122, 244, 44, 83, 86, 118, 128,
+    138, 139, 134, 135
+  };
+  BitReader br;
+  gsize sps_len;
+  gint64 profile, v;
+  guint i;
+
+  /* avcC: 5 bytes, the SPS count (low 5 bits), then length + SPS */
+  if (codec_data == NULL || size < 9 || (codec_data[5] & 0x1f) < 1)
+    return FALSE;
+  sps_len = (codec_data[6] << 8) | codec_data[7];
+  if (sps_len < 4 || 8 + sps_len > size || (codec_data[8] & 0x1f) != 7)
+    return FALSE;
+  br_init (&br, codec_data + 9, sps_len - 1);
+  profile = br_bits (&br, 8);
+  br_bits (&br, 16);            /* constraint flags, level */
+  if (br_ue (&br) < 0)          /* seq_parameter_set_id */
+    return FALSE;
+  for (i = 0; i < G_N_ELEMENTS (high); i++)
+    if (profile == high[i]) {
+      gint64 chroma = br_ue (&br);
+      if (chroma < 0 || (chroma == 3 && br_bit (&br) < 0))
+        return FALSE;
+      if (br_ue (&br) < 0 || br_ue (&br) < 0 || br_bit (&br) < 0)
+        return FALSE;           /* bit depths, qpprime bypass */
+      if (br_bit (&br) != 0)
+        return FALSE;           /* scaling matrices: not followed here */
+      break;
+    }
+  if (br_ue (&br) < 0)          /* log2_max_frame_num_minus4 */
+    return FALSE;
+  v = br_ue (&br);              /* pic_order_cnt_type */
+  if (v == 0) {
+    if (br_ue (&br) < 0)
+      return FALSE;
+  } else if (v != 2) {
+    return FALSE;               /* type 1 (or damaged): not followed */
+  }
+  if (br_ue (&br) < 0 || br_bit (&br) < 0 || br_ue (&br) < 0
+      || br_ue (&br) < 0)       /* refs, gaps, width, height */
+    return FALSE;
+  return br_bit (&br) == 1;     /* frame_mbs_only_flag */
+}

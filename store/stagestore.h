@@ -287,6 +287,19 @@ gboolean stage_store_h265_is_rap (const guint8 * au, gsize size,
  * where decoders differ: some invent missing references first. */
 gboolean stage_store_is_idr (const gchar * codec, const guint8 * au,
     gsize size, guint nal_length_size);
+/* Whether @au is an H.264 picture no other picture refers to: every slice
+ * has nal_ref_idc 0, and it carries no parameter set. A decoder that
+ * never sees it decodes every other picture exactly as with it (what
+ * libavcodec's skip_frame=nonref does). FALSE for H.265 (a sub-layer
+ * non-reference picture may be a reference for higher sub-layers) and
+ * anything unclear. */
+gboolean stage_store_is_disposable (const gchar * codec, const guint8 * au,
+    gsize size, guint nal_length_size);
+/* Whether the H.264 stream of avcC @codec_data is coded in frames only
+ * (its SPS's frame_mbs_only_flag): no field pictures, so a picture is a
+ * whole frame. FALSE when it has fields or cannot be told. */
+gboolean stage_store_h264_frames_only (const guint8 * codec_data,
+    gsize size);
 /* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
  * there is none. */
 guint stage_store_nal_length_size (const gchar * codec,
