@@ -23,8 +23,10 @@
  * at the first random access point after that many frames.
  *
  * The stream becomes visible only when complete: the catalog gets it in
- * one transaction at EOS. An error, a stop before EOS or a crash leaves
- * the store as it was. Several pipelines may write different streams into
+ * one transaction at EOS, and only when every frame received was written
+ * and no element of the pipeline posted an error before the EOS (elements
+ * send EOS after a fatal flow error). An error, a stop before EOS or a
+ * crash leaves the store as it was. Several pipelines may write different streams into
  * one store at once, and others may read meanwhile.
  *
  * @mode says what happens when the stream exists: `error` (default, an
