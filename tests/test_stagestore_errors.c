@@ -6,6 +6,11 @@
  * caps, a write failing midway). */
 #include "stagestore-check.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "select.h"
+
 GST_START_TEST (test_kill9_mid_write)
 {
   gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
@@ -467,6 +472,43 @@ GST_START_TEST (test_invalid_selections)
   err = run_error (desc);
   assert_contains (err, "Invalid property 'indices-file'");
   assert_contains (err, "NUL byte at byte offset 3");
+  g_free (err);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  /* only regular files are read, at most 64 MiB: /dev/zero grew stagesrc
+   * to 22 GB, a FIFO with no writer hung it */
+  bad = g_build_filename (dir, "zero", NULL);
+  if (mknod (bad, S_IFCHR | 0600, makedev (1, 5)) != 0) {
+    g_free (bad);
+    bad = g_strdup ("/dev/zero");     /* not root: only stat'd now */
+  }
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "a character device, not a regular file");
+  g_free (err);
+  g_free (desc);
+  if (g_str_has_prefix (bad, dir))
+    g_unlink (bad);
+  g_free (bad);
+  bad = g_build_filename (dir, "fifo", NULL);
+  fail_unless (mkfifo (bad, 0600) == 0);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "a FIFO, not a regular file");
+  g_free (err);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  bad = g_build_filename (dir, "big.txt", NULL);
+  fail_unless (g_file_set_contents (bad, "", 0, NULL));
+  fail_unless (truncate (bad, STAGE_SELECT_INDICES_DATA_MAX + 1) == 0);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "too large: 67108865 bytes");
   g_free (err);
   g_free (desc);
   g_unlink (bad);
