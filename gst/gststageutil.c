@@ -179,6 +179,42 @@ gst_stage_is_unset (const gchar * s)
   return TRUE;
 }
 
+gboolean
+gst_stage_check_uint_prop (const gchar * prop, guint64 value, guint64 min,
+    guint64 max, const gchar * hint, GError ** error)
+{
+  if (value >= min && value <= max)
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Invalid value '%" G_GUINT64_FORMAT "' for property '%s': allowed are %"
+      G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT "%s%s", value, prop, min, max,
+      hint ? " " : "", hint ? hint : "");
+  return FALSE;
+}
+
+gboolean
+gst_stage_check_int_prop (const gchar * prop, gint64 value, gint64 min,
+    gint64 max, const gchar * hint, GError ** error)
+{
+  if (value >= min && value <= max)
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Invalid value '%" G_GINT64_FORMAT "' for property '%s': allowed are %"
+      G_GINT64_FORMAT " to %" G_GINT64_FORMAT "%s%s", value, prop, min, max,
+      hint ? " " : "", hint ? hint : "");
+  return FALSE;
+}
+
+gboolean
+gst_stage_post_settings_error (GstElement * element, GError * error)
+{
+  gst_element_message_full (element, GST_MESSAGE_ERROR, error->domain,
+      error->code, g_strdup (error->message), NULL, __FILE__, GST_FUNCTION,
+      __LINE__);
+  g_error_free (error);
+  return FALSE;
+}
+
 /* Sets @error for a value of @prop that ops/ refused with @err. */
 static void
 set_invalid_value (GError ** error, const gchar * prop, const gchar * value,

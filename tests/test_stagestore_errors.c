@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "select.h"
+#include "prop-check.h"
 
 GST_START_TEST (test_kill9_mid_write)
 {
@@ -513,6 +514,23 @@ GST_START_TEST (test_invalid_selections)
   g_free (desc);
   g_unlink (bad);
   g_free (bad);
+  /* numbers out of range: an error at start naming the property, not a
+   * GObject warning and every frame */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one stride=0 ! "
+      "fakesink", store);
+  expect_prop_refused (desc, "stride", "0", "allowed are 1 to 4294967295");
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "offset=18446744073709551615 ! fakesink", store);
+  expect_prop_refused (desc, "offset", "18446744073709551615",
+      "allowed are 0 to 18446744073709551614");
+  g_free (desc);
+  desc = g_strdup_printf ("videotestsrc num-buffers=3 ! stagesink store=%s "
+      "stream=zero io-packet-size=0", store);
+  expect_prop_refused (desc, "io-packet-size", "0",
+      "allowed are 1 to 2147483647");
+  g_free (desc);
+  fail_unless_equals_int (count_data_dirs (store), 1);
   /* a long invalid value is quoted shortened, as the selectors do */
   {
     gchar *lng = g_strnfill (300, '7');
