@@ -172,6 +172,34 @@ close_chunk (StageStoreWriter * w, GError ** error)
   return ok;
 }
 
+/* The chunk files' names, and the data directory's own, on disk before
+ * the catalog names them: fdatasync() of a file does not persist its
+ * directory entry. */
+static gboolean
+sync_data_dirs (StageStoreWriter * w, GError ** error)
+{
+  gchar *parent = g_path_get_dirname (w->abs_data);
+  const gchar *dirs[] = { w->abs_data, parent };
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (dirs) && ok; i++) {
+    int fd = open (dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    ok = fd >= 0 && fsync (fd) == 0;
+    if (!ok)
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+          "Store '%s', stream '%s': syncing directory %s failed: %s",
+          w->store->dir, w->name, dirs[i], g_strerror (errno));
+    if (fd >= 0)
+      close (fd);
+  }
+  g_free (parent);
+  if (!ok)
+    w->failed = TRUE;
+  return ok;
+}
+
 static gboolean
 open_chunk (StageStoreWriter * w, GError ** error)
 {
@@ -496,7 +524,7 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
 
   if (w->failed)
     return failed_error (w, error);
-  if (!close_chunk (w, error))
+  if (!close_chunk (w, error) || !sync_data_dirs (w, error))
     return FALSE;
   assign_indices (w);
   if (!store_exec (store, "BEGIN IMMEDIATE", "commit", error))
