@@ -41,6 +41,7 @@
 
 #include "gststagebin.h"
 #include "gststagebinplan.h"
+#include "gststageutil.h"
 #include "gststagedispatch.h"
 #include "gststagereorder.h"
 #include "select.h"
@@ -834,13 +835,37 @@ build (GstStageBin * self)
 /* ---------------------------------------------------------------------- */
 /* GstElement / GstBin                                                     */
 
+/* The numeric properties within what they allow (the param specs take
+ * any value: see gst_stage_check_uint_prop); else the error is posted. */
+static gboolean
+settings_ok (GstStageBin * self)
+{
+  guint n, k, q;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  n = self->replicas;
+  k = self->packet_size;
+  q = self->queue_size;
+  GST_OBJECT_UNLOCK (self);
+  if (gst_stage_check_uint_prop ("replicas", n, 0,
+          GST_STAGE_PLAN_MAX_REPLICAS, "(0 = estimate)", &err)
+      && gst_stage_check_uint_prop ("work-packet-size", k, 0,
+          GST_STAGE_PLAN_MAX_PACKET, "(0 = estimate)", &err)
+      && gst_stage_check_uint_prop ("queue-size", q, 0,
+          GST_STAGE_PLAN_MAX_QUEUE, "(0 = estimate)", &err))
+    return TRUE;
+  return gst_stage_post_settings_error (GST_ELEMENT (self), err);
+}
+
 static GstStateChangeReturn
 gst_stage_bin_change_state (GstElement * element, GstStateChange transition)
 {
   GstStageBin *self = GST_STAGE_BIN (element);
   GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !build (self))
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+      && (!settings_ok (self) || !build (self)))
     return GST_STATE_CHANGE_FAILURE;
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -1007,18 +1032,20 @@ gst_stage_bin_class_init (GstStageBinClass * klass)
           "pipeline_instances_per_node); 0 = one per CPU core, or one per GPU "
           "when the ops use CUDA. Ops that depend on earlier frames "
           "(stagestride, stagerange, stagegather, videorate) need 1: more is "
-          "refused, and 0 picks 1", 0,
-          GST_STAGE_PLAN_MAX_REPLICAS, DEFAULT_PROP_REPLICAS, rw));
+          "refused, and 0 picks 1; 0 to 256, more is an error at start", 0,
+          G_MAXUINT, DEFAULT_PROP_REPLICAS, rw));
   g_object_class_install_property (gobject_class, PROP_WORK_PACKET_SIZE,
       g_param_spec_uint ("work-packet-size", "Work packet size",
           "Consecutive frames sent to one replica before moving to the next; "
-          "0 = estimate from the frame size at the first caps", 0,
-          GST_STAGE_PLAN_MAX_PACKET, DEFAULT_PROP_WORK_PACKET_SIZE, rw));
+          "0 = estimate from the frame size at the first caps; 0 to 4096, "
+          "more is an error at start", 0, G_MAXUINT,
+          DEFAULT_PROP_WORK_PACKET_SIZE, rw));
   g_object_class_install_property (gobject_class, PROP_QUEUE_SIZE,
       g_param_spec_uint ("queue-size", "Queue size",
           "Work packets each replica queue holds (Scanner's "
-          "queue_size_per_pipeline); 0 = estimate from frame size and memory",
-          0, GST_STAGE_PLAN_MAX_QUEUE, DEFAULT_PROP_QUEUE_SIZE, rw));
+          "queue_size_per_pipeline); 0 = estimate from frame size and "
+          "memory; 0 to 1024, more is an error at start", 0, G_MAXUINT,
+          DEFAULT_PROP_QUEUE_SIZE, rw));
   g_object_class_install_property (gobject_class, PROP_STAGE_NAME,
       g_param_spec_string ("stage-name", "Stage name",
           "Prefix of the replica thread names, \"<stage-name>[i]:Ops[y]\"",

@@ -61,6 +61,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_range_debug);
 
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_STRIDE 1
+/* allowed, checked at start (the output framerate denominator is
+ * multiplied by it) */
+#define STRIDE_MAX G_MAXINT
 
 enum
 {
@@ -158,6 +161,11 @@ gst_stage_range_create_select (GstStageSelector * selector, GError ** error)
   stride = self->stride;
   GST_OBJECT_UNLOCK (self);
 
+  if (!gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
+          error)) {
+    g_free (ranges);
+    return NULL;
+  }
   sel = gst_stage_select_from_ranges (ranges, stride, error);
   if (sel != NULL)
     GST_DEBUG_OBJECT (self, "ranges '%s' stride %u, last index %"
@@ -184,7 +192,8 @@ gst_stage_range_get_rate_divisor (GstStageSelector * selector,
    * inside each range: the nominal rate is input / stride, the skipped
    * frames between ranges are gaps (see the element doc). */
   g_free (ranges);
-  *divisor = stride;
+  /* caps queries come before start refuses a bad stride */
+  *divisor = CLAMP (stride, 1, STRIDE_MAX);
   return TRUE;
 }
 
@@ -219,8 +228,9 @@ gst_stage_range_class_init (GstStageRangeClass * klass)
   g_object_class_install_property (gobject_class, PROP_STRIDE,
       g_param_spec_uint ("stride", "Stride",
           "Inside each range keep one frame out of every 'stride', counted "
-          "from the range start (1 keeps the whole range)",
-          1, G_MAXINT, DEFAULT_PROP_STRIDE,
+          "from the range start (1 keeps the whole range): 1 to 2147483647 "
+          "(others are an error at start)",
+          0, G_MAXUINT, DEFAULT_PROP_STRIDE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
 

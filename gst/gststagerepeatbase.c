@@ -34,6 +34,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_repeat_base_debug);
 #define GST_CAT_DEFAULT gst_stage_repeat_base_debug
 
 #define DEFAULT_PROP_REPEAT 1
+/* allowed, checked at start (the framerate numerator is multiplied by it;
+ * the param spec takes any value) */
+#define REPEAT_MAX G_MAXINT
 
 enum
 {
@@ -141,7 +144,8 @@ current_repeat (GstStageRepeatBase * self)
   GST_OBJECT_LOCK (self);
   k = GET_PRIV (self)->repeat;
   GST_OBJECT_UNLOCK (self);
-  return MAX (k, 1);
+  /* before start refuses a bad value, caps queries may ask */
+  return CLAMP (k, 1, REPEAT_MAX);
 }
 
 static GstCaps *
@@ -174,9 +178,17 @@ static gboolean
 gst_stage_repeat_base_start (GstBaseTransform * trans)
 {
   GstStageRepeatBasePrivate *priv = GET_PRIV (trans);
+  GError *err = NULL;
+  guint repeat;
 
   GST_OBJECT_LOCK (trans);
-  priv->active_repeat = MAX (priv->repeat, 1);
+  repeat = priv->repeat;
+  GST_OBJECT_UNLOCK (trans);
+  if (!gst_stage_check_uint_prop ("repeat", repeat, 1, REPEAT_MAX, NULL,
+          &err))
+    return gst_stage_post_settings_error (GST_ELEMENT (trans), err);
+  GST_OBJECT_LOCK (trans);
+  priv->active_repeat = repeat;
   priv->in = priv->out = priv->nulls = 0;
   GST_OBJECT_UNLOCK (trans);
   priv->fps_n = 0;
@@ -344,8 +356,9 @@ gst_stage_repeat_base_class_init (GstStageRepeatBaseClass * klass)
   g_object_class_install_property (gobject_class, PROP_REPEAT,
       g_param_spec_uint ("repeat", "Repeat",
           "Output positions per input frame (K): the output has K times the "
-          "frames and K times the framerate (1 passes frames through)",
-          1, G_MAXINT, DEFAULT_PROP_REPEAT,
+          "frames and K times the framerate (1 passes frames through): 1 to "
+          "2147483647 (others are an error at start)",
+          0, G_MAXUINT, DEFAULT_PROP_REPEAT,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IN,

@@ -32,6 +32,7 @@
 #endif
 
 #include "gststageresize.h"
+#include "gststageutil.h"
 #ifdef HAVE_CUDA
 #include "gststageresizecuda.h"
 #include "tracer/stagegputiming.h"
@@ -618,6 +619,35 @@ start_workers (GstStageResize * self, guint n)
   return TRUE;
 }
 
+static gboolean
+gst_stage_resize_check_settings (GstStageResizeBase * base, GError ** error)
+{
+  GstStageResize *self = GST_STAGE_RESIZE (base);
+  guint n;
+#ifdef HAVE_CUDA
+  gint dev;
+#endif
+
+  if (!GST_STAGE_RESIZE_BASE_CLASS (parent_class)->check_settings (base,
+          error))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  n = self->n_threads;
+#ifdef HAVE_CUDA
+  dev = self->cuda.device_id;
+#endif
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_stage_check_uint_prop ("n-threads", n, 0, MAX_THREADS,
+          "(0 = one per CPU core)", error))
+    return FALSE;
+#ifdef HAVE_CUDA
+  if (!gst_stage_check_int_prop ("cuda-device-id", dev, -1, G_MAXINT,
+          "(-1 = the one the neighbouring CUDA elements use)", error))
+    return FALSE;
+#endif
+  return TRUE;
+}
+
 static guint
 wanted_slices (GstStageResize * self)
 {
@@ -809,6 +839,8 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
+  GST_STAGE_RESIZE_BASE_CLASS (klass)->check_settings =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_check_settings);
   gobject_class->set_property = gst_stage_resize_set_property;
   gobject_class->get_property = gst_stage_resize_get_property;
   gobject_class->finalize = gst_stage_resize_finalize;
@@ -817,14 +849,16 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
       g_param_spec_uint ("n-threads", "Threads",
           "Threads that share each frame, by slices of rows (0 = one per "
           "CPU core); idle workers watch 200 us for the next frame before "
-          "they sleep", 0, MAX_THREADS, DEFAULT_PROP_N_THREADS,
+          "they sleep; 0 to 64, more is an error at start or at the next "
+          "frame", 0, G_MAXUINT, DEFAULT_PROP_N_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 #ifdef HAVE_CUDA
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device",
           "GPU to use for CUDA memory caps (-1 = the one the neighbouring "
-          "CUDA elements use, else the first)", -1, G_MAXINT,
+          "CUDA elements use, else the first; below -1 is an error at "
+          "start)", G_MININT, G_MAXINT,
           DEFAULT_PROP_CUDA_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -18,7 +18,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_stage_resize_base_debug);
 #define GST_CAT_DEFAULT gst_stage_resize_base_debug
 
-/* -1: not set (internally 0). 0 is not a size and is refused. */
+/* -1: not set (internally 0). 0 is not a size and is refused at start. */
 #define DEFAULT_PROP_WIDTH -1
 #define DEFAULT_PROP_HEIGHT -1
 #define DEFAULT_PROP_METHOD STAGE_RESIZE_BILINEAR
@@ -39,6 +39,9 @@ typedef struct
 {
   gint width;
   gint height;
+  /* as set, checked by check_settings: width and height keep the last
+   * valid value meanwhile */
+  gint width_prop, height_prop;
   StageResizeMethod method;
   gboolean preserve_aspect;
   gboolean only_shrink;
@@ -91,6 +94,45 @@ gst_stage_resize_base_get_method (GstStageResizeBase * self)
   return method;
 }
 
+static gboolean
+valid_size (gint v)
+{
+  return v == -1 || (v >= 1 && v <= STAGE_RESIZE_MAX_SIZE);
+}
+
+static gboolean
+gst_stage_resize_base_check_settings (GstStageResizeBase * self,
+    GError ** error)
+{
+  GstStageResizeBasePrivate *priv = PRIV (self);
+  gint w, h;
+
+  GST_OBJECT_LOCK (self);
+  w = priv->width_prop;
+  h = priv->height_prop;
+  GST_OBJECT_UNLOCK (self);
+  if (!valid_size (w))
+    return gst_stage_check_int_prop ("width", w, 1, STAGE_RESIZE_MAX_SIZE,
+        "(or -1: from downstream caps or the input)", error);
+  if (!valid_size (h))
+    return gst_stage_check_int_prop ("height", h, 1, STAGE_RESIZE_MAX_SIZE,
+        "(or -1: from downstream caps or the input)", error);
+  return TRUE;
+}
+
+/* Posts the error of a bad property value; FALSE then. */
+static gboolean
+settings_ok (GstBaseTransform * trans)
+{
+  GstStageResizeBaseClass *klass = GST_STAGE_RESIZE_BASE_GET_CLASS (trans);
+  GError *err = NULL;
+
+  if (klass->check_settings == NULL
+      || klass->check_settings (GST_STAGE_RESIZE_BASE (trans), &err))
+    return TRUE;
+  return gst_stage_post_settings_error (GST_ELEMENT (trans), err);
+}
+
 static void
 gst_stage_resize_base_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -98,21 +140,21 @@ gst_stage_resize_base_set_property (GObject * object, guint prop_id,
   GstStageResizeBasePrivate *priv = PRIV (object);
   gboolean resize = TRUE;
 
-  if ((prop_id == PROP_WIDTH || prop_id == PROP_HEIGHT) &&
-      g_value_get_int (value) == 0) {
-    g_warning ("%s: %s=0 is not a size: refused, keeping the previous value "
-        "(-1, the default, takes it from downstream caps or the input)",
-        GST_OBJECT_NAME (object), pspec->name);
-    return;
-  }
-
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_WIDTH:
-      priv->width = MAX (g_value_get_int (value), 0);
+      /* a bad size is refused by check_settings, at start or at the next
+       * buffer; until then the last valid one stays */
+      priv->width_prop = g_value_get_int (value);
+      resize = valid_size (priv->width_prop);
+      if (resize)
+        priv->width = MAX (priv->width_prop, 0);
       break;
     case PROP_HEIGHT:
-      priv->height = MAX (g_value_get_int (value), 0);
+      priv->height_prop = g_value_get_int (value);
+      resize = valid_size (priv->height_prop);
+      if (resize)
+        priv->height = MAX (priv->height_prop, 0);
       break;
     case PROP_PRESERVE_ASPECT:
       priv->preserve_aspect = g_value_get_boolean (value);
@@ -148,10 +190,10 @@ gst_stage_resize_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_WIDTH:
-      g_value_set_int (value, priv->width ? priv->width : -1);
+      g_value_set_int (value, priv->width_prop);
       break;
     case PROP_HEIGHT:
-      g_value_set_int (value, priv->height ? priv->height : -1);
+      g_value_set_int (value, priv->height_prop);
       break;
     case PROP_METHOD:
       g_value_set_enum (value, priv->method);
@@ -624,6 +666,8 @@ note_conflict (GstStageResizeBase * self)
 static gboolean
 gst_stage_resize_base_start (GstBaseTransform * trans)
 {
+  if (!settings_ok (trans))
+    return FALSE;
   GST_OBJECT_LOCK (trans);
   PRIV (trans)->conflict_posted = FALSE;
   GST_OBJECT_UNLOCK (trans);
@@ -782,6 +826,11 @@ gst_stage_resize_base_submit_input_buffer (GstBaseTransform * trans,
     gst_buffer_unref (buf);
     return GST_FLOW_FLUSHING;
   }
+  /* width, height and the subclass' may change while playing */
+  if (!settings_ok (trans)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
   ret = GST_BASE_TRANSFORM_CLASS (gst_stage_resize_base_parent_class)
       ->submit_input_buffer (trans, discont, buf);
   /* a renegotiation (reconfigure) just ran into the conflict */
@@ -910,15 +959,15 @@ gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width",
           "Output width in pixels (-1 = from downstream caps, or derived by "
-          "preserve-aspect, or the input width; 0 is refused)", -1,
-          STAGE_RESIZE_MAX_SIZE,
+          "preserve-aspect, or the input width); -1 or 1 to 32768, others "
+          "are an error at start or at the next frame", G_MININT, G_MAXINT,
           DEFAULT_PROP_WIDTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_int ("height", "Height",
           "Output height in pixels (-1 = from downstream caps, or derived by "
-          "preserve-aspect, or the input height; 0 is refused)", -1,
-          STAGE_RESIZE_MAX_SIZE,
+          "preserve-aspect, or the input height); -1 or 1 to 32768, others "
+          "are an error at start or at the next frame", G_MININT, G_MAXINT,
           DEFAULT_PROP_HEIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_METHOD,
@@ -946,6 +995,8 @@ gst_stage_resize_base_class_init (GstStageResizeBaseClass * klass)
   trans_class->fixate_caps =
       GST_DEBUG_FUNCPTR (gst_stage_resize_base_fixate_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_stage_resize_base_start);
+  klass->check_settings =
+      GST_DEBUG_FUNCPTR (gst_stage_resize_base_check_settings);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_stage_resize_base_sink_event);
   trans_class->submit_input_buffer =
@@ -963,6 +1014,8 @@ gst_stage_resize_base_init (GstStageResizeBase * self)
 
   priv->width = 0;              /* DEFAULT_PROP_WIDTH: not set */
   priv->height = 0;             /* DEFAULT_PROP_HEIGHT: not set */
+  priv->width_prop = DEFAULT_PROP_WIDTH;
+  priv->height_prop = DEFAULT_PROP_HEIGHT;
   priv->method = DEFAULT_PROP_METHOD;
   priv->preserve_aspect = DEFAULT_PROP_PRESERVE_ASPECT;
   priv->only_shrink = DEFAULT_PROP_ONLY_SHRINK;

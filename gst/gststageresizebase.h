@@ -29,6 +29,12 @@ struct _GstStageResizeBaseClass
 {
   GstVideoFilterClass parent_class;
 
+  /* FALSE and @error when a property holds a value outside what it allows
+   * (the param specs take any, see gst_stage_check_uint_prop); checked at
+   * start and, for the properties changeable while playing, at every
+   * buffer. Subclasses chain up. */
+  gboolean (*check_settings) (GstStageResizeBase * self, GError ** error);
+
   gpointer _gst_reserved[GST_PADDING];
 };
 

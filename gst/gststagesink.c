@@ -23,8 +23,10 @@
  * at the first random access point after that many frames.
  *
  * The stream becomes visible only when complete: the catalog gets it in
- * one transaction at EOS. An error, a stop before EOS or a crash leaves
- * the store as it was. Several pipelines may write different streams into
+ * one transaction at EOS, and only when every frame received was written
+ * and no element of the pipeline posted an error before the EOS (elements
+ * send EOS after a fatal flow error). An error, a stop before EOS or a
+ * crash leaves the store as it was. Several pipelines may write different streams into
  * one store at once, and others may read meanwhile.
  *
  * @mode says what happens when the stream exists: `error` (default, an
@@ -58,6 +60,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_sink_debug);
 #define DEFAULT_PROP_IO_PACKET_SIZE 128
 #define DEFAULT_PROP_MODE STAGE_STORE_MODE_ERROR
 #define DEFAULT_PROP_ENCODER NULL
+/* allowed, checked at start (the param spec takes any) */
+#define IO_PACKET_SIZE_MAX G_MAXINT
 
 #define SUPPORTED_TEXT "video/x-h264 and video/x-h265 (stored as they " \
   "are), video/x-raw (encoded), or any other caps as a bytes stream, all " \
@@ -560,6 +564,17 @@ gst_stage_sink_change_state (GstElement * element, GstStateChange transition)
   GstStateChangeReturn ret;
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    GError *err = NULL;
+    guint iops;
+
+    GST_OBJECT_LOCK (self);
+    iops = self->io_packet_size;
+    GST_OBJECT_UNLOCK (self);
+    if (!gst_stage_check_uint_prop ("io-packet-size", iops, 1,
+            IO_PACKET_SIZE_MAX, NULL, &err)) {
+      gst_stage_post_settings_error (element, err);
+      return GST_STATE_CHANGE_FAILURE;
+    }
     GST_OBJECT_LOCK (self);
     gst_stage_store_writer_configure (self->writer, self->store,
         self->stream, self->io_packet_size, self->mode);
@@ -682,7 +697,8 @@ gst_stage_sink_class_init (GstStageSinkClass * klass)
       g_param_spec_uint ("io-packet-size", "I/O packet size",
           "Frames per chunk file (Scanner's io_packet_size); raw input gets "
           "a keyframe at every chunk start, so this is its keyframe "
-          "interval", 1, G_MAXINT, DEFAULT_PROP_IO_PACKET_SIZE,
+          "interval: 1 to 2147483647 (others are an error at start)", 0,
+          G_MAXUINT, DEFAULT_PROP_IO_PACKET_SIZE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MODE,

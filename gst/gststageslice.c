@@ -79,6 +79,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_slice_debug);
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_SIZE 0
 #define DEFAULT_PROP_STRIDE 1
+/* allowed, checked at start (the param specs take any value) */
+#define SIZE_MAX_FRAMES G_MAXINT
+#define STRIDE_MAX G_MAXINT
 #define DEFAULT_PROP_GROUP_PARAMS NULL
 
 enum
@@ -368,6 +371,14 @@ gst_stage_slice_start (GstBaseTransform * trans)
   stride = self->stride;
   GST_OBJECT_UNLOCK (self);
 
+  if (!gst_stage_check_uint_prop ("size", size, 0, SIZE_MAX_FRAMES,
+          "(0 = unset)", &err)
+      || !gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
+          &err)) {
+    g_free (ranges);
+    g_free (params_text);
+    return gst_stage_post_settings_error (GST_ELEMENT (self), err);
+  }
   part = build_partition (ranges, size, stride, &message);
   if (part) {
     params = gst_stage_group_parse_params (params_text, &err);
@@ -874,13 +885,14 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
   g_object_class_install_property (gobject_class, PROP_SIZE,
       g_param_spec_uint ("size", "Size",
           "Instead of ranges: consecutive groups of this many frames (of "
-          "every stride-th frame); the last group may be partial; 0 = unset",
-          0, G_MAXINT, DEFAULT_PROP_SIZE, rw));
+          "every stride-th frame); the last group may be partial; 0 = unset; "
+          "0 to 2147483647 (more is an error at start)",
+          0, G_MAXUINT, DEFAULT_PROP_SIZE, rw));
   g_object_class_install_property (gobject_class, PROP_STRIDE,
       g_param_spec_uint ("stride", "Stride",
           "Inside each group keep one frame out of every 'stride', counted "
-          "from the group start (1 keeps all)", 1, G_MAXINT,
-          DEFAULT_PROP_STRIDE, rw));
+          "from the group start (1 keeps all): 1 to 2147483647 (others are "
+          "an error at start)", 0, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
   g_object_class_install_property (gobject_class, PROP_GROUP_PARAMS,
       g_param_spec_string ("group-params", "Group parameters",
           "Per-group properties for the ops up to stageunslice: one "

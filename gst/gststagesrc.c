@@ -60,6 +60,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_src_debug);
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_STRIDE 1
 #define DEFAULT_PROP_OFFSET 0
+/* allowed values, checked at start (the param specs take any: see
+ * gst_stage_check_uint_prop) */
+#define STRIDE_MAX G_MAXUINT
+#define OFFSET_MAX (G_MAXUINT64 - 1)    /* G_MAXUINT64: "no index" */
 #define DEFAULT_PROP_DECODER NULL
 #define DEFAULT_PROP_ON_MISSING GST_STAGE_SRC_ON_MISSING_ERROR
 
@@ -159,7 +163,12 @@ create_select (GstStageSrc * self, GError ** error)
   offset = self->offset;
   GST_OBJECT_UNLOCK (self);
 
-  if ((indices != NULL) + (file != NULL) + (ranges != NULL) > 1) {
+  if (!gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
+          error)
+      || !gst_stage_check_uint_prop ("offset", offset, 0, OFFSET_MAX, NULL,
+          error)) {
+    /* refused by the checks */
+  } else if ((indices != NULL) + (file != NULL) + (ranges != NULL) > 1) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "Set only one of the properties 'indices', 'indices-file' and "
         "'ranges'");
@@ -665,11 +674,13 @@ gst_stage_src_class_init (GstStageSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_STRIDE,
       g_param_spec_uint ("stride", "Stride",
           "Output every stride-th frame (from 'offset', or within each of "
-          "'ranges'), as stagestride", 1, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
+          "'ranges'), as stagestride: 1 to 4294967295 (0 is an error at "
+          "start)", 0, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_uint64 ("offset", "Offset",
-          "Index of the first frame output with 'stride', as stagestride",
-          0, G_MAXUINT64 - 1, DEFAULT_PROP_OFFSET, rw));
+          "Index of the first frame output with 'stride', as stagestride: 0 "
+          "to 18446744073709551614 (more is an error at start)",
+          0, G_MAXUINT64, DEFAULT_PROP_OFFSET, rw));
   g_object_class_install_property (gobject_class, PROP_DECODER,
       g_param_spec_string ("decoder", "Decoder",
           "Decoder to use, as a gst-launch description (NULL: avdec_h264 or "

@@ -5,9 +5,11 @@
  * receives H.264 (stream-format=avc, alignment=au), H.265 (hvc1, au) or
  * anything else (a bytes stream, one blob per buffer), and hands each
  * buffer to the store's writer (store/stagestore.h). The stream is
- * committed in one transaction when EOS arrives; stopping before that
- * (an error, a state change to NULL, a crash) leaves nothing in the
- * catalog, and the data written so far is removed.
+ * committed in one transaction when EOS arrives, but only a complete one:
+ * every buffer received was written, and no element of the pipeline posted
+ * an error before the EOS (see pipeline_failed). Stopping before that (an
+ * error, a state change to NULL, a crash) leaves nothing in the catalog,
+ * and the data written so far is removed.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,6 +39,7 @@ struct _GstStageStoreWriter
   gchar *codec;
   guint nal_length_size;
   GstCaps *caps;
+  gboolean failed;              /* a buffer or caps was refused */
   guint64 frames;               /* under the object lock */
 };
 
@@ -126,6 +129,7 @@ gst_stage_store_writer_open (GstStageStoreWriter * self)
 
   self->ignoring = FALSE;
   self->have_format = FALSE;
+  self->failed = FALSE;
   self->frames = 0;
   if (dir == NULL || *dir == '\0' || stream == NULL || *stream == '\0') {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
@@ -227,6 +231,7 @@ gst_stage_store_writer_set_caps (GstBaseSink * sink, GstCaps * caps)
           ("The stream's format changed from %" GST_PTR_FORMAT " to %"
               GST_PTR_FORMAT " after frames were stored: a stored stream "
               "has one format", self->caps, caps), (NULL));
+      self->failed = TRUE;
       return FALSE;
     }
   }
@@ -297,6 +302,7 @@ gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map a buffer"),
         (NULL));
+    self->failed = TRUE;
     return GST_FLOW_ERROR;
   }
   if (self->kind == STAGE_STORE_KIND_VIDEO) {
@@ -313,6 +319,7 @@ gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
   if (!ok) {
     post_store_error (self, err);
     g_error_free (err);
+    self->failed = TRUE;
     return GST_FLOW_ERROR;
   }
   GST_OBJECT_LOCK (self);
@@ -321,12 +328,59 @@ gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
   return GST_FLOW_OK;
 }
 
+/* Whether an error was posted in the pipeline, or it is being stopped.
+ *
+ * An element that meets a fatal flow return posts an error and then sends
+ * EOS downstream (GST_ELEMENT_FLOW_ERROR in basesrc, demuxers, ...), so an
+ * EOS alone does not mean the stream is whole: `identity error-after=50`
+ * gave an EOS after 49 frames. A sink cannot read the application's bus,
+ * but every bin on the way up records a child's ERROR message as its
+ * state-change return (GstBin sets GST_STATE_RETURN to FAILURE, under its
+ * object lock, before the message goes on), and the error is posted
+ * before the EOS is sent. An application that reacts to the error and
+ * calls gst_element_set_state() clears that return but sets the target
+ * state in the same locked section: a target below PAUSED means stopping.
+ * So the check sees the error whichever of the two came first. */
+static gboolean
+pipeline_failed (GstStageStoreWriter * self)
+{
+  GstObject *obj = gst_object_get_parent (GST_OBJECT (self));
+  gboolean failed = FALSE;
+
+  while (obj != NULL && !failed) {
+    GstObject *up;
+
+    if (GST_IS_ELEMENT (obj)) {
+      GST_OBJECT_LOCK (obj);
+      failed = GST_STATE_RETURN (obj) == GST_STATE_CHANGE_FAILURE
+          || GST_STATE_TARGET (obj) < GST_STATE_PAUSED;
+      GST_OBJECT_UNLOCK (obj);
+      if (failed)
+        GST_INFO_OBJECT (self, "%s posted an error or is stopping",
+            GST_OBJECT_NAME (obj));
+    }
+    up = gst_object_get_parent (obj);
+    gst_object_unref (obj);
+    obj = up;
+  }
+  if (obj)
+    gst_object_unref (obj);
+  return failed;
+}
+
 static gboolean
 gst_stage_store_writer_event (GstBaseSink * sink, GstEvent * event)
 {
   GstStageStoreWriter *self = GST_STAGE_STORE_WRITER (sink);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->writer) {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->writer
+      && (self->failed || pipeline_failed (self))) {
+    /* not a true end: the data goes at close, the catalog is untouched */
+    GST_WARNING_OBJECT (self, "EOS after an error: not committing the %"
+        G_GINT64_FORMAT " frames written", stage_store_writer_get_frames
+        (self->writer));
+    self->failed = TRUE;
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->writer) {
     GError *err = NULL;
     StageStoreMode mode;
 

@@ -27,9 +27,9 @@
  * The stream never ends early: a stride has no last index.
  *
  * Properties can only be changed in the NULL or READY state (a change
- * while PAUSED or PLAYING is refused with a warning). A @stride of 0
- * is refused by the property itself (gst-launch-1.0 prints a warning naming
- * the value and keeps the previous one).
+ * while PAUSED or PLAYING is refused with a warning). A @stride of 0 or
+ * over 2147483647, or an @offset of 18446744073709551615, is an error when
+ * the element starts, naming the property and the allowed values.
  *
  * ## Example launch line
  * |[
@@ -48,6 +48,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_stride_debug);
 
 #define DEFAULT_PROP_STRIDE 1
 #define DEFAULT_PROP_OFFSET 0
+/* allowed values, checked at start: G_MAXINT as the output framerate
+ * denominator is multiplied by the stride; G_MAXUINT64 is "no index" */
+#define STRIDE_MAX G_MAXINT
+#define OFFSET_MAX (G_MAXUINT64 - 1)
 
 enum
 {
@@ -130,8 +134,11 @@ gst_stage_stride_create_select (GstStageSelector * selector, GError ** error)
   offset = self->offset;
   GST_OBJECT_UNLOCK (self);
 
-  /* The param spec bounds make both failures unreachable through
-   * g_object_set; kept so that a future range change cannot crash. */
+  if (!gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
+          error)
+      || !gst_stage_check_uint_prop ("offset", offset, 0, OFFSET_MAX, NULL,
+          error))
+    return NULL;
   sel = gst_stage_select_from_stride (offset, stride, error);
   if (sel != NULL)
     GST_DEBUG_OBJECT (self, "keeping frames %" G_GUINT64_FORMAT " + k * %u",
@@ -146,7 +153,8 @@ gst_stage_stride_get_rate_divisor (GstStageSelector * selector,
   GstStageStride *self = GST_STAGE_STRIDE (selector);
 
   GST_OBJECT_LOCK (self);
-  *divisor = self->stride;
+  /* caps queries come before start refuses a bad stride */
+  *divisor = CLAMP (self->stride, 1, STRIDE_MAX);
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -161,19 +169,21 @@ gst_stage_stride_class_init (GstStageStrideClass * klass)
   gobject_class->set_property = gst_stage_stride_set_property;
   gobject_class->get_property = gst_stage_stride_get_property;
 
-  /* G_MAXINT: the output framerate denominator is multiplied by it. */
+  /* any value: the element refuses bad ones at start, naming them */
   g_object_class_install_property (gobject_class, PROP_STRIDE,
       g_param_spec_uint ("stride", "Stride",
           "Keep one frame out of every 'stride' frames (1 keeps all); the "
-          "output framerate is the input framerate divided by it",
-          1, G_MAXINT, DEFAULT_PROP_STRIDE,
+          "output framerate is the input framerate divided by it: 1 to "
+          "2147483647 (others are an error at start)",
+          0, G_MAXUINT, DEFAULT_PROP_STRIDE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_uint64 ("offset", "Offset",
           "Index of the first frame kept (frames offset, offset + stride, "
-          "...; frame 0 is the first buffer the element receives)",
-          0, G_MAXUINT64 - 1, DEFAULT_PROP_OFFSET,
+          "...; frame 0 is the first buffer the element receives): 0 to "
+          "18446744073709551614 (more is an error at start)",
+          0, G_MAXUINT64, DEFAULT_PROP_OFFSET,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
 

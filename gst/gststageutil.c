@@ -6,8 +6,14 @@
 
 #include "gststageutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 /* Longest part of a property value quoted in a message, in bytes */
 #define QUOTED_VALUE_MAX 80
@@ -173,6 +179,42 @@ gst_stage_is_unset (const gchar * s)
   return TRUE;
 }
 
+gboolean
+gst_stage_check_uint_prop (const gchar * prop, guint64 value, guint64 min,
+    guint64 max, const gchar * hint, GError ** error)
+{
+  if (value >= min && value <= max)
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Invalid value '%" G_GUINT64_FORMAT "' for property '%s': allowed are %"
+      G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT "%s%s", value, prop, min, max,
+      hint ? " " : "", hint ? hint : "");
+  return FALSE;
+}
+
+gboolean
+gst_stage_check_int_prop (const gchar * prop, gint64 value, gint64 min,
+    gint64 max, const gchar * hint, GError ** error)
+{
+  if (value >= min && value <= max)
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Invalid value '%" G_GINT64_FORMAT "' for property '%s': allowed are %"
+      G_GINT64_FORMAT " to %" G_GINT64_FORMAT "%s%s", value, prop, min, max,
+      hint ? " " : "", hint ? hint : "");
+  return FALSE;
+}
+
+gboolean
+gst_stage_post_settings_error (GstElement * element, GError * error)
+{
+  gst_element_message_full (element, GST_MESSAGE_ERROR, error->domain,
+      error->code, g_strdup (error->message), NULL, __FILE__, GST_FUNCTION,
+      __LINE__);
+  g_error_free (error);
+  return FALSE;
+}
+
 /* Sets @error for a value of @prop that ops/ refused with @err. */
 static void
 set_invalid_value (GError ** error, const gchar * prop, const gchar * value,
@@ -199,21 +241,115 @@ gst_stage_select_from_indices (const gchar * indices, GError ** error)
   return sel;
 }
 
+static const gchar *
+file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* The text of an indices file, at most STAGE_SELECT_INDICES_DATA_MAX + 1
+ * bytes (one more tells the parser it is too large).
+ *
+ * Only regular files are read: a device (/dev/zero) never ends and a FIFO
+ * may never end or never get a writer, and either would hold the element
+ * (or eat memory, 22 GB in 50 s) with no message. The open does not block
+ * (O_NONBLOCK: opening a FIFO waits for a writer), and a regular file
+ * growing meanwhile is still read only to the limit. */
+static gchar *
+read_indices_file (const gchar * path, const gchar * name, gsize * length,
+    GError ** error)
+{
+  const gsize max = STAGE_SELECT_INDICES_DATA_MAX + 1;
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  struct stat st;
+  gchar *data;
+  gsize len = 0, cap;
+
+  if (fd < 0 || fstat (fd, &st) != 0) {
+    int e = errno;
+
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not read property 'indices-file' '%s': %s", name,
+        g_strerror (e));
+    if (fd >= 0)
+      close (fd);
+    return NULL;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Invalid property 'indices-file' '%s': %s, not a regular file "
+        "(only files are read: a device or FIFO may never end)", name,
+        file_kind (st.st_mode));
+    close (fd);
+    return NULL;
+  }
+  if ((guint64) st.st_size > STAGE_SELECT_INDICES_DATA_MAX) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid property 'indices-file' '%s': too large: %" G_GUINT64_FORMAT
+        " bytes, more than %" G_GSIZE_FORMAT " (%" G_GSIZE_FORMAT " MiB) of "
+        "text, the most an indices list may hold", name,
+        (guint64) st.st_size, STAGE_SELECT_INDICES_DATA_MAX,
+        STAGE_SELECT_INDICES_DATA_MAX >> 20);
+    close (fd);
+    return NULL;
+  }
+  /* the stat's size sizes the buffer; the read itself enforces the limit,
+   * as the file may grow meanwhile */
+  cap = (gsize) MIN ((guint64) MAX (st.st_size, 0), max) + 1;
+  data = g_malloc (cap);
+  for (;;) {
+    gssize n;
+
+    if (len + 1 >= cap && cap < max + 1) {
+      cap = MIN (cap * 2, max + 1);
+      data = g_realloc (data, cap);
+    }
+    if (len >= max)
+      break;
+    n = read (fd, data + len, MIN (cap - 1, max) - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "Could not read property 'indices-file' '%s': %s", name,
+          g_strerror (e));
+      g_free (data);
+      close (fd);
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    len += n;
+  }
+  close (fd);
+  data[len] = '\0';
+  *length = len;
+  return data;
+}
+
 StageSelect *
 gst_stage_select_from_indices_file (const gchar * path, GError ** error)
 {
-  GError *io_error = NULL;
-  gchar *contents = NULL, *name = g_filename_display_name (path);
+  gchar *contents, *name = g_filename_display_name (path);
   gsize length = 0;
   char *err = NULL;
   StageSelect *sel;
 
   /* file names need not be UTF-8: the display name is */
-  if (!g_file_get_contents (path, &contents, &length, &io_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "Could not read property 'indices-file' '%s': %s", name,
-        io_error->message);
-    g_error_free (io_error);
+  contents = read_indices_file (path, name, &length, error);
+  if (contents == NULL) {
     g_free (name);
     return NULL;
   }

@@ -46,6 +46,21 @@ GstCaps *gst_stage_caps_filter (GstCaps * caps, GstCaps * filter);
 gboolean gst_stage_state_change_tears_down (GstStateChange transition,
     GstStateChangeReturn ret);
 
+/* Numeric properties: the param specs take the type's whole range, because
+ * GObject refuses a value outside a param spec's range with only a
+ * warning and keeps the old value, and gst-launch-1.0 then runs with the
+ * default (stride=0 output every frame). The element checks the value when
+ * it starts instead: FALSE and a GST_RESOURCE_ERROR_SETTINGS "Invalid
+ * value 'V' for property 'P': allowed are MIN to MAX" (plus @hint, if
+ * given) for a value outside [@min, @max]. */
+gboolean gst_stage_check_uint_prop (const gchar * prop, guint64 value,
+    guint64 min, guint64 max, const gchar * hint, GError ** error);
+gboolean gst_stage_check_int_prop (const gchar * prop, gint64 value,
+    gint64 min, gint64 max, const gchar * hint, GError ** error);
+/* Posts @error (from the checks above) as an element error of @element and
+ * frees it; returns FALSE for a start function to return. */
+gboolean gst_stage_post_settings_error (GstElement * element, GError * error);
+
 /* TRUE for NULL and blank strings: both mean "not set". */
 gboolean gst_stage_is_unset (const gchar * s);
 

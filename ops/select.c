@@ -428,6 +428,13 @@ stage_select_parse_indices_data (const char *data, size_t len, char **error)
 
   if (error)
     *error = NULL;
+  if (len > STAGE_SELECT_INDICES_DATA_MAX) {
+    stage_ops_set_error (error, "too large: more than %llu bytes (%llu MiB) "
+        "of text, the most an indices list may hold",
+        (unsigned long long) STAGE_SELECT_INDICES_DATA_MAX,
+        (unsigned long long) (STAGE_SELECT_INDICES_DATA_MAX >> 20));
+    return NULL;
+  }
   /* A NUL would end the text early and silently drop every index after
    * it: a binary file is refused, saying where it stops being text. */
   if (nul != NULL) {

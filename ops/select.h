@@ -50,9 +50,16 @@ StageSelect *stage_select_parse_ranges (const char *text, uint64_t stride,
  * that is not a non-negative decimal integer, and a list with no index. */
 StageSelect *stage_select_parse_indices (const char *text, char **error);
 
+/* The most text an indices file may hold: 64 MiB, about 8 million indices
+ * of 7 digits. More is refused, not read: a list that large is a mistake
+ * (or an endless device such as /dev/zero), and reading it would take
+ * memory without bound. */
+#define STAGE_SELECT_INDICES_DATA_MAX ((size_t) 64 * 1024 * 1024)
+
 /* Like stage_select_parse_indices() on @len bytes that need not end in a
  * NUL (the contents of an indices file); a NUL byte among them is refused
- * as binary content, naming its byte offset. */
+ * as binary content, naming its byte offset, and more than
+ * STAGE_SELECT_INDICES_DATA_MAX bytes as too large. */
 StageSelect *stage_select_parse_indices_data (const char *data, size_t len,
     char **error);
 

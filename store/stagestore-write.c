@@ -27,6 +27,10 @@ struct StageStoreWriter
   gchar *abs_data;
   int lock_fd;
   gboolean committed;
+  /* a write, flush or sync failed: what stdio buffered before it may be
+   * lost with it (glibc drops a buffer it could not write), so this
+   * stream can never be committed */
+  gboolean failed;
 
   StageStoreKind kind;
   gchar *codec, *caps;
@@ -158,11 +162,41 @@ close_chunk (StageStoreWriter * w, GError ** error)
   ok = fflush (w->chunk_file) == 0 && fdatasync (fileno (w->chunk_file)) == 0;
   ok &= fclose (w->chunk_file) == 0;
   w->chunk_file = NULL;
-  if (!ok)
+  if (!ok) {
+    w->failed = TRUE;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
         "Store '%s', stream '%s': writing chunk %" G_GINT64_FORMAT " of %s "
         "failed: %s", w->store->dir, w->name, w->chunk, w->abs_data,
         g_strerror (errno));
+  }
+  return ok;
+}
+
+/* The chunk files' names, and the data directory's own, on disk before
+ * the catalog names them: fdatasync() of a file does not persist its
+ * directory entry. */
+static gboolean
+sync_data_dirs (StageStoreWriter * w, GError ** error)
+{
+  gchar *parent = g_path_get_dirname (w->abs_data);
+  const gchar *dirs[] = { w->abs_data, parent };
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (dirs) && ok; i++) {
+    int fd = open (dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    ok = fd >= 0 && fsync (fd) == 0;
+    if (!ok)
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+          "Store '%s', stream '%s': syncing directory %s failed: %s",
+          w->store->dir, w->name, dirs[i], g_strerror (errno));
+    if (fd >= 0)
+      close (fd);
+  }
+  g_free (parent);
+  if (!ok)
+    w->failed = TRUE;
   return ok;
 }
 
@@ -179,6 +213,7 @@ open_chunk (StageStoreWriter * w, GError ** error)
   path = g_build_filename (w->abs_data, name, NULL);
   w->chunk_file = fopen (path, "wbx");
   if (w->chunk_file == NULL) {
+    w->failed = TRUE;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
         "Store '%s', stream '%s': cannot create chunk %s: %s",
         w->store->dir, w->name, path, g_strerror (errno));
@@ -191,6 +226,16 @@ open_chunk (StageStoreWriter * w, GError ** error)
   return TRUE;
 }
 
+static gboolean
+failed_error (StageStoreWriter * w, GError ** error)
+{
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
+      "Store '%s', stream '%s': an earlier write into %s failed, so the "
+      "stream is incomplete and is not committed", w->store->dir, w->name,
+      w->abs_data);
+  return FALSE;
+}
+
 gboolean
 stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
     gsize size, gint64 pts, gint64 dts, gint64 duration, gboolean keyframe,
@@ -199,6 +244,8 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
   StageFrame f;
   gboolean boundary;
 
+  if (w->failed)
+    return failed_error (w, error);
   if (w->kind == STAGE_STORE_KIND_BYTES)
     keyframe = TRUE;
   boundary = w->chunk < 0 || (keyframe && w->chunk_frames >=
@@ -206,6 +253,7 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
   if (boundary && !open_chunk (w, error))
     return FALSE;
   if (size > 0 && fwrite (data, 1, size, w->chunk_file) != size) {
+    w->failed = TRUE;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
         "Store '%s', stream '%s': writing chunk %" G_GINT64_FORMAT " in %s "
         "failed: %s", w->store->dir, w->name, w->chunk, w->abs_data,
@@ -474,7 +522,9 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
   sqlite3_stmt *st;
   int rc;
 
-  if (!close_chunk (w, error))
+  if (w->failed)
+    return failed_error (w, error);
+  if (!close_chunk (w, error) || !sync_data_dirs (w, error))
     return FALSE;
   assign_indices (w);
   if (!store_exec (store, "BEGIN IMMEDIATE", "commit", error))

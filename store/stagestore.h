@@ -210,7 +210,8 @@ void stage_store_writer_set_format (StageStoreWriter * writer,
     GBytes * codec_data, gint fps_n, gint fps_d, gint width, gint height);
 /* Appends one packet or blob. A video packet with @keyframe starts a new
  * chunk once the current one holds io-packet-size frames; bytes streams
- * start one every io-packet-size blobs. */
+ * start one every io-packet-size blobs. After one failed write, flush or
+ * sync every later add and the commit fail: the stream is incomplete. */
 gboolean stage_store_writer_add (StageStoreWriter * writer,
     const guint8 * data, gsize size, gint64 pts, gint64 dts, gint64 duration,
     gboolean keyframe, GError ** error);

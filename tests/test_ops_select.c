@@ -503,6 +503,34 @@ GST_START_TEST (test_indices_data_nul)
 
 GST_END_TEST;
 
+/* More text than STAGE_SELECT_INDICES_DATA_MAX is refused before any of
+ * it is copied or parsed (a list that big is a mistake or an endless
+ * device); the limit itself is still read. */
+GST_START_TEST (test_indices_data_too_large)
+{
+  size_t max = STAGE_SELECT_INDICES_DATA_MAX;
+  char *data = malloc (max + 1), *err = NULL;
+  StageSelect *sel;
+
+  fail_unless (data != NULL);
+  memset (data, ' ', max + 1);
+  data[0] = '7';
+  sel = stage_select_parse_indices_data (data, max + 1, &err);
+  fail_unless (sel == NULL);
+  fail_unless (err != NULL && strstr (err, "too large") != NULL
+      && strstr (err, "64 MiB") != NULL, "%s", err ? err : "(none)");
+  free (err);
+  err = NULL;
+  data[max - 1] = '9';
+  sel = stage_select_parse_indices_data (data, max, &err);
+  fail_unless (sel != NULL && err == NULL, "%s", err ? err : "");
+  fail_unless_equals_uint64 (stage_select_last (sel), 9);
+  stage_select_free (sel);
+  free (data);
+}
+
+GST_END_TEST;
+
 static Suite *
 ops_select_suite (void)
 {
@@ -522,6 +550,7 @@ ops_select_suite (void)
   tcase_add_test (tc, test_ranges_random);
   tcase_add_test (tc, test_indices_random);
   tcase_add_test (tc, test_indices_large);
+  tcase_add_test (tc, test_indices_data_too_large);
   return s;
 }
 

@@ -7,6 +7,7 @@
  * timestamps) and events in the same order.
  */
 #include "stagebin-check.h"
+#include "prop-check.h"
 
 /* ---------------------------------------------------------------------- */
 /* Planning (pure functions)                                               */
@@ -548,6 +549,23 @@ GST_START_TEST (test_seek_storm)
 GST_END_TEST;
 
 
+/* replicas, work-packet-size and queue-size beyond their limits on a
+ * gst-launch line stop the pipeline at start, naming the property
+ * (GObject's range check only warned and kept the default). */
+GST_START_TEST (test_out_of_range_refused)
+{
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stagebin ops=identity "
+      "replicas=1000 ! fakesink", "replicas", "1000", "allowed are 0 to 256");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stagebin ops=identity "
+      "work-packet-size=5000 ! fakesink", "work-packet-size", "5000",
+      "allowed are 0 to 4096");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stagebin ops=identity "
+      "queue-size=2000 ! fakesink", "queue-size", "2000",
+      "allowed are 0 to 1024");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagebin_suite (void)
 {
@@ -557,6 +575,7 @@ stagebin_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_plan_groups);
+  tcase_add_test (tc, test_out_of_range_refused);
   tcase_add_test (tc, test_plan_flexible);
   tcase_add_test (tc, test_plan_estimate);
   tcase_add_test (tc, test_identical_output);

@@ -8,8 +8,14 @@
 #include "selector-check.h"
 #include <glib/gstdio.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "select.h"
+#include "tmpdir.h"
 
 #define MAX_INDEX 300
 
@@ -292,7 +298,7 @@ GST_START_TEST (test_bad_values)
   }
   {
     /* a directory cannot be read as a list either */
-    const gchar *n[] = { "'indices-file'", NULL };
+    const gchar *n[] = { "'indices-file'", "a directory", NULL };
     props = g_strdup_printf ("indices-file=\"%s\"", g_get_tmp_dir ());
     check_refused (props, 0, GST_RESOURCE_ERROR_OPEN_READ, n);
     g_free (props);
@@ -313,6 +319,69 @@ GST_START_TEST (test_bad_values)
   g_free (empty);
   g_free (garbage);
   g_free (missing);
+}
+
+GST_END_TEST;
+
+/* An indices file that is not a file, or too big: a clear error at once,
+ * not a read without end (/dev/zero took 22 GB in 50 s) or a hang on a
+ * FIFO no one writes. Each made in the test's own folder. */
+GST_START_TEST (test_file_not_regular_or_too_big)
+{
+  gchar *dir = g_dir_make_tmp ("stagegather-XXXXXX", NULL);
+  gchar *zero = g_build_filename (dir, "zero", NULL);
+  gchar *fifo = g_build_filename (dir, "fifo", NULL);
+  gchar *big = g_build_filename (dir, "big.txt", NULL);
+  gchar *props;
+  gint64 start;
+  int fd;
+
+  fail_unless (dir != NULL);
+  if (mknod (zero, S_IFCHR | 0600, makedev (1, 5)) != 0) {
+    /* not root: the system's own, which the element only stats now */
+    g_printerr ("mknod: %s: using /dev/zero\n", g_strerror (errno));
+    g_free (zero);
+    zero = g_strdup ("/dev/zero");
+  }
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  /* sparse: one byte past the limit, of NULs nobody reads */
+  fd = g_open (big, O_WRONLY | O_CREAT, 0600);
+  fail_unless (fd >= 0);
+  fail_unless (ftruncate (fd, STAGE_SELECT_INDICES_DATA_MAX + 1) == 0);
+  g_close (fd, NULL);
+
+  start = g_get_monotonic_time ();
+  {
+    const gchar *n[] = { "'indices-file'", fifo, "a FIFO",
+      "not a regular file", NULL
+    };
+    props = g_strdup_printf ("indices-file=\"%s\"", fifo);
+    check_refused (props, 0, GST_RESOURCE_ERROR_OPEN_READ, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices-file'", zero, "a character device",
+      "not a regular file", NULL
+    };
+    props = g_strdup_printf ("indices-file=\"%s\"", zero);
+    check_refused (props, 0, GST_RESOURCE_ERROR_OPEN_READ, n);
+    g_free (props);
+  }
+  {
+    const gchar *n[] = { "'indices-file'", big, "too large", "64 MiB",
+      NULL
+    };
+    props = g_strdup_printf ("indices-file=\"%s\"", big);
+    check_refused (props, 0, GST_RESOURCE_ERROR_SETTINGS, n);
+    g_free (props);
+  }
+  fail_unless (g_get_monotonic_time () - start < 5 * G_USEC_PER_SEC);
+
+  rm_rf (dir);
+  g_free (zero);
+  g_free (fifo);
+  g_free (big);
+  g_free (dir);
 }
 
 GST_END_TEST;
@@ -430,6 +499,7 @@ stagegather_suite (void)
   tcase_add_test (tc, test_gather_hand);
   tcase_add_test (tc, test_gather_random);
   tcase_add_test (tc, test_indices_file);
+  tcase_add_test (tc, test_file_not_regular_or_too_big);
   tcase_add_test (tc, test_caps_variable);
   tcase_add_test (tc, test_caps_fixed_rate_refused);
   tcase_add_test (tc, test_seek);

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "selector-check.h"
+#include "prop-check.h"
 
 #define MAX_FRAMES 400
 
@@ -428,6 +429,20 @@ GST_START_TEST (test_into_muxers)
 
 GST_END_TEST;
 
+/* stride=0 on a gst-launch line stops the pipeline at start with an error
+ * naming the property (GObject's range check only warned and kept 1). */
+GST_START_TEST (test_stride_zero_refused)
+{
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stagerange "
+      "ranges=0:2 stride=0 ! fakesink", "stride", "0",
+      "allowed are 1 to 2147483647");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stagerange "
+      "stride=2147483648 ! fakesink", "stride", "2147483648",
+      "allowed are 1 to 2147483647");
+}
+
+GST_END_TEST;
+
 static Suite *
 stagerange_suite (void)
 {
@@ -442,6 +457,7 @@ stagerange_suite (void)
   tcase_add_test (tc, test_selection_hand);
   tcase_add_test (tc, test_selection_random);
   tcase_add_test (tc, test_early_eos);
+  tcase_add_test (tc, test_stride_zero_refused);
   tcase_add_test (tc, test_seek_rearms);
   tcase_add_test (tc, test_caps_framerate);
   tcase_add_test (tc, test_bad_values);

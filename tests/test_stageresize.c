@@ -4,6 +4,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "glib-versions.h"
+#include "prop-check.h"
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
@@ -601,27 +602,25 @@ GST_START_TEST (test_bad_values)
   gint w;
   guint n;
 
-  /* Out-of-range values are refused by the param specs, never clamped. */
-  ASSERT_OUT_OF_RANGE (g_object_set (e, "width", -4, NULL));
-  ASSERT_OUT_OF_RANGE (g_object_set (e, "height", 40000, NULL));
-  ASSERT_OUT_OF_RANGE (g_object_set (e, "n-threads", 65, NULL));
+  /* Out-of-range values read back as given (GObject's range check would
+   * only warn and keep the default) and stop the element at start, naming
+   * the property and the allowed values. */
+  g_object_set (e, "width", -4, NULL);
+  g_object_get (e, "width", &w, NULL);
+  fail_unless_equals_int (w, -4);
+  g_object_set (e, "width", -1, NULL);
   g_object_get (e, "width", &w, "n-threads", &n, NULL);
   fail_unless_equals_int (w, -1);
   fail_unless_equals_int (n, 1);
-
-  /* 0 is not a size: refused, the previous value stays. */
-  g_object_set (e, "width", 320, NULL);
-  ASSERT_WARNING (g_object_set (e, "width", 0, NULL));
-  ASSERT_WARNING (g_object_set (e, "height", 0, NULL));
-  g_object_get (e, "width", &w, NULL);
-  fail_unless_equals_int (w, 320);
-  g_object_get (e, "height", &w, NULL);
-  fail_unless_equals_int (w, -1);
-  /* -1 unsets again. */
-  g_object_set (e, "width", -1, NULL);
-  g_object_get (e, "width", &w, NULL);
-  fail_unless_equals_int (w, -1);
   gst_object_unref (e);
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stageresize width=0 ! "
+      "fakesink", "width", "0", "allowed are 1 to 32768 (or -1");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stageresize "
+      "height=40000 ! fakesink", "height", "40000", "allowed are 1 to 32768");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stageresize width=-4 ! "
+      "fakesink", "width", "-4", "allowed are 1 to 32768");
+  expect_prop_refused ("videotestsrc num-buffers=3 ! stageresize "
+      "n-threads=65 ! fakesink", "n-threads", "65", "allowed are 0 to 64");
 
   /* Unknown method names the property and the value. */
   pipe = gst_parse_launch ("fakesrc ! stageresize method=lanczos ! fakesink",
@@ -632,6 +631,34 @@ GST_START_TEST (test_bad_values)
   g_clear_error (&err);
   if (pipe)
     gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* width, height and n-threads change while playing: a bad value set then
+ * is an error at the next frame, not a warning and the old value. */
+GST_START_TEST (test_bad_value_while_playing)
+{
+  GstHarness *h = harness ("width=32", I420 (64, 48),
+      "video/x-raw,format=I420");
+  GstElement *e = gst_harness_find_element (h, "stageresize");
+  GstVideoInfo info;
+  gchar *msg;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  gst_buffer_unref (gst_harness_push_and_pull (h, random_buffer (&info, 1)));
+  g_object_set (e, "width", 0, NULL);
+  msg = push_expect_error (h, random_buffer (&info, 2));
+  fail_unless (strstr (msg, "Invalid value '0' for property 'width'") != NULL,
+      "%s", msg);
+  g_free (msg);
+  g_object_set (e, "width", 32, "n-threads", 100, NULL);
+  msg = push_expect_error (h, random_buffer (&info, 3));
+  fail_unless (strstr (msg, "Invalid value '100' for property 'n-threads'")
+      != NULL, "%s", msg);
+  g_free (msg);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1198,6 +1225,7 @@ stageresize_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_bad_value_while_playing);
   tcase_add_test (tc, test_every_method);
   tcase_add_test (tc, test_negotiation_properties);
   tcase_add_test (tc, test_negotiation_downstream);

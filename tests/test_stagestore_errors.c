@@ -6,6 +6,12 @@
  * caps, a write failing midway). */
 #include "stagestore-check.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "select.h"
+#include "prop-check.h"
+
 GST_START_TEST (test_kill9_mid_write)
 {
   gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
@@ -249,6 +255,120 @@ clip_one_store (gchar ** dir)
   return store;
 }
 
+/* Runs @desc to its error; waits @settle_ms before stopping it, as a
+ * slow application would, which lets an EOS sent after the error reach
+ * the sink (upstream elements send one after a fatal flow return). */
+static void
+run_to_error (const gchar * desc, guint settle_ms)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL, "%s", desc);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "timeout: %s", desc);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "no error: %s",
+      desc);
+  gst_message_unref (msg);
+  g_usleep (settle_ms * 1000);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+static gboolean
+store_has (const gchar * store, const gchar * stream)
+{
+  StageStore *st = stage_store_open (store, FALSE, NULL);
+  gboolean exists = FALSE;
+
+  fail_unless (st != NULL, "no store %s", store);
+  fail_unless (stage_store_has_stream (st, stream, &exists, NULL));
+  stage_store_close (st);
+  return exists;
+}
+
+/* An error upstream (identity error-after) is followed by an EOS from the
+ * demuxer: no run may commit the 49 frames before it, whether the
+ * application stops at once or a while later; a retry with mode=error
+ * then writes the stream. */
+GST_START_TEST (test_error_upstream_not_committed)
+{
+  gchar *dir = make_tmp (), *store = g_build_filename (dir, "store", NULL);
+  gchar *clip = make_clip (dir, "clip.mp4", 90, "x264enc bframes=0");
+  gchar *desc;
+  guint i;
+
+  desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "identity error-after=50 ! stagesink store=%s stream=e", clip, store);
+  for (i = 0; i < 20; i++) {
+    run_to_error (desc, i % 2 ? 100 : 0);
+    fail_if (store_has (store, "e"), "run %u committed a partial stream", i);
+    fail_unless_equals_int (count_data_dirs (store), 0);
+  }
+  g_free (desc);
+  desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "stagesink store=%s stream=e mode=error", clip, store);
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "e"), 90);
+  g_free (desc);
+  g_free (clip);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A write that fails midway (a full disk: the file size limit with
+ * SIGXFSZ ignored, as `ulimit -f` does) commits nothing, even with the
+ * EOS the source sends after the error, and leaves nothing that a retry
+ * with mode=error counts as existing. */
+GST_START_TEST (test_write_failure_not_committed)
+{
+  gchar *dir, *store = clip_one_store (&dir);
+  gchar *desc, *cmd, *out = NULL, *errout = NULL;
+  gchar *argv[] = { (gchar *) "sh", (gchar *) "-c", NULL, NULL };
+  GError *err = NULL;
+  gint status = 0, i;
+
+  /* 600 blobs of 1000 bytes (stdio buffers them) in one chunk, 501
+   * blocks of 512 bytes allowed: a flush stops partway, stdio drops the
+   * rest of its buffer and the next flush "succeeds" */
+  desc = g_strdup_printf ("fakesrc num-buffers=600 sizetype=fixed "
+      "sizemax=1000 filltype=pattern-span ! application/x-blob ! stagesink "
+      "store=%s stream=big io-packet-size=1000", store);
+  cmd = g_strdup_printf ("trap '' XFSZ; ulimit -f 501; exec gst-launch-1.0 "
+      "%s", desc);
+  argv[2] = cmd;
+  for (i = 0; i < 5; i++) {
+    fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+            NULL, &out, &errout, &status, &err), "%s",
+        err ? err->message : "");
+    fail_if (g_spawn_check_wait_status (status, NULL),
+        "the write under a 256 KiB file limit succeeded:\n%s%s", out, errout);
+    assert_contains (errout, "writing chunk");
+    g_free (out);
+    g_free (errout);
+    fail_if (store_has (store, "big"), "run %d committed a partial stream",
+        i);
+    fail_unless_equals_int (count_data_dirs (store), 1);
+  }
+  fail_unless (run_sink (desc, NULL));
+  fail_unless_equals_int (count_frames (store, "big"), 600);
+  g_free (cmd);
+  g_free (desc);
+  g_free (store);
+  rm_rf (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* An unknown stream (with the nearest names), a missing folder, a folder
  * that is not a store: each named. */
 GST_START_TEST (test_unknown_store_or_stream)
@@ -357,6 +477,60 @@ GST_START_TEST (test_invalid_selections)
   g_free (desc);
   g_unlink (bad);
   g_free (bad);
+  /* only regular files are read, at most 64 MiB: /dev/zero grew stagesrc
+   * to 22 GB, a FIFO with no writer hung it */
+  bad = g_build_filename (dir, "zero", NULL);
+  if (mknod (bad, S_IFCHR | 0600, makedev (1, 5)) != 0) {
+    g_free (bad);
+    bad = g_strdup ("/dev/zero");     /* not root: only stat'd now */
+  }
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "a character device, not a regular file");
+  g_free (err);
+  g_free (desc);
+  if (g_str_has_prefix (bad, dir))
+    g_unlink (bad);
+  g_free (bad);
+  bad = g_build_filename (dir, "fifo", NULL);
+  fail_unless (mkfifo (bad, 0600) == 0);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "a FIFO, not a regular file");
+  g_free (err);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  bad = g_build_filename (dir, "big.txt", NULL);
+  fail_unless (g_file_set_contents (bad, "", 0, NULL));
+  fail_unless (truncate (bad, STAGE_SELECT_INDICES_DATA_MAX + 1) == 0);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "indices-file=%s", store, bad);
+  err = run_error (desc);
+  assert_contains (err, "too large: 67108865 bytes");
+  g_free (err);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  /* numbers out of range: an error at start naming the property, not a
+   * GObject warning and every frame */
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one stride=0 ! "
+      "fakesink", store);
+  expect_prop_refused (desc, "stride", "0", "allowed are 1 to 4294967295");
+  g_free (desc);
+  desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
+      "offset=18446744073709551615 ! fakesink", store);
+  expect_prop_refused (desc, "offset", "18446744073709551615",
+      "allowed are 0 to 18446744073709551614");
+  g_free (desc);
+  desc = g_strdup_printf ("videotestsrc num-buffers=3 ! stagesink store=%s "
+      "stream=zero io-packet-size=0", store);
+  expect_prop_refused (desc, "io-packet-size", "0",
+      "allowed are 1 to 2147483647");
+  g_free (desc);
+  fail_unless_equals_int (count_data_dirs (store), 1);
   /* a long invalid value is quoted shortened, as the selectors do */
   {
     gchar *lng = g_strnfill (300, '7');
@@ -705,6 +879,8 @@ stagestore_errors_suite (void)
   tcase_add_test (tc, test_corrupt_catalog);
   tcase_add_test (tc, test_catalog_values);
   tcase_add_test (tc, test_missing_frames);
+  tcase_add_test (tc, test_error_upstream_not_committed);
+  tcase_add_test (tc, test_write_failure_not_committed);
   return s;
 }
 
