@@ -481,6 +481,58 @@ def test_manifest_and_braces():
               r"\{I420\}.*literal braces", "a brace placeholder that is not a column")
 
 
+def test_special_outputs():
+    """Issue 30, defect 1: what is at an output path and is not a regular
+    file is written in place (a device, a FIFO) or refused (a symbolic link,
+    a socket), never replaced by rename. A null device made here stands for
+    /dev/null."""
+    import socket
+    import stat
+    import threading
+    d = f"{TMP}/special"
+    os.makedirs(d)
+    os.mknod(f"{d}/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    m = write(f"{d}/one.csv", "name\na\n")
+    tpl = "videotestsrc num-buffers=3 ! filesink location=" + d + "/{out}"
+    r = run(["--progress=none", "--state-dir", f"{d}/s1",
+             tpl.replace("{out}", "null"), m])
+    check(r.returncode == 0 and stat.S_ISCHR(os.lstat(f"{d}/null").st_mode),
+          f"an output that is a device is written in place, still a device: {r.stderr[-300:]}")
+    os.mkfifo(f"{d}/fifo")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(len(open(f"{d}/fifo", "rb").read())),
+                              daemon=True)
+    reader.start()
+    r = run(["--progress=none", "--state-dir", f"{d}/s2", tpl.replace("{out}", "fifo"), m])
+    reader.join(10)
+    check(r.returncode == 0 and stat.S_ISFIFO(os.lstat(f"{d}/fifo").st_mode) and got
+          and got[0] > 0, f"an output that is a FIFO is written in place: {got} {r.stderr[-300:]}")
+    write(f"{d}/target", "keep")
+    os.symlink(f"{d}/target", f"{d}/link")
+    r = run(["--progress=none", "--state-dir", f"{d}/s3", tpl.replace("{out}", "link"), m])
+    check(r.returncode == 2 and "symbolic link" in r.stderr and os.path.islink(f"{d}/link")
+          and open(f"{d}/target").read() == "keep",
+          f"an output that is a symbolic link is refused, link and target kept: {r.stderr[-300:]}")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(f"{d}/sock")
+    r = run(["--progress=none", "--state-dir", f"{d}/s4", tpl.replace("{out}", "sock"), m])
+    check(r.returncode == 2 and "socket" in r.stderr and stat.S_ISSOCK(os.lstat(f"{d}/sock").st_mode),
+          f"an output that is a socket is refused: {r.stderr[-300:]}")
+    sock.close()
+    # the done marker, written by the launcher: same rule
+    os.makedirs(f"{d}/s5/done")
+    os.mknod(f"{d}/s5/done/job-0.json", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    r = run(["--progress=none", "--state-dir", f"{d}/s5", tpl.replace("{out}", "o5"), m])
+    check(r.returncode == 0 and stat.S_ISCHR(os.lstat(f"{d}/s5/done/job-0.json").st_mode),
+          f"a done marker that is a device is written in place: {r.stderr[-300:]}")
+    os.makedirs(f"{d}/s6/done")
+    os.symlink(f"{d}/target", f"{d}/s6/done/job-0.json")
+    r = run(["--progress=none", "--state-dir", f"{d}/s6", tpl.replace("{out}", "o6"), m])
+    check(r.returncode == 1 and "symbolic link" in r.stdout + r.stderr
+          and os.path.islink(f"{d}/s6/done/job-0.json") and open(f"{d}/target").read() == "keep",
+          f"a done marker that is a symbolic link is refused: {r.returncode} {r.stderr[-300:]}")
+
+
 def test_frames_and_stdout():
     m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
     r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
@@ -705,7 +757,8 @@ def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
-             test_manifest_and_braces, test_stored_streams, test_split, test_cpu_limits,
+             test_manifest_and_braces, test_special_outputs, test_stored_streams, test_split,
+             test_cpu_limits,
              test_ctrl_c_race, test_eta,
              test_frames_and_stdout,
              test_docs_examples]

@@ -22,6 +22,7 @@
 #endif
 
 #include "sbjob.h"
+#include "sbfile.h"
 #include "spmerge.h"
 
 #include <glib/gstdio.h>
@@ -168,7 +169,7 @@ sb_write_json (JsonNode * node, const gchar * path, GError ** error)
   json_generator_set_pretty (g, TRUE);
   json_generator_set_root (g, node);
   s = json_generator_to_data (g, NULL);
-  ok = g_file_set_contents (path, s, -1, error);
+  ok = sb_file_set_contents (path, s, -1, "the file", error);
   g_free (s);
   g_object_unref (g);
   return ok;
