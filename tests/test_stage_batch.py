@@ -533,6 +533,41 @@ def test_special_outputs():
           f"a done marker that is a symbolic link is refused: {r.returncode} {r.stderr[-300:]}")
 
 
+def test_values_are_data():
+    """Issue 30, defect 10: a manifest value is one property value, never
+    pipeline syntax, unless its placeholder is declared {name:pipeline}."""
+    d = f"{TMP}/data"
+    os.makedirs(d)
+    evil = f"tee name=t ! queue ! filesink location={d}/x t. ! queue"
+    m = write(f"{d}/evil.csv", f'elem,name\n"{evil}",a\n')
+    r = run(["--progress=none", "--state-dir", f"{d}/s1",
+             "videotestsrc num-buffers=3 ! {elem} ! fakesink", m])
+    check(r.returncode == 2 and "{elem:pipeline}" in r.stderr and not os.path.exists(f"{d}/x"),
+          f"a placeholder where an element stands is refused: {r.returncode} {r.stderr[-300:]}")
+    r = run(["--progress=none", "--state-dir", f"{d}/s2",
+             "videotestsrc num-buffers=3 ! fakesink name={elem}", m])
+    check(r.returncode == 0 and not os.path.exists(f"{d}/x"),
+          f"the same value as a property value is a string: {r.stderr[-300:]}")
+    r = run(["--progress=none", "--state-dir", f"{d}/s3",
+             "videotestsrc num-buffers=3 ! {elem:pipeline} ! fakesink", m])
+    check(r.returncode == 0 and os.path.getsize(f"{d}/x") > 0,
+          f"{{elem:pipeline}} splices elements in: {r.stderr[-300:]}")
+    # paths with spaces and quotes, unquoted, quoted and after a lone '='
+    odd = 'a "b" c'
+    m = write(f"{d}/odd.csv", f'out,n\n"{d}/{odd.replace(chr(34), chr(34) * 2)}",3\n')
+    for i, tpl in enumerate(["filesink location={out}.1", 'filesink location="{out}.2"',
+                             "filesink location = {out}.3"]):
+        r = run(["--progress=none", "--state-dir", f"{d}/o{i}",
+                 "videotestsrc num-buffers={n} ! " + tpl, m])
+        check(r.returncode == 0 and os.path.exists(f"{d}/{odd}.{i + 1}"),
+              f"a path with spaces and quotes ({tpl}): {os.listdir(d)} {r.stderr[-300:]}")
+    m = write(f"{d}/bs.csv", "out\na\\b\n")
+    r = run(["--progress=none", "--state-dir", f"{d}/s4",
+             "videotestsrc num-buffers=3 ! filesink location=" + d + "/{out}", m])
+    check(r.returncode == 2 and "backslash" in r.stderr,
+          f"a value with a backslash is refused: {r.stderr[-300:]}")
+
+
 def test_frames_and_stdout():
     m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
     r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
@@ -757,8 +792,8 @@ def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
-             test_manifest_and_braces, test_special_outputs, test_stored_streams, test_split,
-             test_cpu_limits,
+             test_manifest_and_braces, test_special_outputs, test_values_are_data,
+             test_stored_streams, test_split, test_cpu_limits,
              test_ctrl_c_race, test_eta,
              test_frames_and_stdout,
              test_docs_examples]
