@@ -531,6 +531,22 @@ def test_special_outputs():
     check(r.returncode == 1 and "symbolic link" in r.stdout + r.stderr
           and os.path.islink(f"{d}/s6/done/job-0.json") and open(f"{d}/target").read() == "keep",
           f"a done marker that is a symbolic link is refused: {r.returncode} {r.stderr[-300:]}")
+    # --profile: the merged trace (written by rename in spmerge) and summary
+    os.makedirs(f"{d}/prof")
+    os.mkfifo(f"{d}/prof/trace.json")
+    os.mknod(f"{d}/prof/summary.json", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(f"{d}/prof/trace.json", "rb").read()),
+                              daemon=True)
+    reader.start()
+    r = run(["--progress=none", "--state-dir", f"{d}/s7", "--profile", f"{d}/prof",
+             tpl.replace("{out}", "o7"), m])
+    reader.join(10)
+    check(r.returncode == 0 and stat.S_ISFIFO(os.lstat(f"{d}/prof/trace.json").st_mode)
+          and stat.S_ISCHR(os.lstat(f"{d}/prof/summary.json").st_mode)
+          and got and got[0].startswith(b"["),
+          f"--profile's trace (a FIFO) and summary (a device) are written in place: "
+          f"{got[0][:40] if got else None} {r.stderr[-300:]}")
 
 
 def test_values_are_data():

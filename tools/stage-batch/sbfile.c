@@ -55,34 +55,75 @@ sb_write_mode (const gchar * path, const gchar * what, SbWriteMode * mode,
   return FALSE;
 }
 
-static gboolean
-write_in_place (const gchar * path, const gchar * data, gsize len,
-    const gchar * what, GError ** error)
+static int
+open_in_place (const gchar * path)
 {
-  int fd, e = 0;
+  int fd;
 
   do
     fd = open (path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
-  if (fd < 0) {
-    e = errno;
-  } else {
-    while (len > 0) {
-      gssize n = write (fd, data, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        e = n < 0 ? errno : EIO;
-        break;
-      }
-      data += n;
-      len -= n;
-    }
+  return fd;
+}
+
+/* 0 or the errno of the failed write. */
+static int
+write_all (int fd, const gchar * data, gsize len)
+{
+  while (len > 0) {
+    gssize n = write (fd, data, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EIO;
+    data += n;
+    len -= n;
+  }
+  return 0;
+}
+
+static gboolean
+write_in_place (const gchar * path, const gchar * data, gsize len,
+    const gchar * what, GError ** error)
+{
+  int fd = open_in_place (path), e = fd < 0 ? errno : 0;
+
+  if (fd >= 0) {
+    e = write_all (fd, data, len);
     if (close (fd) != 0 && e == 0)
       e = errno;
   }
   if (e != 0)
     g_set_error (error, SB_ERROR, 0, "cannot write %s \"%s\": %s", what, path,
+        g_strerror (e));
+  return e == 0;
+}
+
+gboolean
+sb_file_copy_in_place (const gchar * from, const gchar * to,
+    const gchar * what, GError ** error)
+{
+  gchar buf[65536];
+  int in = open (from, O_RDONLY | O_CLOEXEC), out = -1, e = 0;
+
+  if (in < 0 || (out = open_in_place (to)) < 0)
+    e = errno;
+  while (e == 0) {
+    gssize n = read (in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      e = n < 0 ? errno : 0;
+      break;
+    }
+    e = write_all (out, buf, n);
+  }
+  if (in >= 0)
+    close (in);
+  if (out >= 0 && close (out) != 0 && e == 0)
+    e = errno;
+  if (e != 0)
+    g_set_error (error, SB_ERROR, 0, "cannot write %s \"%s\": %s", what, to,
         g_strerror (e));
   return e == 0;
 }

@@ -27,6 +27,11 @@ gboolean sb_write_mode (const gchar * path, const gchar * what,
 gboolean sb_file_set_contents (const gchar * path, const gchar * data,
     gssize len, const gchar * what, GError ** error);
 
+/* Copies the file `from` into `to` in place (a device, a FIFO): for
+ * writers that can only write by rename (the merged trace). */
+gboolean sb_file_copy_in_place (const gchar * from, const gchar * to,
+    const gchar * what, GError ** error);
+
 G_END_DECLS
 
 #endif /* __SBFILE_H__ */
