@@ -370,7 +370,7 @@ typedef enum
 {
   SB_AT_VALUE,                  /* key=HERE: one value, quoted if needed */
   SB_AT_QUOTED,                 /* inside "...": escaped */
-  SB_AT_VALUE_BARE,             /* key="..."HERE: escaped with backslashes */
+  SB_AT_VALUE_BARE,             /* key="..."HERE: an error, see below */
   SB_AT_PIPELINE,               /* {name:pipeline}: spliced as it is */
   SB_AT_ELEMENT,                /* anywhere else: an error */
 } SbAt;
@@ -435,17 +435,6 @@ append_escaped (GString * out, const gchar * v)
   }
 }
 
-/* Outside quotes a backslash makes the next character plain. */
-static void
-append_backslashed (GString * out, const gchar * v)
-{
-  for (; *v; v++) {
-    if (g_ascii_isspace (*v) || strchr ("\"'!,;()[]{}=<>#", *v))
-      g_string_append_c (out, '\\');
-    g_string_append_c (out, *v);
-  }
-}
-
 /* The walk over a template shared by the check of positions (m NULL: the
  * first placeholder in a place where only pipeline syntax can stand is an
  * error) and the expansion of a row (into `out`). */
@@ -481,6 +470,14 @@ walk_placeholder (SbWalk * wk, const gchar * name, const gchar * kind,
           "declare it {%s:pipeline} to splice its values in as they are "
           "(only with a manifest you trust)", name, name, name);
       wk->failed = TRUE;
+    } else if (at == SB_AT_VALUE_BARE && !wk->failed) {
+      /* GStreamer (1.22) keeps the quotes of key="a"b as part of the
+       * value: no quoting of ours could make such a value right. */
+      g_set_error (wk->error, SB_ERROR, 0, "the template's placeholder {%s} "
+          "follows a closing quote: GStreamer would read the quotes as part "
+          "of the value; put the whole value in quotes (key=\"...{%s}\")",
+          name, name);
+      wk->failed = TRUE;
     }
     if (at != SB_AT_PIPELINE && !g_hash_table_contains (wk->t->data, name))
       g_hash_table_add (wk->t->data, g_strdup (name));
@@ -496,9 +493,6 @@ walk_placeholder (SbWalk * wk, const gchar * name, const gchar * kind,
       break;
     case SB_AT_QUOTED:
       append_escaped (val, v);
-      break;
-    case SB_AT_VALUE_BARE:
-      append_backslashed (val, v);
       break;
     default:
       g_string_append (val, v);
@@ -562,7 +556,7 @@ walk_word (SbWalk * wk, const gchar * w, const gchar * end, gboolean after_eq)
 }
 
 /* A word with quotes: inside them values are escaped; outside, after a
- * '=', backslashed; anywhere else they are pipeline syntax. */
+ * '=', refused (see walk_placeholder); anywhere else pipeline syntax. */
 static void
 walk_quoted_word (SbWalk * wk, const gchar * q, const gchar * end,
     gboolean after_eq)
