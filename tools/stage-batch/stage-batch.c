@@ -1163,8 +1163,11 @@ option_context (void)
       "! ... ! filesink location=out/{stem}.mp4'");
   g_option_context_set_description (ctx,
       "Everything is checked before anything runs (exit 2 on bad usage, "
-      "nothing started).\nJobs run longest input first; outputs are written "
-      "under a temporary name and\nrenamed at EOS. Data (the final table, "
+      "nothing started).\nA {column} value is one property value, quoted "
+      "as needed; {column:pipeline}\nsplices it in as elements (trusted "
+      "manifests only).\nJobs run longest input first; outputs are written "
+      "under a temporary name and\nrenamed at EOS (a device or FIFO is "
+      "written in place).\nData (the final table, "
       "--dry-run) goes to stdout, progress to stderr.\n"
       "Exit status: 0 all jobs succeeded, 1 some failed (their logs are "
       "listed), 2 bad usage.\nSee stage-batch(1) and docs/stage-batch.md.");
