@@ -133,14 +133,14 @@ GST_START_TEST (test_template)
   fail_unless (strstr (err->message, "closing quote"), "%s", err->message);
   g_clear_error (&err);
   t = sb_template_new ("a ! {e:pipeline} ! b name={e} c={p} d = {p} "
-      "f=\"{p}\"", &err);
+      "f=\"{p}\" h= x={p}", &err);
   g_assert_no_error (err);
   fail_unless (sb_template_check (t, m, &err));
   s = sb_template_expand (t, m, 0);
   fail_unless_equals_string (s, "a ! tee name=t ! queue ! filesink "
       "location=x t. ! queue ! b name=\"tee name=t ! queue ! filesink "
       "location=x t. ! queue\" c=\"a \\\"b\\\" c\" d = \"a \\\"b\\\" c\" "
-      "f=\"a \\\"b\\\" c\"");
+      "f=\"a \\\"b\\\" c\" h= \"x=a \\\"b\\\" c\"");
   g_free (s);
   sb_template_free (t);
   sb_manifest_free (m);

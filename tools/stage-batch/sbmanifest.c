@@ -538,7 +538,7 @@ walk_word (SbWalk * wk, const gchar * w, const gchar * end, gboolean after_eq)
   const gchar *eq = memchr (w, '=', end - w);
 
   if (eq || after_eq) {
-    const gchar *v = eq ? eq + 1 : w;
+    const gchar *v = after_eq ? w : eq + 1;
     walk_span (wk, w, v, SB_AT_ELEMENT, wk->out, &quote);
     quote = FALSE;
     walk_span (wk, v, end, SB_AT_VALUE, val, &quote);
