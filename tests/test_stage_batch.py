@@ -513,6 +513,12 @@ def test_special_outputs():
     check(r.returncode == 2 and "symbolic link" in r.stderr and os.path.islink(f"{d}/link")
           and open(f"{d}/target").read() == "keep",
           f"an output that is a symbolic link is refused, link and target kept: {r.stderr[-300:]}")
+    # a link made after the launcher's checks: the job's own process refuses
+    r = run(["--run-one", tpl.replace("{out}", "link")])
+    done = [json.loads(l) for l in r.stdout.splitlines() if '"done"' in l]
+    check(r.returncode == 1 and done and "symbolic link" in done[0].get("error", "")
+          and os.path.islink(f"{d}/link"),
+          f"a job refuses an output that became a symbolic link: {r.returncode} {r.stdout[-300:]}")
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(f"{d}/sock")
     r = run(["--progress=none", "--state-dir", f"{d}/s4", tpl.replace("{out}", "sock"), m])

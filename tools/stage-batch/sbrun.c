@@ -566,17 +566,19 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   sinks = g_ptr_array_new_with_free_func (gst_object_unref);
   finals = sb_pipeline_outputs (r.pipeline, sinks);
   partials = g_ptr_array_new_with_free_func (g_free);
+  /* before any refusal: report_done reads the counter */
+  counter_attach (&r.counter, r.pipeline);
   if (!outputs_to_partials (finals, sinks, partials, &r.error)) {
     g_printerr ("ERROR: %s\n", r.error);
     report_done (&r, finals, t0);
     g_ptr_array_free (sinks, TRUE);
+    gst_object_unref (r.pipeline);
+    counter_clear (&r.counter);
     g_ptr_array_free (finals, TRUE);
     g_ptr_array_free (partials, TRUE);
-    gst_object_unref (r.pipeline);
     g_free (r.error);
     return 1;
   }
-  counter_attach (&r.counter, r.pipeline);
 
   r.loop = g_main_loop_new (NULL, FALSE);
   bus = gst_element_get_bus (r.pipeline);
