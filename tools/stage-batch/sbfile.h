@@ -11,7 +11,7 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  SB_WRITE_REPLACE,             /* none or a regular file: beside, renamed over */
+  SB_WRITE_REPLACE,             /* nothing or a regular file: by rename */
   SB_WRITE_IN_PLACE,            /* a device or a FIFO: the path itself */
 } SbWriteMode;
 
