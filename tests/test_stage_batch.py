@@ -481,6 +481,115 @@ def test_manifest_and_braces():
               r"\{I420\}.*literal braces", "a brace placeholder that is not a column")
 
 
+def test_special_outputs():
+    """Issue 30, defect 1: what is at an output path and is not a regular
+    file is written in place (a device, a FIFO) or refused (a symbolic link,
+    a socket), never replaced by rename. A null device made here stands for
+    /dev/null."""
+    import socket
+    import stat
+    import threading
+    d = f"{TMP}/special"
+    os.makedirs(d)
+    os.mknod(f"{d}/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    m = write(f"{d}/one.csv", "name\na\n")
+    tpl = "videotestsrc num-buffers=3 ! filesink location=" + d + "/{out}"
+    r = run(["--progress=none", "--state-dir", f"{d}/s1",
+             tpl.replace("{out}", "null"), m])
+    check(r.returncode == 0 and stat.S_ISCHR(os.lstat(f"{d}/null").st_mode),
+          f"an output that is a device is written in place, still a device: {r.stderr[-300:]}")
+    os.mkfifo(f"{d}/fifo")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(len(open(f"{d}/fifo", "rb").read())),
+                              daemon=True)
+    reader.start()
+    r = run(["--progress=none", "--state-dir", f"{d}/s2", tpl.replace("{out}", "fifo"), m])
+    reader.join(10)
+    check(r.returncode == 0 and stat.S_ISFIFO(os.lstat(f"{d}/fifo").st_mode) and got
+          and got[0] > 0, f"an output that is a FIFO is written in place: {got} {r.stderr[-300:]}")
+    write(f"{d}/target", "keep")
+    os.symlink(f"{d}/target", f"{d}/link")
+    r = run(["--progress=none", "--state-dir", f"{d}/s3", tpl.replace("{out}", "link"), m])
+    check(r.returncode == 2 and "symbolic link" in r.stderr and os.path.islink(f"{d}/link")
+          and open(f"{d}/target").read() == "keep",
+          f"an output that is a symbolic link is refused, link and target kept: {r.stderr[-300:]}")
+    # a link made after the launcher's checks: the job's own process refuses
+    r = run(["--run-one", tpl.replace("{out}", "link")])
+    done = [json.loads(l) for l in r.stdout.splitlines() if '"done"' in l]
+    check(r.returncode == 1 and done and "symbolic link" in done[0].get("error", "")
+          and os.path.islink(f"{d}/link"),
+          f"a job refuses an output that became a symbolic link: {r.returncode} {r.stdout[-300:]}")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(f"{d}/sock")
+    r = run(["--progress=none", "--state-dir", f"{d}/s4", tpl.replace("{out}", "sock"), m])
+    check(r.returncode == 2 and "socket" in r.stderr and stat.S_ISSOCK(os.lstat(f"{d}/sock").st_mode),
+          f"an output that is a socket is refused: {r.stderr[-300:]}")
+    sock.close()
+    # the done marker, written by the launcher: same rule
+    os.makedirs(f"{d}/s5/done")
+    os.mknod(f"{d}/s5/done/job-0.json", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    r = run(["--progress=none", "--state-dir", f"{d}/s5", tpl.replace("{out}", "o5"), m])
+    check(r.returncode == 0 and stat.S_ISCHR(os.lstat(f"{d}/s5/done/job-0.json").st_mode),
+          f"a done marker that is a device is written in place: {r.stderr[-300:]}")
+    os.makedirs(f"{d}/s6/done")
+    os.symlink(f"{d}/target", f"{d}/s6/done/job-0.json")
+    r = run(["--progress=none", "--state-dir", f"{d}/s6", tpl.replace("{out}", "o6"), m])
+    check(r.returncode == 1 and "symbolic link" in r.stdout + r.stderr
+          and os.path.islink(f"{d}/s6/done/job-0.json") and open(f"{d}/target").read() == "keep",
+          f"a done marker that is a symbolic link is refused: {r.returncode} {r.stderr[-300:]}")
+    # --profile: the merged trace (written by rename in spmerge) and summary
+    os.makedirs(f"{d}/prof")
+    os.mkfifo(f"{d}/prof/trace.json")
+    os.mknod(f"{d}/prof/summary.json", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(f"{d}/prof/trace.json", "rb").read()),
+                              daemon=True)
+    reader.start()
+    r = run(["--progress=none", "--state-dir", f"{d}/s7", "--profile", f"{d}/prof",
+             tpl.replace("{out}", "o7"), m])
+    reader.join(10)
+    check(r.returncode == 0 and stat.S_ISFIFO(os.lstat(f"{d}/prof/trace.json").st_mode)
+          and stat.S_ISCHR(os.lstat(f"{d}/prof/summary.json").st_mode)
+          and got and got[0].startswith(b"["),
+          f"--profile's trace (a FIFO) and summary (a device) are written in place: "
+          f"{got[0][:40] if got else None} {r.stderr[-300:]}")
+
+
+def test_values_are_data():
+    """Issue 30, defect 10: a manifest value is one property value, never
+    pipeline syntax, unless its placeholder is declared {name:pipeline}."""
+    d = f"{TMP}/data"
+    os.makedirs(d)
+    evil = f"tee name=t ! queue ! filesink location={d}/x t. ! queue"
+    m = write(f"{d}/evil.csv", f'elem,name\n"{evil}",a\n')
+    r = run(["--progress=none", "--state-dir", f"{d}/s1",
+             "videotestsrc num-buffers=3 ! {elem} ! fakesink", m])
+    check(r.returncode == 2 and "{elem:pipeline}" in r.stderr and not os.path.exists(f"{d}/x"),
+          f"a placeholder where an element stands is refused: {r.returncode} {r.stderr[-300:]}")
+    r = run(["--progress=none", "--state-dir", f"{d}/s2",
+             "videotestsrc num-buffers=3 ! fakesink name={elem}", m])
+    check(r.returncode == 0 and not os.path.exists(f"{d}/x"),
+          f"the same value as a property value is a string: {r.stderr[-300:]}")
+    r = run(["--progress=none", "--state-dir", f"{d}/s3",
+             "videotestsrc num-buffers=3 ! {elem:pipeline} ! fakesink", m])
+    check(r.returncode == 0 and os.path.getsize(f"{d}/x") > 0,
+          f"{{elem:pipeline}} splices elements in: {r.stderr[-300:]}")
+    # paths with spaces and quotes, unquoted, quoted and after a lone '='
+    odd = 'a "b" c'
+    m = write(f"{d}/odd.csv", f'out,n\n"{d}/{odd.replace(chr(34), chr(34) * 2)}",3\n')
+    for i, tpl in enumerate(["filesink location={out}.1", 'filesink location="{out}.2"',
+                             "filesink location = {out}.3"]):
+        r = run(["--progress=none", "--state-dir", f"{d}/o{i}",
+                 "videotestsrc num-buffers={n} ! " + tpl, m])
+        check(r.returncode == 0 and os.path.exists(f"{d}/{odd}.{i + 1}"),
+              f"a path with spaces and quotes ({tpl}): {os.listdir(d)} {r.stderr[-300:]}")
+    m = write(f"{d}/bs.csv", "out\na\\b\n")
+    r = run(["--progress=none", "--state-dir", f"{d}/s4",
+             "videotestsrc num-buffers=3 ! filesink location=" + d + "/{out}", m])
+    check(r.returncode == 2 and "backslash" in r.stderr,
+          f"a value with a backslash is refused: {r.stderr[-300:]}")
+
+
 def test_frames_and_stdout():
     m = write(f"{TMP}/fr.csv", "name,stride\nst,3\n")
     r = run(["--progress=jsonl", "videotestsrc num-buffers=10 ! video/x-raw,width=32,height=24 ! "
@@ -705,7 +814,8 @@ def main():
     tests = [test_help, test_basic_run, test_dry_run_and_input, test_quoting, test_bad_input,
              test_failures_and_crash, test_timeout_and_retries, test_resume_after_kill9,
              test_shards_and_profile, test_jobs_and_progress, test_interrupt,
-             test_manifest_and_braces, test_stored_streams, test_split, test_cpu_limits,
+             test_manifest_and_braces, test_special_outputs, test_values_are_data,
+             test_stored_streams, test_split, test_cpu_limits,
              test_ctrl_c_race, test_eta,
              test_frames_and_stdout,
              test_docs_examples]

@@ -111,6 +111,48 @@ GST_START_TEST (test_template)
   sb_template_free (t);
   sb_manifest_free (m);
 
+  /* Issue 30, defect 10: values are data. A placeholder where an element
+   * would stand is refused unless declared {name:pipeline}; one after a
+   * lone '=' is a value; a backslash in a value is refused. */
+  m = parse ("v.csv", "e,p\n\"tee name=t ! queue ! filesink location=x t. ! "
+      "queue\",a \"b\" c\n", &err);
+  g_assert_no_error (err);
+  t = sb_template_new ("videotestsrc ! {e} ! fakesink", &err);
+  fail_unless (t == NULL);
+  fail_unless (strstr (err->message, "{e:pipeline}"), "%s", err->message);
+  g_clear_error (&err);
+  t = sb_template_new ("a ! video/x-raw,{e}=1 ! b", &err);
+  fail_unless (t == NULL);
+  g_clear_error (&err);
+  t = sb_template_new ("a ! {e:pipelines} ! b", &err);
+  fail_unless (t == NULL);
+  fail_unless (strstr (err->message, "unknown kind"), "%s", err->message);
+  g_clear_error (&err);
+  t = sb_template_new ("a ! b g=\"x\"{p}", &err);
+  fail_unless (t == NULL);
+  fail_unless (strstr (err->message, "closing quote"), "%s", err->message);
+  g_clear_error (&err);
+  t = sb_template_new ("a ! {e:pipeline} ! b name={e} c={p} d = {p} "
+      "f=\"{p}\" h= x={p}", &err);
+  g_assert_no_error (err);
+  fail_unless (sb_template_check (t, m, &err));
+  s = sb_template_expand (t, m, 0);
+  fail_unless_equals_string (s, "a ! tee name=t ! queue ! filesink "
+      "location=x t. ! queue ! b name=\"tee name=t ! queue ! filesink "
+      "location=x t. ! queue\" c=\"a \\\"b\\\" c\" d = \"a \\\"b\\\" c\" "
+      "f=\"a \\\"b\\\" c\" h= \"x=a \\\"b\\\" c\"");
+  g_free (s);
+  sb_template_free (t);
+  sb_manifest_free (m);
+  m = parse ("bs.csv", "p\na\\\n", &err);
+  t = sb_template_new ("a name={p}", &err);
+  fail_if (sb_template_check (t, m, &err));
+  fail_unless (strstr (err->message, "bs.csv:2: row 1 (job 0) has a "
+          "backslash"), "%s", err->message);
+  g_clear_error (&err);
+  sb_template_free (t);
+  sb_manifest_free (m);
+
   m = parse ("e.csv", "input,w\na.mp4,\n", &err);
   t = sb_template_new ("x w={w}", &err);
   fail_if (sb_template_check (t, m, &err));

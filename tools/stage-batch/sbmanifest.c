@@ -10,6 +10,13 @@
  * Template: `{name}` where name is [A-Za-z_][A-Za-z0-9_-]* is a
  * placeholder; `{{` and `}}` are literal braces; any other brace is literal
  * too, so caps lists such as `format={ I420, NV12 }` need no escaping.
+ *
+ * Values are data (issue 30): a placeholder becomes one property value,
+ * quoted and escaped as gst-launch needs, never pipeline syntax: a value
+ * `tee name=t ! filesink location=any` spliced where an element stands
+ * would have written any file. `{name:pipeline}` declares a placeholder
+ * whose values are pipeline text (a trusted manifest); an undeclared one
+ * where only pipeline syntax can stand is refused by sb_template_new.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -358,31 +365,275 @@ sb_manifest_label (const SbManifest * m, guint row)
 
 /* ---- template ------------------------------------------------------------ */
 
+/* Where a placeholder stands decides what its value may become. */
+typedef enum
+{
+  SB_AT_VALUE,                  /* key=HERE: one value, quoted if needed */
+  SB_AT_QUOTED,                 /* inside "...": escaped */
+  SB_AT_VALUE_BARE,             /* key="..."HERE: an error, see below */
+  SB_AT_PIPELINE,               /* {name:pipeline}: spliced as it is */
+  SB_AT_ELEMENT,                /* anywhere else: an error */
+} SbAt;
+
 struct _SbTemplate
 {
   gchar *text;
   GPtrArray *names;             /* distinct, NULL-terminated */
+  GHashTable *data;             /* names used as data at least once */
 };
 
-/* If a placeholder starts at p, its name (and *len the bytes it spans). */
+/* If a placeholder starts at p, its name (and *len the bytes it spans);
+ * *kind: NULL for {name}, the text after ':' for {name:kind}. */
 static gchar *
-placeholder_at (const gchar * p, gsize * len)
+placeholder_at (const gchar * p, gsize * len, gchar ** kind)
 {
-  const gchar *q;
+  const gchar *q, *k = NULL;
 
+  *kind = NULL;
   if (p[0] != '{' || !(g_ascii_isalpha (p[1]) || p[1] == '_'))
     return NULL;
   for (q = p + 2; g_ascii_isalnum (*q) || *q == '_' || *q == '-'; q++);
+  if (*q == ':' && g_ascii_isalpha (q[1])) {
+    k = q + 1;
+    for (q = k; g_ascii_isalnum (*q) || *q == '_' || *q == '-'; q++);
+  }
   if (*q != '}')
     return NULL;
   *len = q - p + 1;
-  return g_strndup (p + 1, q - p - 1);
+  if (k)
+    *kind = g_strndup (k, q - k);
+  return g_strndup (p + 1, (k ? k - 1 : q) - p - 1);
+}
+
+static gboolean
+is_brace_escape (const gchar * p, const gchar * end)
+{
+  return p + 1 < end && ((p[0] == '{' && p[1] == '{') || (p[0] == '}'
+          && p[1] == '}'));
+}
+
+/* Characters that end or change an unquoted gst-launch value. */
+static gboolean
+needs_quoting (const gchar * v)
+{
+  for (; *v; v++)
+    if (g_ascii_isspace (*v) || strchr ("\"'\\!,;()[]{}=<>#", *v))
+      return TRUE;
+  return FALSE;
+}
+
+/* Inside gst-launch's double quotes only \" is an escape (GStreamer 1.22
+ * keeps a \\ as two backslashes), which is why a value with a backslash is
+ * refused by sb_template_check rather than escaped here. */
+static void
+append_escaped (GString * out, const gchar * v)
+{
+  for (; *v; v++) {
+    if (*v == '"')
+      g_string_append_c (out, '\\');
+    g_string_append_c (out, *v);
+  }
+}
+
+/* The walk over a template shared by the check of positions (m NULL: the
+ * first placeholder in a place where only pipeline syntax can stand is an
+ * error) and the expansion of a row (into `out`). */
+typedef struct
+{
+  SbTemplate *t;
+  const SbManifest *m;
+  guint row;
+  GString *out;
+  GError **error;
+  gboolean failed;
+} SbWalk;
+
+static void
+walk_placeholder (SbWalk * wk, const gchar * name, const gchar * kind,
+    SbAt at, GString * val, gboolean * quote)
+{
+  gchar *v;
+
+  if (kind && strcmp (kind, "pipeline") == 0 && at != SB_AT_QUOTED)
+    at = SB_AT_PIPELINE;
+  if (!wk->m) {
+    if (kind && strcmp (kind, "pipeline") != 0 && !wk->failed) {
+      g_set_error (wk->error, SB_ERROR, 0, "the template's placeholder "
+          "{%s:%s} has an unknown kind (the only one is {%s:pipeline})", name,
+          kind, name);
+      wk->failed = TRUE;
+    } else if (at == SB_AT_ELEMENT && !wk->failed) {
+      g_set_error (wk->error, SB_ERROR, 0, "the template's placeholder {%s} "
+          "stands where pipeline syntax is read (an element, caps, a link), "
+          "so a manifest value could add elements, e.g. a filesink that "
+          "writes any file. Use it as a property value (property={%s}), or "
+          "declare it {%s:pipeline} to splice its values in as they are "
+          "(only with a manifest you trust)", name, name, name);
+      wk->failed = TRUE;
+    } else if (at == SB_AT_VALUE_BARE && !wk->failed) {
+      /* GStreamer (1.22) keeps the quotes of key="a"b as part of the
+       * value: no quoting of ours could make such a value right. */
+      g_set_error (wk->error, SB_ERROR, 0, "the template's placeholder {%s} "
+          "follows a closing quote: GStreamer would read the quotes as part "
+          "of the value; put the whole value in quotes (key=\"...{%s}\")",
+          name, name);
+      wk->failed = TRUE;
+    }
+    if (at != SB_AT_PIPELINE && !g_hash_table_contains (wk->t->data, name))
+      g_hash_table_add (wk->t->data, g_strdup (name));
+    return;
+  }
+  v = sb_template_value (wk->m, wk->row, name);
+  if (!v)
+    return;
+  switch (at) {
+    case SB_AT_VALUE:
+      *quote |= needs_quoting (v);
+      g_string_append (val, v);
+      break;
+    case SB_AT_QUOTED:
+      append_escaped (val, v);
+      break;
+    default:
+      g_string_append (val, v);
+      break;
+  }
+  g_free (v);
+}
+
+/* Copies text [p, end) with its placeholders in position `at`. */
+static void
+walk_span (SbWalk * wk, const gchar * p, const gchar * end, SbAt at,
+    GString * val, gboolean * quote)
+{
+  while (p < end) {
+    gsize len;
+    gchar *kind, *name;
+
+    if (is_brace_escape (p, end)) {
+      g_string_append_c (val, *p);
+      p += 2;
+      continue;
+    }
+    name = placeholder_at (p, &len, &kind);
+    if (name && p + len <= end) {
+      walk_placeholder (wk, name, kind, at, val, quote);
+      p += len;
+    } else {
+      g_string_append_c (val, *p++);
+    }
+    g_free (name);
+    g_free (kind);
+  }
+}
+
+/* An unquoted word: `key=value` (or a word right after a lone '='): the
+ * value is one property value, quoted as a whole when a substituted value
+ * has text that gst-launch would split. Anything else is pipeline syntax. */
+static void
+walk_word (SbWalk * wk, const gchar * w, const gchar * end, gboolean after_eq)
+{
+  GString *val = g_string_new (NULL);
+  gboolean quote = FALSE;
+  const gchar *eq = memchr (w, '=', end - w);
+
+  if (eq || after_eq) {
+    const gchar *v = after_eq ? w : eq + 1;
+    walk_span (wk, w, v, SB_AT_ELEMENT, wk->out, &quote);
+    quote = FALSE;
+    walk_span (wk, v, end, SB_AT_VALUE, val, &quote);
+  } else {
+    walk_span (wk, w, end, SB_AT_ELEMENT, val, &quote);
+  }
+  if (quote) {
+    g_string_append_c (wk->out, '"');
+    append_escaped (wk->out, val->str);
+    g_string_append_c (wk->out, '"');
+  } else {
+    g_string_append_len (wk->out, val->str, val->len);
+  }
+  g_string_free (val, TRUE);
+}
+
+/* A word with quotes: inside them values are escaped; outside, after a
+ * '=', refused (see walk_placeholder); anywhere else pipeline syntax. */
+static void
+walk_quoted_word (SbWalk * wk, const gchar * q, const gchar * end,
+    gboolean after_eq)
+{
+  gboolean in_q = FALSE, quote = FALSE, seen_eq = after_eq;
+
+  while (q < end) {
+    const gchar *s = q;
+
+    if (*q == '"') {
+      in_q = !in_q;
+      g_string_append_c (wk->out, *q++);
+      continue;
+    }
+    /* a run of text up to the next quote (or escape inside quotes) */
+    while (q < end && *q != '"' && !(in_q && *q == '\\'))
+      q++;
+    if (in_q) {
+      walk_span (wk, s, q, SB_AT_QUOTED, wk->out, &quote);
+      if (q < end && *q == '\\') {
+        g_string_append_len (wk->out, q, MIN (2, end - q));
+        q += MIN (2, end - q);
+      }
+    } else {
+      const gchar *eq = seen_eq ? s : memchr (s, '=', q - s);
+      if (eq) {
+        if (!seen_eq)
+          walk_span (wk, s, eq + 1, SB_AT_ELEMENT, wk->out, &quote);
+        walk_span (wk, seen_eq ? s : eq + 1, q, SB_AT_VALUE_BARE, wk->out,
+            &quote);
+        seen_eq = TRUE;
+      } else {
+        walk_span (wk, s, q, SB_AT_ELEMENT, wk->out, &quote);
+      }
+    }
+  }
+}
+
+static void
+walk (SbWalk * wk, const gchar * text)
+{
+  const gchar *p = text;
+  gboolean after_eq = FALSE;    /* the last word ended with a '=' */
+
+  while (*p) {
+    const gchar *w = p;
+    gboolean has_quote = FALSE, in_q = FALSE;
+
+    if (g_ascii_isspace (*p) || *p == '!') {
+      if (*p == '!')
+        after_eq = FALSE;
+      g_string_append_c (wk->out, *p++);
+      continue;
+    }
+    /* A word: up to whitespace or '!' outside quotes. */
+    while (*p && (in_q || !(g_ascii_isspace (*p) || *p == '!'))) {
+      if (*p == '"') {
+        in_q = !in_q;
+        has_quote = TRUE;
+      } else if (*p == '\\' && in_q && p[1]) {
+        p++;
+      }
+      p++;
+    }
+    if (has_quote)
+      walk_quoted_word (wk, w, p, after_eq);
+    else
+      walk_word (wk, w, p, after_eq);
+    after_eq = p[-1] == '=';
+  }
 }
 
 SbTemplate *
 sb_template_new (const gchar * text, GError ** error)
 {
   SbTemplate *t = g_new0 (SbTemplate, 1);
+  SbWalk wk = { 0 };
   const gchar *p;
 
   if (!g_utf8_validate (text, -1, NULL)) {
@@ -392,16 +643,18 @@ sb_template_new (const gchar * text, GError ** error)
   }
   t->text = g_strdup (text);
   t->names = g_ptr_array_new_with_free_func (g_free);
+  t->data = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (p = text; *p; p++) {
     gsize len;
-    gchar *name;
+    gchar *name, *kind;
     guint i;
 
-    if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+    if (is_brace_escape (p, p + 2)) {
       p++;
       continue;
     }
-    name = placeholder_at (p, &len);
+    name = placeholder_at (p, &len, &kind);
+    g_free (kind);
     if (!name)
       continue;
     for (i = 0; i < t->names->len; i++)
@@ -414,6 +667,16 @@ sb_template_new (const gchar * text, GError ** error)
     p += len - 1;
   }
   g_ptr_array_add (t->names, NULL);
+
+  wk.t = t;
+  wk.out = g_string_new (NULL);
+  wk.error = error;
+  walk (&wk, text);
+  g_string_free (wk.out, TRUE);
+  if (wk.failed) {
+    sb_template_free (t);
+    return NULL;
+  }
   return t;
 }
 
@@ -423,6 +686,7 @@ sb_template_free (SbTemplate * t)
   if (!t)
     return;
   g_ptr_array_free (t->names, TRUE);
+  g_hash_table_destroy (t->data);
   g_free (t->text);
   g_free (t);
 }
@@ -455,6 +719,35 @@ sb_template_value (const SbManifest * m, guint row, const gchar * name)
   return NULL;
 }
 
+/* A row's value for a placeholder used as data: not empty, and without a
+ * backslash (gst-launch's quoting cannot carry one before a quote, and
+ * GStreamer versions disagree on the others). */
+static gboolean
+check_value (const SbTemplate * t, const SbManifest * m, guint r,
+    const gchar * name, GError ** error)
+{
+  gchar *v = sb_template_value (m, r, name), *where;
+  const gchar *why = NULL;
+
+  if (v && *v == '\0')
+    why = "has no value for column \"%s\", which the template uses";
+  else if (v && strchr (v, '\\') && g_hash_table_contains (t->data, name))
+    why = "has a backslash in column \"%s\", which the pipeline syntax "
+        "cannot quote";
+  g_free (v);
+  if (!why)
+    return TRUE;
+  where = sb_manifest_where (m, r);
+  {
+    gchar *what = g_strdup_printf (why, name);
+    g_set_error (error, SB_ERROR, 0, "%s: row %u (job %u) %s", where, r + 1,
+        r, what);
+    g_free (what);
+  }
+  g_free (where);
+  return FALSE;
+}
+
 gboolean
 sb_template_check (const SbTemplate * t, const SbManifest * m, GError ** error)
 {
@@ -475,166 +768,21 @@ sb_template_check (const SbTemplate * t, const SbManifest * m, GError ** error)
     }
   }
   for (r = 0; r < m->rows->len; r++)
-    for (i = 0; names[i]; i++) {
-      const gchar *v = sb_manifest_value (m, r, names[i]);
-      if (v && *v == '\0') {
-        gchar *where = sb_manifest_where (m, r);
-        g_set_error (error, SB_ERROR, 0, "%s: row %u (job %u) has no value "
-            "for column \"%s\", which the template uses", where, r + 1, r,
-            names[i]);
-        g_free (where);
+    for (i = 0; names[i]; i++)
+      if (!check_value (t, m, r, names[i], error))
         return FALSE;
-      }
-    }
   return TRUE;
-}
-
-/* Characters that end or change an unquoted gst-launch value. */
-static gboolean
-needs_quoting (const gchar * v)
-{
-  for (; *v; v++)
-    if (g_ascii_isspace (*v) || strchr ("\"'\\!,;()[]{}=<>#", *v))
-      return TRUE;
-  return FALSE;
-}
-
-static void
-append_escaped (GString * out, const gchar * v)
-{
-  for (; *v; v++) {
-    if (*v == '"' || *v == '\\')
-      g_string_append_c (out, '\\');
-    g_string_append_c (out, *v);
-  }
-}
-
-/* Expands one unquoted word (no '"' in it, no whitespace, no '!'). A word
- * `key=value` whose value received text that gst-launch would split is
- * written as key="value" with escapes. */
-static void
-expand_word (GString * out, const gchar * w, gsize n, const SbManifest * m,
-    guint row)
-{
-  GString *val = g_string_new (NULL);
-  gboolean quote = FALSE;
-  const gchar *eq = memchr (w, '=', n), *p = w, *end = w + n;
-
-  if (eq && eq > w) {
-    g_string_append_len (out, w, eq - w + 1);
-    p = eq + 1;
-  } else {
-    eq = NULL;
-  }
-  while (p < end) {
-    gsize len;
-    gchar *name;
-
-    if (p + 1 < end && ((p[0] == '{' && p[1] == '{') || (p[0] == '}'
-                && p[1] == '}'))) {
-      g_string_append_c (val, *p);
-      p += 2;
-      continue;
-    }
-    name = placeholder_at (p, &len);
-    if (name && p + len <= end) {
-      gchar *v = sb_template_value (m, row, name);
-      if (v) {
-        quote |= eq != NULL && needs_quoting (v);
-        g_string_append (val, v);
-      }
-      g_free (v);
-      g_free (name);
-      p += len;
-      continue;
-    }
-    g_free (name);
-    g_string_append_c (val, *p++);
-  }
-  if (quote) {
-    g_string_append_c (out, '"');
-    append_escaped (out, val->str);
-    g_string_append_c (out, '"');
-  } else {
-    g_string_append_len (out, val->str, val->len);
-  }
-  g_string_free (val, TRUE);
 }
 
 gchar *
 sb_template_expand (const SbTemplate * t, const SbManifest * m, guint row)
 {
-  GString *out = g_string_new (NULL);
-  const gchar *p = t->text;
+  SbWalk wk = { 0 };
 
-  while (*p) {
-    const gchar *w = p;
-    gboolean has_quote = FALSE;
-
-    if (g_ascii_isspace (*p) || *p == '!') {
-      g_string_append_c (out, *p++);
-      continue;
-    }
-    /* A word: up to whitespace or '!' outside quotes. */
-    {
-      gboolean in_q = FALSE;
-      while (*p && (in_q || !(g_ascii_isspace (*p) || *p == '!'))) {
-        if (*p == '"') {
-          in_q = !in_q;
-          has_quote = TRUE;
-        } else if (*p == '\\' && in_q && p[1]) {
-          p++;
-        }
-        p++;
-      }
-    }
-    if (!has_quote) {
-      expand_word (out, w, p - w, m, row);
-      continue;
-    }
-    /* A word with quotes: values inside quotes are escaped, outside taken
-     * as they are. */
-    {
-      const gchar *q = w;
-      gboolean in_q = FALSE;
-      while (q < p) {
-        gsize len;
-        gchar *name;
-
-        if (*q == '"') {
-          in_q = !in_q;
-          g_string_append_c (out, *q++);
-          continue;
-        }
-        if (*q == '\\' && in_q && q + 1 < p) {
-          g_string_append_len (out, q, 2);
-          q += 2;
-          continue;
-        }
-        if (q + 1 < p && ((q[0] == '{' && q[1] == '{') || (q[0] == '}'
-                    && q[1] == '}'))) {
-          g_string_append_c (out, *q);
-          q += 2;
-          continue;
-        }
-        name = placeholder_at (q, &len);
-        if (name && q + len <= p) {
-          gchar *v = sb_template_value (m, row, name);
-          if (v) {
-            if (in_q)
-              append_escaped (out, v);
-            else
-              g_string_append (out, v);
-          }
-          g_free (v);
-          g_free (name);
-          q += len;
-          continue;
-        }
-        g_free (name);
-        g_string_append_c (out, *q++);
-      }
-    }
-  }
-  return g_string_free (out, FALSE);
+  wk.t = (SbTemplate *) t;
+  wk.m = m;
+  wk.row = row;
+  wk.out = g_string_new (NULL);
+  walk (&wk, t->text);
+  return g_string_free (wk.out, FALSE);
 }

@@ -38,16 +38,20 @@ gchar *sb_manifest_label (const SbManifest * m, guint row);
 
 typedef struct _SbTemplate SbTemplate;
 
+/* Fails for a placeholder without `:pipeline` where only pipeline syntax
+ * can stand (an element, caps, a property name), or of an unknown kind. */
 SbTemplate *sb_template_new (const gchar * text, GError ** error);
 void sb_template_free (SbTemplate * t);
 /* Distinct placeholder names, in order of first use, NULL-terminated. */
 const gchar *const *sb_template_placeholders (const SbTemplate * t);
 /* Every placeholder has a column (or is a built-in: {job}, {stem} where the
- * manifest has an `input` column), and every row a value for it. */
+ * manifest has an `input` column), and every row a value for it, without a
+ * backslash where it is data. */
 gboolean sb_template_check (const SbTemplate * t, const SbManifest * m,
     GError ** error);
 /* The pipeline description of row `row`. Values are quoted where the
- * gst-launch syntax needs it (spaces, quotes, commas, ...). */
+ * gst-launch syntax needs it (spaces, quotes, commas, ...); those of
+ * {name:pipeline} placeholders are spliced in as they are. */
 gchar *sb_template_expand (const SbTemplate * t, const SbManifest * m,
     guint row);
 

@@ -21,6 +21,7 @@
 #endif
 
 #include "sbrun.h"
+#include "sbfile.h"
 
 #include <json-glib/json-glib.h>
 #include <glib-unix.h>
@@ -411,6 +412,34 @@ on_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Points each sink at its output's temporary name, except where the output
+ * is a device or a FIFO (written in place: a NULL partial). Fails for what
+ * cannot be written (a symbolic link, a socket). */
+static gboolean
+outputs_to_partials (GPtrArray * finals, GPtrArray * sinks,
+    GPtrArray * partials, gchar ** error)
+{
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < finals->len; i++) {
+    SbWriteMode mode;
+    gchar *tmp = NULL;
+
+    if (!sb_write_mode (finals->pdata[i], "the output", &mode, &err)) {
+      *error = g_strdup (err->message);
+      g_error_free (err);
+      return FALSE;
+    }
+    if (mode == SB_WRITE_REPLACE) {
+      tmp = sb_partial_name (finals->pdata[i]);
+      g_object_set (sinks->pdata[i], "location", tmp, NULL);
+    }
+    g_ptr_array_add (partials, tmp);
+  }
+  return TRUE;
+}
+
 static gboolean
 finish_outputs (GPtrArray * finals, GPtrArray * partials, gboolean keep,
     gchar ** error)
@@ -420,7 +449,9 @@ finish_outputs (GPtrArray * finals, GPtrArray * partials, gboolean keep,
 
   for (i = 0; i < finals->len; i++) {
     const gchar *tmp = partials->pdata[i], *fin = finals->pdata[i];
-    if (!keep) {
+    if (!tmp) {
+      /* written in place: nothing to rename, nothing of ours to remove */
+    } else if (!keep) {
       g_unlink (tmp);
     } else if (g_rename (tmp, fin) != 0) {
       int e = errno;
@@ -494,7 +525,7 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   JsonBuilder *b;
   GstBus *bus;
   gint64 t0 = g_get_monotonic_time ();
-  guint i, tick, sig_int, sig_term;
+  guint tick, sig_int, sig_term;
 
 #ifdef __linux__
   /* Die with the launcher: a kill -9 of stage-batch must not leave jobs
@@ -535,12 +566,19 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   sinks = g_ptr_array_new_with_free_func (gst_object_unref);
   finals = sb_pipeline_outputs (r.pipeline, sinks);
   partials = g_ptr_array_new_with_free_func (g_free);
-  for (i = 0; i < finals->len; i++) {
-    gchar *tmp = sb_partial_name (finals->pdata[i]);
-    g_object_set (sinks->pdata[i], "location", tmp, NULL);
-    g_ptr_array_add (partials, tmp);
-  }
+  /* before any refusal: report_done reads the counter */
   counter_attach (&r.counter, r.pipeline);
+  if (!outputs_to_partials (finals, sinks, partials, &r.error)) {
+    g_printerr ("ERROR: %s\n", r.error);
+    report_done (&r, finals, t0);
+    g_ptr_array_free (sinks, TRUE);
+    gst_object_unref (r.pipeline);
+    counter_clear (&r.counter);
+    g_ptr_array_free (finals, TRUE);
+    g_ptr_array_free (partials, TRUE);
+    g_free (r.error);
+    return 1;
+  }
 
   r.loop = g_main_loop_new (NULL, FALSE);
   bus = gst_element_get_bus (r.pipeline);

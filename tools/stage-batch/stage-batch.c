@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sbcheck.h"
+#include "sbfile.h"
 #include "sbjob.h"
 #include "sbmanifest.h"
 #include "sbrun.h"
@@ -234,8 +235,13 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     const gchar *o = j->outputs->pdata[i];
     gchar *dir = g_path_get_dirname (o), *bad = NULL;
     gpointer other;
+    SbWriteMode mode;
 
-    if (!g_hash_table_contains (B.dirs_ok, dir) && !sb_dir_writable (dir, &bad))
+    if (!sb_write_mode (o, "the output", &mode, &err))
+      usage_error ("%s: job %u: %s", j->where, j->index, err->message);
+    /* a device or a FIFO is written in place: its directory may be /dev */
+    if (mode == SB_WRITE_REPLACE && !g_hash_table_contains (B.dirs_ok, dir)
+        && !sb_dir_writable (dir, &bad))
       usage_error ("%s: job %u writes \"%s\", but \"%s\" is not a writable "
           "directory", j->where, j->index, o, bad);
     if (g_hash_table_lookup_extended (outputs, o, NULL, &other))
@@ -604,8 +610,10 @@ on_job_timeout (gpointer data)
 static gboolean
 open_log (SbJob * j, gint * fd)
 {
-  gint flags = O_WRONLY | O_CREAT | O_APPEND | (j->attempts == 1 ? O_TRUNC :
-      0);
+  /* O_NOFOLLOW: a link planted at the log's path must not have us truncate
+   * whatever it points at. A device or FIFO there is written in place. */
+  gint flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | (j->attempts == 1
+      ? O_TRUNC : 0);
   GString *head = g_string_new (NULL);
   GDateTime *now = g_date_time_new_now_local ();
   gchar *ts = g_date_time_format_iso8601 (now);
@@ -613,7 +621,7 @@ open_log (SbJob * j, gint * fd)
   *fd = g_open (j->log_path, flags, 0644);
   if (*fd < 0) {
     j->error = g_strdup_printf ("cannot open the log \"%s\": %s", j->log_path,
-        g_strerror (errno));
+        errno == ELOOP ? "it is a symbolic link" : g_strerror (errno));
     g_string_free (head, TRUE);
     g_free (ts);
     g_date_time_unref (now);
@@ -1155,8 +1163,11 @@ option_context (void)
       "! ... ! filesink location=out/{stem}.mp4'");
   g_option_context_set_description (ctx,
       "Everything is checked before anything runs (exit 2 on bad usage, "
-      "nothing started).\nJobs run longest input first; outputs are written "
-      "under a temporary name and\nrenamed at EOS. Data (the final table, "
+      "nothing started).\nA {column} value is one property value, quoted "
+      "as needed; {column:pipeline}\nsplices it in as elements (trusted "
+      "manifests only).\nJobs run longest input first; outputs are written "
+      "under a temporary name and\nrenamed at EOS (a device or FIFO is "
+      "written in place).\nData (the final table, "
       "--dry-run) goes to stdout, progress to stderr.\n"
       "Exit status: 0 all jobs succeeded, 1 some failed (their logs are "
       "listed), 2 bad usage.\nSee stage-batch(1) and docs/stage-batch.md.");
