@@ -33,9 +33,9 @@ static void
 sp_file_symlink_error (GError ** error, const gchar * path, const gchar * what)
 {
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP,
-      "Refusing to write %s \"%s\": it is a symbolic link (stageprof does "
-      "not follow links for its outputs; give the target's path)", what,
-      path);
+      "Refusing to write %s \"%s\": it is a symbolic link (links are "
+      "neither followed nor replaced for outputs; give the target's path)",
+      what, path);
 }
 
 gboolean
@@ -72,6 +72,45 @@ sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
   return -1;
 }
 
+/* FALSE (an error) for what cannot be written at all: a directory, a
+ * socket. */
+static gboolean
+writable_kind (const gchar * path, const struct stat *st, const gchar * what,
+    GError ** error)
+{
+  if (S_ISDIR (st->st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+        "Cannot write %s \"%s\": it is a directory", what, path);
+    return FALSE;
+  }
+  if (S_ISSOCK (st->st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+        "Cannot write %s \"%s\": it is a socket (give a file, a device "
+        "or a FIFO)", what, path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+sp_file_output_in_place (const gchar * path, const gchar * what,
+    gboolean * in_place, GError ** error)
+{
+  struct stat st;
+
+  *in_place = FALSE;
+  if (lstat (path, &st) != 0 || S_ISREG (st.st_mode))
+    return TRUE;                /* nothing there, or the write will say */
+  if (S_ISLNK (st.st_mode)) {
+    sp_file_symlink_error (error, path, what);
+    return FALSE;
+  }
+  if (!writable_kind (path, &st, what, error))
+    return FALSE;
+  *in_place = TRUE;             /* a device, a FIFO */
+  return TRUE;
+}
+
 /* `path` (described by `st`) is not a regular file: a device is opened
  * with `flags`, a FIFO write-only once a reader has it open; a directory
  * or a socket is an error. */
@@ -81,17 +120,8 @@ open_special (const gchar * path, const struct stat *st, int flags,
 {
   int fd;
 
-  if (S_ISDIR (st->st_mode)) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-        "Cannot write %s \"%s\": it is a directory", what, path);
+  if (!writable_kind (path, st, what, error))
     return -1;
-  }
-  if (S_ISSOCK (st->st_mode)) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
-        "Cannot write %s \"%s\": it is a socket (give a file, a device "
-        "or a FIFO)", what, path);
-    return -1;
-  }
   if (!S_ISFIFO (st->st_mode))
     return sp_file_open_nofollow (path, flags, what, error);
   fd = sp_file_open_nofollow (path, O_WRONLY | O_NONBLOCK, what, error);

@@ -23,6 +23,13 @@ gboolean sp_file_check_not_symlink (const gchar * path, const gchar * what,
 int sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
     GError ** error);
 
+/* How a writer that replaces files by rename of its own (stage-batch's
+ * jobs) treats `path`: FALSE (an error) for a symbolic link, a socket or
+ * a directory; else *in_place is TRUE for a device or a FIFO (write the
+ * path itself) and FALSE for a regular file or nothing (by rename). */
+gboolean sp_file_output_in_place (const gchar * path, const gchar * what,
+    gboolean * in_place, GError ** error);
+
 /* A file written as it goes (the trace): created or truncated, read-write;
  * a device opened as it is, a FIFO write-only and only while a reader has
  * it open (else an error, not a hang); a directory, a socket or a symlink

@@ -22,7 +22,7 @@
 #endif
 
 #include "sbjob.h"
-#include "sbfile.h"
+#include "spfile.h"
 #include "spmerge.h"
 
 #include <glib/gstdio.h>
@@ -169,7 +169,7 @@ sb_write_json (JsonNode * node, const gchar * path, GError ** error)
   json_generator_set_pretty (g, TRUE);
   json_generator_set_root (g, node);
   s = json_generator_to_data (g, NULL);
-  ok = sb_file_set_contents (path, s, -1, "the file", error);
+  ok = sp_file_replace_contents (path, s, strlen (s), "the file", error);
   g_free (s);
   g_object_unref (g);
   return ok;
@@ -511,14 +511,13 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
   gint64 origin = G_MAXINT64, *ts0;
   guint i;
   gboolean ok;
-  SbWriteMode mode, sum_mode;
-  gchar *merge_to;
+  gboolean in_place;
 
-  /* The merge writer can only replace its file by rename: a device or
-   * FIFO gets the merged trace copied in once it is complete. Refusals
-   * come before any work. */
-  if (!sb_write_mode (trace_path, "the merged trace", &mode, error)
-      || !sb_write_mode (summary_path, "the merged summary", &sum_mode, error))
+  /* Refusals (a link, a socket) before any work; a device or a FIFO is
+   * written in place by the merge writer itself (ops/spfile.h). */
+  if (!sp_file_output_in_place (trace_path, "the merged trace", &in_place,
+          error) || !sp_file_output_in_place (summary_path,
+          "the merged summary", &in_place, error))
     return FALSE;
   recs = read_records (dir, only, error);
   if (!recs)
@@ -527,8 +526,6 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     g_ptr_array_free (recs, TRUE);
     return FALSE;
   }
-  merge_to = mode == SB_WRITE_IN_PLACE ? g_build_filename (dir,
-      ".trace.json.sb-merge", NULL) : g_strdup (trace_path);
   ts0 = g_new0 (gint64, recs->len + 1);
   for (i = 0; i < recs->len; i++) {
     JsonObject *r = recs->pdata[i];
@@ -537,9 +534,8 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     st = json_object_get_int_member_with_default (r, "start_wall_us", ts0[i]);
     origin = MIN (origin, MIN (ts0[i], st));
   }
-  w = sp_merge_writer_new (merge_to, error);
+  w = sp_merge_writer_new (trace_path, error);
   if (!w) {
-    g_free (merge_to);
     g_free (ts0);
     g_ptr_array_free (recs, TRUE);
     return FALSE;
@@ -552,12 +548,6 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
     json_array_add_object_element (jobs, json_object_ref (recs->pdata[i]));
   }
   ok = sp_merge_writer_close (w, error);
-  if (ok && mode == SB_WRITE_IN_PLACE) {
-    ok = sb_file_copy_in_place (merge_to, trace_path, "the merged trace",
-        error);
-    g_unlink (merge_to);
-  }
-  g_free (merge_to);
   sum = sp_merge_summaries (jobs);
   if (ok) {
     JsonObject *totals = json_object_get_object_member

@@ -21,7 +21,7 @@
 #endif
 
 #include "sbrun.h"
-#include "sbfile.h"
+#include "spfile.h"
 
 #include <json-glib/json-glib.h>
 #include <glib-unix.h>
@@ -423,15 +423,18 @@ outputs_to_partials (GPtrArray * finals, GPtrArray * sinks,
   guint i;
 
   for (i = 0; i < finals->len; i++) {
-    SbWriteMode mode;
+    gboolean in_place;
     gchar *tmp = NULL;
 
-    if (!sb_write_mode (finals->pdata[i], "the output", &mode, &err)) {
+    /* ops/spfile.h: a device or a FIFO is written in place (a rename
+     * would replace it), a link or a socket refused */
+    if (!sp_file_output_in_place (finals->pdata[i], "the output", &in_place,
+            &err)) {
       *error = g_strdup (err->message);
       g_error_free (err);
       return FALSE;
     }
-    if (mode == SB_WRITE_REPLACE) {
+    if (!in_place) {
       tmp = sb_partial_name (finals->pdata[i]);
       g_object_set (sinks->pdata[i], "location", tmp, NULL);
     }

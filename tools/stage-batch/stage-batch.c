@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "sbcheck.h"
-#include "sbfile.h"
+#include "spfile.h"
 #include "sbjob.h"
 #include "sbmanifest.h"
 #include "sbrun.h"
@@ -235,12 +235,12 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
     const gchar *o = j->outputs->pdata[i];
     gchar *dir = g_path_get_dirname (o), *bad = NULL;
     gpointer other;
-    SbWriteMode mode;
+    gboolean in_place;
 
-    if (!sb_write_mode (o, "the output", &mode, &err))
+    if (!sp_file_output_in_place (o, "the output", &in_place, &err))
       usage_error ("%s: job %u: %s", j->where, j->index, err->message);
     /* a device or a FIFO is written in place: its directory may be /dev */
-    if (mode == SB_WRITE_REPLACE && !g_hash_table_contains (B.dirs_ok, dir)
+    if (!in_place && !g_hash_table_contains (B.dirs_ok, dir)
         && !sb_dir_writable (dir, &bad))
       usage_error ("%s: job %u writes \"%s\", but \"%s\" is not a writable "
           "directory", j->where, j->index, o, bad);
