@@ -15,10 +15,10 @@
 
 struct _SpFileReplace
 {
-  gchar *path, *tmp, *what;
+  gchar *path, *what;
+  gchar *tmp;                   /* beside path; NULL: written in place */
   int fd;
   int err;                      /* first errno, 0: fine */
-  gboolean direct;              /* not a regular file: written in place */
 };
 
 static gboolean
@@ -72,23 +72,35 @@ sp_file_open_nofollow (const gchar * path, int flags, const gchar * what,
   return -1;
 }
 
-/* FALSE (an error) for what cannot be written at all: a directory, a
- * socket. */
+/* What is at `path`, seen without following a link: FALSE (an error
+ * naming it) for a symbolic link, a directory or a socket; else *mode is
+ * 0 for nothing or a regular file (written by rename or created) and the
+ * st_mode of a device or a FIFO (written in place). */
 static gboolean
-writable_kind (const gchar * path, const struct stat *st, const gchar * what,
+classify (const gchar * path, const gchar * what, mode_t * mode,
     GError ** error)
 {
-  if (S_ISDIR (st->st_mode)) {
+  struct stat st;
+
+  *mode = 0;
+  if (lstat (path, &st) != 0 || S_ISREG (st.st_mode))
+    return TRUE;                /* nothing there, or the open will say */
+  if (S_ISLNK (st.st_mode)) {
+    sp_file_symlink_error (error, path, what);
+    return FALSE;
+  }
+  if (S_ISDIR (st.st_mode)) {
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
         "Cannot write %s \"%s\": it is a directory", what, path);
     return FALSE;
   }
-  if (S_ISSOCK (st->st_mode)) {
+  if (S_ISSOCK (st.st_mode)) {
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
         "Cannot write %s \"%s\": it is a socket (give a file, a device "
         "or a FIFO)", what, path);
     return FALSE;
   }
+  *mode = st.st_mode;
   return TRUE;
 }
 
@@ -96,33 +108,24 @@ gboolean
 sp_file_output_in_place (const gchar * path, const gchar * what,
     gboolean * in_place, GError ** error)
 {
-  struct stat st;
+  mode_t mode;
 
-  *in_place = FALSE;
-  if (lstat (path, &st) != 0 || S_ISREG (st.st_mode))
-    return TRUE;                /* nothing there, or the write will say */
-  if (S_ISLNK (st.st_mode)) {
-    sp_file_symlink_error (error, path, what);
+  if (!classify (path, what, &mode, error))
     return FALSE;
-  }
-  if (!writable_kind (path, &st, what, error))
-    return FALSE;
-  *in_place = TRUE;             /* a device, a FIFO */
+  *in_place = mode != 0;
   return TRUE;
 }
 
-/* `path` (described by `st`) is not a regular file: a device is opened
- * with `flags`, a FIFO write-only once a reader has it open; a directory
- * or a socket is an error. */
+/* A device (`mode` from classify) is opened with `flags`; a FIFO
+ * write-only, and only while a reader has it open: without one the
+ * O_NONBLOCK open fails with ENXIO, an error rather than a hang. */
 static int
-open_special (const gchar * path, const struct stat *st, int flags,
+open_in_place (const gchar * path, mode_t mode, int flags,
     const gchar * what, GError ** error)
 {
   int fd;
 
-  if (!writable_kind (path, st, what, error))
-    return -1;
-  if (!S_ISFIFO (st->st_mode))
+  if (!S_ISFIFO (mode))
     return sp_file_open_nofollow (path, flags, what, error);
   fd = sp_file_open_nofollow (path, O_WRONLY | O_NONBLOCK, what, error);
   if (fd >= 0)
@@ -133,12 +136,12 @@ open_special (const gchar * path, const struct stat *st, int flags,
 int
 sp_file_open_stream (const gchar * path, const gchar * what, GError ** error)
 {
-  struct stat st;
+  mode_t mode;
 
-  if (!sp_file_check_not_symlink (path, what, error))
+  if (!classify (path, what, &mode, error))
     return -1;
-  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode))
-    return open_special (path, &st, O_RDWR, what, error);
+  if (mode != 0)
+    return open_in_place (path, mode, O_RDWR, what, error);
   return sp_file_open_nofollow (path, O_RDWR | O_CREAT | O_TRUNC, what,
       error);
 }
@@ -147,22 +150,19 @@ SpFileReplace *
 sp_file_replace_begin (const gchar * path, const gchar * what, GError ** error)
 {
   SpFileReplace *f;
-  struct stat st;
+  mode_t mode;
   int fd;
 
-  if (!sp_file_check_not_symlink (path, what, error))
+  if (!classify (path, what, &mode, error))
     return NULL;
   f = g_new0 (SpFileReplace, 1);
   f->path = g_strdup (path);
   f->what = g_strdup (what);
   /* A device (/dev/null) or a FIFO is never replaced by a regular file (as
    * root, renaming over /dev/null breaks the machine): it is written in
-   * place. A FIFO without a reader is an error rather than a hang
-   * (O_NONBLOCK makes that open fail with ENXIO); a socket cannot be
-   * opened at all. */
-  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
-    f->direct = TRUE;
-    fd = open_special (path, &st, O_WRONLY, what, error);
+   * place, and has no temporary file. */
+  if (mode != 0) {
+    fd = open_in_place (path, mode, O_WRONLY, what, error);
   } else {
     gchar *base = g_path_get_basename (path), *dir = g_path_get_dirname (path);
     gchar *tmpl = g_strdup_printf (".%s.XXXXXX", base);
