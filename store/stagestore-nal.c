@@ -109,23 +109,38 @@ read_len (const guint8 * p, guint n)
   return v;
 }
 
+/* The next NAL unit of access unit `au` (`nls`-byte big-endian lengths)
+ * from *pos: FALSE at the end, or at a length of 0 or past the end (then
+ * *pos + nls < size still: the callers that care call that damaged). */
+static gboolean
+next_nal (const guint8 * au, gsize size, guint nls, gsize * pos,
+    const guint8 ** nal, gsize * len)
+{
+  guint64 n;
+
+  if (*pos + nls >= size)
+    return FALSE;
+  n = read_len (au + *pos, nls);
+  if (n == 0 || n > size - *pos - nls)
+    return FALSE;
+  *nal = au + *pos + nls;
+  *len = n;
+  *pos += nls + n;
+  return TRUE;
+}
+
 gboolean
 stage_store_h264_is_rap (const guint8 * au, gsize size, guint nls)
 {
   gboolean rp = FALSE, i_slice = FALSE, other_slice = FALSE;
-  gsize pos = 0;
+  gsize pos = 0, len;
+  const guint8 *nal;
 
   if (nls < 1 || nls > 4)
     return FALSE;
-  while (pos + nls < size) {
-    guint64 len = read_len (au + pos, nls);
-    const guint8 *nal = au + pos + nls;
-    guint type;
+  while (next_nal (au, size, nls, &pos, &nal, &len)) {
+    guint type = nal[0] & 0x1f;
 
-    pos += nls;
-    if (len == 0 || len > size - pos)
-      break;
-    type = nal[0] & 0x1f;
     if (type == 5)
       return TRUE;
     if (type == 6 && !rp)
@@ -142,7 +157,6 @@ stage_store_h264_is_rap (const guint8 * au, gsize size, guint nls)
       else
         other_slice = TRUE;
     }
-    pos += len;
   }
   return rp && i_slice && !other_slice;
 }
@@ -150,23 +164,18 @@ stage_store_h264_is_rap (const guint8 * au, gsize size, guint nls)
 gboolean
 stage_store_h265_is_rap (const guint8 * au, gsize size, guint nls)
 {
-  gsize pos = 0;
+  gsize pos = 0, len;
+  const guint8 *nal;
 
   if (nls < 1 || nls > 4)
     return FALSE;
-  while (pos + nls < size) {
-    guint64 len = read_len (au + pos, nls);
-    guint type;
+  while (next_nal (au, size, nls, &pos, &nal, &len) && len >= 2) {
+    guint type = (nal[0] >> 1) & 0x3f;
 
-    pos += nls;
-    if (len < 2 || len > size - pos)
-      break;
-    type = (au[pos] >> 1) & 0x3f;
     if (type >= 16 && type <= 23)       /* BLA, IDR, CRA, reserved IRAP */
       return TRUE;
     if (type < 16)
       return FALSE;             /* a non-IRAP picture */
-    pos += len;
   }
   return FALSE;
 }
@@ -189,31 +198,27 @@ stage_store_is_idr (const gchar * codec, const guint8 * au, gsize size,
     guint nls)
 {
   gboolean h265 = g_strcmp0 (codec, "h265") == 0;
-  gsize pos = 0;
+  gsize pos = 0, len;
+  const guint8 *nal;
 
   if (nls < 1 || nls > 4 || (!h265 && g_strcmp0 (codec, "h264") != 0))
     return FALSE;
-  while (pos + nls < size) {
-    guint64 len = read_len (au + pos, nls);
+  while (next_nal (au, size, nls, &pos, &nal, &len)) {
     guint type;
 
-    pos += nls;
-    if (len == 0 || len > size - pos)
-      break;
     if (h265) {
-      type = (au[pos] >> 1) & 0x3f;
+      type = (nal[0] >> 1) & 0x3f;
       if (type == 19 || type == 20)     /* IDR_W_RADL, IDR_N_LP */
         return TRUE;
       if (type < 32)
         return FALSE;           /* the first slice is not an IDR */
     } else {
-      type = au[pos] & 0x1f;
+      type = nal[0] & 0x1f;
       if (type == 5)
         return TRUE;
       if (type >= 1 && type <= 4)
         return FALSE;
     }
-    pos += len;
   }
   return FALSE;
 }
@@ -222,30 +227,26 @@ gboolean
 stage_store_is_disposable (const gchar * codec, const guint8 * au,
     gsize size, guint nls)
 {
-  gsize pos = 0;
+  gsize pos = 0, len;
+  const guint8 *nal;
   gboolean slice = FALSE;
 
   if (nls < 1 || nls > 4 || g_strcmp0 (codec, "h264") != 0)
     return FALSE;
-  while (pos + nls < size) {
-    guint64 len = read_len (au + pos, nls);
-    guint type;
+  while (next_nal (au, size, nls, &pos, &nal, &len)) {
+    guint type = nal[0] & 0x1f;
 
-    pos += nls;
-    if (len == 0 || len > size - pos)
-      return FALSE;             /* damaged: leave it to the decoder */
-    type = au[pos] & 0x1f;
     if (type >= 1 && type <= 5) {
-      if (type == 5 || (au[pos] & 0x60) != 0)
+      if (type == 5 || (nal[0] & 0x60) != 0)
         return FALSE;           /* an IDR, or nal_ref_idc > 0 */
       slice = TRUE;
     } else if (type == 7 || type == 8 || type == 13 || type == 15
         || type == 20) {
       return FALSE;             /* parameter sets, extensions: state */
     }
-    pos += len;
   }
-  return slice;
+  /* a length that runs past the end: damaged, leave it to the decoder */
+  return slice && pos + nls >= size;
 }
 
 /* n bits, or -1 when the data runs out. */
