@@ -298,7 +298,7 @@ sp_merge_writer_add_slice (SpMergeWriter * w, guint pid, guint64 tid,
       tid);
   if (args) {
     JsonNode *n = json_node_init_object (json_node_alloc (), args);
-    gchar *text = json_to_string (n, FALSE);
+    gchar *text = sp_json_to_string (n, 17, FALSE);
     g_string_append_printf (o, ",\"args\":%s", text);
     g_free (text);
     json_node_unref (n);
@@ -481,6 +481,98 @@ count_member (JsonObject * o, const gchar * key)
 {
   json_object_set_int_member (o, key,
       json_object_get_int_member_with_default (o, key, 0) + 1);
+}
+
+static void
+json_indent (GString * out, gint indent)
+{
+  if (indent >= 0) {
+    g_string_append_c (out, '\n');
+    for (gint i = 0; i < indent; i++)
+      g_string_append (out, "  ");
+  }
+}
+
+/* `indent` < 0: one line; else the depth of `n`, a line per member. */
+static void
+json_append (GString * out, JsonNode * n, gint digits, gint indent)
+{
+  gint inner = indent < 0 ? -1 : indent + 1;
+
+  switch (JSON_NODE_TYPE (n)) {
+    case JSON_NODE_OBJECT:{
+      JsonObjectIter it;
+      const gchar *k;
+      JsonNode *v;
+      gboolean first = TRUE;
+
+      g_string_append_c (out, '{');
+      json_object_iter_init (&it, json_node_get_object (n));
+      while (json_object_iter_next (&it, &k, &v)) {
+        if (!first)
+          g_string_append_c (out, ',');
+        first = FALSE;
+        json_indent (out, inner);
+        stage_json_str (out, k);
+        g_string_append (out, indent < 0 ? ":" : ": ");
+        json_append (out, v, digits, inner);
+      }
+      if (!first)
+        json_indent (out, indent);
+      g_string_append_c (out, '}');
+      break;
+    }
+    case JSON_NODE_ARRAY:{
+      JsonArray *a = json_node_get_array (n);
+      guint i, len = json_array_get_length (a);
+
+      g_string_append_c (out, '[');
+      for (i = 0; i < len; i++) {
+        if (i)
+          g_string_append_c (out, ',');
+        json_indent (out, inner);
+        json_append (out, json_array_get_element (a, i), digits, inner);
+      }
+      if (len)
+        json_indent (out, indent);
+      g_string_append_c (out, ']');
+      break;
+    }
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (n)) {
+        case G_TYPE_DOUBLE:
+          stage_json_num (out, json_node_get_double (n), digits);
+          break;
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT,
+              json_node_get_int (n));
+          break;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (n) ? "true" : "false");
+          break;
+        case G_TYPE_STRING:
+          stage_json_str (out, json_node_get_string (n));
+          break;
+        default:
+          g_string_append (out, "null");
+          break;
+      }
+      break;
+    default:
+      g_string_append (out, "null");
+      break;
+  }
+}
+
+gchar *
+sp_json_to_string (JsonNode * node, gint digits, gboolean pretty)
+{
+  GString *out = g_string_new (NULL);
+
+  json_append (out, node, digits, pretty ? 0 : -1);
+  if (pretty)
+    g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
 }
 
 gboolean

@@ -93,85 +93,14 @@ sb_job_wall_s (const SbJob * j)
       j->start_mono) / 1e6;
 }
 
-static void
-compact_append (GString * out, JsonNode * n)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  switch (JSON_NODE_TYPE (n)) {
-    case JSON_NODE_OBJECT:{
-      JsonObjectIter it;
-      const gchar *k;
-      JsonNode *v;
-      gboolean first = TRUE;
-
-      g_string_append_c (out, '{');
-      json_object_iter_init (&it, json_node_get_object (n));
-      while (json_object_iter_next (&it, &k, &v)) {
-        JsonNode *key = json_node_init_string (json_node_alloc (), k);
-        if (!first)
-          g_string_append_c (out, ',');
-        first = FALSE;
-        compact_append (out, key);
-        g_string_append_c (out, ':');
-        compact_append (out, v);
-        json_node_unref (key);
-      }
-      g_string_append_c (out, '}');
-      break;
-    }
-    case JSON_NODE_ARRAY:{
-      JsonArray *a = json_node_get_array (n);
-      guint i;
-
-      g_string_append_c (out, '[');
-      for (i = 0; i < json_array_get_length (a); i++) {
-        if (i)
-          g_string_append_c (out, ',');
-        compact_append (out, json_array_get_element (a, i));
-      }
-      g_string_append_c (out, ']');
-      break;
-    }
-    case JSON_NODE_VALUE:
-      if (json_node_get_value_type (n) == G_TYPE_DOUBLE) {
-        gdouble d = json_node_get_double (n);
-        g_string_append (out, isfinite (d) ?
-            g_ascii_formatd (buf, sizeof (buf), "%.6g", d) : "null");
-      } else {
-        gchar *s = json_to_string (n, FALSE);
-        g_string_append (out, s);
-        g_free (s);
-      }
-      break;
-    default:
-      g_string_append (out, "null");
-      break;
-  }
-}
-
-gchar *
-sb_json_compact (JsonNode * node)
-{
-  GString *out = g_string_new (NULL);
-
-  compact_append (out, node);
-  return g_string_free (out, FALSE);
-}
-
 gboolean
 sb_write_json (JsonNode * node, const gchar * path, GError ** error)
 {
-  JsonGenerator *g = json_generator_new ();
-  gchar *s;
-  gboolean ok;
+  gchar *s = sp_json_to_string (node, 17, TRUE);
+  gboolean ok = sp_file_replace_contents (path, s, strlen (s), "the file",
+      error);
 
-  json_generator_set_pretty (g, TRUE);
-  json_generator_set_root (g, node);
-  s = json_generator_to_data (g, NULL);
-  ok = sp_file_replace_contents (path, s, strlen (s), "the file", error);
   g_free (s);
-  g_object_unref (g);
   return ok;
 }
 

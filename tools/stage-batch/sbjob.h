@@ -93,8 +93,6 @@ void sb_job_read_verdict (SbJob * j);
 void sb_jobs_print_table (GPtrArray * jobs);
 
 gboolean sb_write_json (JsonNode * node, const gchar * path, GError ** error);
-/* One line of JSON, numbers with 6 significant digits. */
-gchar *sb_json_compact (JsonNode * node);
 
 G_END_DECLS
 

@@ -22,6 +22,7 @@
 
 #include "sbrun.h"
 #include "spfile.h"
+#include "spmerge.h"
 
 #include <json-glib/json-glib.h>
 #include <glib-unix.h>
@@ -294,7 +295,7 @@ static void
 emit (JsonBuilder * b)
 {
   JsonNode *root = json_builder_get_root (b);
-  gchar *s = json_to_string (root, FALSE);
+  gchar *s = sp_json_to_string (root, 17, FALSE);
 
   fprintf (report, "%s\n", s);
   fflush (report);

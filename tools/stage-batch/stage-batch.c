@@ -31,6 +31,7 @@
 #include "sbmanifest.h"
 #include "sbrun.h"
 #include "sbsplit.h"
+#include "spmerge.h"
 
 #define EXIT_SOME_FAILED 1
 #define EXIT_USAGE 2
@@ -346,7 +347,7 @@ static void
 jsonl (JsonObject * o)
 {
   JsonNode *n = json_node_init_object (json_node_alloc (), o);
-  gchar *s = sb_json_compact (n);
+  gchar *s = sp_json_to_string (n, 6, FALSE);
 
   g_printerr ("%s\n", s);
   g_free (s);
