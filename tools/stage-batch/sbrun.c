@@ -562,9 +562,7 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   r.pipeline = parse (description, &r.error);
   if (!r.pipeline) {
     g_printerr ("ERROR: %s\n", r.error);
-    report_done (&r, NULL, t0);
-    g_free (r.error);
-    return 1;
+    goto done;
   }
 
   sinks = g_ptr_array_new_with_free_func (gst_object_unref);
@@ -574,14 +572,7 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
   counter_attach (&r.counter, r.pipeline);
   if (!outputs_to_partials (finals, sinks, partials, &r.error)) {
     g_printerr ("ERROR: %s\n", r.error);
-    report_done (&r, finals, t0);
-    g_ptr_array_free (sinks, TRUE);
-    gst_object_unref (r.pipeline);
-    counter_clear (&r.counter);
-    g_ptr_array_free (finals, TRUE);
-    g_ptr_array_free (partials, TRUE);
-    g_free (r.error);
-    return 1;
+    goto done;
   }
 
   r.loop = g_main_loop_new (NULL, FALSE);
@@ -621,14 +612,18 @@ sb_run_one (const gchar * description, gint parent_pid, gint64 ts0_wall_us)
     r.status = "failed";
     r.eos = FALSE;
   }
-  report_done (&r, finals, t0);
 
-  g_ptr_array_free (sinks, TRUE);
-  gst_object_unref (r.pipeline);
-  counter_clear (&r.counter);
-  g_ptr_array_free (finals, TRUE);
-  g_ptr_array_free (partials, TRUE);
-  g_main_loop_unref (r.loop);
+done:
+  report_done (&r, finals, t0);
+  if (r.pipeline) {
+    g_ptr_array_free (sinks, TRUE);
+    gst_object_unref (r.pipeline);
+    counter_clear (&r.counter);
+    g_ptr_array_free (finals, TRUE);
+    g_ptr_array_free (partials, TRUE);
+  }
+  if (r.loop)
+    g_main_loop_unref (r.loop);
   g_free (r.error);
   return strcmp (r.status, "ok") == 0 ? 0 : 1;
 }
