@@ -438,24 +438,36 @@ load_block (GstStageStoreSrc * self, gsize p, GError ** error)
   return self->block != NULL;
 }
 
+/* Packet @p's bytes (frames[p].size of them) in the loaded block; NULL
+ * when the block cannot be read. */
+static const guint8 *
+packet_data (GstStageStoreSrc * self, gsize p, GError ** error)
+{
+  if (!load_block (self, p, error))
+    return NULL;
+  return (const guint8 *) g_bytes_get_data (self->block, NULL) +
+      (self->frames[p].offset - self->frames[self->blk_first].offset);
+}
+
 static GstBuffer *
 packet_buffer (GstStageStoreSrc * self, gsize p, GError ** error)
 {
   const StageFrame *f = &self->frames[p];
+  const guint8 *data = packet_data (self, p, error);
   GstBuffer *buf;
-  gsize off;
 
-  if (!load_block (self, p, error))
+  if (data == NULL)
     return NULL;
-  off = f->offset - self->frames[self->blk_first].offset;
   buf = gst_buffer_new ();
   if (f->size > 0) {
     gsize len;
-    gpointer data = (gpointer) g_bytes_get_data (self->block, &len);
+    const guint8 *block = g_bytes_get_data (self->block, &len);
 
+    /* the whole block, at the packet's offset: the bytes after it are
+     * the padding a decoder wants (gst-libav copies a packet without) */
     gst_buffer_append_memory (buf,
-        gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, data, len, off,
-            f->size, g_bytes_ref (self->block),
+        gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, (gpointer) block,
+            len, data - block, f->size, g_bytes_ref (self->block),
             (GDestroyNotify) g_bytes_unref));
   }
   if (!f->keyframe)
@@ -494,13 +506,10 @@ read_error (GstStageStoreSrc * self, GError * err)
 static gboolean
 check_run_start (GstStageStoreSrc * self, gsize p)
 {
-  const StageFrame *f = &self->frames[p];
-  const guint8 *data = g_bytes_get_data (self->block, NULL);
   GError *err = NULL;
 
   if (stage_store_check_keyframe (self->store, self->info, self->frames, p,
-          data + (f->offset - self->frames[self->blk_first].offset),
-          f->size, &err))
+          packet_data (self, p, NULL), self->frames[p].size, &err))
     return TRUE;
   self->failed = TRUE;
   GST_ELEMENT_ERROR (self, STREAM, DECODE, ("%s", err->message),
@@ -615,14 +624,11 @@ skippable (GstStageStoreSrc * self, gsize p)
 {
   const StageFrame *f = &self->frames[p];
   const guint8 *data;
-  gsize len;
 
   if (!self->skip_nonref || stage_select_keep (self->select, f->index)
-      || !load_block (self, p, NULL))
+      || !(data = packet_data (self, p, NULL)))
     return FALSE;
-  data = g_bytes_get_data (self->block, &len);
-  return stage_store_is_disposable (self->info->codec, data +
-      (f->offset - self->frames[self->blk_first].offset), f->size,
+  return stage_store_is_disposable (self->info->codec, data, f->size,
       self->nal_length_size);
 }
 
