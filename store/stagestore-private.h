@@ -35,7 +35,6 @@ StageStreamInfo *store_info_from_row (sqlite3_stmt * st);
 void store_remove_tree (const gchar * path);
 /* whether @data is a data directory path the catalog may name */
 gboolean store_safe_data_dir (const gchar * data);
-gboolean store_writer_alive (const gchar * dirpath);
 
 /* A fresh data directory for stream @name (data/<name>.<random>, *data
  * relative to the store, *abs_data absolute) with its writing lock held

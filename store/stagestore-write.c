@@ -56,21 +56,35 @@ sanitize (const gchar * name)
   return g_string_free (s, FALSE);
 }
 
+/* The directory is made and its lock taken under the catalog's write
+ * lock, which gc holds while it decides (stage_store_remove_orphan): gc
+ * never sees a new directory before its lock is held. */
 gboolean
 store_new_data_dir (StageStore * store, const gchar * name, gchar ** data,
     gchar ** abs_data, int *lock_fd, GError ** error)
 {
   gchar *safe = sanitize (name), *lock;
+  gboolean tx = sqlite3_get_autocommit (store->db) != 0;
+  int err;
 
   *data = g_strdup_printf ("data/%s.%08x%08x", safe, g_random_int (),
       g_random_int ());
   g_free (safe);
   *abs_data = g_build_filename (store->dir, *data, NULL);
   *lock_fd = -1;
+  if (tx && !store_exec (store, "BEGIN IMMEDIATE", "new data directory",
+          error)) {
+    g_clear_pointer (data, g_free);
+    g_clear_pointer (abs_data, g_free);
+    return FALSE;
+  }
   if (g_mkdir (*abs_data, 0777) != 0) {
+    err = errno;
+    if (tx)
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_IO,
         "Store '%s': cannot create data directory %s for stream '%s': %s",
-        store->dir, *abs_data, name, g_strerror (errno));
+        store->dir, *abs_data, name, g_strerror (err));
     g_clear_pointer (data, g_free);
     g_clear_pointer (abs_data, g_free);
     return FALSE;
@@ -81,6 +95,8 @@ store_new_data_dir (StageStore * store, const gchar * name, gchar ** data,
   if (*lock_fd >= 0)
     flock (*lock_fd, LOCK_EX);
   g_free (lock);
+  if (tx)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   return TRUE;
 }
 

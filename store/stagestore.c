@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The store: the catalog (SQLite): open, list, look up, remove, orphans.
+/* The store: the catalog (SQLite): open, list, look up, remove.
  * See stagestore.h; reading and writing are in stagestore-read.c and
- * stagestore-write.c. */
+ * stagestore-write.c, orphans and gc in stagestore-gc.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -880,78 +880,4 @@ store_remove_data (StageStore * store, const gchar * data)
   p = g_build_filename (store->dir, data, NULL);
   store_remove_tree (p);
   g_free (p);
-}
-
-/* A directory whose writer is alive holds an flock on its lock file. */
-gboolean
-store_writer_alive (const gchar * dirpath)
-{
-  gchar *lock = g_build_filename (dirpath, WRITING_LOCK, NULL);
-  int fd = open (lock, O_RDONLY | O_CLOEXEC);
-  gboolean alive = FALSE;
-
-  if (fd >= 0) {
-    alive = flock (fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    close (fd);
-  }
-  g_free (lock);
-  return alive;
-}
-
-GPtrArray *
-stage_store_orphans (StageStore * store, GError ** error)
-{
-  GPtrArray *list = stage_store_list (store, error), *out;
-  GHashTable *used;
-  gchar *datadir;
-  GDir *d;
-  const gchar *n;
-  guint i;
-
-  if (list == NULL)
-    return NULL;
-  used = g_hash_table_new (g_str_hash, g_str_equal);
-  for (i = 0; i < list->len; i++)
-    g_hash_table_add (used, ((StageStreamInfo *) list->pdata[i])->data);
-  out = g_ptr_array_new_with_free_func (g_free);
-  datadir = g_build_filename (store->dir, "data", NULL);
-  d = g_dir_open (datadir, 0, NULL);
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *rel = g_strconcat ("data/", n, NULL);
-    gchar *abs = g_build_filename (datadir, n, NULL);
-
-    if (!g_hash_table_contains (used, rel) && !store_writer_alive (abs))
-      g_ptr_array_add (out, g_steal_pointer (&rel));
-    g_free (rel);
-    g_free (abs);
-  }
-  if (d)
-    g_dir_close (d);
-  g_free (datadir);
-  g_hash_table_unref (used);
-  g_ptr_array_unref (list);
-  return out;
-}
-
-gboolean
-stage_store_remove_orphan (StageStore * store, const gchar * data,
-    GError ** error)
-{
-  gchar *abs;
-
-  if (!store_safe_data_dir (data)) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-        "Store '%s': '%s' is not a data directory", store->dir, data);
-    return FALSE;
-  }
-  abs = g_build_filename (store->dir, data, NULL);
-  if (store_writer_alive (abs)) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-        "Store '%s': %s is being written", store->dir, data);
-    g_free (abs);
-    return FALSE;
-  }
-  store_remove_tree (abs);
-  g_free (abs);
-  return TRUE;
 }

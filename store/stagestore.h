@@ -145,9 +145,19 @@ gboolean stage_store_remove (StageStore * store, const gchar * name,
  * interrupted writes, or by writes still in progress. */
 GPtrArray *stage_store_orphans (StageStore * store, GError ** error);
 
-/* Removes one orphan (a path as stage_store_orphans() gives it), unless a
- * writer took it up meanwhile. */
+/* Removes one orphan (a path as stage_store_orphans() gives it), decided
+ * again under the catalog's write lock: a directory that a stream names by
+ * then (committed meanwhile) or that a live writer holds is kept, with
+ * *removed FALSE. FALSE only on an error. */
 gboolean stage_store_remove_orphan (StageStore * store, const gchar * data,
+    gboolean * removed, GError ** error);
+
+/* Closes @store, which its caller made (stage_store_open with @create)
+ * and put nothing into, and removes it if it still holds nothing: no
+ * stream in its catalog, no data directory. Decided under the catalog's
+ * write lock, so that a stream another writer committed meanwhile is
+ * never lost. TRUE when removed; FALSE with @error saying why it stays. */
+gboolean stage_store_close_remove_if_empty (StageStore * store,
     GError ** error);
 
 /* Checks one stream: the index is consistent and every packet reads back

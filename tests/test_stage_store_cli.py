@@ -116,6 +116,7 @@ def main():
         network_fs_tests(tmp)
         corrupt_catalog_tests(tmp)
         deletion_tests(tmp)
+        gc_race_tests(tmp)
         keyframe_flag_tests(tmp)
         ingest_no_video_tests(tmp)
         read_only_tests(tmp)
@@ -228,6 +229,28 @@ def merge_tests(tmp):
     check(r.returncode == 0 and "interrupted write" in r.stderr, "verify notes the interrupted merge's copy")
     r = run([TOOL, "gc", "all"], d)
     check(r.returncode == 0 and store_state(os.path.join(d, "all")) == before, "gc removes it: DEST as it was")
+
+    # issue 37 #2: a failed merge into a new DEST that another writer
+    # committed into meanwhile keeps DEST and the writer's stream
+    os.unlink(fifo)
+    os.mkfifo(fifo)
+    p = subprocess.Popen([TOOL, "merge", "fresh", "slow"], cwd=d, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (os.path.isdir(os.path.join(d, "fresh", "data"))
+                                          and any(x.startswith("za.") for x in os.listdir(os.path.join(d, "fresh", "data")))):
+        time.sleep(0.05)
+    launch("videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48,framerate=30/1 ! "
+           "x264enc speed-preset=ultrafast ! h264parse ! stagesink store=fresh stream=other", d)
+    with open(fifo, "wb") as f:
+        f.write(b"short")
+    _, err = p.communicate(timeout=60)
+    r = run([TOOL, "verify", "fresh"], d)
+    check(p.returncode == 1 and "kept" in err and r.returncode == 0 and "ok   other (10 frames" in r.stdout
+          and "ok   za" not in r.stdout, "a failed merge into a new DEST keeps another writer's stream: "
+          + err.strip()[-200:] + " | " + r.stdout.strip())
+    r = run([TOOL, "merge", "fresh2", "bad"], d)
+    check(r.returncode == 1 and not os.path.exists(os.path.join(d, "fresh2")),
+          "a failed merge into a new DEST that nobody else wrote: DEST not left")
 
 
 def join_tests(tmp):
@@ -431,6 +454,71 @@ def deletion_tests(tmp):
               f"rm of a stream whose data is '{bad}': refused, nothing removed")
     r = run([TOOL, "verify", store, "t"], tmp)
     check(r.returncode == 0, "the other stream is intact")
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def gc_paused(d, store, commit, what):
+    """Runs `stage-store gc STORE` stopped after it listed the catalog
+    (STAGE_STORE_TEST_PAUSE), runs @commit (a command that commits a
+    stream) meanwhile, then lets gc go on: the stream must stay whole."""
+    fifo = os.path.join(d, "pause.fifo")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    env = dict(os.environ, STAGE_STORE_TEST_PAUSE=fifo)
+    gc = subprocess.Popen([TOOL, "gc", store], cwd=d, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(60)
+    try:
+        with open(fifo) as f:
+            where = f.read()
+        r = run(commit, d)
+        with open(fifo, "w"):
+            pass
+        signal.alarm(0)
+    except Timeout:
+        gc.kill()
+        check(False, f"gc during {what}: gc never reached its pause point")
+        return
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    out, err = gc.communicate(timeout=60)
+    check(where == "orphans-listed\n" and r.returncode == 0, f"{what} committed while gc paused: {r.stderr.strip()[-200:]}")
+    v = run([TOOL, "verify", store], d)
+    check(gc.returncode == 0 and v.returncode == 0 and "removed" not in out,
+          f"gc during {what}: the committed stream kept whole: {out.strip()} {err.strip()} {v.stdout.strip()[-300:]}")
+
+
+def gc_race_tests(tmp):
+    """Issue 37 #1: gc decides under the catalog's lock, so a stream
+    committed between its listing and its removal (a writer, a merge, a
+    join) keeps its data."""
+    d = os.path.join(tmp, "gcrace")
+    os.mkdir(d)
+    enc = ("videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48,framerate=30/1 ! "
+           "x264enc speed-preset=ultrafast key-int-max=10 ! h264parse ! ")
+    launch(enc + "stagesink store=s stream=keep", d)
+    gc_paused(d, "s", ["gst-launch-1.0", "-q"] + (enc + "stagesink store=s stream=w").split(), "a stagesink write")
+    launch(enc + "stagesink store=other stream=m", d)
+    gc_paused(d, "s", [TOOL, "merge", "s", "other"], "a merge")
+    launch("stagesrc store=s stream=keep ranges=0:10 ! stagesink store=s stream=j.part-0-of-2", d)
+    launch("stagesrc store=s stream=keep ranges=10:20 ! stagesink store=s stream=j.part-1-of-2", d)
+    gc_paused(d, "s", [TOOL, "join", "s", "j"], "a join")
+    r = run([TOOL, "ls", "s"], d)
+    names = sorted(l.split()[0] for l in r.stdout.splitlines()[1:] if l.strip())
+    check(names == ["j", "keep", "m", "w"], "every stream listed: " + " ".join(names))
+    for name in ("w", "m", "j"):
+        r = run(["gst-launch-1.0", "-q", "stagesrc", "store=s", f"stream={name}", "!", "fakesink"], d)
+        check(r.returncode == 0, f"stream {name} reads back after gc: " + r.stderr.strip()[-200:])
 
 
 def keyframe_flag_tests(tmp):

@@ -374,30 +374,6 @@ cmd_join (const gchar * dir, gchar ** names)
   return ret;
 }
 
-/* A store that cmd_merge made and found nothing to merge into: its
- * catalog files and its empty data directory, nothing else. */
-static void
-remove_new_store (const gchar * dir)
-{
-  static const gchar *const files[] = { STAGE_STORE_CATALOG,
-    STAGE_STORE_CATALOG "-wal", STAGE_STORE_CATALOG "-shm",
-    STAGE_STORE_CATALOG "-journal", NULL
-  };
-  guint i;
-
-  for (i = 0; files[i]; i++) {
-    gchar *p = g_build_filename (dir, files[i], NULL);
-    g_unlink (p);
-    g_free (p);
-  }
-  {
-    gchar *data = g_build_filename (dir, "data", NULL);
-    g_rmdir (data);
-    g_free (data);
-  }
-  g_rmdir (dir);
-}
-
 /* Every stream of the SRC stores into DEST (made if missing), as one
  * change; see stage_store_merge(). */
 static gint
@@ -426,10 +402,13 @@ cmd_merge (const gchar * dest, gchar ** srcs)
         dest, err->message);
     g_clear_error (&err);
     if (made) {
-      /* It did not exist: it does not now. */
-      stage_store_close (d);
+      /* It did not exist: it does not now, unless another writer
+       * committed into it meanwhile. */
+      if (!stage_store_close_remove_if_empty (d, &err)) {
+        g_printerr ("stage-store: %s\n", err->message);
+        g_clear_error (&err);
+      }
       d = NULL;
-      remove_new_store (dest);
     }
     goto out;
   }
@@ -470,8 +449,14 @@ cmd_gc (const gchar * dir)
     return EXIT_WORK_FAILED;
   }
   for (i = 0; i < orphans->len; i++) {
-    if (stage_store_remove_orphan (st, orphans->pdata[i], &err)) {
-      g_print ("removed %s\n", (gchar *) orphans->pdata[i]);
+    gboolean removed;
+
+    if (stage_store_remove_orphan (st, orphans->pdata[i], &removed, &err)) {
+      if (removed)
+        g_print ("removed %s\n", (gchar *) orphans->pdata[i]);
+      else
+        g_printerr ("kept %s: a stream was committed into it meanwhile\n",
+            (gchar *) orphans->pdata[i]);
     } else {
       report (&err);
       ret = EXIT_WORK_FAILED;
