@@ -704,6 +704,21 @@ def test_split():
     check(all(abs((b - a) - 1e9 / 30) < 2 for a, b in zip(pts, pts[1:])),
           "--split 3: even timestamps across the parts")
 
+    # issue 37 #3: --resume after a completed split batch: nothing to do,
+    # exit 0; with the joined stream removed, the parts run and join again
+    rtpl = tpl.replace("split-out{shard}", "split-res")
+    args = ["--progress=none", "--split", "3", "--resume", "--state-dir", f"{TMP}/split-res-state", rtpl, m]
+    r1 = run(args)
+    r2 = run(args)
+    check(r1.returncode == 0 and r2.returncode == 0 and "joined by an earlier run" in r2.stderr
+          and store_frames(f"{TMP}/split-res", "long-small") == hand,
+          f"--split --resume after a completed batch: done, the stream as it was: {r2.returncode} {r2.stderr[-300:]}")
+    subprocess.run([tool, "rm", f"{TMP}/split-res", "long-small"], check=True, capture_output=True)
+    r3 = run(args)
+    check(r3.returncode == 0 and "joined 3 parts" in r3.stderr
+          and store_frames(f"{TMP}/split-res", "long-small") == hand,
+          f"--split --resume with the joined stream removed: the parts again: {r3.returncode} {r3.stderr[-300:]}")
+
     # two shards, a store each ({shard}); merging the stores joins the parts
     for i in range(2):
         r = run(["--progress=none", "--split", "3", "--shard", f"{i}/2", "--state-dir",

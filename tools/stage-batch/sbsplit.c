@@ -269,14 +269,45 @@ fail:
 }
 
 gboolean
-sb_split_join (const SbSplit * s, gboolean * joined, GError ** error)
+sb_split_join (const SbSplit * s, SbSplitJoin * result, GError ** error)
 {
   StageStore *st = stage_store_open (s->out_store, FALSE, error);
-  gboolean ok;
+  gboolean ok, joined = FALSE, exists = FALSE;
+
+  *result = SB_SPLIT_JOINED;
+  if (st == NULL)
+    return FALSE;
+  ok = stage_store_join (st, s->out_stream, s->mode, &joined, error);
+  if (!ok && g_error_matches (*error, STAGE_STORE_ERROR,
+          STAGE_STORE_ERROR_NOT_FOUND)
+      && stage_store_has_stream (st, s->out_stream, &exists, NULL) && exists) {
+    /* every part present was joined, by an earlier run of this batch */
+    g_clear_error (error);
+    *result = SB_SPLIT_ALREADY;
+    ok = TRUE;
+  } else if (ok && !joined) {
+    *result = SB_SPLIT_KEPT;
+  }
+  stage_store_close (st);
+  return ok;
+}
+
+gboolean
+sb_split_part_present (const SbSplit * s, guint k)
+{
+  StageStore *st = stage_store_open_read (s->out_store, NULL);
+  gchar *part;
+  gboolean has_part = FALSE, has_joined = FALSE;
 
   if (st == NULL)
     return FALSE;
-  ok = stage_store_join (st, s->out_stream, s->mode, joined, error);
+  part = stage_store_part_name (s->out_stream, k, s->n_parts);
+  if (!stage_store_has_stream (st, part, &has_part, NULL))
+    has_part = FALSE;
+  if (!has_part && !stage_store_has_stream (st, s->out_stream, &has_joined,
+          NULL))
+    has_joined = FALSE;
+  g_free (part);
   stage_store_close (st);
-  return ok;
+  return has_part || has_joined;
 }

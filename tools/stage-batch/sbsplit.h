@@ -37,10 +37,21 @@ void sb_split_free (SbSplit * s);
 SbManifest *sb_split_manifest (const SbManifest * m, const SbTemplate * t,
     guint n, GPtrArray ** splits, GError ** error);
 
-/* Joins one row's parts; FALSE with the reason. *joined is FALSE when the
- * stagesink's mode=ignore kept a stream of that name (and the parts). */
-gboolean sb_split_join (const SbSplit * s, gboolean * joined,
+typedef enum
+{
+  SB_SPLIT_JOINED,              /* the parts became the stream */
+  SB_SPLIT_KEPT,                /* mode=ignore kept a stream of that name */
+  SB_SPLIT_ALREADY,             /* joined by an earlier run: no parts left */
+} SbSplitJoin;
+
+/* Joins one row's parts; FALSE with the reason. A stream that exists
+ * with no parts left was joined by an earlier run (--resume). */
+gboolean sb_split_join (const SbSplit * s, SbSplitJoin * result,
     GError ** error);
+
+/* Whether part @k (0-based) of @s is in its store, as a part or already
+ * joined: a resumed batch runs a done part again when it is neither. */
+gboolean sb_split_part_present (const SbSplit * s, guint k);
 
 G_END_DECLS
 

@@ -922,7 +922,7 @@ join_splits (void)
     SbSplit *s = B.splits->pdata[i];
     GError *err = NULL;
     GString *failed = g_string_new (NULL);
-    gboolean joined = FALSE;
+    SbSplitJoin res = SB_SPLIT_JOINED;
     JsonObject *o;
 
     if (B.shard_n > 1) {
@@ -942,7 +942,7 @@ join_splits (void)
       g_set_error (&err, g_quark_from_static_string ("stage-batch-error"), 0,
           "not joined: its part jobs %s did not complete", failed->str);
     else
-      sb_split_join (s, &joined, &err);
+      sb_split_join (s, &res, &err);
     if (B.progress == PROGRESS_JSONL) {
       o = event_new ("join");
       json_object_set_string_member (o, "where", s->where);
@@ -950,7 +950,10 @@ join_splits (void)
       json_object_set_string_member (o, "stream", s->out_stream);
       json_object_set_int_member (o, "parts", s->n_parts);
       json_object_set_boolean_member (o, "ok", err == NULL);
-      json_object_set_boolean_member (o, "joined", joined);
+      json_object_set_boolean_member (o, "joined", err == NULL
+          && res != SB_SPLIT_KEPT);
+      json_object_set_boolean_member (o, "already", err == NULL
+          && res == SB_SPLIT_ALREADY);
       if (err)
         json_object_set_string_member (o, "error", err->message);
       else
@@ -959,9 +962,12 @@ join_splits (void)
     } else if (err) {
       g_printerr ("stage-batch: %s: stream '%s' in '%s': %s\n", s->where,
           s->out_stream, s->out_store, err->message);
-    } else if (joined) {
+    } else if (res == SB_SPLIT_JOINED) {
       g_printerr ("stage-batch: joined %u parts into stream '%s' in '%s'\n",
           s->n_parts, s->out_stream, s->out_store);
+    } else if (res == SB_SPLIT_ALREADY) {
+      g_printerr ("stage-batch: stream '%s' in '%s' was joined by an earlier "
+          "run\n", s->out_stream, s->out_store);
     } else {
       g_printerr ("stage-batch: stream '%s' in '%s' kept (mode=ignore): its "
           "%u parts were not joined\n", s->out_stream, s->out_store,
@@ -1053,6 +1059,33 @@ print_dry_run (void)
   }
 }
 
+/* --split --resume: a part whose job is done but which is in its store
+ * neither as a part nor joined (removed since) runs again. */
+static void
+resume_split_parts (void)
+{
+  GHashTable *jobs = g_hash_table_new (NULL, NULL);
+  guint i, k;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    g_hash_table_insert (jobs, GUINT_TO_POINTER (j->index), j);
+  }
+  for (i = 0; i < B.splits->len; i++) {
+    SbSplit *s = B.splits->pdata[i];
+
+    for (k = 0; k < s->n_parts; k++) {
+      SbJob *j = g_hash_table_lookup (jobs, GUINT_TO_POINTER (s->first + k));
+
+      if (j && j->state == SB_JOB_SKIPPED && !sb_split_part_present (s, k)) {
+        j->state = SB_JOB_PENDING;
+        B.n_skipped--;
+      }
+    }
+  }
+  g_hash_table_destroy (jobs);
+}
+
 static gint
 run_batch (void)
 {
@@ -1065,6 +1098,8 @@ run_batch (void)
       B.n_skipped++;
     }
   }
+  if (B.resume && B.splits)
+    resume_split_parts ();
   if (B.dry_run) {
     print_dry_run ();
     return 0;
