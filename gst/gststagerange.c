@@ -180,18 +180,15 @@ gst_stage_range_get_rate_divisor (GstStageSelector * selector,
     guint * divisor)
 {
   GstStageRange *self = GST_STAGE_RANGE (selector);
-  gchar *ranges;
   guint stride;
 
+  /* Called for every buffer: the ranges text (millions of ranges, maybe)
+   * is not touched. Several ranges are still frames of the input's grid,
+   * @stride apart inside each range: the nominal rate is input / stride,
+   * the skipped frames between ranges are gaps (see the element doc). */
   GST_OBJECT_LOCK (self);
-  ranges = g_strdup (self->ranges);
   stride = self->stride;
   GST_OBJECT_UNLOCK (self);
-
-  /* Several ranges are still frames of the input's grid, @stride apart
-   * inside each range: the nominal rate is input / stride, the skipped
-   * frames between ranges are gaps (see the element doc). */
-  g_free (ranges);
   /* caps queries come before start refuses a bad stride */
   *divisor = CLAMP (stride, 1, STRIDE_MAX);
   return TRUE;

@@ -20,9 +20,14 @@ typedef struct
 
 struct StageSelect
 {
-  /* Strides and ranges: a few spans, scanned linearly. */
+  /* Strides and ranges, in the order given. */
   Span *spans;
   size_t n_spans;
+  /* Many ranges: the non-empty spans by start (order) and the largest end
+   * among order[0..i] (maxend), so that stage_select_next binary searches
+   * instead of scanning every range for every frame. NULL for a few. */
+  size_t *order, n_order;
+  uint64_t *maxend;
   /* Gather: sorted, duplicate-free, binary searched, since index files may
    * hold millions of entries. */
   uint64_t *indices;
@@ -191,6 +196,47 @@ select_new_spans (size_t n)
   return sel;
 }
 
+/* Below this many spans a linear scan is as fast as the search. */
+#define SPANS_INDEXED_MIN 16
+
+static const Span *sort_spans;
+
+static int
+compare_span_start (const void *a, const void *b)
+{
+  uint64_t x = sort_spans[*(const size_t *) a].start;
+  uint64_t y = sort_spans[*(const size_t *) b].start;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Builds sel->order and sel->maxend; 0, or -1 when out of memory. */
+static int
+select_index_spans (StageSelect *sel)
+{
+  size_t i, n = 0;
+
+  if (sel->n_spans < SPANS_INDEXED_MIN)
+    return 0;
+  sel->order = malloc (sel->n_spans * sizeof (size_t));
+  sel->maxend = malloc (sel->n_spans * sizeof (uint64_t));
+  if (sel->order == NULL || sel->maxend == NULL)
+    return -1;
+  for (i = 0; i < sel->n_spans; i++)
+    if (sel->spans[i].start < sel->spans[i].end)
+      sel->order[n++] = i;
+  /* qsort has no user data in C99; the selection is built on one thread */
+  sort_spans = sel->spans;
+  qsort (sel->order, n, sizeof (size_t), compare_span_start);
+  sort_spans = NULL;
+  for (i = 0; i < n; i++) {
+    uint64_t e = sel->spans[sel->order[i]].end;
+    sel->maxend[i] = i > 0 && sel->maxend[i - 1] > e ? sel->maxend[i - 1] : e;
+  }
+  sel->n_order = n;
+  return 0;
+}
+
 StageSelect *
 stage_select_new_stride (uint64_t offset, uint64_t stride)
 {
@@ -312,6 +358,11 @@ stage_select_parse_ranges (const char *text, uint64_t stride, char **error)
     if (end == NULL)
       break;
     p = end + 1;
+  }
+  if (select_index_spans (sel) != 0) {
+    stage_ops_set_error (error, "out of memory");
+    stage_select_free (sel);
+    return NULL;
   }
   return sel;
 }
@@ -461,6 +512,8 @@ stage_select_free (StageSelect *sel)
   if (sel == NULL)
     return;
   free (sel->spans);
+  free (sel->order);
+  free (sel->maxend);
   free (sel->indices);
   free (sel);
 }
@@ -483,6 +536,35 @@ span_next (const Span * span, uint64_t index)
       j = index + (span->stride - r);
   }
   return j < span->end ? j : STAGE_SELECT_NONE;
+}
+
+/* The spans starting after @index offer their start, the first of them
+ * the smallest; of those starting at or before it, only the ones whose
+ * end lies beyond it can offer anything, and maxend says where to stop
+ * looking back. Sorted disjoint ranges look at one or two spans. */
+static uint64_t
+spans_next_indexed (const StageSelect *sel, uint64_t index)
+{
+  size_t lo = 0, hi = sel->n_order, i;
+  uint64_t best = STAGE_SELECT_NONE;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+
+    if (sel->spans[sel->order[mid]].start <= index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < sel->n_order)
+    best = sel->spans[sel->order[lo]].start;
+  for (i = lo; i-- > 0 && sel->maxend[i] > index && best != index;) {
+    uint64_t j = span_next (&sel->spans[sel->order[i]], index);
+
+    if (j < best)
+      best = j;
+  }
+  return best;
 }
 
 uint64_t
@@ -508,13 +590,16 @@ stage_select_next (const StageSelect *sel, uint64_t index)
     return lo < sel->n_indices ? sel->indices[lo] : STAGE_SELECT_NONE;
   }
 
-  for (i = 0; i < sel->n_spans; i++) {
-    uint64_t j = span_next (&sel->spans[i], index);
+  if (sel->order == NULL) {
+    for (i = 0; i < sel->n_spans; i++) {
+      uint64_t j = span_next (&sel->spans[i], index);
 
-    if (j < best)
-      best = j;
+      if (j < best)
+        best = j;
+    }
+    return best;
   }
-  return best;
+  return spans_next_indexed (sel, index);
 }
 
 int

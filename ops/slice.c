@@ -8,6 +8,9 @@
 struct StageSlice
 {
   StageSelect *ranges;          /* the groups, NULL for size/stride */
+  /* ranges: the largest last member among groups 0..g, so that a frame's
+   * groups are binary searched (starts do not decrease), not scanned */
+  uint64_t *maxlast;
   uint64_t n;                   /* groups, STAGE_SELECT_NONE: no end */
   uint64_t size, stride;        /* size/stride partition */
 };
@@ -53,6 +56,17 @@ stage_slice_parse_ranges (const char *text, uint64_t stride, char **error)
   }
   sl->ranges = sel;
   sl->n = n;
+  sl->maxlast = malloc ((n ? n : 1) * sizeof (uint64_t));
+  if (sl->maxlast == NULL) {
+    stage_ops_set_error (error, "out of memory");
+    stage_slice_free (sl);
+    return NULL;
+  }
+  for (i = 0; i < n; i++) {
+    uint64_t l = stage_slice_last (sl, i);   /* ranges are never empty */
+
+    sl->maxlast[i] = i > 0 && sl->maxlast[i - 1] > l ? sl->maxlast[i - 1] : l;
+  }
   return sl;
 }
 
@@ -88,6 +102,7 @@ stage_slice_free (StageSlice *sl)
   if (sl == NULL)
     return;
   stage_select_free (sl->ranges);
+  free (sl->maxlast);
   free (sl);
 }
 
@@ -150,6 +165,25 @@ stage_slice_last (const StageSlice *sl, uint64_t g)
   return s + (e - 1 - s) / st * st;
 }
 
+/* The first group (ranges) whose start is above @index: groups from it
+ * on cannot hold @index. */
+static uint64_t
+groups_starting_after (const StageSlice *sl, uint64_t index)
+{
+  uint64_t lo = 0, hi = sl->n, s, e, st;
+
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+
+    stage_select_get_span (sl->ranges, (size_t) mid, &s, &e, &st);
+    if (s <= index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 int
 stage_slice_needed_after (const StageSlice *sl, uint64_t g, uint64_t index)
 {
@@ -158,8 +192,11 @@ stage_slice_needed_after (const StageSlice *sl, uint64_t g, uint64_t index)
   /* size/stride groups never overlap */
   if (sl == NULL || sl->ranges == NULL)
     return 0;
-  for (h = g + 1; h < sl->n; h++)
-    if (stage_slice_contains (sl, h, index))
+  /* back from the last group that starts at or before @index, while some
+   * group up to there still reaches @index */
+  for (h = groups_starting_after (sl, index); h > g + 1
+      && sl->maxlast[h - 1] >= index; h--)
+    if (stage_slice_contains (sl, h - 1, index))
       return 1;
   return 0;
 }
@@ -167,7 +204,7 @@ stage_slice_needed_after (const StageSlice *sl, uint64_t g, uint64_t index)
 uint64_t
 stage_slice_first_open (const StageSlice *sl, uint64_t index)
 {
-  uint64_t g, s, e, st;
+  uint64_t g, s, e, st, lo = 0, hi;
 
   if (sl == NULL)
     return STAGE_SELECT_NONE;
@@ -179,10 +216,18 @@ stage_slice_first_open (const StageSlice *sl, uint64_t index)
     g = index / e;
     return stage_slice_last (sl, g) >= index ? g : g + 1;
   }
-  for (g = 0; g < sl->n; g++)
-    if (stage_slice_last (sl, g) >= index)
-      return g;
-  return STAGE_SELECT_NONE;
+  /* the first g with last(g) >= index is the first where the running
+   * maximum of the lasts reaches it */
+  hi = sl->n;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+
+    if (sl->maxlast[mid] >= index)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo < sl->n ? lo : STAGE_SELECT_NONE;
 }
 
 void

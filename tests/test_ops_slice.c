@@ -110,6 +110,52 @@ GST_START_TEST (test_ranges_overlapping)
 
 GST_END_TEST;
 
+/* needed_after and first_open, searched since issue 37 #9, against a
+ * scan of every group, on random overlapping groups in start order. */
+GST_START_TEST (test_ranges_random_search)
+{
+  GRand *rand = g_rand_new_with_seed (37);
+  guint n;
+
+  for (n = 0; n < 200; n++) {
+    guint ng = g_rand_int_range (rand, 1, 60), g, h;
+    guint64 stride = g_rand_int_range (rand, 1, 5), start = 0, i;
+    guint64 gs[60], ge[60];
+    GString *text = g_string_new (NULL);
+    StageSlice *sl;
+
+    for (g = 0; g < ng; g++) {
+      start += g_rand_int_range (rand, 0, 12);
+      gs[g] = start;
+      ge[g] = start + g_rand_int_range (rand, 1, 40);
+      g_string_append_printf (text, "%s%" G_GUINT64_FORMAT ":%"
+          G_GUINT64_FORMAT, g ? "," : "", gs[g], ge[g]);
+    }
+    sl = stage_slice_parse_ranges (text->str, stride, NULL);
+    fail_unless (sl != NULL, "%s", text->str);
+    for (i = 0; i < start + 45; i++) {
+      guint64 open = STAGE_SELECT_NONE;
+
+      for (g = 0; g < ng; g++) {
+        gboolean later = FALSE;
+
+        for (h = g + 1; h < ng; h++)
+          later |= i >= gs[h] && i < ge[h] && (i - gs[h]) % stride == 0;
+        fail_unless_equals_int (stage_slice_needed_after (sl, g, i), later);
+        if (open == STAGE_SELECT_NONE
+            && gs[g] + (ge[g] - 1 - gs[g]) / stride * stride >= i)
+          open = g;
+      }
+      fail_unless_equals_uint64 (stage_slice_first_open (sl, i), open);
+    }
+    stage_slice_free (sl);
+    g_string_free (text, TRUE);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static void
 check_error (const char *text, uint64_t stride, const char *reason)
 {
@@ -197,6 +243,7 @@ ops_slice_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_strided_vs_scanner);
   tcase_add_test (tc, test_ranges_overlapping);
+  tcase_add_test (tc, test_ranges_random_search);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_repeat_slots);
   return s;
