@@ -101,6 +101,9 @@ post_store_error (GstStageStoreWriter * self, GError * err)
       case STAGE_STORE_ERROR_IO:
         code = GST_RESOURCE_ERROR_WRITE;
         break;
+      case STAGE_STORE_ERROR_NO_SPACE:
+        code = GST_RESOURCE_ERROR_NO_SPACE_LEFT;
+        break;
       default:
         code = GST_RESOURCE_ERROR_FAILED;
         break;

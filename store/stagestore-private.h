@@ -30,6 +30,15 @@ gboolean store_db_fail (StageStore * store, const gchar * what,
     GError ** error);
 gboolean store_exec (StageStore * store, const gchar * sql,
     const gchar * what, GError ** error);
+/* sqlite3_prepare_v2 checked: FALSE (and *st NULL) with @error naming
+ * @what. */
+gboolean store_prepare (StageStore * store, const gchar * sql,
+    sqlite3_stmt ** st, const gchar * what, GError ** error);
+/* Steps @st, which must run to completion (an INSERT, a DELETE), and
+ * finalizes it; FALSE with the step's own error in @error: SQLite's
+ * message is read before another statement can replace it. */
+gboolean store_step_done (StageStore * store, sqlite3_stmt * st,
+    const gchar * what, GError ** error);
 gchar *store_now_iso8601 (void);
 StageStreamInfo *store_info_from_row (sqlite3_stmt * st);
 void store_remove_tree (const gchar * path);

@@ -415,12 +415,15 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
   sqlite3_stmt *st;
   gchar *now = store_now_iso8601 ();
   gsize i;
-  int rc;
+  gboolean ok;
 
-  sqlite3_prepare_v2 (store->db, "INSERT INTO streams (name, kind, codec, "
-      "caps, codec_data, frames, keyframes, chunks, bytes, fps_n, fps_d, "
-      "width, height, io_packet_size, data, created, committed) VALUES "
-      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  if (!store_prepare (store, "INSERT INTO streams (name, kind, codec, "
+          "caps, codec_data, frames, keyframes, chunks, bytes, fps_n, fps_d, "
+          "width, height, io_packet_size, data, created, committed) VALUES "
+          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, "insert", error)) {
+    g_free (now);
+    return FALSE;
+  }
   sqlite3_bind_text (st, 1, info->name, -1, SQLITE_STATIC);
   sqlite3_bind_text (st, 2, info->kind == STAGE_STORE_KIND_VIDEO ? "video" :
       "bytes", -1, SQLITE_STATIC);
@@ -447,16 +450,16 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
       SQLITE_STATIC);
   sqlite3_bind_text (st, 17, info->committed ? info->committed : now, -1,
       SQLITE_STATIC);
-  rc = sqlite3_step (st);
-  sqlite3_finalize (st);
+  ok = store_step_done (store, st, "insert", error);
   g_free (now);
-  if (rc != SQLITE_DONE)
-    return store_db_fail (store, "insert", error);
+  if (!ok)
+    return FALSE;
   *id = sqlite3_last_insert_rowid (store->db);
 
-  sqlite3_prepare_v2 (store->db, "INSERT INTO frames (stream, idx, pkt, "
-      "chunk, offset, size, pts, dts, duration, keyframe, crc) VALUES "
-      "(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+  if (!store_prepare (store, "INSERT INTO frames (stream, idx, pkt, "
+          "chunk, offset, size, pts, dts, duration, keyframe, crc) VALUES "
+          "(?,?,?,?,?,?,?,?,?,?,?)", &st, "frame index insert", error))
+    return FALSE;
   for (i = 0; i < n; i++) {
     const StageFrame *f = &frames[i];
 
@@ -472,8 +475,9 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
     sqlite3_bind_int (st, 10, f->keyframe);
     sqlite3_bind_int64 (st, 11, f->crc);
     if (sqlite3_step (st) != SQLITE_DONE) {
+      store_db_fail (store, "frame index insert", error);
       sqlite3_finalize (st);
-      return store_db_fail (store, "frame index insert", error);
+      return FALSE;
     }
     sqlite3_reset (st);
   }
@@ -486,21 +490,18 @@ store_delete_stream_rows (StageStore * store, gint64 id, const gchar * what,
     GError ** error)
 {
   sqlite3_stmt *st;
-  int rc;
 
-  sqlite3_prepare_v2 (store->db, "DELETE FROM frames WHERE stream = ?", -1,
-      &st, NULL);
+  if (!store_prepare (store, "DELETE FROM frames WHERE stream = ?", &st,
+          what, error))
+    return FALSE;
   sqlite3_bind_int64 (st, 1, id);
-  rc = sqlite3_step (st);
-  sqlite3_finalize (st);
-  sqlite3_prepare_v2 (store->db, "DELETE FROM streams WHERE id = ?", -1,
-      &st, NULL);
+  if (!store_step_done (store, st, what, error))
+    return FALSE;
+  if (!store_prepare (store, "DELETE FROM streams WHERE id = ?", &st, what,
+          error))
+    return FALSE;
   sqlite3_bind_int64 (st, 1, id);
-  rc = rc == SQLITE_DONE ? sqlite3_step (st) : rc;
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
-    return store_db_fail (store, what, error);
-  return TRUE;
+  return store_step_done (store, st, what, error);
 }
 
 /* The writer's stream as a catalog row. */
@@ -545,17 +546,18 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
   assign_indices (w);
   if (!store_exec (store, "BEGIN IMMEDIATE", "commit", error))
     return FALSE;
-  sqlite3_prepare_v2 (store->db, "SELECT " STREAM_COLUMNS " FROM streams "
-      "WHERE name = ?", -1, &st, NULL);
+  if (!store_prepare (store, "SELECT " STREAM_COLUMNS " FROM streams "
+          "WHERE name = ?", &st, "commit", error))
+    goto rollback;
   sqlite3_bind_text (st, 1, w->name, -1, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc == SQLITE_ROW)
     old = store_info_from_row (st);
-  sqlite3_finalize (st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+  else if (rc != SQLITE_DONE)
     store_db_fail (store, "commit", error);
+  sqlite3_finalize (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     goto rollback;
-  }
   if (old && mode != STAGE_STORE_MODE_OVERWRITE) {
     if (mode == STAGE_STORE_MODE_IGNORE) {
       /* another writer committed it meanwhile: theirs stays */

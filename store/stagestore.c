@@ -64,18 +64,58 @@ static const char *schema =
 
 /* ---- helpers ---- */
 
+/* SQLite says "disk I/O error" when it cannot make its -shm or -wal
+ * file: the filesystem's free space says whether that was a full disk. */
+static gboolean
+store_disk_full (const gchar * dir)
+{
+  struct statvfs sv;
+
+  return statvfs (dir, &sv) == 0 && (sv.f_bfree == 0 || sv.f_bavail == 0);
+}
+
 gboolean
 store_db_fail (StageStore * store, const gchar * what, GError ** error)
 {
-  int code = sqlite3_errcode (store->db);
+  int code = sqlite3_errcode (store->db) == SQLITE_IOERR
+      && store_disk_full (store->dir) ? SQLITE_FULL :
+      sqlite3_errcode (store->db);
   StageStoreError e = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-      ? STAGE_STORE_ERROR_CORRUPT : STAGE_STORE_ERROR_IO;
+      ? STAGE_STORE_ERROR_CORRUPT : code == SQLITE_FULL ?
+      STAGE_STORE_ERROR_NO_SPACE : STAGE_STORE_ERROR_IO;
 
   g_set_error (error, STAGE_STORE_ERROR, e,
       "Store '%s': catalog %s failed: %s%s", store->dir, what,
-      sqlite3_errmsg (store->db), e == STAGE_STORE_ERROR_CORRUPT ?
-      " (the catalog is corrupt: restore catalog.db from a backup)" : "");
+      sqlite3_errcode (store->db) == SQLITE_OK ? "SQLite gave no reason" :
+      sqlite3_errmsg (store->db),
+      e == STAGE_STORE_ERROR_CORRUPT ?
+      " (the catalog is corrupt: restore catalog.db from a backup)" :
+      e == STAGE_STORE_ERROR_NO_SPACE ? " (its disk is full: free some space)" :
+      "");
   return FALSE;
+}
+
+gboolean
+store_prepare (StageStore * store, const gchar * sql, sqlite3_stmt ** st,
+    const gchar * what, GError ** error)
+{
+  if (sqlite3_prepare_v2 (store->db, sql, -1, st, NULL) != SQLITE_OK) {
+    *st = NULL;
+    return store_db_fail (store, what, error);
+  }
+  return TRUE;
+}
+
+gboolean
+store_step_done (StageStore * store, sqlite3_stmt * st, const gchar * what,
+    GError ** error)
+{
+  /* the message is read before anything else runs on the connection */
+  gboolean ok = sqlite3_step (st) == SQLITE_DONE
+      || store_db_fail (store, what, error);
+
+  sqlite3_finalize (st);
+  return ok;
 }
 
 gboolean
@@ -321,7 +361,7 @@ store_unwritable (const gchar * dir, const gchar * catalog)
 
 static StageStore *
 open_store (const gchar * dir, gboolean create, gboolean read_only,
-    GError ** error)
+    gboolean immutable, GError ** error)
 {
   StageStore *store;
   gchar *path, *data, *version = NULL, *uri = NULL;
@@ -388,7 +428,7 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
     /* No lock, no shared memory: what a WAL catalog needs and a network
      * filesystem cannot give, nor a store SQLite cannot write its -shm
      * file in. Nothing may write the store meanwhile. */
-    if ((netfs && catalog_is_wal (path)) || unwritable) {
+    if ((netfs && catalog_is_wal (path)) || unwritable || immutable) {
       gchar *esc = g_uri_escape_string (path, "/", FALSE);
       uri = g_strdup_printf ("file:%s?immutable=1", esc);
       g_free (esc);
@@ -444,13 +484,13 @@ fail:
 StageStore *
 stage_store_open (const gchar * dir, gboolean create, GError ** error)
 {
-  return open_store (dir, create, FALSE, error);
+  return open_store (dir, create, FALSE, FALSE, error);
 }
 
 StageStore *
 stage_store_open_read (const gchar * dir, GError ** error)
 {
-  return open_store (dir, FALSE, TRUE, error);
+  return open_store (dir, FALSE, TRUE, FALSE, error);
 }
 
 void
@@ -836,37 +876,102 @@ store_safe_data_dir (const gchar * data)
   return TRUE;
 }
 
-gboolean
-stage_store_remove (StageStore * store, const gchar * name, GError ** error)
+/* One transaction: @name's rows go. *info (when found) says where its
+ * data is. */
+static gboolean
+remove_rows (StageStore * store, const gchar * name, StageStreamInfo ** info,
+    GError ** error)
 {
-  StageStreamInfo *info;
-
+  *info = NULL;
   if (!store_exec (store, "BEGIN IMMEDIATE", "removal", error))
     return FALSE;
-  info = stage_store_lookup (store, name, error);
-  if (info == NULL) {
+  *info = stage_store_lookup (store, name, error);
+  if (*info == NULL) {
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
   }
-  if (!store_safe_data_dir (info->data)) {
+  if (!store_safe_data_dir ((*info)->data)) {
     /* Removing it could take other streams' data, or more. */
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
         "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
         "directory of its own under data/: nothing removed (the catalog is "
         "corrupt; fix or delete the row with sqlite3)", store->dir,
-        info->name, info->data ? info->data : "NULL");
+        (*info)->name, (*info)->data ? (*info)->data : "NULL");
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-    stage_stream_info_free (info);
+    g_clear_pointer (info, stage_stream_info_free);
     return FALSE;
   }
-  if (!store_delete_stream_rows (store, info->id, "removal", error)
+  if (!store_delete_stream_rows (store, (*info)->id, "removal", error)
       || !store_exec (store, "COMMIT", "removal", error)) {
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A removal needs room in the catalog's journal: on a full disk the
+ * stream's data goes first (the user asked for it to go), which frees the
+ * room, and the rows follow. Until they do, the stream is listed without
+ * its data: a read of it fails, verify names it, and rm again ends it. */
+gboolean
+stage_store_remove (StageStore * store, const gchar * name, GError ** error)
+{
+  StageStreamInfo *info = NULL;
+  GError *err = NULL;
+
+  if (!remove_rows (store, name, &info, &err)) {
+    if (info == NULL || !g_error_matches (err, STAGE_STORE_ERROR,
+            STAGE_STORE_ERROR_NO_SPACE)) {
+      stage_stream_info_free (info);
+      g_propagate_error (error, err);
+      return FALSE;
+    }
+    g_clear_error (&err);
+    store_remove_data (store, info->data);
     stage_stream_info_free (info);
+    if (!remove_rows (store, name, &info, &err)) {
+      g_propagate_prefixed_error (error, err, "Store '%s', stream '%s': the "
+          "disk is full; its data was removed to free space, but its "
+          "catalog rows could not be (remove it again): ", store->dir, name);
+      stage_stream_info_free (info);
+      return FALSE;
+    }
+  }
+  store_remove_data (store, info->data);
+  stage_stream_info_free (info);
+  return TRUE;
+}
+
+gboolean
+stage_store_free_space (const gchar * dir, const gchar * name,
+    GError ** error)
+{
+  StageStore *store;
+  StageStreamInfo *info;
+
+  if (!store_disk_full (dir)) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s': its disk is not full", dir);
+    return FALSE;
+  }
+  store = open_store (dir, FALSE, TRUE, TRUE, error);
+  if (store == NULL)
+    return FALSE;
+  info = stage_store_lookup (store, name, error);
+  if (info != NULL && !store_safe_data_dir (info->data)) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+        "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
+        "directory of its own under data/: nothing removed", dir, name,
+        info->data ? info->data : "NULL");
+    g_clear_pointer (&info, stage_stream_info_free);
+  }
+  if (info == NULL) {
+    stage_store_close (store);
     return FALSE;
   }
   store_remove_data (store, info->data);
   stage_stream_info_free (info);
+  stage_store_close (store);
   return TRUE;
 }
 

@@ -40,6 +40,7 @@ typedef enum
   STAGE_STORE_ERROR_IO,         /* a read or write failed */
   STAGE_STORE_ERROR_INVALID,    /* bad argument (a stream name, ...) */
   STAGE_STORE_ERROR_NETWORK,    /* writing on a network filesystem */
+  STAGE_STORE_ERROR_NO_SPACE,   /* the disk is full (a write failed so) */
 } StageStoreError;
 
 typedef enum
@@ -151,6 +152,15 @@ GPtrArray *stage_store_orphans (StageStore * store, GError ** error);
  * *removed FALSE. FALSE only on an error. */
 gboolean stage_store_remove_orphan (StageStore * store, const gchar * data,
     gboolean * removed, GError ** error);
+
+/* On a full disk a store cannot be opened for writing (SQLite needs room
+ * for its -wal and -shm files), so nothing could ever be removed: this
+ * removes stream @name's data directory, found by reading the catalog
+ * file itself (immutable, without SQLite's shared memory), to make room;
+ * stage_store_remove then drops its rows. Refused unless the disk is
+ * full. */
+gboolean stage_store_free_space (const gchar * dir, const gchar * name,
+    GError ** error);
 
 /* Closes @store, which its caller made (stage_store_open with @create)
  * and put nothing into, and removes it if it still holds nothing: no

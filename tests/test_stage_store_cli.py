@@ -117,6 +117,7 @@ def main():
         corrupt_catalog_tests(tmp)
         deletion_tests(tmp)
         gc_race_tests(tmp)
+        full_disk_tests(tmp)
         keyframe_flag_tests(tmp)
         ingest_no_video_tests(tmp)
         read_only_tests(tmp)
@@ -519,6 +520,54 @@ def gc_race_tests(tmp):
     for name in ("w", "m", "j"):
         r = run(["gst-launch-1.0", "-q", "stagesrc", "store=s", f"stream={name}", "!", "fakesink"], d)
         check(r.returncode == 0, f"stream {name} reads back after gc: " + r.stderr.strip()[-200:])
+
+
+def fill(path):
+    """Fills the filesystem of @path to the last byte."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        for size in (65536, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def full_disk_tests(tmp):
+    """Issue 37 #10: on a full disk (a small tmpfs) a catalog error names
+    its real cause, never "not an error", and rm works: it must, since
+    removing is how a user frees space."""
+    d = os.path.join(tmp, "full")
+    os.mkdir(d)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", d]).returncode != 0:
+        print("SKIP full disk tests: cannot mount a tmpfs")
+        return
+    try:
+        for name, pattern in (("a", "snow"), ("b", "ball")):
+            launch(f"videotestsrc num-buffers=30 pattern={pattern} ! video/x-raw,width=160,height=120,"
+                   f"framerate=30/1 ! stagesink store=s stream={name}", d)
+        for k in range(2):
+            launch(f"stagesrc store=s stream=a ranges={15 * k}:{15 * k + 15} ! stagesink store=s "
+                   f"stream=j.part-{k}-of-2", d)
+        fill(os.path.join(d, "filler"))
+        r = run([TOOL, "join", "s", "j"], d)
+        check(r.returncode == 1 and "not an error" not in r.stderr
+              and re.search(r"full|space", r.stderr, re.I) is not None,
+              "join on a full disk: the real cause: " + r.stderr.strip()[-200:])
+        fill(os.path.join(d, "filler"))  # what the failed join freed
+        r = run([TOOL, "rm", "s", "a"], d)
+        ls = run([TOOL, "ls", "s"], d)
+        check(r.returncode == 0 and "not an error" not in r.stderr and
+              re.search(r"^a\s", ls.stdout, re.M) is None and re.search(r"^b\s", ls.stdout, re.M) is not None,
+              "rm on a full disk removes the stream: " + r.stderr.strip()[-200:] + " | " + ls.stdout.strip())
+        os.unlink(os.path.join(d, "filler"))
+        r = run([TOOL, "verify", "s"], d)
+        check(r.returncode == 0 and "ok   b" in r.stdout, "the store verifies after: " + r.stdout.strip()[-300:])
+    finally:
+        subprocess.run(["umount", "-l", d])
 
 
 def keyframe_flag_tests(tmp):

@@ -212,10 +212,38 @@ cmd_info (const gchar * dir, const gchar * name)
   return 0;
 }
 
+/* A store on a full disk does not open for writing: the streams' data
+ * goes first, which makes the room to open it and drop their rows. */
+static StageStore *
+open_store_to_remove (const gchar * dir, gchar ** names)
+{
+  GError *err = NULL;
+  StageStore *st = stage_store_open (dir, FALSE, &err);
+  gchar **n;
+
+  if (st || !g_error_matches (err, STAGE_STORE_ERROR,
+          STAGE_STORE_ERROR_NO_SPACE)) {
+    if (st == NULL)
+      report (&err);
+    return st;
+  }
+  g_printerr ("stage-store: %s; removing the streams' data first to make "
+      "room\n", err->message);
+  g_clear_error (&err);
+  for (n = names; *n; n++) {
+    if (!stage_store_free_space (dir, *n, &err))
+      report (&err);
+  }
+  st = stage_store_open (dir, FALSE, &err);
+  if (st == NULL)
+    report (&err);
+  return st;
+}
+
 static gint
 cmd_rm (const gchar * dir, gchar ** names)
 {
-  StageStore *st = open_store (dir, TRUE);
+  StageStore *st = open_store_to_remove (dir, names);
   gint ret = 0;
 
   if (st == NULL)
