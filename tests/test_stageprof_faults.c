@@ -605,6 +605,36 @@ GST_START_TEST (test_db_foreign_tables)
 }
 
 GST_END_TEST;
+
+/* Issue 37 #11: db= naming a database from a newer stageprof: refused,
+ * its version and rows as they were (it was appended to and set back). */
+GST_START_TEST (test_db_newer_version)
+{
+  GstTracer *t = find_prof ();
+  gchar *path = tmp_file ("newer.db"), *v = NULL;
+  sqlite3 *db = NULL;
+
+  fail_unless (sqlite3_open (path, &db) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "CREATE TABLE runs (id INTEGER PRIMARY KEY,"
+          " started TEXT, pid INTEGER, command TEXT)", NULL, NULL,
+          NULL) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, "PRAGMA user_version = 99", NULL, NULL,
+          NULL) == SQLITE_OK);
+  sqlite3_close (db);
+  ASSERT_WARNING (g_object_set (t, "db", path, NULL));
+  g_object_get (t, "db", &v, NULL);
+  fail_unless (v == NULL, "db=%s", v);
+  db = open_db (path);
+  fail_unless_equals_int (q_int (db, "PRAGMA user_version"), 99);
+  fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM runs"), 0);
+  fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM sqlite_master"),
+      1);
+  sqlite3_close (db);
+  gst_object_unref (t);
+  g_free (path);
+}
+
+GST_END_TEST;
 #endif
 
 /* interval=1e-7 made a step that rounds to 0 µs: the ticker spun at 100 %
@@ -1285,6 +1315,7 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_output_special_files);
 #ifdef HAVE_SPDB
   tcase_add_test (tc, test_db_foreign_tables);
+  tcase_add_test (tc, test_db_newer_version);
 #endif
   tcase_add_test (tc, test_interval_minimum);
   tcase_add_test (tc, test_summary_mistyped);

@@ -405,6 +405,33 @@ sp_db_check_only_ours (SpDb * db, GError ** error)
   return n == 0;
 }
 
+/* A database from a newer stageprof (a higher user_version) may have
+ * columns and meanings this one does not know: appending to it and
+ * setting its version back would break the newer readers. */
+static gboolean
+sp_db_check_version (SpDb * db, GError ** error)
+{
+  sqlite3_stmt *st = NULL;
+  gint version = 0;
+
+  if (sqlite3_prepare_v2 (db->db, "PRAGMA user_version", -1, &st,
+          NULL) != SQLITE_OK) {
+    sp_db_set_error (error, db, "reading its version");
+    return FALSE;
+  }
+  if (sqlite3_step (st) == SQLITE_ROW)
+    version = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
+  if (version > SP_DB_SCHEMA_VERSION) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+        "Refusing to use SQLite database \"%s\": a newer stageprof wrote "
+        "it (schema version %d; this one writes version %d); give db= a "
+        "new file", db->path, version, SP_DB_SCHEMA_VERSION);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* The schema's tables, created where missing; a database written by an
  * older stageprof gets the columns added since (NULL in its old rows);
  * nothing is removed. */
@@ -471,7 +498,8 @@ sp_db_open (const gchar * path, GError ** error)
   }
   /* Someone may be querying the file while we run: wait, do not fail. */
   sqlite3_busy_timeout (db->db, 5000);
-  if (!sp_db_check_only_ours (db, error) || !sp_db_create_tables (db, error)) {
+  if (!sp_db_check_only_ours (db, error) || !sp_db_check_version (db, error)
+      || !sp_db_create_tables (db, error)) {
     sp_db_free (db);
     return NULL;
   }
