@@ -879,6 +879,75 @@ GST_START_TEST (test_deep_nesting)
 
 GST_END_TEST;
 
+/* Issue 37 #6-8 and #12: inputs that cost memory without bound or ended
+ * the read quietly. */
+GST_START_TEST (test_bounded_inputs)
+{
+  GString *t = g_string_new ("[");
+  gchar *p, *out = NULL, *err = NULL, *big;
+  guint i;
+  gint rc;
+  FILE *f;
+
+  /* more distinct names than stageprof-report keeps: refused, saying so */
+  for (i = 0; i <= 100001; i++)
+    g_string_append_printf (t, "%s{\"name\":\"el%u\",\"ph\":\"X\","
+        "\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":1}", i ? "," : "", i, i * 2);
+  g_string_append (t, "]");
+  write_file ("names.json", t->str, t->len);
+  p = path ("names.json");
+  rc = tool (&out, &err, "show", p, NULL);
+  fail_unless (rc != 0 && strstr (err, "more than 100000 distinct") != NULL,
+      "exit %d: %s", rc, err);
+  g_free (out);
+  g_free (err);
+  g_free (p);
+
+  /* an event over 16 MiB between two good ones: skipped, and said with
+   * its byte offset; the one after it is read */
+  g_string_assign (t, "[{\"name\":\"before0\",\"ph\":\"X\",\"ts\":1,"
+      "\"dur\":5,\"pid\":1,\"tid\":1},");
+  i = t->len;
+  g_string_append (t, "{\"name\":\"huge\",\"ph\":\"X\",\"ts\":10,\"dur\":1,"
+      "\"pid\":1,\"tid\":1,\"args\":{\"s\":\"");
+  big = g_strnfill (17 << 20, 'x');
+  g_string_append (t, big);
+  g_free (big);
+  g_string_append (t, "\\\"}\"}},{\"name\":\"after0\",\"ph\":\"X\",\"ts\":20,"
+      "\"dur\":5,\"pid\":1,\"tid\":1}]");
+  write_file ("huge.json", t->str, t->len);
+  p = path ("huge.json");
+  rc = tool (&out, &err, "show", p, NULL);
+  big = g_strdup_printf ("(the first at byte %u)", i);
+  fail_unless (rc == 0 && strstr (out, "before0") && strstr (out, "after0")
+      && (strstr (out, big) || strstr (err, big)), "exit %d, %s\n%s\n%s",
+      rc, big, out, err);
+  g_free (big);
+  g_free (out);
+  g_free (err);
+  g_free (p);
+  g_string_free (t, TRUE);
+
+  /* a summary larger than any stageprof writes: refused before it is
+   * read (sparse: no disk used) */
+  p = path ("vast.json");
+  f = fopen (p, "w");
+  fail_unless (f != NULL);
+  fputs ("{\"elements\": [", f);
+  fail_unless (ftruncate (fileno (f), (off_t) 300 << 20) == 0);
+  fclose (f);
+  g_free (p);
+  expect_refused ("vast.json", "at most 256 MB");
+
+  /* a directory is not "empty" */
+  p = path ("adir");
+  fail_unless (g_mkdir (p, 0755) == 0);
+  g_free (p);
+  expect_refused ("adir", "Is a directory");
+}
+
+GST_END_TEST;
+
 static gchar *
 with_bom (const gchar * src, const gchar * name)
 {
@@ -1800,6 +1869,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_truncated_trace);
   tcase_add_test (tc, test_bad_inputs);
   tcase_add_test (tc, test_deep_nesting);
+  tcase_add_test (tc, test_bounded_inputs);
   tcase_add_test (tc, test_outputs_and_bom);
   tcase_add_test (tc, test_damaged_traces);
   tcase_add_test (tc, test_tolerant_readers);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 
 #include "spfile.h"
@@ -252,6 +253,9 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
       if (!g_hash_table_contains (in.named, k)
           && GPOINTER_TO_UINT (v) != own_pid)
         process_name (w, GPOINTER_TO_UINT (v), "process", label);
+    if (notes && sp_trace_reader_skipped (r))
+      g_ptr_array_add (notes, g_strdup_printf ("%s: %s", trace_path,
+              sp_trace_reader_skipped (r)));
     if (notes && sp_trace_reader_cut (r))
       g_ptr_array_add (notes, g_strdup_printf ("%s: %s", trace_path,
               sp_trace_reader_cut (r)));
@@ -575,6 +579,25 @@ sp_json_to_string (JsonNode * node, gint digits, gboolean pretty)
   return g_string_free (out, FALSE);
 }
 
+/* The whole file, refused before it is read when it is larger than a
+ * summary or a record can be (a 2 GB file took 2.1 GB of memory before
+ * "not valid JSON"). */
+static gboolean
+load_bounded (const gchar * path, gchar ** text, gsize * len, GError ** error)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode)
+      && st.st_size > SP_JSON_FILE_MAX) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+        "'%s' is %.1f MB: a summary or record is at most %d MB (stageprof "
+        "writes kilobytes); not read", path, st.st_size / 1e6,
+        SP_JSON_FILE_MAX >> 20);
+    return FALSE;
+  }
+  return g_file_get_contents (path, text, len, error);
+}
+
 gboolean
 sp_json_load_file (JsonParser * parser, const gchar * path, GError ** error)
 {
@@ -583,7 +606,7 @@ sp_json_load_file (JsonParser * parser, const gchar * path, GError ** error)
   gsize len = 0;
   gboolean ok = FALSE;
 
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!load_bounded (path, &text, &len, error))
     return FALSE;
   json = stage_json_skip_bom (text, &len);
   if (stage_json_depth (json, len) > STAGE_JSON_MAX_DEPTH)

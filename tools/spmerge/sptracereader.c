@@ -33,6 +33,8 @@ struct _SpTraceReader
   gboolean eof, begun, ended;
   guint64 events;
   gchar *cut;
+  guint64 oversized, oversized_at;      /* events skipped, the first's byte */
+  gchar *oversized_note;
   GString *name, *cat;
   GString *argstr[SP_EVENT_MAX_ARGS];
   GString *tmp;
@@ -98,6 +100,7 @@ sp_trace_reader_free (SpTraceReader * r)
   g_free (r->path);
   g_free (r->buf);
   g_free (r->cut);
+  g_free (r->oversized_note);
   g_string_free (r->name, TRUE);
   g_string_free (r->cat, TRUE);
   g_string_free (r->tmp, TRUE);
@@ -110,6 +113,19 @@ const gchar *
 sp_trace_reader_cut (SpTraceReader * r)
 {
   return r->cut;
+}
+
+const gchar *
+sp_trace_reader_skipped (SpTraceReader * r)
+{
+  if (r->oversized == 0)
+    return NULL;
+  g_free (r->oversized_note);
+  r->oversized_note = g_strdup_printf ("%" G_GUINT64_FORMAT " event%s "
+      "larger than %d MiB skipped (the first at byte %" G_GUINT64_FORMAT
+      "): not events stageprof writes", r->oversized, r->oversized == 1 ?
+      "" : "s", MAX_EVENT >> 20, r->oversized_at);
+  return r->oversized_note;
 }
 
 guint64
@@ -157,6 +173,47 @@ refill (SpTraceReader * r)
     r->next_progress += 64 << 20;
   }
   return TRUE;
+}
+
+/* Skips the event that starts at buf[start] and fills the whole buffer
+ * (MAX_EVENT), reading on through strings and nested values to its
+ * closing brace; FALSE when the file ends first. */
+static gboolean
+skip_event (SpTraceReader * r)
+{
+  gint depth = 0;
+  gboolean in_str = FALSE, esc = FALSE;
+  gsize n;
+
+  for (;;) {
+    while (r->start < r->len) {
+      gchar ch = r->buf[r->start++];
+
+      if (in_str) {
+        if (esc)
+          esc = FALSE;
+        else if (ch == '\\')
+          esc = TRUE;
+        else if (ch == '"')
+          in_str = FALSE;
+      } else if (ch == '"') {
+        in_str = TRUE;
+      } else if (ch == '{' || ch == '[') {
+        depth++;
+      } else if ((ch == '}' || ch == ']') && --depth == 0) {
+        return TRUE;
+      }
+    }
+    r->base += r->len;
+    r->start = r->len = 0;
+    n = fread (r->buf, 1, r->cap, r->f);
+    if (n == 0) {
+      r->eof = TRUE;
+      return FALSE;
+    }
+    r->len = n;
+    r->buf[n] = 0;
+  }
 }
 
 /* ---- a small JSON parser over [p, end) -------------------------------- */
@@ -740,6 +797,13 @@ sp_trace_reader_next (SpTraceReader * r, SpEvent ** out, GError ** error)
     if (s == P_MORE) {
       if (refill (r))
         continue;
+      if (!r->eof && r->len - r->start >= MAX_EVENT) {
+        /* not an event stageprof writes: skipped, and said */
+        if (r->oversized++ == 0)
+          r->oversized_at = r->base + r->start;
+        if (skip_event (r))
+          continue;
+      }
       r->ended = TRUE;
       set_cut (r, "ends inside an event");
       return FALSE;

@@ -68,6 +68,10 @@ gboolean sp_trace_reader_next (SpTraceReader * r, SpEvent ** ev,
 /* After the end: NULL if the file was complete, else what was cut (for a
  * note: "ends without ']' after 1234 events ..."). */
 const gchar *sp_trace_reader_cut (SpTraceReader * r);
+/* A note on events skipped because they were larger than any event
+ * stageprof writes (16 MiB), naming the first one's byte offset; NULL
+ * when none was. */
+const gchar *sp_trace_reader_skipped (SpTraceReader * r);
 guint64 sp_trace_reader_events (SpTraceReader * r);
 guint64 sp_trace_reader_offset (SpTraceReader * r);
 void sp_trace_reader_free (SpTraceReader * r);

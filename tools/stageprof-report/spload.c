@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "spload.h"
 #include "spread.h"
@@ -23,10 +24,19 @@ detect (const gchar * path, GError ** error)
   FILE *f = fopen (path, "rb");
   gchar head[4096];
   gsize n, i;
+  struct stat st;
 
   if (!f) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
         "cannot open '%s': %s", path, g_strerror (errno));
+    return KIND_UNKNOWN;
+  }
+  /* fopen opens a directory, whose read then fails: it is not "empty" */
+  if (fstat (fileno (f), &st) == 0 && S_ISDIR (st.st_mode)) {
+    fclose (f);
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_IO,
+        "cannot read '%s': %s (give a trace, a summary or a db file)", path,
+        g_strerror (EISDIR));
     return KIND_UNKNOWN;
   }
   n = fread (head, 1, sizeof (head) - 1, f);

@@ -85,6 +85,7 @@ typedef struct
   gint64 busy, wait_in, wait_out;
   gdouble cpu_wait_s;           /* its last stageprof_thread event, or -1 */
   GHashTable *elems;            /* interned name -> ElemAcc */
+  guint64 *n_elems;             /* the read's count of ElemAcc */
 } ThreadAcc;
 
 typedef struct
@@ -137,7 +138,42 @@ typedef struct
   guint64 n_slices, n_out_of_order;
   gboolean runs_numbered;       /* some process is "NAME (run N)" */
   SpProfile *p;
+  GHashTable *names;            /* interned names (in chunk) */
+  GStringChunk *chunk;
+  guint64 n_elems;              /* ElemAcc, all threads */
 } Acc;
+
+/* Memory grows with each distinct name (an element on a thread, a
+ * thread, a counter: 1-3 KB each), never with the event count: past
+ * this many the trace is refused (a real pipeline's has hundreds). */
+#define SP_TRACE_MAX_NAMES 100000
+
+/* A name kept for the whole read, in the read's own table, freed with
+ * it (GLib's interned strings are the process's and never freed). */
+static const gchar *
+intern (Acc * a, const gchar * s)
+{
+  const gchar *k = g_hash_table_lookup (a->names, s);
+
+  if (k == NULL) {
+    k = g_string_chunk_insert (a->chunk, s);
+    g_hash_table_add (a->names, (gpointer) k);
+  }
+  return k;
+}
+
+/* Whether the trace names more than SP_TRACE_MAX_NAMES things. */
+static gboolean
+too_many_names (const Acc * a)
+{
+  return g_hash_table_size (a->names) > SP_TRACE_MAX_NAMES
+      || g_hash_table_size (a->threads) > SP_TRACE_MAX_NAMES
+      || g_hash_table_size (a->queues) > SP_TRACE_MAX_NAMES
+      || g_hash_table_size (a->tnames) > SP_TRACE_MAX_NAMES
+      || g_hash_table_size (a->workers) > SP_TRACE_MAX_NAMES
+      || a->n_elems > SP_TRACE_MAX_NAMES
+      || a->p->links->len > SP_TRACE_MAX_NAMES;
+}
 
 static inline gint64
 to_ns (gdouble us)
@@ -199,6 +235,7 @@ thread_acc (Acc * a, gint64 pid, gint64 tid)
     t->done_from = G_MININT64;
     t->cpu_wait_s = -1;
     t->elems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+    t->n_elems = &a->n_elems;
     g_hash_table_insert (a->threads, g_strdup (k), t);
   }
   a->last_thread = t;
@@ -216,6 +253,7 @@ elem_acc (ThreadAcc * t, const gchar * name)
     e->name = name;
     stage_stats_init (&e->stats);
     g_hash_table_insert (t->elems, (gpointer) name, e);
+    (*t->n_elems)++;
   }
   return e;
 }
@@ -244,7 +282,7 @@ finish (Acc * a, ThreadAcc * t, const Open * o)
   if (o->kind == SL_EVENT) {
     /* "NAME event": NAME's time, not one of its per-buffer samples. */
     gchar *n = g_strndup (o->name, strlen (o->name) - 6);
-    name = g_intern_string (n);
+    name = intern (a, n);
     g_free (n);
   }
   /* Drawn whole although part of its own time was waiting: the tracer's
@@ -357,7 +395,7 @@ on_slice (Acc * a, const SpEvent * ev)
   o.start = to_ns (ev->ts);
   o.end = o.start + MAX (to_ns (ev->dur), 0);
   o.child = 0;
-  o.name = g_intern_string (ev->name);
+  o.name = intern (a, ev->name);
   o.work = -1;
   o.rest = SL_BLOCKED;
   if (ev->cat && strcmp (ev->cat, "wait") == 0) {
@@ -366,7 +404,7 @@ on_slice (Acc * a, const SpEvent * ev)
         "Output") ? SL_WAIT_OUT : strstr (ev->name, "Clock") ? SL_CLOCK :
         SL_BLOCKED;
     /* The element that waited, for its blocked time. */
-    o.name = el && !el->is_num ? g_intern_string (el->str) : NULL;
+    o.name = el && !el->is_num ? intern (a, el->str) : NULL;
   }
   else if (ev->cat && strcmp (ev->cat, "gpu") != 0)
     o.kind = SL_OTHER;          /* a category of a newer tracer: not work */
@@ -426,7 +464,7 @@ on_work (Acc * a, const SpEvent * ev)
   t = thread_acc (a, ev->pid, ev->tid);
   w.start = to_ns (ev->ts);
   w.work = MAX (to_ns (wk->num), 0);
-  w.name = g_intern_string (el->str);
+  w.name = intern (a, el->str);
   w.rest = SL_BLOCKED;
   if (rest && !rest->is_num)
     w.rest = strcmp (rest->str, "input") == 0 ? SL_WAIT_IN :
@@ -571,7 +609,7 @@ on_counter (Acc * a, const SpEvent * ev)
   if (!q) {
     q = g_new0 (QueueAcc, 1);
     q->pid = ev->pid;
-    q->name = g_intern_string (base);
+    q->name = intern (a, base);
     q->pending = g_array_new (FALSE, FALSE, sizeof (Sample));
     q->series = g_array_new (FALSE, FALSE, sizeof (SpPoint));
     q->stride = 1;
@@ -1014,8 +1052,19 @@ sp_read_trace (const gchar * path, GError ** error)
   a.link_pids = g_array_new (FALSE, FALSE, sizeof (gint64));
   a.workers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       workers_free);
+  a.names = g_hash_table_new (g_str_hash, g_str_equal);
+  a.chunk = g_string_chunk_new (4096);
 
   while (sp_trace_reader_next (rd, &ev, &err)) {
+    if (too_many_names (&a)) {
+      g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_MALFORMED,
+          "%s: the trace names more than %d distinct elements, threads or "
+          "counters (by byte %" G_GUINT64_FORMAT "): stageprof-report keeps "
+          "each in memory and reads at most that many (a stageprof trace "
+          "of a real pipeline names hundreds)", path, SP_TRACE_MAX_NAMES,
+          sp_trace_reader_offset (rd));
+      break;
+    }
     switch (ev->ph) {
       case 'X':
         if (ev->has_ts && ev->has_dur)
@@ -1039,6 +1088,8 @@ sp_read_trace (const gchar * path, GError ** error)
     a.p = NULL;
     goto out;
   }
+  if (sp_trace_reader_skipped (rd))
+    sp_profile_note (a.p, "%s", sp_trace_reader_skipped (rd));
   if (sp_trace_reader_cut (rd))
     sp_profile_note (a.p, "%s", sp_trace_reader_cut (rd));
   if (a.n_slices == 0 && g_hash_table_size (a.queues) == 0) {
@@ -1074,5 +1125,8 @@ out:
   g_hash_table_destroy (a.pend);
   g_array_free (a.link_pids, TRUE);
   sp_trace_reader_free (rd);
+  /* the rows carry copies of the names they show */
+  g_hash_table_destroy (a.names);
+  g_string_chunk_free (a.chunk);
   return a.p;
 }
