@@ -181,11 +181,15 @@ def merge_tests(tmp):
     after = store_state(os.path.join(d, "all"))
     check(r.returncode == 0 and after[0] == before[0] and after[2] != before[2] and len(after[2]) == 3,
           "merge --mode=overwrite replaces it, the old data gone")
+    # bad usage (exit 2, as --help says), found before anything is made
     r = run([TOOL, "merge", "both", "shard0", "shard0"], d)
-    check(r.returncode == 1 and "given twice" in r.stderr and not os.path.exists(os.path.join(d, "both")),
+    check(r.returncode == 2 and "given twice" in r.stderr and not os.path.exists(os.path.join(d, "both")),
           "merge of one store twice: refused, DEST not made")
+    r = run([TOOL, "merge", "both", "shard0", os.path.join(d, "shard0")], d)
+    check(r.returncode == 2 and "given twice" in r.stderr and not os.path.exists(os.path.join(d, "both")),
+          "merge of one store twice under two paths: refused")
     r = run([TOOL, "merge", "all", "all"], d)
-    check(r.returncode == 1 and "into itself" in r.stderr, "merge of a store into itself")
+    check(r.returncode == 2 and "into itself" in r.stderr, "merge of a store into itself")
     r = run([TOOL, "merge", "x", "nostore"], d)
     check(r.returncode == 1 and "does not exist" in r.stderr and not os.path.exists(os.path.join(d, "x")),
           "merge of a missing store")
@@ -653,6 +657,10 @@ def read_only_tests(tmp):
         r = run([TOOL, "rm", store, "s"], tmp)
         check(r.returncode == 1 and "cannot be written" in r.stderr, f"rm on {how} store: "
               + r.stderr.strip())
+        # issue 37 #12: the refusal alone, no GStreamer-CRITICAL after it
+        r = run([TOOL, "-q", "ingest", store, "new", CLIP], tmp)
+        check(r.returncode == 1 and "cannot be written" in r.stderr and "CRITICAL" not in r.stderr,
+              f"ingest into {how} store: " + r.stderr.strip()[-300:])
 
     mounted = subprocess.run(["mount", "--bind", src, mnt], capture_output=True).returncode == 0
     if mounted and subprocess.run(["mount", "-o", "remount,ro,bind", mnt], capture_output=True).returncode == 0:

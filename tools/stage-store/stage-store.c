@@ -404,6 +404,36 @@ cmd_join (const gchar * dir, gchar ** names)
 
 /* Every stream of the SRC stores into DEST (made if missing), as one
  * change; see stage_store_merge(). */
+/* Whether two paths are one file or directory. */
+static gboolean
+same_path (const gchar * a, const gchar * b)
+{
+  GStatBuf sa, sb;
+
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0
+      && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* What the command line itself gets wrong (a store given twice, DEST
+ * among the sources) is bad usage, said before anything is opened or
+ * made; NULL when it is right. */
+static gchar *
+merge_usage_error (const gchar * dest, gchar ** srcs)
+{
+  guint i, j;
+
+  for (i = 0; srcs[i]; i++) {
+    if (same_path (dest, srcs[i]))
+      return g_strdup_printf ("cannot merge store '%s' into itself",
+          srcs[i]);
+    for (j = 0; j < i; j++)
+      if (same_path (srcs[j], srcs[i]))
+        return g_strdup_printf ("store '%s' is given twice ('%s' too)",
+            srcs[i], srcs[j]);
+  }
+  return NULL;
+}
+
 static gint
 cmd_merge (const gchar * dest, gchar ** srcs)
 {
@@ -523,7 +553,12 @@ link_sink (Ingest * in, GstPad * pad)
   peer = gst_element_get_static_pad (in->sink, "sink");
   in->linked = gst_pad_link (pad, peer) == GST_PAD_LINK_OK;
   gst_object_unref (peer);
-  gst_element_sync_state_with_parent (in->sink);
+  if (!gst_element_sync_state_with_parent (in->sink)) {
+    /* it posted why (a store it cannot write); locked, so that the bin's
+     * way down to NULL does not try to start it again and fail there */
+    gst_element_set_locked_state (in->sink, TRUE);
+    gst_element_set_state (in->sink, GST_STATE_NULL);
+  }
   return in->linked;
 }
 
@@ -607,6 +642,11 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
     g_printerr ("stage-store: missing elements (filesrc, parsebin from "
         "gstreamer1.0-plugins-base, stagesink from gst-stages): check "
         "GST_PLUGIN_PATH\n");
+    gst_clear_object (&src);
+    gst_clear_object (&parse);
+    gst_clear_object (&sinkf);
+    gst_object_unref (in.pipeline);
+    g_string_free (in.found, TRUE);
     return EXIT_WORK_FAILED;
   }
   gst_object_unref (sinkf);
@@ -765,7 +805,10 @@ main (int argc, char **argv)
   } else if (g_str_equal (cmd, "gc") && n == 0) {
     ret = cmd_gc (argv[2]);
   } else if (g_str_equal (cmd, "merge") && n >= 1) {
-    ret = cmd_merge (argv[2], argv + 3);
+    gchar *bad = merge_usage_error (argv[2], argv + 3);
+
+    ret = bad ? usage (ctx, bad) : cmd_merge (argv[2], argv + 3);
+    g_free (bad);
   } else if (g_str_equal (cmd, "join")) {
     ret = cmd_join (argv[2], argv + 3);
   } else {
