@@ -598,6 +598,24 @@ def test_frames_and_stdout():
     t = table(r.stdout)
     check(r.returncode == 0 and t.get(0) == ("ok", "4"),
           f"frames are counted after stagestride, where the encoder takes them: {t}")
+    # issue 37 #12: a demuxer before it has pads is no sink (its input
+    # blocks were counted as frames: 87 for these 30)
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=30", "!",
+                    "video/x-raw,width=64,height=48,framerate=30/1", "!", "x264enc", "!", "h264parse", "!",
+                    "mp4mux", "name=m", "!", "filesink", f"location={TMP}/av.mp4", "audiotestsrc",
+                    "num-buffers=50", "!", "avenc_aac", "!", "m."], check=True, capture_output=True)
+    m = write(f"{TMP}/av.csv", f"input\n{TMP}/av.mp4\n")
+    r = run(["--progress=none", "filesrc location={input} ! qtdemux ! h264parse ! fakesink", m])
+    check(r.returncode == 0 and table(r.stdout).get(0) == ("ok", "30"),
+          f"a demuxer is not counted as a sink: 30 frames: {table(r.stdout)}")
+    # a template with an unlinked element: refused before anything runs
+    m = write(f"{TMP}/unl.csv", "name\nx\n")
+    for tpl, what in (("videotestsrc num-buffers=10", "videotestsrc0's source pad 'src' is not linked"),
+                      ("videotestsrc num-buffers=2 ! fakesink videotestsrc name=lonely",
+                       "lonely's source pad")):
+        r = run(["--progress=none", tpl, m])
+        check(r.returncode == 2 and what in r.stderr and not os.path.exists(f"{TMP}/unl.batch/logs/job-0.log"),
+              f"an unlinked pad is bad usage, said before any job runs: {r.returncode} {r.stderr[-300:]}")
     m = write(f"{TMP}/dump.csv", "name\nd\n")
     r = run(["--progress=none", "videotestsrc num-buffers=2 ! video/x-raw,width=8,height=8 ! "
              "identity dump=true ! fakesink name={name}", m])

@@ -479,3 +479,50 @@ sb_pipeline_input_problem (GstElement * pipeline)
   gst_iterator_free (it);
   return problem;
 }
+
+/* The first always source pad of @e that nothing is linked to, or NULL.
+ * Not sink pads: one fed by a demuxer's sometimes pad is linked only once
+ * the demuxer makes that pad (gst_parse's delayed link). */
+static gchar *
+unlinked_pad (GstElement * e)
+{
+  GList *l;
+  gchar *problem = NULL;
+
+  GST_OBJECT_LOCK (e);
+  for (l = e->pads; l && !problem; l = l->next) {
+    GstPad *pad = l->data;
+    GstPadTemplate *tpl = GST_PAD_PAD_TEMPLATE (pad);
+
+    if (GST_PAD_IS_SRC (pad) && tpl
+        && GST_PAD_TEMPLATE_PRESENCE (tpl) == GST_PAD_ALWAYS
+        && !gst_pad_is_linked (pad))
+      problem = g_strdup_printf ("%s's source pad '%s' is not linked: "
+          "nothing takes its output (end the chain with a sink, e.g. "
+          "'! fakesink'); every job would fail with 'not-linked'",
+          GST_OBJECT_NAME (e), GST_PAD_NAME (pad));
+  }
+  GST_OBJECT_UNLOCK (e);
+  return problem;
+}
+
+gchar *
+sb_pipeline_unlinked_problem (GstElement * pipeline)
+{
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  gchar *problem = NULL;
+
+  if (!GST_IS_BIN (pipeline))
+    return unlinked_pad (pipeline);
+  /* the pipeline's own elements: a bin of ours (stagesrc) links its
+   * insides only when it starts */
+  it = gst_bin_iterate_elements (GST_BIN (pipeline));
+  while (!problem && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    problem = unlinked_pad (g_value_get_object (&v));
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return problem;
+}

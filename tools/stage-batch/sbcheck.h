@@ -21,6 +21,10 @@ gboolean sb_dir_writable (const gchar * path, gchar ** which);
 /* Streaming threads of a parsed pipeline (sources, queue-like elements). */
 guint sb_pipeline_threads (GstElement * pipeline);
 
+/* The first always source pad that nothing is linked to, said for a
+ * user, or NULL: such a job cannot run. */
+gchar *sb_pipeline_unlinked_problem (GstElement * pipeline);
+
 /* What is wrong with the inputs a parsed pipeline reads, or NULL: a
  * source's location= or file: uri= that does not exist or cannot be read,
  * a stagesrc's store or stream that does not exist. */

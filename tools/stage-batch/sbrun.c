@@ -174,6 +174,27 @@ src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* A sink: flagged so, or an element that can have no source pad at all.
+ * A demuxer has none until it has read its input (qtdemux, tsdemux, and
+ * one that ends with no pad for a stream nobody linked), but its class
+ * has source pad templates: counting its input as frames gave 388
+ * "frames" for a 132-frame clip with audio. */
+static gboolean
+element_is_sink (GstElement * e)
+{
+  const GList *l;
+
+  if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK))
+    return TRUE;
+  if (e->numsrcpads > 0)
+    return FALSE;
+  for (l = gst_element_class_get_pad_template_list (GST_ELEMENT_GET_CLASS
+          (e)); l; l = l->next)
+    if (GST_PAD_TEMPLATE_DIRECTION (l->data) == GST_PAD_SRC)
+      return FALSE;
+  return TRUE;
+}
+
 static void
 counter_add_pad (SbCounter * c, GstElement * e, GstPad * pad)
 {
@@ -181,8 +202,7 @@ counter_add_pad (SbCounter * c, GstElement * e, GstPad * pad)
     SbPadCount *pc = g_new0 (SbPadCount, 1);
     pc->pad = gst_object_ref (pad);
     pc->element = e;
-    pc->sink = e->numsrcpads == 0
-        || GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK);
+    pc->sink = element_is_sink (e);
     g_mutex_lock (&c->lock);
     g_ptr_array_add (c->pads, pc);
     g_mutex_unlock (&c->lock);

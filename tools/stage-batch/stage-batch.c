@@ -225,6 +225,9 @@ check_job (SbJob * j, GHashTable * outputs, guint * threads)
         j->where, j->index, err ? err->message : "unknown error", col,
         j->pipeline);
   }
+  if ((problem = sb_pipeline_unlinked_problem (p)))
+    usage_error ("%s: job %u: %s\n  pipeline: %s", j->where, j->index,
+        problem, j->pipeline);
   if ((problem = sb_pipeline_input_problem (p))) {
     gchar *col = sb_blame_column (B.t, B.m, j->index, problem);
 
