@@ -1004,6 +1004,42 @@ GST_START_TEST (test_launch_trace_disk_full)
 
 GST_END_TEST;
 
+/* Issue 37 #12: not one byte can be written (a disk with 0 bytes free,
+ * here a file-size limit of 1 byte): no empty trace= or db= file is left
+ * behind as if it were a profile. */
+GST_START_TEST (test_launch_no_byte_written)
+{
+  gchar *trace = tmp_file ("none.json"), *dbp = tmp_file ("none.db");
+  gchar *tracers = g_strdup_printf ("stageprof(trace=\"%s\",summary=none)",
+      trace);
+  gint err_fd, status;
+  GPid pid = spawn_launch (tracers, "videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=16,height=16 ! identity ! fakesink", 1, &err_fd);
+  gchar *err = read_all (err_fd);
+
+  status = wait_child (pid);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s", err);
+  fail_if (g_file_test (trace, G_FILE_TEST_EXISTS), "%s", err);
+  fail_unless (strstr (err, "the empty file was removed") != NULL, "%s", err);
+  g_free (err);
+  g_free (tracers);
+#ifdef HAVE_SPDB
+  tracers = g_strdup_printf ("stageprof(db=\"%s\",summary=none)", dbp);
+  pid = spawn_launch (tracers, "videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=16,height=16 ! identity ! fakesink", 1, &err_fd);
+  err = read_all (err_fd);
+  status = wait_child (pid);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s", err);
+  fail_if (g_file_test (dbp, G_FILE_TEST_EXISTS), "%s", err);
+  g_free (err);
+  g_free (tracers);
+#endif
+  g_free (trace);
+  g_free (dbp);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_launch_db_disk_full)
 {
 #ifdef HAVE_SPDB
@@ -1325,6 +1361,7 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_launch_sigint);
   tcase_add_test (tc, test_launch_trace_disk_full);
   tcase_add_test (tc, test_launch_db_disk_full);
+  tcase_add_test (tc, test_launch_no_byte_written);
   tcase_add_test (tc, test_progress_thread);
   tcase_add_test (tc, test_progress_lines);
   tcase_add_test (tc, test_progress_tty);

@@ -23,7 +23,10 @@
 
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 /* The tables of the database, beside runs and snapshots. */
 static const SpSchema *const sp_db_tables[] = {
@@ -475,15 +478,38 @@ fail:
   return FALSE;
 }
 
+/* A database this open created and could not write a byte of (a full
+ * disk): the empty file, and SQLite's beside it, go. */
+static void
+sp_db_remove_new_empty (const gchar * path)
+{
+  static const gchar *const sfx[] = { "-wal", "-shm", "-journal" };
+  GStatBuf st;
+  guint i;
+
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size != 0)
+    return;
+  g_unlink (path);
+  for (i = 0; i < G_N_ELEMENTS (sfx); i++) {
+    gchar *p = g_strconcat (path, sfx[i], NULL);
+
+    if (g_lstat (p, &st) == 0 && S_ISREG (st.st_mode) && st.st_size == 0)
+      g_unlink (p);
+    g_free (p);
+  }
+}
+
 SpDb *
 sp_db_open (const gchar * path, GError ** error)
 {
   SpDb *db;
+  gboolean existed;
 
   g_return_val_if_fail (path != NULL, NULL);
 
   if (!sp_file_check_not_symlink (path, "database", error))
     return NULL;
+  existed = g_file_test (path, G_FILE_TEST_EXISTS);
   db = g_new0 (SpDb, 1);
   db->path = g_strdup (path);
   if (sqlite3_open_v2 (path, &db->db,
@@ -501,6 +527,8 @@ sp_db_open (const gchar * path, GError ** error)
   if (!sp_db_check_only_ours (db, error) || !sp_db_check_version (db, error)
       || !sp_db_create_tables (db, error)) {
     sp_db_free (db);
+    if (!existed)
+      sp_db_remove_new_empty (path);
     return NULL;
   }
   sqlite3_exec (db->db, "PRAGMA user_version = "
@@ -514,6 +542,8 @@ sp_db_open (const gchar * path, GError ** error)
   sqlite3_exec (db->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
   if (!sp_db_insert_run (db, error) || !sp_db_prepare (db, error)) {
     sp_db_free (db);
+    if (!existed)
+      sp_db_remove_new_empty (path);
     return NULL;
   }
 

@@ -1114,6 +1114,23 @@ sp_trace_get_allocated_bytes (SpTrace * t)
   return n;
 }
 
+/* A trace none of which could be written (a disk with no free byte) is
+ * no trace: the empty file goes, if the path still names it. */
+static void
+sp_trace_remove_if_empty (SpTrace * t)
+{
+  struct stat fs, ps;
+
+  if (!t->write_failed || __atomic_load_n (&t->bytes, __ATOMIC_RELAXED) > 0
+      || fstat (t->fd, &fs) != 0 || !S_ISREG (fs.st_mode) || fs.st_size != 0
+      || lstat (t->path, &ps) != 0 || ps.st_dev != fs.st_dev
+      || ps.st_ino != fs.st_ino)
+    return;
+  if (unlink (t->path) == 0)
+    g_warning ("stageprof: no byte of trace file \"%s\" could be written: "
+        "the empty file was removed", t->path);
+}
+
 void
 sp_trace_free (SpTrace * t)
 {
@@ -1143,6 +1160,7 @@ sp_trace_free (SpTrace * t)
           "only: append \"]\" if it lacks one to read it", t->path, t->lost,
           g_strerror (t->write_errno));
   }
+  sp_trace_remove_if_empty (t);
   close (t->fd);
 
   dropped = sp_trace_get_dropped (t);
