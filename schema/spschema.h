@@ -167,6 +167,7 @@ typedef enum
   C (reported_min_ms,  REAL, "Reported",     3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (reported_max_ms,  REAL, NULL,           3, SP_COL_OPTIONAL) \
   C (late,             BOOL, "Late",         0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (unmatched,        INT,  "Unmatched",    0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (run,              ID,   NULL,           0, SP_COL_KEY | SP_COL_OPTIONAL)
 
 /* Latency through each element a frame went through: from entering it to
@@ -182,6 +183,7 @@ typedef enum
   C (max_ms,    REAL, "Max",    3, 0) \
   C (work_ms,   REAL, "Work",   3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (dwell_ms,  REAL, "Dwell",  3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
+  C (unmatched, INT,  "Unmatched", 0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (run,       ID,   NULL,     0, SP_COL_KEY | SP_COL_OPTIONAL)
 
 typedef struct

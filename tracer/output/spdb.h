@@ -31,7 +31,7 @@ guint  sp_db_get_dropped (SpDb *db);
  * whole; sp_db_close() warns when non-zero. */
 guint  sp_db_get_failed (SpDb *db);
 
-#define SP_DB_SCHEMA_VERSION 4
+#define SP_DB_SCHEMA_VERSION 5
 #define SP_DB_MAX_PENDING 1024
 
 G_END_DECLS

@@ -27,11 +27,12 @@ typedef struct
   guint64 id;
   guint64 first_ts, first_tid, flow_tid;
   guint first_pid;
+  gboolean unknown;             /* unmatched on its way: no origin */
 } Frame;
 
 typedef struct
 {
-  GstClockTime pts;
+  GstClockTime rt;              /* its running time entering, or NONE */
   guint64 in_ts;
   Frame f;
 } Entry;
@@ -51,6 +52,8 @@ typedef struct
   guint64 last_push_ts;
   StageStats through;           /* ms from entering it to leaving it */
   StageStats e2e, render;       /* sinks: ms from the origin */
+  guint64 unmatched;            /* frames out it could not match, or (a
+                                 * sink) frames in of no known origin */
   guint64 sink_origin;
   gboolean sink_open;
   gboolean reported, live;
@@ -86,6 +89,7 @@ lat_elem_clear_stats (LatElem * le)
   stage_stats_init (&le->through);
   stage_stats_init (&le->e2e);
   stage_stats_init (&le->render);
+  le->unmatched = 0;
 }
 
 SpLatency *
@@ -171,14 +175,46 @@ ms (guint64 later, guint64 earlier)
   return later > earlier ? (later - earlier) / 1e6 : 0.0;
 }
 
-/* The frame `buf` leaving `le` at `ts`: the one that entered with the same
- * PTS (a decoder putting frames back in order), else the oldest. *first:
- * the frame starts here. */
-static Frame
-take_frame (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
+/* The running time of `buf` on `pad`: its PTS through the pad's segment
+ * (and the pad's offset), which an element keeps across its input and
+ * output where it shifts its output timestamps (x264enc's 1000 hours, an
+ * encoder's lookahead): raw PTS never match there. NONE without a PTS or
+ * outside the segment; the raw PTS where the pad has no time segment. */
+static GstClockTime
+running_time (GstPad * pad, GstBuffer * buf)
 {
-  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime pts = GST_BUFFER_PTS (buf), rt = pts;
+  GstEvent *ev;
+  const GstSegment *seg;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_NONE;
+  ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  if (ev) {
+    gst_event_parse_segment (ev, &seg);
+    if (seg->format == GST_FORMAT_TIME)
+      rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts);
+    gst_event_unref (ev);
+  }
+  if (GST_CLOCK_TIME_IS_VALID (rt)) {
+    gint64 off = gst_pad_get_offset (pad);
+
+    rt = off >= 0 || (guint64) - off <= rt ? rt + off : GST_CLOCK_TIME_NONE;
+  }
+  return rt;
+}
+
+/* The frame `buf` (running time `rt`) leaving `le` at `ts`: the one that
+ * entered with the same running time (a decoder putting frames back in
+ * order, an encoder with lookahead). Where the element's input had no
+ * timestamps (a parser of a file's bytes), the oldest. Where it had some
+ * and none matches, no other frame is taken for it: it is counted as
+ * unmatched and its origin is unknown. *first: the frame starts here. */
+static Frame
+take_frame (LatElem * le, GstClockTime rt, guint64 ts, gboolean * first)
+{
   gint at = -1;
+  gboolean timed = FALSE;
   Entry ent;
 
   if (!le->had_input) {
@@ -188,15 +224,26 @@ take_frame (LatElem * le, GstBuffer * buf, guint64 ts, gboolean * first)
     *first = TRUE;
     return f;
   }
-  if (GST_CLOCK_TIME_IS_VALID (pts))
-    for (guint i = 0; i < le->pending->len && at < 0; i++)
-      if (g_array_index (le->pending, Entry, i).pts == pts)
-        at = (gint) i;
+  for (guint i = 0; i < le->pending->len && at < 0; i++) {
+    GstClockTime prt = g_array_index (le->pending, Entry, i).rt;
+
+    timed |= GST_CLOCK_TIME_IS_VALID (prt);
+    if (GST_CLOCK_TIME_IS_VALID (rt) && prt == rt)
+      at = (gint) i;
+  }
   if (at < 0) {
     /* Nothing waiting: a tee's next branch, or one of several buffers made
      * of one input: the frame it last passed on. */
     if (le->pending->len == 0)
       return le->last;
+    if (timed && GST_CLOCK_TIME_IS_VALID (rt)) {
+      Frame f = le->last;
+
+      le->unmatched++;
+      f.unknown = TRUE;
+      f.origin = 0;
+      return f;
+    }
     /* An element that makes one output of several inputs (a parser of a
      * file's chunks): what entered before its previous push went into
      * that output. Not so a queue: all it holds is waiting, in order. */
@@ -274,12 +321,14 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   LatElem *le;
   Frame f;
   gboolean first = FALSE, live;
+  GstClockTime rt;
 
   if (!e || !buf)
     return;
+  rt = running_time (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  f = take_frame (le, buf, ts, &first);
+  f = take_frame (le, rt, ts, &first);
   live = le->live_source;
   le->pushed = TRUE;
   le->last_push_ts = ts;
@@ -347,22 +396,27 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   GstElement *e = pad_element (pad);
   LatElem *le;
   Frame f;
+  GstClockTime rt;
 
   /* Only the buffer this thread just pushed has a known origin. */
   if (!e || !buf || buf != tls_buf)
     return;
   f = tls_frame;
   tls_buf = NULL;
+  rt = running_time (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   le->had_input = TRUE;
   trace_flow (l, &f, ts, le->is_sink);
-  if (le->is_sink) {
+  if (le->is_sink && f.unknown) {
+    /* no latency drawn from a frame of no known origin */
+    le->unmatched++;
+  } else if (le->is_sink) {
     stage_stats_add (&le->e2e, ms (ts, f.origin));
     le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
-    Entry ent = { GST_BUFFER_PTS (buf), ts, f };
+    Entry ent = { rt, ts, f };
 
     if (le->pending->len >= SP_LATENCY_MAX_PENDING)
       g_array_remove_index (le->pending, 0);
@@ -474,6 +528,8 @@ sink_row (const LatElem * le)
   const StageStats *s = &le->e2e;
   GstStructure *row = stats_row ("latency", "frames", le, s);
 
+  if (le->unmatched > 0)
+    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
   if (le->render.count > 0)
     gst_structure_set (row,
         "render_median_ms", G_TYPE_DOUBLE, stage_stats_median (&le->render),
@@ -500,6 +556,8 @@ elem_row (const LatElem * le, gdouble work)
 
   /* Work: its self time; dwell: the rest of its time through, waiting
    * inside (a queue's buffering, a decoder's reorder delay). */
+  if (le->unmatched > 0)
+    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
   if (isnan (work) && le->is_queue)
     work = 0.0;
   if (!isnan (work))
@@ -518,9 +576,9 @@ sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
 
     if (pipeline && pipeline != SP_RECORDER_PENDING && pipeline != le->top)
       continue;
-    if (le->is_sink && le->e2e.count > 0)
+    if (le->is_sink && (le->e2e.count > 0 || le->unmatched > 0))
       append_row (sink_rows, sink_row (le));
-    else if (!le->is_sink && le->through.count > 0)
+    else if (!le->is_sink && (le->through.count > 0 || le->unmatched > 0))
       append_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
                   work_data)));
   }
