@@ -379,6 +379,14 @@ GST_START_TEST (test_unmatched_restamp)
   fail_unless_equals_int (uget (vr, "count") + uget (vr, "unmatched"), 50);
   fail_unless_equals_int (uget (out, "frames") + uget (out, "unmatched"), 50);
   fail_unless_equals_int (uget (out, "frames"), uget (vr, "count"));
+  /* latency rows carry their pipeline's run, like every other row */
+  {
+    guint run_out = 0, run_vr = 0;
+
+    fail_unless (gst_structure_get_uint (out, "run", &run_out));
+    fail_unless (gst_structure_get_uint (vr, "run", &run_vr));
+    fail_unless (run_out == 1 && run_vr == 1);
+  }
   gst_structure_free (s);
 }
 

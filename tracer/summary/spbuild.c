@@ -583,6 +583,34 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
   return row;
 }
 
+/* Latency rows carry `run` like every other row: their pipeline's latest
+ * run among the pipeline rows (the latency figures follow a pipeline
+ * across its runs). */
+static void
+set_latency_runs (GValue * rows, const GValue * pipes)
+{
+  guint i, j, n = gst_value_array_get_size (rows);
+
+  for (i = 0; i < n; i++) {
+    GstStructure *r = (GstStructure *)
+        gst_value_get_structure (gst_value_array_get_value (rows, i));
+    const gchar *name = gst_structure_get_string (r, "pipeline");
+    guint run = 0;
+
+    for (j = 0; j < gst_value_array_get_size (pipes); j++) {
+      const GstStructure *p =
+          gst_value_get_structure (gst_value_array_get_value (pipes, j));
+      guint pr = 1;
+
+      if (g_strcmp0 (gst_structure_get_string (p, "pipeline"), name) != 0)
+        continue;
+      gst_structure_get_uint (p, "run", &pr);
+      run = MAX (run, pr);
+    }
+    gst_structure_set (r, "run", G_TYPE_UINT, MAX (run, 1), NULL);
+  }
+}
+
 /* The verdict field: the pipeline's own, or each pipeline's by name. */
 static gchar *
 joined_verdict (const GValue * pipes)
@@ -763,6 +791,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
     array_init (&elv);
     sp_latency_rows (sp_recorder_latency (r), pipeline, work_of, recs, &lv,
         &elv);
+    set_latency_runs (&lv, &pv);
+    set_latency_runs (&elv, &pv);
   }
   g_free (shares);
   v = joined_verdict (&pv);
