@@ -619,8 +619,23 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
   gst_element_set_state (in.pipeline, GST_STATE_PLAYING);
   while (!done) {
     GstMessage *msg = gst_bus_timed_pop_filtered (bus, 200 * GST_MSECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
 
+    if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      gchar *dbg = NULL, *detail;
+
+      /* the writer's word on what it changed: frames dropped, times
+       * repaired */
+      gst_message_parse_warning (msg, &err, &dbg);
+      /* the detail, without the source position before it */
+      detail = dbg ? strchr (dbg, '\n') : NULL;
+      g_printerr ("%sstage-store: warning: %s%s%s\n", tty ? "\n" : "",
+          err->message, detail ? ": " : "", detail ? detail + 1 : "");
+      g_clear_error (&err);
+      g_free (dbg);
+      gst_message_unref (msg);
+      continue;
+    }
     if (msg == NULL) {
       gint64 pos = -1, dur = -1;
       guint64 frames = 0;
