@@ -371,6 +371,34 @@ pipeline_failed (GstStageStoreWriter * self)
   return failed;
 }
 
+/* What the commit changed from what arrived, said where a user sees it
+ * (gst-launch-1.0 and stage-store ingest print warnings): frames that
+ * were not stored, or times that were not the packets' own. */
+static void
+warn_repairs (GstStageStoreWriter * self)
+{
+  gint64 dropped = stage_store_writer_get_dropped (self->writer);
+  gint shift = stage_store_writer_get_shift (self->writer);
+
+  if (dropped > 0)
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("Dropped %" G_GINT64_FORMAT " picture%s presented before the "
+            "stream's first keyframe", dropped, dropped == 1 ? "" : "s"),
+        ("They reference pictures from before the start of the recording "
+            "(a cut in the middle of a GOP) and cannot be decoded exactly; "
+            "a full decode does not output them either, so frame 0 is the "
+            "first picture a decoder outputs"));
+  if (shift != 0)
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("Repaired the timestamps: each packet carried the times of the "
+            "packet %d place%s %s it in decode order", ABS (shift),
+            ABS (shift) == 1 ? "" : "s", shift > 0 ? "before" : "after"),
+        ("Their order disagreed with the picture order count of the "
+            "bitstream, and the shifted times agree with it exactly (as "
+            "GStreamer 1.22's h265parse gives them after tsdemux); the "
+            "frames are numbered and timed as a decoder outputs them"));
+}
+
 static gboolean
 gst_stage_store_writer_event (GstBaseSink * sink, GstEvent * event)
 {
@@ -401,6 +429,7 @@ gst_stage_store_writer_event (GstBaseSink * sink, GstEvent * event)
     }
     GST_INFO_OBJECT (self, "committed %" G_GINT64_FORMAT " frames",
         stage_store_writer_get_frames (self->writer));
+    warn_repairs (self);
   }
   return GST_BASE_SINK_CLASS (gst_stage_store_writer_parent_class)->event
       (sink, event);

@@ -11,61 +11,7 @@
 #endif
 
 #include "stagestore.h"
-
-typedef struct
-{
-  guint8 buf[256];              /* RBSP: emulation prevention removed */
-  gsize len, bit;
-} BitReader;
-
-static void
-br_init (BitReader * br, const guint8 * nal, gsize size)
-{
-  gsize i, zeros = 0;
-
-  br->len = 0;
-  br->bit = 0;
-  for (i = 0; i < size && br->len < sizeof (br->buf); i++) {
-    if (zeros >= 2 && nal[i] == 3) {
-      zeros = 0;
-      continue;
-    }
-    zeros = nal[i] == 0 ? zeros + 1 : 0;
-    br->buf[br->len++] = nal[i];
-  }
-}
-
-static gint
-br_bit (BitReader * br)
-{
-  gint b;
-
-  if (br->bit >= br->len * 8)
-    return -1;
-  b = (br->buf[br->bit / 8] >> (7 - br->bit % 8)) & 1;
-  br->bit++;
-  return b;
-}
-
-/* Exp-Golomb ue(v); -1 when the data runs out. */
-static gint64
-br_ue (BitReader * br)
-{
-  gint zeros = 0, b;
-  gint64 v = 1;
-
-  while ((b = br_bit (br)) == 0)
-    if (++zeros > 31)
-      return -1;
-  if (b < 0)
-    return -1;
-  while (zeros--) {
-    if ((b = br_bit (br)) < 0)
-      return -1;
-    v = (v << 1) | b;
-  }
-  return v - 1;
-}
+#include "stagestore-bits.h"
 
 /* Whether an SEI NAL unit (payload after the 1-byte header) holds a
  * recovery point with recovery_frame_cnt 0. */
@@ -247,21 +193,6 @@ stage_store_is_disposable (const gchar * codec, const guint8 * au,
   }
   /* a length that runs past the end: damaged, leave it to the decoder */
   return slice && pos + nls >= size;
-}
-
-/* n bits, or -1 when the data runs out. */
-static gint64
-br_bits (BitReader * br, guint n)
-{
-  gint64 v = 0;
-
-  while (n--) {
-    gint b = br_bit (br);
-    if (b < 0)
-      return -1;
-    v = (v << 1) | b;
-  }
-  return v;
 }
 
 gboolean

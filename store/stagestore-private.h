@@ -85,6 +85,39 @@ gboolean store_frame_from_row (StageStore * store,
 gboolean store_check_index (StageStore * store, const StageStreamInfo * info,
     const StageFrame * frames, gsize n, GError ** error);
 
+/* stagestore-order.c: one packet's times. */
+typedef struct
+{
+  gint64 pts, dts, duration;
+} StageTimes;
+
+/* Checks the times of @n packets (decode order) against their
+ * presentation order keys @keys (stage_store_pic_order_next): TRUE when
+ * the PTS follow it (*shift 0), or when the times moved over by *shift
+ * packets in decode order do (each packet carried another's times: @t is
+ * repaired, the ends that no packet carried filled from their neighbours
+ * and the frame duration). FALSE when neither: *bad is the first packet
+ * (decode order) whose PTS breaks the order. Without a PTS on every
+ * packet, TRUE: frames are numbered as written. */
+gboolean store_times_check (StageTimes * t, gsize n, const gint64 * keys,
+    gint * shift, gsize * bad);
+
+/* What verify reads from each packet's bytes (stagestore-read.c). */
+typedef struct
+{
+  gint64 key;                   /* presentation order key */
+  gboolean idr, rasl;
+} StagePacketOrder;
+
+/* verify: a video stream's frames against the bitstream (@po, one per
+ * packet in decode order; @have_keys: every key could be told): no
+ * picture presented before the first keyframe that it cannot be decoded
+ * from, timestamps rising with frame numbers, and frame numbers in the
+ * order a decoder outputs the pictures. */
+gboolean store_check_order (StageStore * store, const StageStreamInfo * info,
+    const StageFrame * frames, gsize n, const StagePacketOrder * po,
+    gboolean have_keys, GError ** error);
+
 G_END_DECLS
 
 #endif /* __STAGE_STORE_PRIVATE_H__ */

@@ -168,8 +168,18 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
 {
   StageStoreReader *r;
   gsize i, k, first;
-  gboolean ok;
+  gboolean ok, have_keys = info->kind == STAGE_STORE_KIND_VIDEO;
+  StagePacketOrder *po = g_new0 (StagePacketOrder, n + 1);
+  StagePicOrder *parser = NULL;
+  const guint8 *cd = NULL;
+  gsize cd_size = 0;
+  guint nls;
 
+  if (info->codec_data)
+    cd = g_bytes_get_data (info->codec_data, &cd_size);
+  nls = stage_store_nal_length_size (info->codec, cd, cd_size);
+  if (have_keys)
+    parser = stage_store_pic_order_new (info->codec, cd, cd_size);
   ok = store_check_index (store, info, frames, n, error);
   r = stage_store_reader_new (store, info);
   for (first = 0; ok && first < n; first = i) {
@@ -184,9 +194,18 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
     for (k = first; ok && k < i; k++) {
       const guint8 *base = g_bytes_get_data (b, NULL);
 
-      ok = stage_store_check_keyframe (store, info, frames, k,
-          base + (frames[k].offset - frames[first].offset), frames[k].size,
-          error);
+      const guint8 *au = base + (frames[k].offset - frames[first].offset);
+
+      ok = stage_store_check_keyframe (store, info, frames, k, au,
+          frames[k].size, error);
+      /* the bitstream's own order, read here, not taken from the writer */
+      if (ok && info->kind == STAGE_STORE_KIND_VIDEO) {
+        have_keys = have_keys && stage_store_pic_order_next (parser, au,
+            frames[k].size, &po[k].key);
+        po[k].idr = stage_store_is_idr (info->codec, au, frames[k].size, nls);
+        po[k].rasl = g_strcmp0 (info->codec, "h265") == 0
+            && stage_store_h265_is_rasl (au, frames[k].size, nls);
+      }
     }
     if (b)
       g_bytes_unref (b);
@@ -202,5 +221,9 @@ store_check_frames (StageStore * store, const StageStreamInfo * info,
     g_free (path);
   }
   stage_store_reader_free (r);
+  if (ok)
+    ok = store_check_order (store, info, frames, n, po, have_keys, error);
+  stage_store_pic_order_free (parser);
+  g_free (po);
   return ok;
 }

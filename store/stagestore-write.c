@@ -39,10 +39,29 @@ struct StageStoreWriter
   gchar *created;
 
   GArray *frames;               /* StageFrame, decode order */
+
+  /* Video: every packet received, dropped ones too (their times may be
+   * another packet's: store_times_check), and what tells the leading
+   * pictures of the first keyframe. */
+  GArray *arrivals;             /* Arrival, decode order */
+  StagePicOrder *order;
+  gboolean order_made, have_keys;
+  guint nls;
+  gboolean seen_key, first_gop_done, first_idr;
+  gint64 first_key, first_pts;
+  gint64 dropped;
+  gint shift;
   FILE *chunk_file;
   gint64 chunk;                 /* current chunk, -1 before the first */
   gint64 chunk_frames, chunk_bytes, bytes, keyframes;
 };
+
+typedef struct
+{
+  StageTimes t;
+  gint64 key;                   /* presentation order key, if have_keys */
+  gint64 frame;                 /* position in frames, -1: dropped */
+} Arrival;
 
 static gchar *
 sanitize (const gchar * name)
@@ -139,6 +158,8 @@ stage_store_writer_new (StageStore * store, const gchar * name,
   w->lock_fd = -1;
   w->fps_d = 1;
   w->frames = g_array_new (FALSE, FALSE, sizeof (StageFrame));
+  w->arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
+  w->have_keys = TRUE;
   w->created = store_now_iso8601 ();
   if (!store_new_data_dir (store, name, &w->data, &w->abs_data, &w->lock_fd,
           error)) {
@@ -252,6 +273,67 @@ failed_error (StageStoreWriter * w, GError ** error)
   return FALSE;
 }
 
+/* Whether a picture is presented before the stream's first keyframe:
+ * decoded before it (nothing to decode it from), or a leading picture of
+ * a first keyframe that is not an IDR (it may reference pictures before
+ * the recording started: an H.264 picture displayed before its recovery
+ * point, an H.265 RASL picture). An IDR's leading pictures (H.265 RADL,
+ * H.264 pictures after an IDR with a lower POC) reference nothing before
+ * it: they stay. */
+static gboolean
+is_undecodable (StageStoreWriter * w, const guint8 * data, gsize size,
+    gboolean keyframe, const Arrival * a)
+{
+  if (keyframe) {
+    if (w->seen_key) {
+      w->first_gop_done = TRUE;
+      return FALSE;
+    }
+    w->seen_key = TRUE;
+    w->first_idr = stage_store_is_idr (w->codec, data, size, w->nls);
+    w->first_key = w->have_keys ? a->key : STAGE_STORE_NONE;
+    w->first_pts = a->t.pts;
+    return FALSE;
+  }
+  if (!w->seen_key)
+    return TRUE;
+  if (w->first_gop_done || w->first_idr)
+    return FALSE;
+  if (g_strcmp0 (w->codec, "h265") == 0)
+    return stage_store_h265_is_rasl (data, size, w->nls);
+  if (w->have_keys && w->first_key != STAGE_STORE_NONE)
+    return a->key < w->first_key;
+  /* no picture order count to tell: the timestamps, then */
+  return a->t.pts != STAGE_STORE_NONE && w->first_pts != STAGE_STORE_NONE
+      && a->t.pts < w->first_pts;
+}
+
+/* Records a video packet's arrival; FALSE when it is not stored. */
+static gboolean
+arrive (StageStoreWriter * w, const guint8 * data, gsize size, gint64 pts,
+    gint64 dts, gint64 duration, gboolean keyframe)
+{
+  Arrival a = { {pts, dts, duration}, 0, w->frames->len };
+
+  if (!w->order_made) {
+    gsize len = 0;
+    const guint8 *cd = w->codec_data ? g_bytes_get_data (w->codec_data,
+        &len) : NULL;
+
+    w->order = stage_store_pic_order_new (w->codec, cd, len);
+    w->nls = stage_store_nal_length_size (w->codec, cd, len);
+    w->order_made = TRUE;
+  }
+  if (w->have_keys)
+    w->have_keys = stage_store_pic_order_next (w->order, data, size, &a.key);
+  if (is_undecodable (w, data, size, keyframe, &a)) {
+    a.frame = -1;
+    w->dropped++;
+  }
+  g_array_append_val (w->arrivals, a);
+  return a.frame >= 0;
+}
+
 gboolean
 stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
     gsize size, gint64 pts, gint64 dts, gint64 duration, gboolean keyframe,
@@ -264,6 +346,8 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
     return failed_error (w, error);
   if (w->kind == STAGE_STORE_KIND_BYTES)
     keyframe = TRUE;
+  else if (!arrive (w, data, size, pts, dts, duration, keyframe))
+    return TRUE;
   boundary = w->chunk < 0 || (keyframe && w->chunk_frames >=
       w->io_packet_size);
   if (boundary && !open_chunk (w, error))
@@ -297,6 +381,68 @@ gint64
 stage_store_writer_get_frames (StageStoreWriter * w)
 {
   return w->frames->len;
+}
+
+gint64
+stage_store_writer_get_dropped (StageStoreWriter * w)
+{
+  return w->dropped;
+}
+
+gint
+stage_store_writer_get_shift (StageStoreWriter * w)
+{
+  return w->shift;
+}
+
+/* The stored frames' times against the bitstream's presentation order
+ * (when every packet's could be told), repaired where they are provably
+ * shifted; an error when they disagree otherwise: such a stream's frame
+ * numbers would name other pictures than a decode outputs. */
+static gboolean
+check_times (StageStoreWriter * w, GError ** error)
+{
+  gsize n = w->arrivals->len, i, bad;
+  Arrival *a = (Arrival *) w->arrivals->data;
+  StageFrame *frames = (StageFrame *) w->frames->data;
+  StageTimes *t;
+  gint64 *keys;
+  gboolean ok;
+
+  if (w->kind != STAGE_STORE_KIND_VIDEO || !w->have_keys || n == 0)
+    return TRUE;
+  t = g_new (StageTimes, n);
+  keys = g_new (gint64, n);
+  for (i = 0; i < n; i++) {
+    t[i] = a[i].t;
+    keys[i] = a[i].key;
+  }
+  ok = store_times_check (t, n, keys, &w->shift, &bad);
+  if (ok && w->shift != 0) {
+    g_debug ("stream '%s': timestamps shifted by %d packets: repaired",
+        w->name, w->shift);
+    for (i = 0; i < n; i++) {
+      if (a[i].frame < 0)
+        continue;
+      frames[a[i].frame].pts = t[i].pts;
+      frames[a[i].frame].dts = t[i].dts;
+      frames[a[i].frame].duration = t[i].duration;
+    }
+  } else if (!ok) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s', stream '%s': the timestamps disagree with the "
+        "bitstream: packet %" G_GSIZE_FORMAT " (in decode order) has PTS %"
+        G_GINT64_FORMAT " ns, out of the order its picture order count "
+        "gives, and no shift by one or two packets explains it. Its frame "
+        "numbers would name other pictures than a decoder outputs, so the "
+        "stream is not committed: the demuxer or parser upstream gave wrong "
+        "timestamps (try another demuxer or parser, or remux the file)",
+        w->store->dir, w->name, bad, t[bad].pts);
+    w->failed = TRUE;
+  }
+  g_free (t);
+  g_free (keys);
+  return ok;
 }
 
 /* A frame's presentation time and write position: sorted on their own,
@@ -541,7 +687,8 @@ stage_store_writer_commit (StageStoreWriter * w, StageStoreMode mode,
 
   if (w->failed)
     return failed_error (w, error);
-  if (!close_chunk (w, error) || !sync_data_dirs (w, error))
+  if (!close_chunk (w, error) || !sync_data_dirs (w, error)
+      || !check_times (w, error))
     return FALSE;
   assign_indices (w);
   if (!store_exec (store, "BEGIN IMMEDIATE", "commit", error))
@@ -602,6 +749,8 @@ stage_store_writer_free (StageStoreWriter * w)
   if (w->codec_data)
     g_bytes_unref (w->codec_data);
   g_array_free (w->frames, TRUE);
+  g_array_free (w->arrivals, TRUE);
+  stage_store_pic_order_free (w->order);
   g_free (w->name);
   g_free (w->data);
   g_free (w->abs_data);

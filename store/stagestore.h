@@ -236,6 +236,18 @@ gboolean stage_store_writer_add (StageStoreWriter * writer,
     const guint8 * data, gsize size, gint64 pts, gint64 dts, gint64 duration,
     gboolean keyframe, GError ** error);
 gint64 stage_store_writer_get_frames (StageStoreWriter * writer);
+/* Video packets not stored: pictures presented before the stream's first
+ * keyframe (the packets before it in decode order, and the leading
+ * pictures of a first keyframe that is not an IDR: H.264 pictures
+ * displayed before a recovery point, H.265 RASL pictures), which
+ * reference pictures before the start of the recording. A full decode
+ * does not output them either, so frame N stays the decode's frame N. */
+gint64 stage_store_writer_get_dropped (StageStoreWriter * writer);
+/* After a commit: by how many packets in decode order the timestamps
+ * were shifted and have been repaired (each packet carried the times of
+ * the packet that many places before it; negative: after it), 0 when
+ * they followed the bitstream's presentation order. */
+gint stage_store_writer_get_shift (StageStoreWriter * writer);
 /* Syncs the chunks and records the stream in one transaction. With
  * STAGE_STORE_MODE_ERROR it fails if a stream of that name was committed
  * meanwhile (by another writer); with OVERWRITE the old one goes (its data
@@ -321,6 +333,32 @@ gboolean stage_store_is_disposable (const gchar * codec, const guint8 * au,
  * whole frame. FALSE when it has fields or cannot be told. */
 gboolean stage_store_h264_frames_only (const guint8 * codec_data,
     gsize size);
+/* Whether @au is an H.265 RASL picture (random access skipped leading):
+ * displayed before its CRA, it may reference pictures before it, so a
+ * decode that starts at that CRA skips it. */
+gboolean stage_store_h265_is_rasl (const guint8 * au, gsize size,
+    guint nal_length_size);
+
+/* Presentation order from the bitstream: each access unit's picture order
+ * count, as a decoder derives it (stagestore-poc.c). Decoders output
+ * pictures in this order whatever their timestamps say. */
+typedef struct StagePicOrder StagePicOrder;
+
+/* A parser for one stream of @codec ("h264" or "h265"; NULL for any
+ * other) with its avcC / hvcC @codec_data (parameter sets in band are
+ * followed too). */
+StagePicOrder *stage_store_pic_order_new (const gchar * codec,
+    const guint8 * codec_data, gsize size);
+/* The presentation order key of the next access unit in decode order:
+ * keys rise in the order a decoder outputs the pictures (coded video
+ * sequences one after the other, picture order count within one). FALSE
+ * when it cannot be told (H.264 field pictures, POC type 1, slice groups;
+ * H.265 pic_output_flag; a damaged unit or a missing parameter set): then
+ * for every later unit too. */
+gboolean stage_store_pic_order_next (StagePicOrder * po, const guint8 * au,
+    gsize size, gint64 * key);
+void stage_store_pic_order_free (StagePicOrder * po);
+
 /* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
  * there is none. */
 guint stage_store_nal_length_size (const gchar * codec,

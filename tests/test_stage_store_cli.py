@@ -122,6 +122,7 @@ def main():
         ingest_no_video_tests(tmp)
         read_only_tests(tmp)
         name_tests(tmp)
+        cut_tests(tmp)
         docs_sequences(tmp)
     finally:
         shutil.rmtree(tmp)
@@ -710,6 +711,113 @@ def name_tests(tmp):
     store = fresh_store(d, "nul", ["UPDATE streams SET name = 'x' || char(0) || 'y'"])
     r = run([TOOL, "verify", store], d)
     check(r.returncode == 1 and "NUL" in r.stdout, "a NUL in a catalog name: " + r.stdout.strip())
+
+
+def ffmpeg_frames(clip, cwd):
+    """ffmpeg's decode of clip in presentation order: (pts in 1/90000 s,
+    md5 of the I420 frame) from the first keyframe's presentation on.
+    Before it ffmpeg's H.264 decoder outputs nothing, its HEVC decoder
+    pictures decoded with invented references."""
+    r = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_packets", "-show_entries",
+             "packet=pts,flags", "-of", "csv=p=0", clip], cwd)
+    keys = [int(l.split(",")[0]) for l in r.stdout.splitlines() if l.strip() and "K" in l.split(",")[1]]
+    r = run(["ffmpeg", "-v", "error", "-copyts", "-i", clip, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p",
+             "-enc_time_base", "1/90000", "-f", "framemd5", "-"], cwd)
+    rows = [l.split(",") for l in r.stdout.splitlines() if l and not l.startswith("#")]
+    return [(int(f[2]), f[-1].strip()) for f in rows if keys and int(f[2]) >= min(keys)]
+
+
+def stored_pts(store, stream):
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    pts = [p for p, in db.execute("SELECT pts FROM frames f JOIN streams s ON s.id = f.stream "
+                                  "WHERE s.name = ? ORDER BY idx", (stream,))]
+    db.close()
+    return pts
+
+
+def shift_catalog(store, stream):
+    """The catalog as the 1.22 h265parse bug wrote it: each packet with the
+    previous packet's times, frames numbered by those."""
+    db = sqlite3.connect(os.path.join(store, "catalog.db"))
+    sid, = db.execute("SELECT id FROM streams WHERE name = ?", (stream,)).fetchone()
+    rows = db.execute("SELECT pts, dts FROM frames WHERE stream = ? ORDER BY pkt", (sid,)).fetchall()
+    step = 33333333
+    times = [(rows[0][0] - step, rows[0][1] - step)] + rows[:-1]
+    order = sorted(range(len(times)), key=lambda i: (times[i][0], i))
+    db.execute("UPDATE frames SET idx = -1 - idx WHERE stream = ?", (sid,))
+    for rank, pkt in enumerate(order):
+        db.execute("UPDATE frames SET pts = ?, dts = ?, idx = ? WHERE stream = ? AND pkt = ?",
+                   (times[pkt][0], times[pkt][1], rank, sid, pkt))
+    db.commit()
+    db.close()
+
+
+def cut_tests(tmp):
+    """Issue 37 #4, #5: an open-GOP TS cut in the middle of a GOP with
+    ffmpeg -c copy -copyinkf. #4 (H.264): the first keyframe is a recovery
+    point whose leading B pictures reference pictures before the cut: they
+    were stored as frames 0-1 (garbage) and every index was off by 2
+    against ffmpeg's. #5 (H.265): GStreamer 1.22's h265parse gives each
+    packet the previous one's PTS after tsdemux: frames mislabelled, reads
+    failing, verify ok. Now frame N is ffmpeg's frame N, exactly, with its
+    time, and verify fails a catalog whose times disagree with the
+    bitstream's picture order."""
+    d = os.path.join(tmp, "cut")
+    os.mkdir(d)
+    encs = run(["ffmpeg", "-hide_banner", "-encoders"], d) if shutil.which("ffmpeg") and shutil.which("ffprobe") \
+        else None
+    cases = [("libx264", "cut264", ["-x264-params", "open-gop=1:keyint=30:b-adapt=0:bframes=2"]),
+             ("libx265", "cut265", ["-x265-params", "open-gop=1:keyint=30:bframes=3:log-level=error"])]
+    for enc, name, params in cases:
+        if encs is None or enc not in encs.stdout:
+            print(f"SKIP cut mid-GOP ({name}): no ffmpeg/ffprobe with {enc}")
+            continue
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=6",
+                        "-c:v", enc, "-preset", "veryfast"] + params + ["-pix_fmt", "yuv420p", "in.ts"],
+                       cwd=d, check=True, capture_output=True)
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "3.1", "-i", "in.ts", "-c", "copy", "-copyinkf",
+                        name + ".ts"], cwd=d, check=True, capture_output=True)
+        ref = ffmpeg_frames(name + ".ts", d)
+        store = os.path.join(d, "s-" + name)
+        r = run([TOOL, "-q", "-n", "30", "ingest", store, "v", name + ".ts"], d)
+        check(r.returncode == 0 and "Dropped" in r.stderr and "before the stream's first keyframe" in r.stderr,
+              f"{name}: ingest drops the pictures before the first keyframe, saying so: " + r.stderr.strip())
+        info = run([TOOL, "info", store, "v"], d).stdout
+        check(f"frames: {len(ref)}\n" in info and len(ref) > 50,
+              f"{name}: the store keeps ffmpeg's {len(ref)} frames: " + info.split("\n")[3])
+        r = run(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=v", "!", "videoconvert", "!",
+                 "video/x-raw,format=I420", "!", "checksumsink", "hash=md5"], d)
+        got = r.stdout.split()[1::2]
+        bad = [i for i in range(min(len(got), len(ref))) if got[i] != ref[i][1]]
+        check(r.returncode == 0 and len(got) == len(ref) and not bad,
+              f"{name}: a full read is ffmpeg's decode, frame by frame ({len(got)} frames, wrong: {bad[:10]})")
+        want = sorted({0, 1, 2, 3, 9, 17, 29, 30, 31, len(ref) - 1})
+        r = run(["gst-launch-1.0", "-q", "stagesrc", f"store={store}", "stream=v",
+                 "indices=" + ",".join(map(str, want)), "!", "videoconvert", "!", "video/x-raw,format=I420", "!",
+                 "checksumsink", "hash=md5"], d)
+        got = r.stdout.split()[1::2]
+        check(r.returncode == 0 and got == [ref[i][1] for i in want],
+              f"{name}: reads of frames {want} are ffmpeg's frames of those numbers")
+        pts = stored_pts(store, "v")
+        off = [round((p - pts[0]) / 1e6 - (f[0] - ref[0][0]) / 90.0, 1) for p, f in zip(pts, ref)]
+        check(len(pts) == len(ref) and all(abs(o) < 1 for o in off),
+              f"{name}: stored times are ffmpeg's, frame by frame (off by ms: {sorted(set(off))[:5]})")
+        r = run([TOOL, "verify", store], d)
+        check(r.returncode == 0 and "ok   v" in r.stdout, f"{name}: verify: " + r.stdout.strip())
+        shift_catalog(store, "v")
+        r = run([TOOL, "verify", store], d)
+        check(r.returncode == 1 and "picture order count" in r.stdout,
+              f"{name}: verify fails a catalog whose times are one packet off: " + r.stdout.strip()[-200:])
+    if encs is None or "libx264" not in encs.stdout:
+        return
+    # one packet's PTS half a second late: no shift explains it, refused
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", "in.ts", "-c", "copy", "-bsf:v",
+                    "setts=pts=if(eq(N\\,20)\\,PTS+500\\,PTS)", "late.mkv"], cwd=d, check=True, capture_output=True)
+    r = run([TOOL, "-q", "ingest", os.path.join(d, "s-late"), "v", "late.mkv"], d)
+    ls = run([TOOL, "ls", os.path.join(d, "s-late")], d).stdout
+    check(r.returncode == 1 and "timestamps disagree with the bitstream" in r.stderr
+          and re.search(r"^v\s", ls, re.M) is None,
+          "a stream whose times disagree with its picture order is refused: " + r.stderr.strip()[-300:])
 
 
 if __name__ == "__main__":

@@ -126,6 +126,7 @@ static void
 print_gops (const StageFrame * frames, gsize n)
 {
   gsize i, last = 0, count = 0, min = G_MAXSIZE, max = 0, leading = 0;
+  gsize before = 0;
   gint64 key_index = -1;
   gboolean reorder = FALSE, have = FALSE;
 
@@ -143,6 +144,9 @@ print_gops (const StageFrame * frames, gsize n)
       key_index = frames[i].index;
     } else if (key_index >= 0 && frames[i].index < key_index) {
       leading++;
+      before += count == 0;
+    } else if (key_index < 0) {
+      before++;
     }
   }
   if (count > 0)
@@ -152,10 +156,17 @@ print_gops (const StageFrame * frames, gsize n)
     g_print ("keyframe interval: -\n");
   g_print ("B-frames (reordered): %s\n", reorder ? "yes" : "no");
   g_print ("open GOPs: %s", leading ? "yes" : "no");
-  if (leading)
+  if (leading > before)
     g_print (" (%" G_GSIZE_FORMAT " leading frames decode from the previous "
-        "keyframe)", leading);
+        "keyframe)", leading - before);
   g_print ("\n");
+  /* A writer now drops these unless the first keyframe is an IDR (a cut
+   * in the middle of a GOP): an older one stored them, undecodable, and
+   * every frame number is off by their count. The bytes tell which. */
+  if (before)
+    g_print ("frames presented before the first keyframe: %" G_GSIZE_FORMAT
+        " (decodable only after an IDR; 'stage-store verify' checks)\n",
+        before);
 }
 
 static gint
@@ -659,8 +670,23 @@ cmd_ingest (const gchar * dir, const gchar * name, const gchar * file)
   gst_element_set_state (in.pipeline, GST_STATE_PLAYING);
   while (!done) {
     GstMessage *msg = gst_bus_timed_pop_filtered (bus, 200 * GST_MSECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
 
+    if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      gchar *dbg = NULL, *detail;
+
+      /* the writer's word on what it changed: frames dropped, times
+       * repaired */
+      gst_message_parse_warning (msg, &err, &dbg);
+      /* the detail, without the source position before it */
+      detail = dbg ? strchr (dbg, '\n') : NULL;
+      g_printerr ("%sstage-store: warning: %s%s%s\n", tty ? "\n" : "",
+          err->message, detail ? ": " : "", detail ? detail + 1 : "");
+      g_clear_error (&err);
+      g_free (dbg);
+      gst_message_unref (msg);
+      continue;
+    }
     if (msg == NULL) {
       gint64 pos = -1, dur = -1;
       guint64 frames = 0;
