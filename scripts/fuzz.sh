@@ -30,7 +30,7 @@ for a in "$@"; do
     *) targets+=("$a") ;;
   esac
 done
-all=(ranges indices indices_file tracer_params catalog)
+all=(ranges indices indices_file tracer_params catalog bitstream)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 if ! command -v clang >/dev/null; then
@@ -49,7 +49,7 @@ build () {
       # shellcheck disable=SC2046
       clang "${flags[@]}" "$src" -o "$out/fuzz_$t" \
         $(pkg-config --cflags --libs gstreamer-1.0) ;;
-    catalog)
+    catalog|bitstream)
       # shellcheck disable=SC2046
       clang "${flags[@]}" -Istore "$src" store/stagestore*.c -o "$out/fuzz_$t" \
         $(pkg-config --cflags --libs glib-2.0 sqlite3) ;;
