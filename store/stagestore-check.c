@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The store: range checks of everything read from the catalog, before
- * anything uses it. A catalog can be edited by hand, damaged, or written
+/* The store's bottom layer: the error domain, and checks of everything a
+ * catalog holds (names, data paths, rows) before anything uses it; it
+ * calls nothing of the store above it. A catalog can be edited by hand, damaged, or written
  * by a buggy tool: a size, an offset or a data path taken on trust reads
  * past a buffer or deletes outside the store. Each bad value is an error
  * naming the stream, the packet and the field. */
@@ -11,6 +12,76 @@
 #include "stagestore-private.h"
 
 #include <string.h>
+
+G_DEFINE_QUARK (stage-store-error-quark, stage_store_error);
+
+/* ---- names and paths a catalog may hold ---- */
+
+gboolean
+stage_store_check_name (const gchar * name, GError ** error)
+{
+  return stage_store_check_name_len (name, -1, error);
+}
+
+gboolean
+stage_store_check_name_len (const gchar * name, gssize len, GError ** error)
+{
+  const gchar *p;
+  gchar *shown;
+
+  if (name == NULL || len == 0 || *name == '\0') {
+    g_set_error_literal (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "No stream name given");
+    return FALSE;
+  }
+  if (len >= 0 && memchr (name, '\0', len) != NULL) {
+    /* taken as it is, the name would silently be cut there */
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Invalid stream name '%s': it holds a NUL byte (at byte %"
+        G_GSIZE_FORMAT ")", name, strlen (name));
+    return FALSE;
+  }
+  if (strlen (name) > 255 || !g_utf8_validate (name, -1, NULL)) {
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Invalid stream name '%s': at most 255 bytes of UTF-8", name);
+    return FALSE;
+  }
+  for (p = name; *p; p = g_utf8_next_char (p)) {
+    gunichar c = g_utf8_get_char (p);
+
+    /* C0, DEL and C1: control characters (docs/store.md) */
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      shown = g_strescape (name, NULL);
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+          "Invalid stream name '%s': control characters (U+%04X) are not "
+          "allowed", shown, c);
+      g_free (shown);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Data directories are named data/<name>.<random>; only the catalog says
+ * which stream owns one. Exactly one plain name under data/: no '.' or
+ * '..', no further '/', no control character. */
+gboolean
+store_safe_data_dir (const gchar * data)
+{
+  const gchar *c;
+
+  if (data == NULL || !g_str_has_prefix (data, "data/"))
+    return FALSE;
+  c = data + 5;
+  if (*c == '\0' || strcmp (c, ".") == 0 || strcmp (c, "..") == 0)
+    return FALSE;
+  for (; *c; c++)
+    if (*c == '/' || (guchar) * c < 0x20 || *c == 0x7f)
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- rows ---- */
 
 /* Bounds that no valid store reaches and that keep the arithmetic on
  * them (offset + size, pts + duration, n * sizeof) from overflowing. */

@@ -631,25 +631,6 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
   return TRUE;
 }
 
-gboolean
-store_delete_stream_rows (StageStore * store, gint64 id, const gchar * what,
-    GError ** error)
-{
-  sqlite3_stmt *st;
-
-  if (!store_prepare (store, "DELETE FROM frames WHERE stream = ?", &st,
-          what, error))
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, id);
-  if (!store_step_done (store, st, what, error))
-    return FALSE;
-  if (!store_prepare (store, "DELETE FROM streams WHERE id = ?", &st, what,
-          error))
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, id);
-  return store_step_done (store, st, what, error);
-}
-
 /* The writer's stream as a catalog row. */
 static gboolean
 insert_rows (StageStoreWriter * w, gint64 * id, GError ** error)

@@ -27,7 +27,6 @@
 #define BUSY_TIMEOUT_MS 60000
 
 
-G_DEFINE_QUARK (stage-store-error-quark, stage_store_error);
 
 static const char *schema =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
@@ -160,51 +159,6 @@ stage_store_crc32 (guint32 crc, const guint8 * data, gsize size)
   for (i = 0; i < size; i++)
     crc = table[(crc ^ data[i]) & 0xff] ^ (crc >> 8);
   return ~crc;
-}
-
-gboolean
-stage_store_check_name (const gchar * name, GError ** error)
-{
-  return stage_store_check_name_len (name, -1, error);
-}
-
-gboolean
-stage_store_check_name_len (const gchar * name, gssize len, GError ** error)
-{
-  const gchar *p;
-  gchar *shown;
-
-  if (name == NULL || len == 0 || *name == '\0') {
-    g_set_error_literal (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-        "No stream name given");
-    return FALSE;
-  }
-  if (len >= 0 && memchr (name, '\0', len) != NULL) {
-    /* taken as it is, the name would silently be cut there */
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-        "Invalid stream name '%s': it holds a NUL byte (at byte %"
-        G_GSIZE_FORMAT ")", name, strlen (name));
-    return FALSE;
-  }
-  if (strlen (name) > 255 || !g_utf8_validate (name, -1, NULL)) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-        "Invalid stream name '%s': at most 255 bytes of UTF-8", name);
-    return FALSE;
-  }
-  for (p = name; *p; p = g_utf8_next_char (p)) {
-    gunichar c = g_utf8_get_char (p);
-
-    /* C0, DEL and C1: control characters (docs/store.md) */
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-      shown = g_strescape (name, NULL);
-      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
-          "Invalid stream name '%s': control characters (U+%04X) are not "
-          "allowed", shown, c);
-      g_free (shown);
-      return FALSE;
-    }
-  }
-  return TRUE;
 }
 
 /* ---- open / close ---- */
@@ -857,23 +811,23 @@ store_remove_tree (const gchar * path)
   g_free (base);
 }
 
-/* Data directories are named data/<name>.<random>; only the catalog says
- * which stream owns one. Exactly one plain name under data/: no '.' or
- * '..', no further '/', no control character. */
 gboolean
-store_safe_data_dir (const gchar * data)
+store_delete_stream_rows (StageStore * store, gint64 id, const gchar * what,
+    GError ** error)
 {
-  const gchar *c;
+  sqlite3_stmt *st;
 
-  if (data == NULL || !g_str_has_prefix (data, "data/"))
+  if (!store_prepare (store, "DELETE FROM frames WHERE stream = ?", &st,
+          what, error))
     return FALSE;
-  c = data + 5;
-  if (*c == '\0' || strcmp (c, ".") == 0 || strcmp (c, "..") == 0)
+  sqlite3_bind_int64 (st, 1, id);
+  if (!store_step_done (store, st, what, error))
     return FALSE;
-  for (; *c; c++)
-    if (*c == '/' || (guchar) * c < 0x20 || *c == 0x7f)
-      return FALSE;
-  return TRUE;
+  if (!store_prepare (store, "DELETE FROM streams WHERE id = ?", &st, what,
+          error))
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, id);
+  return store_step_done (store, st, what, error);
 }
 
 /* One transaction: @name's rows go. *info (when found) says where its

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The store library's files call downwards only: no file calls another
+that calls it back, directly or around a loop (issue 42). Read from the
+built objects' symbol tables (nm), so that a new upward call fails here,
+not in a review."""
+import glob
+import os
+import subprocess
+import sys
+
+BUILD = os.environ["BUILD_ROOT"]
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "U":
+            used.add(f[1])
+        elif len(f) == 3 and f[1] in "TDBR":
+            defined.add(f[2])
+    return defined, used
+
+
+def cycles(objs):
+    syms = {os.path.basename(o).split(".c.o")[0]: symbols(o) for o in objs}
+    graph = {a: {b for b in syms if b != a and syms[a][1] & syms[b][0]} for a in syms}
+    found = []
+
+    def walk(node, path):
+        for nxt in sorted(graph[node]):
+            if nxt in path:
+                cyc = path[path.index(nxt):] + [nxt]
+                if min(cyc[:-1]) == cyc[0]:
+                    found.append(" -> ".join(cyc))
+            else:
+                walk(nxt, path + [nxt])
+
+    for n in sorted(graph):
+        walk(n, [n])
+    return sorted(set(found))
+
+
+def main():
+    objs = sorted(glob.glob(os.path.join(BUILD, "store", "*.a.p", "*.c.o")))
+    if not objs:
+        print("FAIL: no objects of the store library under", BUILD)
+        return 1
+    found = cycles(objs)
+    for c in found:
+        print("FAIL: store files call each other around a loop:", c)
+    print(f"{len(objs)} store objects, {len(found)} loops")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
