@@ -35,7 +35,7 @@
 #include "gststageutil.h"
 #ifdef HAVE_CUDA
 #include "gststageresizecuda.h"
-#include "tracer/stagegputiming.h"
+#include "common/stagegputiming.h"
 #endif
 
 #include <stdlib.h>
@@ -874,7 +874,7 @@ gst_stage_resize_class_init (GstStageResizeClass * klass)
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_stage_resize_stop);
 #ifdef HAVE_CUDA
-  /* stageprof then asks for our kernel time (tracer/stagegputiming.h). */
+  /* stageprof then asks for our kernel time (common/stagegputiming.h). */
   gst_element_class_add_static_metadata (element_class, STAGE_GPU_TIMING_KEY,
       "CUDA events");
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_stage_resize_set_context);

@@ -22,7 +22,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
-#include "tracer/stagegputiming.h"
+#include "common/stagegputiming.h"
 
 GST_DEBUG_CATEGORY_STATIC (stage_cuda_debug);
 #define GST_CAT_DEFAULT stage_cuda_debug
@@ -62,7 +62,7 @@ struct _StageCudaResizer
   CudaPlane planes[GST_VIDEO_MAX_PLANES];
   guint n_planes;
   GstVideoInfo in_info, out_info;
-  /* Set when stageprof asked for GPU times (tracer/stagegputiming.h):
+  /* Set when stageprof asked for GPU times (common/stagegputiming.h):
    * kernel time by two events around each frame's launches. */
   const StageGpuTiming *timing;
   GstElement *element;          /* not reffed: it owns us */

@@ -14,6 +14,7 @@
 
 #include "sbmanifest.h"
 #include "spmerge.h"
+#include "spjson.h"
 
 static SbManifest *
 parse (const gchar * path, const gchar * text, GError ** err)
@@ -210,7 +211,7 @@ write_tmp_first (const gchar * name, const gchar * text)
   return write_tmp (name, text);
 }
 
-/* Whether the temporary file of a write of `path` (ops/spfile.h:
+/* Whether the temporary file of a write of `path` (common/spfile.h:
  * .NAME.XXXXXX in the same folder) is there. */
 static gboolean
 temp_beside (const gchar * path)

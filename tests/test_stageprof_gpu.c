@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's GPU figures, checked against an element of known GPU cost:
  * gpufake sleeps 2 ms a frame and reports 1 ms of GPU work for it through
- * tracer/stagegputiming.h, as stageresize does with CUDA events. The GPU
+ * common/stagegputiming.h, as stageresize does with CUDA events. The GPU
  * table, the GPU column and the trace's GPU track must show exactly that;
  * an element that does not declare the metadata key gets nothing. The
  * CUDA side (stageresize's events, cuda-sync) runs in the GPU suite. */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "stageprof-check.h"
-#include "tracer/stagegputiming.h"
+#include "common/stagegputiming.h"
 
 #define FRAMES 30
 #define GPU_NS (1000 * 1000)

@@ -593,7 +593,7 @@ GST_START_TEST (test_copy_count_sees_host_reads)
 
 GST_END_TEST;
 
-/* stageprof reads our kernel time from CUDA events (tracer/stagegputiming.h):
+/* stageprof reads our kernel time from CUDA events (common/stagegputiming.h):
  * one GPU figure per frame, more than nothing and less than the running
  * time a frame. The suite runs under stageprof (main) where the tracer
  * plugin is there. */

@@ -348,7 +348,7 @@ stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
 }
 
 /* The file is replaced whole (a temporary file renamed over it; a device
- * or a FIFO written in place, ops/spfile.h); a symbolic link at the path
+ * or a FIFO written in place, common/spfile.h); a symbolic link at the path
  * is refused (docs/tracer.md, "Output files"). */
 static void
 stage_prof_write_summary_file (GstStageProf * self, const GstStructure * s,

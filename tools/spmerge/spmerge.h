@@ -12,7 +12,7 @@
  * trace cut short (kill -9, a full disk) is read up to its last complete
  * event, with a note saying so. The output is written to a temporary file
  * beside OUT and renamed when complete, so a failed merge leaves nothing
- * behind (ops/spfile.h; a device or a FIFO is written in place). */
+ * behind (common/spfile.h; a device or a FIFO is written in place). */
 #ifndef __SPMERGE_H__
 #define __SPMERGE_H__
 
@@ -96,23 +96,6 @@ void sp_merge_writer_abort (SpMergeWriter * w);
  * (elements of the same name), and how many jobs got each verdict kind
  * (the verdict's text before ':'). */
 JsonNode *sp_merge_summaries (JsonArray * jobs);
-
-/* JSON text of `node`, numbers with `digits` significant digits (17:
- * exact), non-finite ones as null; `pretty`: a line per member, indented.
- * Not json-glib's generator: 1.6 writes 1e-08 as "1e-08.0", which is not
- * JSON (a merged summary with a tiny figure could not be read back). */
-gchar *sp_json_to_string (JsonNode * node, gint digits, gboolean pretty);
-
-/* The largest JSON file (a summary, a done record) that is read. */
-#define SP_JSON_FILE_MAX (256 << 20)
-
-/* json_parser_load_from_file for files a user gives: a file larger than
- * SP_JSON_FILE_MAX is refused before it is read (G_FILE_ERROR_FAILED), a
- * UTF-8 byte-order mark is skipped, and text nested deeper than
- * STAGE_JSON_MAX_DEPTH is an error (G_FILE_ERROR_INVAL) rather than a
- * stack overflow in json-glib. */
-gboolean sp_json_load_file (JsonParser * parser, const gchar * path,
-    GError ** error);
 
 G_END_DECLS
 

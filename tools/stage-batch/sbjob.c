@@ -24,6 +24,7 @@
 #include "sbjob.h"
 #include "spfile.h"
 #include "spmerge.h"
+#include "spjson.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -443,7 +444,7 @@ sb_profile_merge (const gchar * dir, GHashTable * only,
   gboolean in_place;
 
   /* Refusals (a link, a socket) before any work; a device or a FIFO is
-   * written in place by the merge writer itself (ops/spfile.h). */
+   * written in place by the merge writer itself (common/spfile.h). */
   if (!sp_file_output_in_place (trace_path, "the merged trace", &in_place,
           error) || !sp_file_output_in_place (summary_path,
           "the merged summary", &in_place, error))

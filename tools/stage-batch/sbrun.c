@@ -23,6 +23,7 @@
 #include "sbrun.h"
 #include "spfile.h"
 #include "spmerge.h"
+#include "spjson.h"
 
 #include <json-glib/json-glib.h>
 #include <glib-unix.h>
@@ -447,7 +448,7 @@ outputs_to_partials (GPtrArray * finals, GPtrArray * sinks,
     gboolean in_place;
     gchar *tmp = NULL;
 
-    /* ops/spfile.h: a device or a FIFO is written in place (a rename
+    /* common/spfile.h: a device or a FIFO is written in place (a rename
      * would replace it), a link or a socket refused */
     if (!sp_file_output_in_place (finals->pdata[i], "the output", &in_place,
             &err)) {

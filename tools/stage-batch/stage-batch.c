@@ -32,6 +32,7 @@
 #include "sbrun.h"
 #include "sbsplit.h"
 #include "spmerge.h"
+#include "spjson.h"
 
 #define EXIT_SOME_FAILED 1
 #define EXIT_USAGE 2

@@ -9,6 +9,7 @@
 
 #include "spread.h"
 #include "spmerge.h"
+#include "spjson.h"
 
 static gdouble
 num (JsonObject * o, const gchar * f)

@@ -108,7 +108,7 @@ write_out (const gchar * out, const gchar * text)
     fputs (text, stdout);
     return fflush (stdout) == 0;
   }
-  /* ops/spfile.h: a temporary renamed over a file, a device or FIFO
+  /* common/spfile.h: a temporary renamed over a file, a device or FIFO
    * written in place, never through a link. */
   if (!sp_file_replace_contents (out, text, strlen (text), "output", &err)) {
     g_printerr ("stageprof-report: %s\n", err->message);

@@ -142,7 +142,7 @@ typedef struct
    * the stage a verdict names (spverdict.c). Last: cold, and the fields
    * the hooks read keep their places. */
   gboolean forwards;
-  /* GPU time an element reported (tracer/stagegputiming.h), under the
+  /* GPU time an element reported (common/stagegputiming.h), under the
    * recorder lock: frames and kernel time of generation gpu_gen. */
   guint64 gpu_frames, gpu_ns;
   gint gpu_gen;

@@ -815,7 +815,7 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
 }
 
 /* ------------------------------------------------------------------ */
-/* GPU time reported by elements (tracer/stagegputiming.h). */
+/* GPU time reported by elements (common/stagegputiming.h). */
 
 void
 sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts,

@@ -385,7 +385,7 @@ element_row (SpElemRec * rec, gint gen)
   return row;
 }
 
-/* One row per element that reported GPU work (tracer/stagegputiming.h). */
+/* One row per element that reported GPU work (common/stagegputiming.h). */
 static void
 add_gpu_rows (SpRecorder * r, GValue * arr, gpointer pipeline, gint gen,
     gdouble wall_ns)
