@@ -253,7 +253,7 @@ tri2_row_neon (const uint8_t * const *rows, int C, int n, uint8_t * out0,
 }
 
 /* ---- two-tap passes (bilinear and area enlarging) -----------------------
- * The 16-bit forms of resize_x86.c (see there): bytes to Q6 is (p0 << 6)
+ * The 16-bit forms of resize_sse41.c and resize_avx2.c (see there): bytes to Q6 is (p0 << 6)
  * + vqrdmulh ((p1 - p0) << 7, w1), which is (d w1 + 128) >> 8 exactly;
  * Q6 to bytes is (a + 32 + vqdmulh (2 (b - a), w1)) >> 6, vqdmulh giving
  * (2 x y) >> 16 = (w1 (b - a)) >> 14. Neither can saturate: no operand is
