@@ -378,20 +378,36 @@ stage_stats_std (const StageStats *s)
   return sqrt (s->m2 / (double) (s->count - 1));
 }
 
+/* The three estimators run apart, and on skewed data P2 can put a higher
+ * quantile below a lower one (P99 0.706 under P90 0.902, seen in 24 of 807
+ * rows): each is held between the one below it and the maximum, so that
+ * min <= median <= P90 <= P99 <= max in every row. */
+static double
+ordered (double v, double lo, double hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
 double
 stage_stats_median (const StageStats *s)
 {
-  return lanes_estimate (s, 0);
+  if (s->count == 0)
+    return 0.0;
+  return ordered (lanes_estimate (s, 0), s->min, s->max);
 }
 
 double
 stage_stats_p90 (const StageStats *s)
 {
-  return lanes_estimate (s, 1);
+  if (s->count == 0)
+    return 0.0;
+  return ordered (lanes_estimate (s, 1), stage_stats_median (s), s->max);
 }
 
 double
 stage_stats_p99 (const StageStats *s)
 {
-  return lanes_estimate (s, 2);
+  if (s->count == 0)
+    return 0.0;
+  return ordered (lanes_estimate (s, 2), stage_stats_p90 (s), s->max);
 }
