@@ -19,6 +19,7 @@
 #define EXAMPLE_TRACE TESTS_BUILD_DIR "/stageprof_app-example.json"
 
 #include "stageprof-check.h"
+#include "lib/stagetest.h"
 
 static JsonArray *
 load_trace (const gchar * path, JsonParser ** parser)
@@ -189,14 +190,8 @@ start (const gchar * name, const gchar * desc)
 static void
 finish (GstElement * p)
 {
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
-  gst_message_unref (m);
+  stage_test_expect_eos (p, 60 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
 }
 

@@ -5,6 +5,7 @@
  * raw, bytes). Clips are made here in a temp directory each test removes.
  * Errors, crashes and concurrency: test_stagestore_errors.c. */
 #include "stagestore-check.h"
+#include "lib/stagetest.h"
 
 /* more stagesrc properties for every read (a decoder setting, say) */
 static const gchar *extra_props = "";
@@ -253,22 +254,15 @@ skipped_with (const gchar * store, GArray * ref, const gchar * dec,
   gchar *desc = g_strdup_printf ("stagesrc name=src store=%s stream=clip %s "
       "%s ! fakesink sync=false", store, dec, sel);
   GstElement *pipe = gst_parse_launch (desc, NULL), *src;
-  GstBus *bus;
-  GstMessage *msg;
   guint64 skipped = 0;
 
   fail_unless (pipe != NULL, "%s", desc);
-  bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", desc);
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 120 * GST_SECOND, desc);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   g_object_get (src, "skipped", &skipped, NULL);
   gst_object_unref (src);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (desc);
   extra_props = dec;
