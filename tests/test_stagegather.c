@@ -164,7 +164,7 @@ GST_END_TEST;
 
 /* Downstream insisting on a fixed rate gets it from upstream: the gather
  * keeps the rate (it used to say 0/1, which such a downstream refused). */
-GST_START_TEST (test_caps_fixed_rate_refused)
+GST_START_TEST (test_caps_fixed_rate_accepted)
 {
   guint64 in, out;
 
@@ -499,7 +499,7 @@ stagegather_suite (void)
   tcase_add_test (tc, test_indices_file);
   tcase_add_test (tc, test_file_not_regular_or_too_big);
   tcase_add_test (tc, test_caps_variable);
-  tcase_add_test (tc, test_caps_fixed_rate_refused);
+  tcase_add_test (tc, test_caps_fixed_rate_accepted);
   tcase_add_test (tc, test_seek);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_real_pipeline);
