@@ -89,9 +89,7 @@ run_to_eos_counting (const gchar * desc, const gchar * name, guint64 * in,
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
 
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  stage_test_expect_eos (pipe, 20 * GST_SECOND, NULL);
+  stage_test_play_to_eos (pipe, 20 * GST_SECOND, NULL);
   g_object_get (e, "in", in, "out", out, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (e);
