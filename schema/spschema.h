@@ -20,8 +20,8 @@
  * that a real run's summary has exactly these columns), the database's
  * CREATE TABLE and bindings and the text tables are generated from them,
  * and stageprof-report's row structs, readers and renderers are too
- * (tools/spreport.h). Adding a metric is one line here and its computation
- * in the tracer.
+ * (tools/stageprof-report/spreport.h). Adding a metric is one line here
+ * and its computation in the tracer.
  */
 #ifndef __SP_SCHEMA_H__
 #define __SP_SCHEMA_H__

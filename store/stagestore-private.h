@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Internals of the store library shared by its files (stagestore.c:
- * catalog; stagestore-read.c: reader and verify; stagestore-write.c:
- * writer). Not installed, not used outside store/. */
+/* Internals of the store library shared by its files: stagestore.c
+ * (catalog), stagestore-read.c (reader and verify), stagestore-write.c
+ * (writer), stagestore-merge.c (joining stores), stagestore-check.c (range
+ * checks of what the catalog says), stagestore-gc.c (orphans and gc),
+ * stagestore-nal.c (random access points), stagestore-poc.c (picture
+ * order count), stagestore-order.c (timestamps against presentation
+ * order), and stagestore-bits.h (the bit reader of the two parsers). Not
+ * installed, not used outside store/. */
 #ifndef __STAGE_STORE_PRIVATE_H__
 #define __STAGE_STORE_PRIVATE_H__
 

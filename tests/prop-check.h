@@ -10,6 +10,8 @@
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
+#include "lib/stagetest.h"
+
 static gint prop_check_warnings;
 
 static gboolean
@@ -35,7 +37,6 @@ expect_prop_refused (const gchar * desc, const gchar * prop,
       value, prop);
   GError *err = NULL;
   GstElement *pipe;
-  GstBus *bus;
   GstMessage *msg;
 
   prop_check_warnings = 0;
@@ -43,13 +44,9 @@ expect_prop_refused (const gchar * desc, const gchar * prop,
   fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
       err ? err->message : "");
   fail_unless_equals_int (prop_check_warnings, 0);
-  bus = gst_element_get_bus (pipe);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR
-      | GST_MESSAGE_EOS);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
-      "no error for %s", desc);
+  msg = stage_test_expect_error (pipe, 10 * GST_SECOND, desc);
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_SETTINGS), "%s: %s", desc, err->message);
@@ -60,7 +57,6 @@ expect_prop_refused (const gchar * desc, const gchar * prop,
   g_error_free (err);
   gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   gst_check_remove_log_filter (filter);
   g_free (want);

@@ -7,6 +7,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include "lib/stagetest.h"
+
 #define CAPS_30 "video/x-raw,format=GRAY8,width=2,height=2,framerate=30/1"
 
 static G_GNUC_UNUSED GstClockTime
@@ -86,18 +88,10 @@ run_to_eos_counting (const gchar * desc, const gchar * name, guint64 * in,
 {
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
 
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 20 * GST_SECOND, NULL);
   g_object_get (e, "in", in, "out", out, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (e);
   gst_object_unref (pipe);
 }
@@ -167,20 +161,10 @@ check_tee_branch (const gchar * pre, const gchar * selector)
       "tee name=t t. ! queue ! fakesink t. ! queue ! %s name=sel ! fakesink",
       pre, selector);
   GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
 
   fail_unless (pipe != NULL, "%s", desc);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: no EOS within 60 s (hang)", desc);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %"
-      GST_PTR_FORMAT, desc, msg);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 60 * GST_SECOND, desc);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (desc);
 }

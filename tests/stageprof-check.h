@@ -7,6 +7,8 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 
+#include "lib/stagetest.h"
+
 static G_GNUC_UNUSED GstTracer *
 find_prof (void)
 {
@@ -39,26 +41,12 @@ run_pipeline (const gchar * name, const gchar * desc)
 {
   GError *err = NULL;
   GstElement *p = gst_parse_launch (desc, &err);
-  GstBus *bus;
-  GstMessage *msg;
 
   fail_unless (p != NULL, "cannot parse '%s': %s", desc,
       err ? err->message : "?");
   gst_object_set_name (GST_OBJECT (p), name);
-  bus = gst_element_get_bus (p);
-  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: no EOS within 60 s", name);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e = NULL;
-    gst_message_parse_error (msg, &e, NULL);
-    fail ("%s: error: %s", name, e->message);
-  }
-  gst_message_unref (msg);
+  stage_test_play_to_eos (p, 60 * GST_SECOND, name);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
 }
 

@@ -17,6 +17,7 @@
 
 #include "stagestore.h"
 #include "tmpdir.h"
+#include "lib/stagetest.h"
 
 #define W 160
 #define H 120
@@ -65,36 +66,16 @@ run (const gchar * desc, gchar ** error)
   GError *perr = NULL;
   GstElement *pipe = gst_parse_launch (full, &perr);
   GstElement *sink;
-  GstBus *bus;
-  GstMessage *msg;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (Frame));
 
   g_array_set_clear_func (out, (GDestroyNotify) frame_clear);
   fail_unless (pipe != NULL, "%s: %s", full, perr ? perr->message : "");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
   g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), out);
-  bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", full);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err;
-
-    gst_message_parse_error (msg, &err, NULL);
-    if (error)
-      *error = g_strdup (err->message);
-    else
-      fail ("%s: %s", full, err->message);
-    g_error_free (err);
-    g_array_unref (out);
-    out = NULL;
-  } else if (error) {
-    *error = NULL;
-  }
-  gst_message_unref (msg);
+  if (!stage_test_wait_end (pipe, 120 * GST_SECOND, full, error))
+    g_clear_pointer (&out, g_array_unref);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (full);
@@ -106,30 +87,12 @@ static G_GNUC_UNUSED gboolean
 run_sink (const gchar * desc, gchar ** error)
 {
   GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstBus *bus;
-  GstMessage *msg;
   gboolean ok;
 
   fail_unless (pipe != NULL, "%s", desc);
-  bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", desc);
-  ok = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
-  if (!ok) {
-    GError *err;
-
-    gst_message_parse_error (msg, &err, NULL);
-    if (error)
-      *error = g_strdup (err->message);
-    else
-      fail ("%s: %s", desc, err->message);
-    g_error_free (err);
-  }
-  gst_message_unref (msg);
+  ok = stage_test_wait_end (pipe, 120 * GST_SECOND, desc, error);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   return ok;
 }

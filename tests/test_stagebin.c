@@ -6,7 +6,15 @@
  * any replicas / packet / queue sizes must give the same buffers (bytes,
  * timestamps) and events in the same order.
  */
-#include "stagebin-check.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "../gst/gststagebinplan.h"
+#include "lib/stagebintest.h"
+#include "lib/stagetest.h"
 #include "prop-check.h"
 
 /* ---------------------------------------------------------------------- */
@@ -371,7 +379,6 @@ GST_START_TEST (test_renegotiation_with_allocation)
 {
   Recorder r;
   GstElement *p, *src;
-  GstMessage *msg;
   GstFlowReturn ret;
   guint f, i, buffers = 0;
 
@@ -399,10 +406,7 @@ GST_START_TEST (test_renegotiation_with_allocation)
     fail_unless_equals_int (ret, GST_FLOW_OK);
   }
   g_signal_emit_by_name (src, "end-of-stream", &ret);
-  msg = run_to_end (p, 20 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "no EOS: stuck after the caps change?");
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 20 * GST_SECOND, "after the caps change");
   for (i = 0; i < r.items->len; i++) {
     const gchar *it = g_ptr_array_index (r.items, i);
 
@@ -431,7 +435,6 @@ seek_and_record (const gchar * middle, Recorder * r, GPtrArray ** first)
 {
   GstElement *p = make_pipeline ("videotestsrc pattern=ball ! " CAPS_64x48,
       middle, r);
-  GstMessage *msg;
 
   fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
@@ -441,9 +444,7 @@ seek_and_record (const gchar * middle, Recorder * r, GPtrArray ** first)
           GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
           GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
   gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = run_to_end (p, 30 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 30 * GST_SECOND, NULL);
   g_mutex_lock (&r->lock);
   *first = g_ptr_array_new_with_free_func (g_free);
   while (r->items->len)
@@ -453,9 +454,7 @@ seek_and_record (const gchar * middle, Recorder * r, GPtrArray ** first)
   fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
           GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
           GST_MSECOND * 100, GST_SEEK_TYPE_SET, GST_MSECOND * 400));
-  msg = run_to_end (p, 30 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 30 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }

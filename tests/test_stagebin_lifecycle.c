@@ -5,7 +5,17 @@
  * any replicas / packet / queue sizes must give the same buffers (bytes,
  * timestamps) and events in the same order.
  */
-#include "stagebin-check.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "lib/stagebintest.h"
+#include "lib/stagetest.h"
 
 /* ---------------------------------------------------------------------- */
 /* Errors                                                                   */
@@ -22,9 +32,7 @@ GST_START_TEST (test_error_in_replica)
   p = make_pipeline (src, "stagebin ops=\"videoflip ! stagetestop mode=2 "
       "fail-at=7\" replicas=3 work-packet-size=2", &r);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = run_to_end (p, 20 * GST_SECOND);
-  fail_unless (msg != NULL, "no error within 20 s");
-  fail_unless_equals_string (GST_MESSAGE_TYPE_NAME (msg), "error");
+  msg = stage_test_expect_error (p, 20 * GST_SECOND, NULL);
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (strstr (err->message, "test failure at frame 7") != NULL,
       "unexpected error: %s", err->message);
@@ -228,14 +236,7 @@ check_downstream_eos (guint n, const gchar * down)
   guint tags = 0;
 
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, tag_probe, &tags, NULL);
-  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE, "%s does not start", desc);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: no EOS within 30 s", desc);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %"
-      GST_PTR_FORMAT, desc, msg);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (p, 30 * GST_SECOND, desc);
   /* let the replicas and the source run into the end too */
   g_usleep (100 * 1000);
   gst_element_set_state (p, GST_STATE_NULL);

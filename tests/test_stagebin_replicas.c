@@ -6,7 +6,15 @@
  * any replicas / packet / queue sizes must give the same buffers (bytes,
  * timestamps) and events in the same order.
  */
-#include "stagebin-check.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "../gst/gststagebinplan.h"
+#include "lib/stagebintest.h"
+#include "lib/stagetest.h"
 
 /* ---------------------------------------------------------------------- */
 /* Threads, device groups, estimates                                       */
@@ -348,7 +356,6 @@ GST_START_TEST (test_estimates)
   gchar *src = ball_src (5);
   GstElement *p, *sb;
   guint n, k, q;
-  GstMessage *msg;
 
   recorder_init (&r);
   p = make_pipeline (src, "stagebin name=sb ops=videoflip", &r);
@@ -358,9 +365,7 @@ GST_START_TEST (test_estimates)
   fail_unless_equals_int (n, 0);
   fail_unless_equals_int (k, 0);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = run_to_end (p, 20 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 20 * GST_SECOND, NULL);
   g_object_get (sb, "replicas-used", &n, "work-packet-size-used", &k,
       "queue-size-used", &q, NULL);
   fail_unless_equals_int (n, MIN (g_get_num_processors (), 256));
@@ -386,9 +391,7 @@ GST_START_TEST (test_estimates)
   g_object_set (sb, "replicas", 3, "work-packet-size", 2, "queue-size", 5,
       NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = run_to_end (p, 20 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 20 * GST_SECOND, NULL);
   g_object_get (sb, "replicas-used", &n, "work-packet-size-used", &k,
       "queue-size-used", &q, NULL);
   fail_unless_equals_int (n, 3);
@@ -605,7 +608,6 @@ GST_START_TEST (test_stop_while_blocked)
 {
   Recorder r;
   GstElement *p;
-  GstMessage *msg;
   guint round;
 
   recorder_init (&r);
@@ -640,9 +642,7 @@ GST_START_TEST (test_stop_while_blocked)
   r.eos = 0;
   g_mutex_unlock (&r.lock);
   set_state_or_fail (p, GST_STATE_PLAYING, "stagebin");
-  msg = run_to_end (p, 20 * GST_SECOND);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 20 * GST_SECOND, NULL);
   fail_unless_equals_int (r.eos, 1);
   set_state_or_fail (p, GST_STATE_NULL, "stagebin");
   gst_object_unref (p);
@@ -675,8 +675,6 @@ GST_START_TEST (test_dead_replica_without_message)
     Recorder r;
     GstElement *p, *src;
     GstPad *pad;
-    GstMessage *msg;
-    GstBus *bus;
     guint tries;
 
     recorder_init (&r);
@@ -684,14 +682,9 @@ GST_START_TEST (test_dead_replica_without_message)
         CAPS_64x48, chains[i], &r);
     src = gst_bin_get_by_name (GST_BIN (p), "src");
     pad = gst_element_get_static_pad (src, "src");
-    bus = gst_element_get_bus (p);
     set_state_or_fail (p, GST_STATE_PLAYING, chains[i]);
-    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL, "%s: neither error nor EOS within 10 s",
-        chains[i]);
-    fail_unless_equals_string (GST_MESSAGE_TYPE_NAME (msg), "error");
-    gst_message_unref (msg);
+    gst_message_unref (stage_test_expect_error (p, 10 * GST_SECOND,
+            chains[i]));
     /* the stream stopped by itself, as the plain chain's does: the
      * source's task is not stuck in a push */
     for (tries = 0; tries < 500 &&
@@ -702,7 +695,6 @@ GST_START_TEST (test_dead_replica_without_message)
             chains[i]), GST_STATE_CHANGE_SUCCESS);
     gst_object_unref (pad);
     gst_object_unref (src);
-    gst_object_unref (bus);
     gst_object_unref (p);
     recorder_clear (&r);
   }
@@ -762,7 +754,6 @@ GST_START_TEST (test_memory_bound)
     Flight f = { 0, };
     GstElement *p, *sb;
     GstPad *pad;
-    GstMessage *msg;
     gchar *middle = g_strdup_printf ("stagebin name=sb ops=\"stagetestop "
         "sleep-us=4000 slow-n=%u slow-k=%u\" replicas=%u "
         "work-packet-size=%u queue-size=%u", n, k, n, k, q);
@@ -778,9 +769,7 @@ GST_START_TEST (test_memory_bound)
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, flight_out, &f, NULL);
     gst_object_unref (pad);
     set_state_or_fail (p, GST_STATE_PLAYING, middle);
-    msg = run_to_end (p, 20 * GST_SECOND);
-    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-    gst_message_unref (msg);
+    stage_test_expect_eos (p, 20 * GST_SECOND, NULL);
     fail_unless_equals_int (f.in, 20 * n * k);
     fail_unless_equals_int (f.out, 20 * n * k);
     fail_unless (f.max <= (gint) (n * (q * k + 1) + 1),

@@ -20,6 +20,7 @@
 
 #include "stageprof-check.h"
 #include "truth-element.h"
+#include "lib/stagetest.h"
 
 /* stagetruth us=N burns N µs of CPU per buffer: its mean is N µs plus its
  * own overhead, and the source's production time does not leak into it. */
@@ -405,8 +406,6 @@ GST_START_TEST (test_buffer_lists)
       "stagetruth name=bl_id us=1000 ! fakesink name=bl_sink "
       "sync=false", NULL);
   GstElement *src;
-  GstBus *bus;
-  GstMessage *msg;
   GstFlowReturn ret;
   GstStructure *s;
   const GstStructure *r;
@@ -429,13 +428,8 @@ GST_START_TEST (test_buffer_lists)
     fail_unless_equals_int (ret, GST_FLOW_OK);
   }
   g_signal_emit_by_name (src, "end-of-stream", &ret);
-  bus = gst_element_get_bus (p);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 30 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (p);
 

@@ -19,6 +19,7 @@
 #define EXAMPLE_TRACE TESTS_BUILD_DIR "/stageprof_app-example.json"
 
 #include "stageprof-check.h"
+#include "lib/stagetest.h"
 
 static JsonArray *
 load_trace (const gchar * path, JsonParser ** parser)
@@ -189,14 +190,8 @@ start (const gchar * name, const gchar * desc)
 static void
 finish (GstElement * p)
 {
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
-  gst_message_unref (m);
+  stage_test_expect_eos (p, 60 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
 }
 
@@ -309,8 +304,14 @@ python_with_gst (void)
   static const gchar *const candidates[] = { "python3", "/usr/bin/python3",
     NULL
   };
+  static const gchar *found;
+  static gboolean looked;
   guint i;
 
+  /* Asked when the suite is built and again by the test. */
+  if (looked)
+    return found;
+  looked = TRUE;
   for (i = 0; candidates[i]; i++) {
     gchar *argv[] = { (gchar *) candidates[i], (gchar *) "-c",
       (gchar *) "import gi; gi.require_version('Gst', '1.0'); "
@@ -321,7 +322,7 @@ python_with_gst (void)
             G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
             NULL, NULL, NULL, &status, NULL)
         && g_spawn_check_wait_status (status, NULL))
-      return candidates[i];
+      return found = candidates[i];
   }
   return NULL;
 }
@@ -334,11 +335,8 @@ GST_START_TEST (test_python_example)
     (gchar *) EXAMPLE_PIPELINE, (gchar *) EXAMPLE_TRACE, NULL
   };
 
-  if (!python) {
-    g_printerr ("SKIP test_python_example: no python3 can import "
-        "gi.repository.Gst (install python3-gi and python3-gst-1.0)\n");
-    return;
-  }
+  /* Only registered where python_with_gst () found one. */
+  fail_unless (python != NULL);
   argv[0] = (gchar *) python;
   run_example (argv);
 }
@@ -357,7 +355,9 @@ stageprof_app_suite (void)
   tcase_add_test (tc, test_write_trace);
   tcase_add_test (tc, test_two_pipelines);
   tcase_add_test (tc, test_c_example);
-  tcase_add_test (tc, test_python_example);
+  stage_test_add_unless (tc, test_python_example, python_with_gst () ? NULL :
+      g_strdup ("no python3 can import gi.repository.Gst (install "
+          "python3-gi and python3-gst-1.0)"));
   return s;
 }
 

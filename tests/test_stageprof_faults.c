@@ -35,6 +35,7 @@
 #endif
 
 #include "stageprof-check.h"
+#include "lib/stagetest.h"
 
 static gchar *tmpdir;
 /* On a tmpfs where there is one: closing a database syncs it, which on a
@@ -688,17 +689,8 @@ GST_END_TEST;
 static void
 cycle (GstElement * p)
 {
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m;
-
-  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
-  m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_EOS |
-      GST_MESSAGE_ERROR);
-  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
-  gst_message_unref (m);
+  stage_test_play_to_eos (p, 20 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
 }
 
 #define CYCLE_DESC "fakesrc num-buffers=2 sizetype=empty ! queue ! fakesink"

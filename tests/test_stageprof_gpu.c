@@ -13,6 +13,7 @@
 
 #include "stageprof-check.h"
 #include "common/stagegputiming.h"
+#include "lib/stagetest.h"
 
 #define FRAMES 30
 #define GPU_NS (1000 * 1000)
@@ -195,8 +196,7 @@ main (int argc, char **argv)
     if (!p)
       return 2;
     gst_element_set_state (p, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 60 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    msg = stage_test_pop_end (p, 60 * GST_SECOND);
     eos = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
     gst_clear_message (&msg);
     gst_element_set_state (p, GST_STATE_NULL);

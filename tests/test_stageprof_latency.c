@@ -14,6 +14,7 @@
 
 #include "stageprof-check.h"
 #include "truth-element.h"
+#include "lib/stagetest.h"
 
 #define SMALL "video/x-raw,width=64,height=48,framerate=30/1"
 
@@ -45,19 +46,10 @@ static GstElement *
 run_kept (const gchar * name, const gchar * desc)
 {
   GstElement *p = gst_parse_launch (desc, NULL);
-  GstBus *bus;
-  GstMessage *msg;
 
   fail_unless (p != NULL, "cannot parse %s", desc);
   gst_object_set_name (GST_OBJECT (p), name);
-  bus = gst_element_get_bus (p);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "%s did not reach EOS", name);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
+  stage_test_play_to_eos (p, 60 * GST_SECOND, name);
   return p;
 }
 
@@ -314,8 +306,6 @@ GST_START_TEST (test_encoder_lookahead)
   gpointer k, v;
   gdouble sum = 0;
   guint n = 0;
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg;
   GstStructure *s;
   const GstStructure *r;
 
@@ -324,10 +314,7 @@ GST_START_TEST (test_encoder_lookahead)
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, log_arrival, &out,
       NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 60 * GST_SECOND, NULL);
   g_hash_table_iter_init (&it, out.at);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     gpointer t_in = g_hash_table_lookup (in.at, k);
@@ -351,7 +338,6 @@ GST_START_TEST (test_encoder_lookahead)
   gst_object_unref (sink);
   gst_object_unref (src);
   gst_object_unref (enc);
-  gst_object_unref (bus);
   gst_object_unref (p);
   g_hash_table_destroy (in.at);
   g_hash_table_destroy (out.at);
@@ -520,8 +506,6 @@ GST_START_TEST (test_reference_timestamp)
       "fakesink name=out sync=false", NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
   GstCaps *unix_ref = gst_caps_new_empty_simple ("timestamp/x-unix");
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg;
   GstStructure *s;
   const GstStructure *out;
 
@@ -544,9 +528,7 @@ GST_START_TEST (test_reference_timestamp)
     GstFlowReturn ret;
     g_signal_emit_by_name (src, "end-of-stream", &ret);
   }
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_EOS);
-  fail_unless (msg != NULL);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 10 * GST_SECOND, NULL);
   s = get_summary ();
   out = row (s, "latency", "out", "stamped");
   fail_unless_equals_int (uget (out, "frames"), 10);
@@ -556,7 +538,6 @@ GST_START_TEST (test_reference_timestamp)
           "median_ms"));
   gst_structure_free (s);
   gst_caps_unref (unix_ref);
-  gst_object_unref (bus);
   gst_object_unref (src);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);

@@ -27,6 +27,7 @@
 
 #include "stageprof-check.h"
 #include "truth-element.h"
+#include "lib/stagetest.h"
 
 static JsonNode *
 parse_json_file (const gchar * path, gboolean close_array)
@@ -503,8 +504,6 @@ GST_START_TEST (test_flush_resets_level)
       "max-size-bytes=0 max-size-time=0 ! stagetruth us=2000 ! "
       "fakesink sync=false", NULL);
   GstTracer *t = find_prof ();
-  GstBus *bus;
-  GstMessage *msg;
   gboolean ok = FALSE;
   JsonNode *root;
   JsonArray *a;
@@ -524,13 +523,8 @@ GST_START_TEST (test_flush_resets_level)
           GST_SEEK_FLAG_FLUSH, 0));
   g_usleep (100 * 1000);
   gst_element_send_event (p, gst_event_new_eos ());
-  bus = gst_element_get_bus (p);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (p, 30 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
 
   g_signal_emit_by_name (t, "write-trace", COPY_PATH, &ok);

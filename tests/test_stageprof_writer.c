@@ -18,6 +18,7 @@
 #ifdef HAVE_SPDB
 #include <sqlite3.h>
 #include "spdb.h"
+#include "lib/stagetest.h"
 #endif
 
 /* Every test's files live in one folder per run of the suite, which main()
@@ -1102,8 +1103,6 @@ GST_START_TEST (test_null_tracer)
 {
   GList *tracers = gst_tracing_get_active_tracers (), *l;
   GstElement *pipe;
-  GstBus *bus;
-  GstMessage *msg;
   gboolean found = FALSE;
 
   for (l = tracers; l; l = l->next)
@@ -1114,15 +1113,8 @@ GST_START_TEST (test_null_tracer)
   pipe = gst_parse_launch ("fakesrc num-buffers=1000 ! identity ! queue ! "
       "fakesink", NULL);
   fail_unless (pipe != NULL);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  bus = gst_element_get_bus (pipe);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 10 * GST_SECOND, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
 }
 

@@ -8,6 +8,7 @@
 
 #include "selector-check.h"
 #include "prop-check.h"
+#include "lib/stagetest.h"
 
 #define MAX_FRAMES 400
 
@@ -268,7 +269,6 @@ check_bad_value (const gchar * value, const gchar * reason)
   GstCheckLogFilter *filter = gst_check_add_log_filter (NULL,
       G_LOG_LEVEL_WARNING, re, note_log, &hits, NULL);
   GstElement *pipe = gst_parse_launch (line, NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg;
   GError *err = NULL;
 
@@ -276,8 +276,7 @@ check_bad_value (const gchar * value, const gchar * reason)
   fail_unless (hits == 1, "no warning when setting ranges=%s", value);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error for ranges=%s", value);
+  msg = stage_test_expect_error (pipe, 5 * GST_SECOND, value);
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_SETTINGS));
@@ -289,7 +288,6 @@ check_bad_value (const gchar * value, const gchar * reason)
   g_error_free (err);
   gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   gst_check_remove_log_filter (filter);
   g_free (pattern);

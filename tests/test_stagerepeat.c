@@ -10,6 +10,7 @@
 
 #include "selector-check.h"
 #include "prop-check.h"
+#include "lib/stagetest.h"
 
 /* A numbered frame whose first byte also holds its number, so content can
  * be checked after any copy. */
@@ -132,24 +133,16 @@ GST_START_TEST (test_caps_negotiation_pipeline)
       "video/x-raw,framerate=50/1 ! fakesink name=sink", NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
   GstCaps *caps;
   gint n, d;
 
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 20 * GST_SECOND, NULL);
   caps = gst_pad_get_current_caps (pad);
   fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
           "framerate", &n, &d));
   fail_unless (n == 50 && d == 1);
   gst_caps_unref (caps);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipe);
@@ -367,19 +360,11 @@ run_recording (const gchar * ops)
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
-  GstBus *bus = gst_element_get_bus (pipe);
   GArray *pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
-  GstMessage *msg;
 
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_pts, pts, NULL);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", ops);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 30 * GST_SECOND, ops);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipe);

@@ -11,6 +11,8 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+#include "lib/stagetest.h"
+
 #define CUDA_MEMORY_TYPE "gst.cuda.memory"
 #define CUDA_CONTEXT_TYPE "gst.cuda.context"
 
@@ -246,15 +248,11 @@ GST_START_TEST (test_stays_on_gpu)
   GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
   GstPad *src = gst_element_get_static_pad (r, "src");
   Seen seen = { 0, 0, NULL, TRUE, g_hash_table_new (NULL, NULL) };
-  GstMessage *msg;
 
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_output, &seen,
       NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 30 * GST_SECOND, NULL);
   fail_unless (pad_caps_are_cuda (r, "sink"));
   fail_unless (pad_caps_are_cuda (r, "src"));
   fail_unless_equals_int (seen.buffers, 30);
@@ -302,13 +300,9 @@ GST_START_TEST (test_context_shared)
       NULL);
   GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
   GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
-  GstMessage *msg;
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 30 * GST_SECOND, NULL);
   fail_unless (cuda_context_of (r) != NULL);
   fail_unless (cuda_context_of (r) == cuda_context_of (up),
       "stageresize made its own CUDA context instead of sharing cudaupload's");
@@ -332,9 +326,7 @@ GST_START_TEST (test_bad_device)
   gchar *dbg = NULL;
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  msg = stage_test_expect_error (pipe, 30 * GST_SECOND, NULL);
   gst_message_parse_error (msg, &err, &dbg);
   fail_unless (strstr (err->message, "cuda-device-id=4096") != NULL,
       "error does not name the device id: %s", err->message);
@@ -490,7 +482,6 @@ GST_START_TEST (test_zero_copy_decode)
   GstElement *pipe, *r;
   GstPad *sink, *src;
   Copies c = { 0, };
-  GstMessage *msg;
 
   if (!have_factory ("nvh264dec") || !have_factory ("x264enc")) {
     g_print ("test_zero_copy_decode: not run: no nvh264dec (NVDEC, "
@@ -513,15 +504,7 @@ GST_START_TEST (test_zero_copy_decode)
   gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, note_input, &c, NULL);
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, check_copies, &c, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS in 60 s");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("%s failed: %s", desc, err->message);
-  }
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 60 * GST_SECOND, desc);
   fail_unless (pad_caps_are_cuda (r, "sink"));
   fail_unless (pad_caps_are_cuda (r, "src"));
   g_print ("test_zero_copy_decode: %u frames, %u not in CUDA memory, %u "
@@ -567,16 +550,12 @@ GST_START_TEST (test_copy_count_sees_host_reads)
   GstPad *sink = gst_element_get_static_pad (r, "sink");
   GstPad *src = gst_element_get_static_pad (r, "src");
   Copies c = { 0, };
-  GstMessage *msg;
 
   g_signal_connect (sk, "handoff", G_CALLBACK (read_on_host), NULL);
   gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, note_input, &c, NULL);
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, check_copies, &c, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 30 * GST_SECOND, NULL);
   fail_unless_equals_int (c.frames, 10);
   /* All but the last output were checked after the sink had read them. */
   fail_unless_equals_int (c.outputs_copied, 9);
@@ -629,14 +608,10 @@ static void
 run_to_eos (const gchar * desc)
 {
   GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstMessage *msg;
 
   fail_unless (pipe != NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", desc);
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 60 * GST_SECOND, desc);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pipe);
 }
@@ -714,7 +689,6 @@ frame_hashes (const gchar * desc)
   GstElement *sink;
   GstPad *pad;
   GPtrArray *hashes = g_ptr_array_new_with_free_func (g_free);
-  GstMessage *msg;
 
   fail_unless (pipe != NULL, "%s", desc);
   sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
@@ -722,15 +696,7 @@ frame_hashes (const gchar * desc)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hash_frame, hashes,
       NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: no EOS in 60 s", desc);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("%s: %s", desc, err->message);
-  }
-  gst_message_unref (msg);
+  stage_test_expect_eos (pipe, 60 * GST_SECOND, desc);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pad);
   gst_object_unref (sink);

@@ -7,6 +7,8 @@
 #include <gst/app/gstappsrc.h>
 #include <string.h>
 
+#include "lib/stagetest.h"
+
 static gboolean
 process_maps (const gchar * needle)
 {
@@ -24,15 +26,9 @@ GST_START_TEST (test_cpu_use_loads_no_gstcuda)
   GstElement *p = gst_parse_launch ("videotestsrc num-buffers=3 "
       "! video/x-raw,width=128,height=96 ! stageresize width=64 height=48 "
       "! fakesink", NULL);
-  GstMessage *msg;
 
   fail_unless (p != NULL);
-  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  stage_test_play_to_eos (p, 30 * GST_SECOND, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
   fail_if (process_maps ("libgstcuda"),
@@ -65,10 +61,8 @@ GST_START_TEST (test_cuda_caps_open_module_clear_error)
   gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_new_and_alloc (64 *
           48 * 3 / 2));
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
-      "CUDA caps without a GPU must fail");
+  msg = stage_test_expect_error (p, 30 * GST_SECOND,
+      "CUDA caps without a GPU");
   gst_message_parse_error (msg, &err, &dbg);
   fail_unless (strstr (err->message, "CUDA") != NULL, "%s", err->message);
   fail_unless (g_utf8_validate (err->message, -1, NULL));

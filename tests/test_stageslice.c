@@ -11,6 +11,7 @@
 
 #include "selector-check.h"
 #include "prop-check.h"
+#include "lib/stagetest.h"
 
 #define OVERLAP "stageslice name=s ranges=\"0:15,5:25,15:35\""
 
@@ -575,26 +576,13 @@ run_for_error (const gchar * chain)
   gchar *line = g_strdup_printf ("videotestsrc num-buffers=10 ! %s ! "
       "fakesink", chain);
   GstElement *pipe = gst_parse_launch (line, NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
   gchar *text = NULL;
 
   fail_unless (pipe != NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-
-    gst_message_parse_error (msg, &err, NULL);
-    text = g_strdup (err->message);
+  if (!stage_test_wait_end (pipe, 20 * GST_SECOND, chain, &text))
     GST_INFO ("%s: %s", chain, text);
-    g_error_free (err);
-  }
-  gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (line);
   return text;

@@ -11,6 +11,7 @@
 
 #include "select.h"
 #include "prop-check.h"
+#include "lib/stagetest.h"
 
 GST_START_TEST (test_kill9_mid_write)
 {
@@ -262,21 +263,12 @@ static void
 run_to_error (const gchar * desc, guint settle_ms)
 {
   GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstBus *bus;
-  GstMessage *msg;
 
   fail_unless (pipe != NULL, "%s", desc);
-  bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", desc);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "no error: %s",
-      desc);
-  gst_message_unref (msg);
+  gst_message_unref (stage_test_expect_error (pipe, 120 * GST_SECOND, desc));
   g_usleep (settle_ms * 1000);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
 }
 
@@ -708,10 +700,8 @@ GST_START_TEST (test_corrupt_chunks)
     gboolean exists = TRUE;
 
     gst_element_set_state (pipe, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
-    gst_message_unref (msg);
+    gst_message_unref (stage_test_expect_error (pipe, 20 * GST_SECOND,
+            desc));
     msg = gst_bus_timed_pop_filtered (bus, GST_SECOND / 2, GST_MESSAGE_EOS);
     fail_if (msg != NULL, "EOS after the read error");
     st = stage_store_open (store, FALSE, NULL);

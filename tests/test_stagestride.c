@@ -12,6 +12,7 @@
 
 #include "selector-check.h"
 #include "prop-check.h"
+#include "lib/stagetest.h"
 
 
 /* Pushes frames [from, to) asserting every push returns OK, and returns the
@@ -483,17 +484,7 @@ GST_END_TEST;
 static guint64
 play_to_eos (GstElement * pipe)
 {
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
-
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "pipeline timed out");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
+  stage_test_play_to_eos (pipe, 20 * GST_SECOND, NULL);
   fail_unless (gst_element_set_state (pipe, GST_STATE_NULL) ==
       GST_STATE_CHANGE_SUCCESS);
   return 0;

@@ -9,6 +9,7 @@
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 #include "tmpdir.h"
+#include "lib/stagetest.h"
 
 
 typedef struct
@@ -74,11 +75,8 @@ run_chain (const gchar * desc, Run * r)
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (full, &err), *sink;
   GstPad *pad;
-  GstBus *bus;
-  GstMessage *msg;
 
   fail_unless (pipe != NULL, "%s: %s", full, err ? err->message : "");
-  bus = gst_element_get_bus (pipe);
   if (r == NULL)
     goto play;
   r->bufs = g_array_new (FALSE, FALSE, sizeof (Buf));
@@ -94,19 +92,8 @@ run_chain (const gchar * desc, Run * r)
   gst_object_unref (pad);
   gst_object_unref (sink);
 play:
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "timeout: %s", full);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e;
-
-    gst_message_parse_error (msg, &e, NULL);
-    fail ("%s: %s", full, e->message);
-  }
-  gst_message_unref (msg);
+  stage_test_play_to_eos (pipe, 60 * GST_SECOND, full);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (full);
 }

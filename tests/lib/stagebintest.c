@@ -1,31 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* stagebin-check: what the stagebin suites share: test ops (passing,
- * dropping or failing frames; stateful; CPU, CUDA or both memories), and
- * recording what reaches a sink, in order. Include once per suite. */
-#ifndef __STAGEBIN_CHECK_H__
-#define __STAGEBIN_CHECK_H__
-
+/* stagebintest: see stagebintest.h. The op types stay private to this
+ * file: the suites reach them by their factory names. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
-#include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
-#include <gst/check/gstcheck.h>
-#include <gst/check/gstharness.h>
 
-#include "../gst/gststagebinplan.h"
-
-#define CAPS_64x48 "video/x-raw,format=I420,width=64,height=48,framerate=30/1"
-/* GRAY8 in, RGB out: the caps and the sizes change */
-#define TO_RGB "videoconvert ! video/x-raw,format=RGB ! identity"
-#define FLIP_OPS "videoflip method=clockwise ! videobalance saturation=0.5"
-
+#include "stagebintest.h"
+#include "stagetest.h"
 
 /* ---------------------------------------------------------------------- */
 /* A test op: passes, drops every third frame, or fails at one frame.      */
@@ -71,7 +56,7 @@ frame_number (GstBuffer * buf)
       GST_BUFFER_DURATION (buf));
 }
 
-static G_GNUC_UNUSED GstFlowReturn
+static GstFlowReturn
 test_op_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   TestOp *self = (TestOp *) trans;
@@ -93,7 +78,7 @@ test_op_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 }
 
-static G_GNUC_UNUSED void
+static void
 test_op_set_property (GObject * object, guint id, const GValue * v,
     GParamSpec * pspec)
 {
@@ -111,7 +96,7 @@ test_op_set_property (GObject * object, guint id, const GValue * v,
     self->slow_k = g_value_get_uint (v);
 }
 
-static G_GNUC_UNUSED void
+static void
 test_op_get_property (GObject * object, guint id, GValue * v,
     GParamSpec * pspec)
 {
@@ -129,7 +114,7 @@ test_op_get_property (GObject * object, guint id, GValue * v,
     g_value_set_uint (v, self->slow_k);
 }
 
-static G_GNUC_UNUSED void
+static void
 test_op_class_init (TestOpClass * klass)
 {
   GObjectClass *oc = G_OBJECT_CLASS (klass);
@@ -158,19 +143,19 @@ test_op_class_init (TestOpClass * klass)
       "stagebin test op", "tests");
 }
 
-static G_GNUC_UNUSED void
+static void
 test_op_init (TestOp * self)
 {
 }
 
-static G_GNUC_UNUSED void
+static void
 test_cuda_op_class_init (TestCudaOpClass * klass)
 {
   gst_element_class_add_static_metadata (GST_ELEMENT_CLASS (klass),
       "stage-device", "cuda");
 }
 
-static G_GNUC_UNUSED void
+static void
 test_cuda_op_init (TestCudaOp * self)
 {
 }
@@ -181,14 +166,14 @@ typedef TestOp TestStatefulOp;
 typedef TestOpClass TestStatefulOpClass;
 G_DEFINE_TYPE (TestStatefulOp, test_stateful_op, test_op_get_type ());
 
-static G_GNUC_UNUSED void
+static void
 test_stateful_op_class_init (TestStatefulOpClass * klass)
 {
   gst_element_class_add_static_metadata (GST_ELEMENT_CLASS (klass),
       "stage-stateful", "true");
 }
 
-static G_GNUC_UNUSED void
+static void
 test_stateful_op_init (TestStatefulOp * self)
 {
 }
@@ -208,7 +193,7 @@ static GstStaticPadTemplate cuda_src = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS ("video/x-raw(memory:CUDAMemory)"));
 
-static G_GNUC_UNUSED void
+static void
 test_cuda_mem_op_class_init (TestCudaMemOpClass * klass)
 {
   gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
@@ -217,7 +202,7 @@ test_cuda_mem_op_class_init (TestCudaMemOpClass * klass)
       &cuda_src);
 }
 
-static G_GNUC_UNUSED void
+static void
 test_cuda_mem_op_init (TestCudaMemOp * self)
 {
 }
@@ -234,7 +219,7 @@ static GstStaticPadTemplate both_src = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS ("video/x-raw(memory:CUDAMemory); video/x-raw"));
 
 /* Like the real ones: either memory on either side. */
-static G_GNUC_UNUSED GstCaps *
+static GstCaps *
 test_transfer_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
@@ -258,7 +243,7 @@ test_transfer_transform_caps (GstBaseTransform * trans,
   return out;
 }
 
-static G_GNUC_UNUSED void
+static void
 test_upload_class_init (TestUploadClass * klass)
 {
   GST_BASE_TRANSFORM_CLASS (klass)->transform_caps =
@@ -269,7 +254,7 @@ test_upload_class_init (TestUploadClass * klass)
       &both_src);
 }
 
-static G_GNUC_UNUSED void
+static void
 test_upload_init (TestUpload * self)
 {
 }
@@ -278,7 +263,7 @@ static GType test_download_get_type (void);
 typedef TestOp TestDownload;
 typedef TestOpClass TestDownloadClass;
 G_DEFINE_TYPE (TestDownload, test_download, test_op_get_type ());
-static G_GNUC_UNUSED void
+static void
 test_download_class_init (TestDownloadClass * klass)
 {
   GST_BASE_TRANSFORM_CLASS (klass)->transform_caps =
@@ -289,13 +274,13 @@ test_download_class_init (TestDownloadClass * klass)
       &both_src);
 }
 
-static G_GNUC_UNUSED void
+static void
 test_download_init (TestDownload * self)
 {
 }
 
 /* TRUE: the warning is expected, it does not fail the test. */
-static G_GNUC_UNUSED gboolean
+gboolean
 count_warning (const gchar * domain, GLogLevelFlags level,
     const gchar * message, gpointer data)
 {
@@ -310,19 +295,19 @@ typedef TestOp TestFlex;
 typedef TestOpClass TestFlexClass;
 G_DEFINE_TYPE (TestFlex, test_flex, test_upload_get_type ());
 
-static G_GNUC_UNUSED void
+static void
 test_flex_class_init (TestFlexClass * klass)
 {
 }
 
-static G_GNUC_UNUSED void
+static void
 test_flex_init (TestFlex * self)
 {
 }
 
-static gboolean have_fake_cuda_transfers;
+gboolean have_fake_cuda_transfers;
 
-static G_GNUC_UNUSED void
+void
 register_test_ops (void)
 {
   GstElementFactory *f;
@@ -352,14 +337,7 @@ register_test_ops (void)
 /* ---------------------------------------------------------------------- */
 /* Recording what reaches a sink, in order                                 */
 
-typedef struct
-{
-  GMutex lock;
-  GPtrArray *items;             /* gchar*, "B pts dur size md5", "EOS", ... */
-  guint eos;
-} Recorder;
-
-static G_GNUC_UNUSED void
+void
 recorder_init (Recorder * r)
 {
   g_mutex_init (&r->lock);
@@ -367,14 +345,14 @@ recorder_init (Recorder * r)
   r->eos = 0;
 }
 
-static G_GNUC_UNUSED void
+void
 recorder_clear (Recorder * r)
 {
   g_ptr_array_unref (r->items);
   g_mutex_clear (&r->lock);
 }
 
-static G_GNUC_UNUSED gchar *
+gchar *
 describe_buffer (GstBuffer * buf)
 {
   GstMapInfo map;
@@ -390,7 +368,7 @@ describe_buffer (GstBuffer * buf)
   return s;
 }
 
-static G_GNUC_UNUSED gchar *
+static gchar *
 describe_event (GstEvent * ev)
 {
   const GstStructure *s = gst_event_get_structure (ev);
@@ -441,7 +419,7 @@ describe_event (GstEvent * ev)
   }
 }
 
-static G_GNUC_UNUSED GstPadProbeReturn
+static GstPadProbeReturn
 record_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Recorder *r = user_data;
@@ -475,7 +453,7 @@ record_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-static G_GNUC_UNUSED void
+void
 recorder_attach (Recorder * r, GstPad * pad)
 {
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
@@ -485,7 +463,7 @@ recorder_attach (Recorder * r, GstPad * pad)
 
 /* Only buffers and EOS: sticky events may legitimately differ in how many
  * copies the plain chain sends (e.g. a repeated segment). */
-static G_GNUC_UNUSED GPtrArray *
+GPtrArray *
 buffers_and_eos (Recorder * r)
 {
   GPtrArray *out = g_ptr_array_new ();
@@ -500,10 +478,7 @@ buffers_and_eos (Recorder * r)
   return out;
 }
 
-#define fail_unless_equals_int_hint(a, b, hint) \
-  fail_unless ((a) == (b), "%s: %d != %d", hint, (int) (a), (int) (b))
-
-static G_GNUC_UNUSED void
+void
 assert_same_items (GPtrArray * expected, GPtrArray * got, const gchar * what)
 {
   guint i;
@@ -516,20 +491,7 @@ assert_same_items (GPtrArray * expected, GPtrArray * got, const gchar * what)
   fail_unless_equals_int_hint (got->len, expected->len, what);
 }
 
-/* Runs "<src> ! <middle> ! fakesink name=out" to EOS (or error) and
- * records what reached the sink. Returns the pipeline in NULL state. */
-static G_GNUC_UNUSED GstMessage *
-run_to_end (GstElement * pipeline, GstClockTime timeout)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-  gst_object_unref (bus);
-  return msg;
-}
-
-static G_GNUC_UNUSED GstElement *
+GstElement *
 make_pipeline (const gchar * src, const gchar * middle, Recorder * r)
 {
   GError *err = NULL;
@@ -550,24 +512,17 @@ make_pipeline (const gchar * src, const gchar * middle, Recorder * r)
   return p;
 }
 
-static G_GNUC_UNUSED void
+void
 run_and_record (const gchar * src, const gchar * middle, Recorder * r)
 {
   GstElement *p = make_pipeline (src, middle, r);
-  GstMessage *msg;
 
-  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE, "%s does not start", middle);
-  msg = run_to_end (p, 30 * GST_SECOND);
-  fail_unless (msg != NULL, "%s: no EOS within 30 s", middle);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %s", middle,
-      GST_MESSAGE_TYPE_NAME (msg));
-  gst_message_unref (msg);
+  stage_test_play_to_eos (p, 30 * GST_SECOND, middle);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
 
-static G_GNUC_UNUSED void
+void
 check_same_as_plain (const gchar * src, const gchar * ops, guint n, guint k,
     guint q)
 {
@@ -595,7 +550,7 @@ check_same_as_plain (const gchar * src, const gchar * ops, guint n, guint k,
   recorder_clear (&staged);
 }
 
-static G_GNUC_UNUSED gboolean
+gboolean
 op_is_deterministic (const gchar * src, const gchar * ops)
 {
   Recorder a, b;
@@ -614,14 +569,14 @@ op_is_deterministic (const gchar * src, const gchar * ops)
   return same;
 }
 
-static G_GNUC_UNUSED gchar *
+gchar *
 ball_src (guint frames)
 {
   return g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
       CAPS_64x48, frames);
 }
 
-static G_GNUC_UNUSED GstHarness *
+GstHarness *
 stagebin_harness (const gchar * ops, guint n, guint k, Recorder * r)
 {
   GstElement *bin = gst_element_factory_make ("stagebin", NULL);
@@ -637,7 +592,7 @@ stagebin_harness (const gchar * ops, guint n, guint k, Recorder * r)
   return h;
 }
 
-static G_GNUC_UNUSED GstBuffer *
+GstBuffer *
 frame (guint n, gsize size)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
@@ -648,7 +603,7 @@ frame (guint n, gsize size)
   return buf;
 }
 
-static G_GNUC_UNUSED void
+void
 wait_eos (Recorder * r)
 {
   gint64 end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
@@ -666,7 +621,7 @@ wait_eos (Recorder * r)
   g_usleep (20000);             /* a duplicate EOS would show up by now */
 }
 
-static G_GNUC_UNUSED void
+void
 check_bad_ops (const gchar * ops, const gchar * fragment)
 {
   GstElement *p = gst_pipeline_new (NULL);
@@ -710,18 +665,3 @@ check_bad_ops (const gchar * ops, const gchar * fragment)
   gst_object_unref (p);
   g_free (quoted);
 }
-
-
-/* main() of a stagebin suite: the leaks tracer on (tracers are chosen at
- * init; it costs little here), the test ops registered. */
-#define STAGEBIN_CHECK_MAIN(name) \
-int \
-main (int argc, char **argv) \
-{ \
-  g_setenv ("GST_TRACERS", "leaks", TRUE); \
-  gst_check_init (&argc, &argv); \
-  register_test_ops (); \
-  return gst_check_run_suite (name##_suite (), #name, __FILE__); \
-}
-
-#endif /* __STAGEBIN_CHECK_H__ */
