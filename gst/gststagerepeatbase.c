@@ -26,6 +26,7 @@
 #endif
 
 #include "gststagerepeatbase.h"
+#include "gststagecounters.h"
 #include "gststagegroup.h"
 #include "gststageutil.h"
 #include "slice.h"
@@ -38,12 +39,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_repeat_base_debug);
  * the param spec takes any value) */
 #define REPEAT_MAX G_MAXINT
 
+/* 'repeat', then the counters, defined with the selectors'
+ * (gststagecounters.h) */
 enum
 {
   PROP_0,
   PROP_REPEAT,
-  PROP_IN,
-  PROP_OUT,
+  PROP_COUNTER_FIRST,
 };
 
 typedef struct
@@ -56,7 +58,8 @@ typedef struct
   guint active_repeat;          /* repeat captured at start */
   gint fps_n, fps_d;            /* sink caps framerate, 0/1 if unknown */
 
-  guint64 in, out, nulls;       /* under the object lock */
+  GstStageCounters count;       /* under the object lock */
+  guint64 nulls;                /* under the object lock */
 } GstStageRepeatBasePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstStageRepeatBase, gst_stage_repeat_base,
@@ -90,22 +93,15 @@ gst_stage_repeat_base_set_property (GObject * object, guint prop_id,
   GstStageRepeatBasePrivate *priv = GET_PRIV (object);
 
   switch (prop_id) {
-    case PROP_REPEAT:{
-      GstState state;
-
-      GST_OBJECT_LOCK (object);
-      state = MAX (GST_STATE (object), GST_STATE_PENDING (object));
-      if (state <= GST_STATE_READY)
-        priv->repeat = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (object);
+    case PROP_REPEAT:
       /* caps and timing are fixed for the run: a change would only make
        * them disagree */
-      if (state > GST_STATE_READY)
-        g_warning ("%s: property 'repeat' can only be changed in the NULL "
-            "or READY state; the new value is ignored",
-            GST_OBJECT_NAME (object));
+      if (!gst_stage_can_set_property (GST_ELEMENT (object), pspec))
+        break;
+      GST_OBJECT_LOCK (object);
+      priv->repeat = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (object);
       break;
-    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -118,16 +114,13 @@ gst_stage_repeat_base_get_property (GObject * object, guint prop_id,
 {
   GstStageRepeatBasePrivate *priv = GET_PRIV (object);
 
+  if (gst_stage_counters_get (GST_OBJECT (object), &priv->count,
+          prop_id - PROP_COUNTER_FIRST, value))
+    return;
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_REPEAT:
       g_value_set_uint (value, priv->repeat);
-      break;
-    case PROP_IN:
-      g_value_set_uint64 (value, priv->in);
-      break;
-    case PROP_OUT:
-      g_value_set_uint64 (value, priv->out);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -189,7 +182,7 @@ gst_stage_repeat_base_start (GstBaseTransform * trans)
     return gst_stage_post_settings_error (GST_ELEMENT (trans), err);
   GST_OBJECT_LOCK (trans);
   priv->active_repeat = repeat;
-  priv->in = priv->out = priv->nulls = 0;
+  priv->count.in = priv->count.out = priv->nulls = 0;
   GST_OBJECT_UNLOCK (trans);
   priv->fps_n = 0;
   priv->fps_d = 1;
@@ -225,7 +218,7 @@ gst_stage_repeat_base_submit_input_buffer (GstBaseTransform * trans,
   priv->input = input;
   priv->k = 0;
   GST_OBJECT_LOCK (trans);
-  priv->in++;
+  priv->count.in++;
   GST_OBJECT_UNLOCK (trans);
   return GST_FLOW_OK;
 }
@@ -324,7 +317,7 @@ gst_stage_repeat_base_generate_output (GstBaseTransform * trans,
     *outbuf = make_position (priv, priv->k, last);
     priv->k++;
     GST_OBJECT_LOCK (trans);
-    priv->out++;
+    priv->count.out++;
     GST_OBJECT_UNLOCK (trans);
     return GST_FLOW_OK;
   }
@@ -361,14 +354,9 @@ gst_stage_repeat_base_class_init (GstStageRepeatBaseClass * klass)
           0, G_MAXUINT, DEFAULT_PROP_REPEAT,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_IN,
-      g_param_spec_uint64 ("in", "In",
-          "Number of buffers that reached the element since it started",
-          0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_OUT,
-      g_param_spec_uint64 ("out", "Out",
-          "Number of buffers pushed downstream since the element started",
-          0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_stage_counters_install (gobject_class, PROP_COUNTER_FIRST,
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_IN) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_OUT));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

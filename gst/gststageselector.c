@@ -44,29 +44,34 @@
 #endif
 
 #include "gststageselector.h"
+#include "gststagecounters.h"
 #include "gststagegroup.h"
 #include "gststageutil.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_selector_debug);
 #define GST_CAT_DEFAULT gst_stage_selector_debug
 
+/* The counters, then the selection properties a subclass installs
+ * (gst_stage_selector_class_install_select_props()). */
 enum
 {
   PROP_0,
-  PROP_IN,
-  PROP_OUT,
-  PROP_DROPPED,
+  PROP_COUNTER_FIRST,
+  PROP_SELECT_FIRST = PROP_COUNTER_FIRST + GST_STAGE_N_COUNTERS,
 };
 
 typedef struct
 {
+  GstStageSelectProps props;    /* the subclass's selection properties */
   StageSelect *select;          /* built at start, freed at stop */
 
   /* Streaming state, under the object lock (counters are read from other
    * threads through the properties). */
   guint64 index;                /* index of the next buffer to arrive */
   guint64 next;                 /* next kept index, STAGE_SELECT_NONE: none */
-  guint64 in, out, dropped;
+  GstStageCounters count;
   gint fps_n, fps_d;            /* sink caps framerate, 0/1 if unknown */
   gboolean flushed;             /* a FLUSH_STOP awaits its segment */
   gboolean resync;              /* the next buffer sets the index */
@@ -102,48 +107,78 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
+/* FALSE (with a warning naming the property) when the element is past
+ * READY: a new value could not take effect until the next start and would
+ * only make caps and selection disagree. */
+static gboolean
+gst_stage_selector_can_set_property (GstStageSelector * self,
+    GParamSpec * pspec)
+{
+  gboolean from_group;
+
+  GST_OBJECT_LOCK (self);
+  from_group = GET_PRIV (self)->applying_params;
+  GST_OBJECT_UNLOCK (self);
+  /* a stageslice group's parameters apply between two groups */
+  return from_group || gst_stage_can_set_property (GST_ELEMENT (self), pspec);
+}
+
+static void
+gst_stage_selector_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStageSelector *self = GST_STAGE_SELECTOR (object);
+
+  if (!gst_stage_selector_can_set_property (self, pspec))
+    return;
+  if (!gst_stage_select_props_set (GST_OBJECT (self), &GET_PRIV (self)->props,
+          prop_id - PROP_SELECT_FIRST, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
 static void
 gst_stage_selector_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstStageSelector *self = GST_STAGE_SELECTOR (object);
-  GstStageSelectorPrivate *priv = GET_PRIV (self);
+  GstStageSelectorPrivate *priv = GET_PRIV (GST_STAGE_SELECTOR (object));
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_IN:
-      g_value_set_uint64 (value, priv->in);
-      break;
-    case PROP_OUT:
-      g_value_set_uint64 (value, priv->out);
-      break;
-    case PROP_DROPPED:
-      g_value_set_uint64 (value, priv->dropped);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_stage_counters_get (GST_OBJECT (object), &priv->count,
+          prop_id - PROP_COUNTER_FIRST, value)
+      && !gst_stage_select_props_get (GST_OBJECT (object), &priv->props,
+          prop_id - PROP_SELECT_FIRST, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-gboolean
-gst_stage_selector_can_set_property (GstStageSelector * self,
-    GParamSpec * pspec)
+void
+gst_stage_selector_class_install_select_props (GstStageSelectorClass * klass,
+    GstStageSelectFlags flags)
 {
-  GstState state;
-  gboolean from_group;
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
 
-  GST_OBJECT_LOCK (self);
-  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
-  from_group = GET_PRIV (self)->applying_params;
-  GST_OBJECT_UNLOCK (self);
-  if (state <= GST_STATE_READY || from_group)
-    return TRUE;
-  g_warning ("%s: property '%s' can only be changed in the NULL or READY "
-      "state; the new value is ignored", GST_OBJECT_NAME (self),
-      g_param_spec_get_name (pspec));
-  return FALSE;
+  /* GObject calls the accessors of the class that installed a property,
+   * and does not inherit them: ours serve the subclass's too */
+  gobject_class->set_property = gst_stage_selector_set_property;
+  gobject_class->get_property = gst_stage_selector_get_property;
+  gst_stage_select_props_install (gobject_class, PROP_SELECT_FIRST, flags);
+}
+
+/* The default: the selection the properties ask for. */
+static StageSelect *
+gst_stage_selector_create_select (GstStageSelector * self, GError ** error)
+{
+  return gst_stage_select_props_create (GST_OBJECT (self),
+      &GET_PRIV (self)->props, error);
+}
+
+/* The default: the stride divides the rate, a list keeps it (the kept
+ * frames are frames of the input's grid, the others gaps). */
+static gboolean
+gst_stage_selector_get_rate_divisor (GstStageSelector * self,
+    guint * divisor)
+{
+  *divisor = gst_stage_select_props_rate_divisor (GST_OBJECT (self),
+      &GET_PRIV (self)->props);
+  return TRUE;
 }
 
 /* Rewrites the framerate of one structure for the other pad; FALSE when
@@ -293,13 +328,15 @@ gst_stage_selector_start (GstBaseTransform * trans)
     g_clear_error (&err);
     return FALSE;
   }
+  GST_DEBUG_OBJECT (self, "selection ready, last index %" G_GUINT64_FORMAT,
+      stage_select_last (sel));
 
   GST_OBJECT_LOCK (self);
   stage_select_free (priv->select);
   priv->select = sel;
   priv->index = 0;
   priv->next = stage_select_next (sel, 0);
-  priv->in = priv->out = priv->dropped = 0;
+  memset (&priv->count, 0, sizeof (priv->count));
   priv->fps_n = 0;
   priv->fps_d = 1;
   priv->flushed = FALSE;
@@ -526,17 +563,17 @@ gst_stage_selector_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   index = priv->index;
   if (priv->index < STAGE_SELECT_NONE - 1)
     priv->index++;
-  priv->in++;
+  priv->count.in++;
   if (priv->eos_sent) {
-    priv->dropped++;
+    priv->count.dropped++;
     ret = GST_FLOW_EOS;
   } else if (index == priv->next) {
-    priv->out++;
+    priv->count.out++;
     priv->next = stage_select_next (priv->select, index + 1);
     priv->kept_index = index;
     ret = GST_FLOW_OK;
   } else {
-    priv->dropped++;
+    priv->count.dropped++;
     ret = GST_BASE_TRANSFORM_FLOW_DROPPED;
     gap_span (priv, buf, &priv->gap_ts, &priv->gap_dur);
     /* a stretched kept frame already spans it */
@@ -693,6 +730,7 @@ gst_stage_selector_finalize (GObject * object)
 
   stage_select_free (priv->select);
   priv->select = NULL;
+  gst_stage_select_props_clear (&priv->props);
   G_OBJECT_CLASS (gst_stage_selector_parent_class)->finalize (object);
 }
 
@@ -703,24 +741,15 @@ gst_stage_selector_class_init (GstStageSelectorClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
+  gobject_class->set_property = gst_stage_selector_set_property;
   gobject_class->get_property = gst_stage_selector_get_property;
   gobject_class->finalize = gst_stage_selector_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_IN,
-      g_param_spec_uint64 ("in", "In",
-          "Number of buffers that reached the element since it started "
-          "(cumulative across seeks)", 0, G_MAXUINT64, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_OUT,
-      g_param_spec_uint64 ("out", "Out",
-          "Number of buffers kept and pushed downstream since the element "
-          "started", 0, G_MAXUINT64, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_DROPPED,
-      g_param_spec_uint64 ("dropped", "Dropped",
-          "Number of buffers not selected and dropped since the element "
-          "started (in = out + dropped)", 0, G_MAXUINT64, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /* in = out + dropped */
+  gst_stage_counters_install (gobject_class, PROP_COUNTER_FIRST,
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_IN) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_OUT) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_DROPPED));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -737,6 +766,9 @@ gst_stage_selector_class_init (GstStageSelectorClass * klass)
       GST_DEBUG_FUNCPTR (gst_stage_selector_transform_ip);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_stage_selector_generate_output);
+  klass->create_select = GST_DEBUG_FUNCPTR (gst_stage_selector_create_select);
+  klass->get_rate_divisor =
+      GST_DEBUG_FUNCPTR (gst_stage_selector_get_rate_divisor);
   /* The caps differ only in framerate; buffers are never touched. */
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = TRUE;
@@ -749,6 +781,7 @@ gst_stage_selector_init (GstStageSelector * self)
 {
   GstStageSelectorPrivate *priv = GET_PRIV (self);
 
+  gst_stage_select_props_init (&priv->props);
   priv->fps_d = 1;
   priv->next = STAGE_SELECT_NONE;
   priv->seqnum = GST_SEQNUM_INVALID;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstStageSelector: base class of the frame selectors (stagestride,
  * stagerange, stagegather). It owns the frame index, the counters, caps
- * framerate, early EOS and flush/seek handling; a subclass only turns its
- * properties into a StageSelect (ops/select.h).
+ * framerate, early EOS and flush/seek handling, and the selection
+ * properties (gststageselectprops.h): a subclass only says which of them
+ * it has, as videoscale and videoconvert only describe themselves over
+ * their base.
  */
 #ifndef __GST_STAGE_SELECTOR_H__
 #define __GST_STAGE_SELECTOR_H__
@@ -10,6 +12,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 
+#include "gststageselectprops.h"
 #include "select.h"
 
 G_BEGIN_DECLS
@@ -24,11 +27,13 @@ G_DECLARE_DERIVABLE_TYPE (GstStageSelector, gst_stage_selector, GST,
  *   when the element starts (READY to PAUSED). On failure return NULL and
  *   set @error in the GST_RESOURCE_ERROR domain with a message that names
  *   the property and its value; the base class posts it as an element error.
+ *   The default builds it from the selection properties.
  * @get_rate_divisor: return TRUE and set *@divisor when the output keeps
  *   every *@divisor-th frame of a contiguous run (constant output rate
  *   input-rate / divisor), FALSE when the output rate is irregular (caps get
  *   framerate 0/1). Called during caps negotiation, possibly before start,
- *   so it reads the properties rather than the selection.
+ *   so it reads the properties rather than the selection. The default: the
+ *   'stride' property, or 1 without one.
  */
 struct _GstStageSelectorClass
 {
@@ -40,11 +45,11 @@ struct _GstStageSelectorClass
   gpointer _gst_reserved[GST_PADDING];
 };
 
-/* For subclass set_property: FALSE (with a warning naming the property)
- * when the element is past READY, where a new value could not take effect
- * until the next start and would only make caps and selection disagree. */
-gboolean gst_stage_selector_can_set_property (GstStageSelector * self,
-    GParamSpec * pspec);
+/* For subclass class_init: installs the selection properties of @flags,
+ * which the base class then stores, reports and turns into the selection
+ * (gststageselectprops.h). */
+void gst_stage_selector_class_install_select_props
+    (GstStageSelectorClass * klass, GstStageSelectFlags flags);
 
 G_END_DECLS
 

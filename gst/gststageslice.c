@@ -65,7 +65,9 @@
 #endif
 
 #include "gststageslice.h"
+#include "gststagecounters.h"
 #include "gststagegroup.h"
+#include "gststageselectprops.h"
 #include "gststageutil.h"
 
 #include <string.h>
@@ -78,23 +80,21 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_slice_debug);
 
 #define DEFAULT_PROP_RANGES NULL
 #define DEFAULT_PROP_SIZE 0
-#define DEFAULT_PROP_STRIDE 1
 /* allowed, checked at start (the param specs take any value) */
 #define SIZE_MAX_FRAMES G_MAXINT
-#define STRIDE_MAX G_MAXINT
 #define DEFAULT_PROP_GROUP_PARAMS NULL
 
+/* 'stride' and the counters are defined with the selectors'
+ * (gststageselectprops.h, gststagecounters.h): ids from PROP_SELECT_FIRST
+ * and PROP_COUNTER_FIRST. 'ranges' is our own: groups, not a set. */
 enum
 {
   PROP_0,
   PROP_RANGES,
   PROP_SIZE,
-  PROP_STRIDE,
   PROP_GROUP_PARAMS,
-  PROP_IN,
-  PROP_OUT,
-  PROP_DROPPED,
-  PROP_GROUPS,
+  PROP_SELECT_FIRST,
+  PROP_COUNTER_FIRST = PROP_SELECT_FIRST + GST_STAGE_SELECT_N_PROPS,
 };
 
 typedef struct
@@ -109,7 +109,8 @@ struct _GstStageSlice
 
   /* properties, under the object lock */
   gchar *ranges;
-  guint size, stride;
+  guint size;
+  GstStageSelectProps select;   /* its stride only */
   gchar *group_params;
 
   /* built at start */
@@ -132,8 +133,7 @@ struct _GstStageSlice
   GstClockTime rt_end;          /* running time where the output ends */
   gint fps_n, fps_d;
 
-  /* counters, under the object lock */
-  guint64 in, out, dropped, groups;
+  GstStageCounters count;       /* under the object lock */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstStageSlice, gst_stage_slice,
@@ -148,56 +148,62 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
-/* Builds the partition; NULL and a message naming the property on error. */
+/* Builds the partition; NULL and an error naming the property. */
 static StageSlice *
 build_partition (const gchar * ranges, guint size, guint stride,
-    gchar ** message)
+    GError ** error)
 {
   char *err = NULL;
   StageSlice *sl = NULL;
-  gboolean have_ranges = FALSE;
+  gboolean have_ranges = !gst_stage_is_unset (ranges);
+  gchar *q = have_ranges ? gst_stage_quote_value (ranges) : NULL;
+  gchar *n = g_strdup_printf ("%u", size);
 
-  if (ranges != NULL) {
-    gchar *t = g_strstrip (g_strdup (ranges));
-
-    have_ranges = *t != '\0';
-    g_free (t);
-  }
   if (have_ranges && size > 0) {
-    *message = g_strdup_printf ("Properties 'ranges' (%s) and 'size' (%u) "
-        "are both set: use one of them", ranges, size);
+    gst_stage_set_exclusive_error (error, "ranges", q, "size", n, NULL);
   } else if (have_ranges) {
     sl = stage_slice_parse_ranges (ranges, stride, &err);
     if (sl == NULL)
-      *message = g_strdup_printf ("Invalid value '%s' for property 'ranges': "
-          "%s", ranges, err ? err : "out of memory");
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Invalid value %s for property 'ranges': %s", q,
+          err ? err : "out of memory");
   } else if (size > 0) {
     sl = stage_slice_new_strided (size, stride, &err);
     if (sl == NULL)
-      *message = g_strdup_printf ("Invalid 'size'/'stride': %s",
-          err ? err : "out of memory");
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Invalid 'size'/'stride': %s", err ? err : "out of memory");
   } else {
-    *message = g_strdup ("No groups: set property 'ranges' (e.g. "
-        "\"0:15,5:25,15:35\") or 'size' (e.g. 50)");
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "No groups: set property 'ranges' (e.g. \"0:15,5:25,15:35\") or "
+        "'size' (e.g. 50)");
   }
   free (err);
+  g_free (q);
+  g_free (n);
   return sl;
 }
 
-static gboolean
-can_set_property (GstStageSlice * self, GParamSpec * pspec)
+/* The per-group parameters; NULL and an error naming the property. */
+static GPtrArray *
+build_params (const gchar * text, StageSlice * part, GError ** error)
 {
-  GstState state;
+  GError *err = NULL;
+  GPtrArray *params = gst_stage_group_parse_params (text, &err);
+  guint64 groups = stage_slice_n_groups (part);
 
-  GST_OBJECT_LOCK (self);
-  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
-  GST_OBJECT_UNLOCK (self);
-  if (state <= GST_STATE_READY)
-    return TRUE;
-  g_warning ("%s: property '%s' can only be changed in the NULL or READY "
-      "state; the new value is ignored", GST_OBJECT_NAME (self),
-      g_param_spec_get_name (pspec));
-  return FALSE;
+  if (params == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Invalid value for property 'group-params': %s", err->message);
+  } else if (params->len > 0 && groups != STAGE_SELECT_NONE
+      && params->len != groups) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "Property 'group-params' has %u entries but 'ranges' makes %"
+        G_GUINT64_FORMAT " groups: give one entry per group", params->len,
+        groups);
+    g_clear_pointer (&params, g_ptr_array_unref);
+  }
+  g_clear_error (&err);
+  return params;
 }
 
 static void
@@ -206,7 +212,7 @@ gst_stage_slice_set_property (GObject * object, guint prop_id,
 {
   GstStageSlice *self = GST_STAGE_SLICE (object);
 
-  if (!can_set_property (self, pspec))
+  if (!gst_stage_can_set_property (GST_ELEMENT (self), pspec))
     return;
 
   switch (prop_id) {
@@ -233,11 +239,6 @@ gst_stage_slice_set_property (GObject * object, guint prop_id,
       self->size = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_STRIDE:
-      GST_OBJECT_LOCK (self);
-      self->stride = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
     case PROP_GROUP_PARAMS:{
       const gchar *text = g_value_get_string (value);
       GError *err = NULL;
@@ -256,7 +257,9 @@ gst_stage_slice_set_property (GObject * object, guint prop_id,
       break;
     }
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_stage_select_props_set (GST_OBJECT (self), &self->select,
+              prop_id - PROP_SELECT_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -267,6 +270,11 @@ gst_stage_slice_get_property (GObject * object, guint prop_id,
 {
   GstStageSlice *self = GST_STAGE_SLICE (object);
 
+  if (gst_stage_counters_get (GST_OBJECT (self), &self->count,
+          prop_id - PROP_COUNTER_FIRST, value)
+      || gst_stage_select_props_get (GST_OBJECT (self), &self->select,
+          prop_id - PROP_SELECT_FIRST, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_RANGES:
@@ -275,23 +283,8 @@ gst_stage_slice_get_property (GObject * object, guint prop_id,
     case PROP_SIZE:
       g_value_set_uint (value, self->size);
       break;
-    case PROP_STRIDE:
-      g_value_set_uint (value, self->stride);
-      break;
     case PROP_GROUP_PARAMS:
       g_value_set_string (value, self->group_params);
-      break;
-    case PROP_IN:
-      g_value_set_uint64 (value, self->in);
-      break;
-    case PROP_OUT:
-      g_value_set_uint64 (value, self->out);
-      break;
-    case PROP_DROPPED:
-      g_value_set_uint64 (value, self->dropped);
-      break;
-    case PROP_GROUPS:
-      g_value_set_uint64 (value, self->groups);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -305,12 +298,11 @@ gst_stage_slice_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstStageSlice *self = GST_STAGE_SLICE (trans);
-  gint stride;
+  /* caps queries come before start refuses a bad stride */
+  gint stride = (gint) gst_stage_select_props_rate_divisor (GST_OBJECT (self),
+      &self->select);
   GstCaps *ret;
 
-  GST_OBJECT_LOCK (self);
-  stride = (gint) MIN (MAX (self->stride, 1), G_MAXINT);
-  GST_OBJECT_UNLOCK (self);
   ret = direction == GST_PAD_SINK ?
       gst_stage_caps_scale_framerate (caps, 1, stride) :
       gst_stage_caps_scale_framerate (caps, stride, 1);
@@ -358,52 +350,29 @@ static gboolean
 gst_stage_slice_start (GstBaseTransform * trans)
 {
   GstStageSlice *self = GST_STAGE_SLICE (trans);
-  gchar *ranges, *params_text, *message = NULL;
+  gchar *ranges, *params_text;
   guint size, stride;
   GError *err = NULL;
-  StageSlice *part;
+  StageSlice *part = NULL;
   GPtrArray *params = NULL;
 
   GST_OBJECT_LOCK (self);
   ranges = g_strdup (self->ranges);
   params_text = g_strdup (self->group_params);
   size = self->size;
-  stride = self->stride;
+  stride = self->select.stride;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_stage_check_uint_prop ("size", size, 0, SIZE_MAX_FRAMES,
-          "(0 = unset)", &err)
-      || !gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
-          &err)) {
-    g_free (ranges);
-    g_free (params_text);
-    return gst_stage_post_settings_error (GST_ELEMENT (self), err);
-  }
-  part = build_partition (ranges, size, stride, &message);
-  if (part) {
-    params = gst_stage_group_parse_params (params_text, &err);
-    if (params == NULL) {
-      message = g_strdup_printf ("Invalid value for property "
-          "'group-params': %s", err->message);
-    } else if (params->len > 0
-        && stage_slice_n_groups (part) != STAGE_SELECT_NONE
-        && params->len != stage_slice_n_groups (part)) {
-      message = g_strdup_printf ("Property 'group-params' has %u entries but "
-          "'ranges' makes %" G_GUINT64_FORMAT " groups: give one entry per "
-          "group", params->len, stage_slice_n_groups (part));
-    }
-  }
-  g_clear_error (&err);
+  if (gst_stage_check_uint_prop ("size", size, 0, SIZE_MAX_FRAMES,
+          "(0 = unset)", &err) && gst_stage_select_check_stride (stride, &err))
+    part = build_partition (ranges, size, stride, &err);
+  if (part)
+    params = build_params (params_text, part, &err);
   g_free (ranges);
   g_free (params_text);
-  if (message) {
-    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
-        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, message, NULL,
-        __FILE__, GST_FUNCTION, __LINE__);
+  if (params == NULL) {
     stage_slice_free (part);
-    if (params)
-      g_ptr_array_unref (params);
-    return FALSE;
+    return gst_stage_post_settings_error (GST_ELEMENT (self), err);
   }
 
   stage_slice_free (self->part);
@@ -420,7 +389,7 @@ gst_stage_slice_start (GstBaseTransform * trans)
   self->seqnum = GST_SEQNUM_INVALID;
   reset_streaming (self);
   GST_OBJECT_LOCK (self);
-  self->in = self->out = self->dropped = self->groups = 0;
+  memset (&self->count, 0, sizeof (self->count));
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -496,7 +465,7 @@ open_group (GstStageSlice * self, guint64 index, GstBuffer * buf)
   g_queue_push_tail (&self->pending, ev);
   self->cur_open = TRUE;
   GST_OBJECT_LOCK (self);
-  self->groups++;
+  self->count.groups++;
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "group %" G_GUINT64_FORMAT " [%" G_GUINT64_FORMAT
       ", %" G_GUINT64_FORMAT ") from position %" G_GUINT64_FORMAT, g.index,
@@ -521,7 +490,7 @@ emit (GstStageSlice * self, guint64 index, GstBuffer * buf)
   }
   g_queue_push_tail (&self->pending, gst_buffer_ref (buf));
   GST_OBJECT_LOCK (self);
-  self->out++;
+  self->count.out++;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -681,9 +650,9 @@ gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
     }
   }
   GST_OBJECT_LOCK (self);
-  self->in++;
+  self->count.in++;
   if (self->done)
-    self->dropped++;
+    self->count.dropped++;
   GST_OBJECT_UNLOCK (self);
   if (self->done) {
     gst_buffer_unref (buf);
@@ -722,7 +691,7 @@ gst_stage_slice_submit_input_buffer (GstBaseTransform * trans,
   }
   if (!used) {
     GST_OBJECT_LOCK (self);
-    self->dropped++;
+    self->count.dropped++;
     GST_OBJECT_UNLOCK (self);
   }
   gst_buffer_unref (buf);
@@ -859,6 +828,7 @@ gst_stage_slice_finalize (GObject * object)
     g_ptr_array_unref (self->params);
   g_free (self->ranges);
   g_free (self->group_params);
+  gst_stage_select_props_clear (&self->select);
   G_OBJECT_CLASS (gst_stage_slice_parent_class)->finalize (object);
 }
 
@@ -870,7 +840,6 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
       G_PARAM_STATIC_STRINGS;
-  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   gobject_class->set_property = gst_stage_slice_set_property;
   gobject_class->get_property = gst_stage_slice_get_property;
@@ -888,11 +857,8 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
           "every stride-th frame); the last group may be partial; 0 = unset; "
           "0 to 2147483647 (more is an error at start)",
           0, G_MAXUINT, DEFAULT_PROP_SIZE, rw));
-  g_object_class_install_property (gobject_class, PROP_STRIDE,
-      g_param_spec_uint ("stride", "Stride",
-          "Inside each group keep one frame out of every 'stride', counted "
-          "from the group start (1 keeps all): 1 to 2147483647 (others are "
-          "an error at start)", 0, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
+  gst_stage_select_props_install (gobject_class, PROP_SELECT_FIRST,
+      GST_STAGE_SELECT_STRIDE);
   g_object_class_install_property (gobject_class, PROP_GROUP_PARAMS,
       g_param_spec_string ("group-params", "Group parameters",
           "Per-group properties for the ops up to stageunslice: one "
@@ -900,23 +866,12 @@ gst_stage_slice_class_init (GstStageSliceClass * klass)
           "pairs separated by ',', e.g. \"r.ranges=0:10; r.ranges=5:15\" "
           "(quote values that hold a comma)",
           DEFAULT_PROP_GROUP_PARAMS, rw));
-  g_object_class_install_property (gobject_class, PROP_IN,
-      g_param_spec_uint64 ("in", "In",
-          "Number of buffers that reached the element since it started",
-          0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_OUT,
-      g_param_spec_uint64 ("out", "Out",
-          "Number of buffers pushed downstream since the element started "
-          "(a frame shared by overlapping groups counts once per group)",
-          0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_DROPPED,
-      g_param_spec_uint64 ("dropped", "Dropped",
-          "Number of buffers in no group, dropped since the element started",
-          0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_GROUPS,
-      g_param_spec_uint64 ("groups", "Groups",
-          "Number of groups opened downstream since the element started",
-          0, G_MAXUINT64, 0, ro));
+  /* out counts a frame shared by overlapping groups once per group */
+  gst_stage_counters_install (gobject_class, PROP_COUNTER_FIRST,
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_IN) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_OUT) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_DROPPED) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_GROUPS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -948,7 +903,7 @@ gst_stage_slice_init (GstStageSlice * self)
 {
   self->ranges = g_strdup (DEFAULT_PROP_RANGES);
   self->size = DEFAULT_PROP_SIZE;
-  self->stride = DEFAULT_PROP_STRIDE;
+  gst_stage_select_props_init (&self->select);
   self->group_params = g_strdup (DEFAULT_PROP_GROUP_PARAMS);
   self->fps_d = 1;
   self->rt_end = GST_CLOCK_TIME_NONE;

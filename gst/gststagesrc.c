@@ -6,9 +6,9 @@
  * Produces the frames of a stream stored by stagesink (Scanner's Input
  * from a NamedVideoStream / NamedStream), with frame selection built in:
  * @indices (or @indices-file), @ranges, @stride and @offset take the same
- * text, give the same errors and use the same code (ops/select.c) as
- * stagegather, stagerange and stagestride. With no selection every frame
- * comes out.
+ * text, give the same errors and use the same code (the property
+ * definitions of gststageselectprops.c, ops/select.c) as stagegather,
+ * stagerange and stagestride. With no selection every frame comes out.
  *
  * Video comes out decoded (raw video) by default: the element reads only
  * the byte ranges it needs, one keyframe interval at a time, decodes
@@ -43,6 +43,8 @@
 #endif
 
 #include "gststagesrc.h"
+#include "gststagecounters.h"
+#include "gststageselectprops.h"
 #include "gststagestoresrc.h"
 #include "gststageutil.h"
 
@@ -55,15 +57,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_stage_src_debug);
 #define DEFAULT_PROP_STORE NULL
 #define DEFAULT_PROP_STREAM NULL
 #define DEFAULT_PROP_DECODE TRUE
-#define DEFAULT_PROP_INDICES NULL
-#define DEFAULT_PROP_INDICES_FILE NULL
-#define DEFAULT_PROP_RANGES NULL
-#define DEFAULT_PROP_STRIDE 1
-#define DEFAULT_PROP_OFFSET 0
-/* allowed values, checked at start (the param specs take any: see
- * gst_stage_check_uint_prop) */
-#define STRIDE_MAX G_MAXUINT
-#define OFFSET_MAX (G_MAXUINT64 - 1)    /* G_MAXUINT64: "no index" */
 #define DEFAULT_PROP_DECODER NULL
 #define DEFAULT_PROP_ON_MISSING GST_STAGE_SRC_ON_MISSING_ERROR
 
@@ -94,21 +87,20 @@ gst_stage_src_on_missing_get_type (void)
   return type;
 }
 
+/* The selection properties and the counters are defined with the
+ * selectors' (gststageselectprops.h, gststagecounters.h): ids from
+ * PROP_SELECT_FIRST and PROP_COUNTER_FIRST. */
 enum
 {
   PROP_0,
   PROP_STORE,
   PROP_STREAM,
   PROP_DECODE,
-  PROP_INDICES,
-  PROP_INDICES_FILE,
-  PROP_RANGES,
-  PROP_STRIDE,
-  PROP_OFFSET,
-  PROP_DECODER,
+  PROP_SELECT_FIRST,
+  PROP_DECODER = PROP_SELECT_FIRST + GST_STAGE_SELECT_N_PROPS,
   PROP_ON_MISSING,
-  PROP_OUT,
-  PROP_SKIPPED,
+  PROP_COUNTER_FIRST,
+  PROP_SKIPPED = PROP_COUNTER_FIRST + GST_STAGE_N_COUNTERS,
   PROP_MISSING,
 };
 
@@ -126,11 +118,7 @@ struct _GstStageSrc
   gchar *store;
   gchar *stream;
   gboolean decode;
-  gchar *indices;
-  gchar *indices_file;
-  gchar *ranges;
-  guint stride;
-  guint64 offset;
+  GstStageSelectProps select;
   gchar *decoder_desc;
   GstStageSrcOnMissing on_missing;
 };
@@ -143,57 +131,6 @@ GST_ELEMENT_REGISTER_DEFINE (stagesrc, "stagesrc", GST_RANK_NONE,
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-
-/* The selection from the properties, with the selectors' messages. */
-static StageSelect *
-create_select (GstStageSrc * self, GError ** error)
-{
-  gchar *indices, *file, *ranges;
-  guint stride;
-  guint64 offset;
-  StageSelect *sel = NULL;
-
-  GST_OBJECT_LOCK (self);
-  indices = gst_stage_is_unset (self->indices) ? NULL :
-      g_strdup (self->indices);
-  file = gst_stage_is_unset (self->indices_file) ? NULL :
-      g_strdup (self->indices_file);
-  ranges = gst_stage_is_unset (self->ranges) ? NULL : g_strdup (self->ranges);
-  stride = self->stride;
-  offset = self->offset;
-  GST_OBJECT_UNLOCK (self);
-
-  if (!gst_stage_check_uint_prop ("stride", stride, 1, STRIDE_MAX, NULL,
-          error)
-      || !gst_stage_check_uint_prop ("offset", offset, 0, OFFSET_MAX, NULL,
-          error)) {
-    /* refused by the checks */
-  } else if ((indices != NULL) + (file != NULL) + (ranges != NULL) > 1) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Set only one of the properties 'indices', 'indices-file' and "
-        "'ranges'");
-  } else if ((indices || file) && (stride != 1 || offset != 0)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Property '%s' cannot be combined with 'stride' or 'offset': list "
-        "the indices to keep", indices ? "indices" : "indices-file");
-  } else if (ranges && offset != 0) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Property 'offset' (%" G_GUINT64_FORMAT ") cannot be combined with "
-        "'ranges': start the ranges there instead", offset);
-  } else if (indices) {
-    sel = gst_stage_select_from_indices (indices, error);
-  } else if (file) {
-    sel = gst_stage_select_from_indices_file (file, error);
-  } else if (ranges) {
-    sel = gst_stage_select_from_ranges (ranges, stride, error);
-  } else {
-    sel = gst_stage_select_from_stride (offset, stride, error);
-  }
-  g_free (indices);
-  g_free (file);
-  g_free (ranges);
-  return sel;
-}
 
 /* Whether @dec decodes a stream with unwanted non-reference pictures left
  * out exactly. gst-libav before 1.24 does with any thread count. From
@@ -399,35 +336,13 @@ unplug (GstStageSrc * self)
   }
 }
 
-static void
-post_open_error (GstStageSrc * self, GError * err)
-{
-  gint code = GST_RESOURCE_ERROR_FAILED;
-
-  if (err->domain == STAGE_STORE_ERROR) {
-    if (err->code == STAGE_STORE_ERROR_NOT_FOUND
-        || err->code == STAGE_STORE_ERROR_NOT_STORE)
-      code = GST_RESOURCE_ERROR_NOT_FOUND;
-    else if (err->code == STAGE_STORE_ERROR_CORRUPT
-        || err->code == STAGE_STORE_ERROR_IO)
-      code = GST_RESOURCE_ERROR_READ;
-    else
-      code = GST_RESOURCE_ERROR_SETTINGS;
-  } else if (err->domain == GST_RESOURCE_ERROR) {
-    code = err->code;
-  }
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
-      err->domain == GST_CORE_ERROR ? GST_CORE_ERROR : GST_RESOURCE_ERROR,
-      err->domain == GST_CORE_ERROR ? err->code : code,
-      g_strdup (err->message), NULL, __FILE__, GST_FUNCTION, __LINE__);
-}
-
 /* READY to PAUSED: read the catalog, then plug what the stream needs. */
 static gboolean
 plug (GstStageSrc * self)
 {
   GError *err = NULL;
-  StageSelect *sel = create_select (self, &err);
+  StageSelect *sel = gst_stage_select_props_create (GST_OBJECT (self),
+      &self->select, &err);
   const StageStreamInfo *info;
   gchar *store, *stream;
   gboolean decode, warn, ok;
@@ -487,7 +402,7 @@ plug (GstStageSrc * self)
   return TRUE;
 
 error:
-  post_open_error (self, err);
+  gst_stage_post_store_error (GST_ELEMENT (self), err, FALSE);
   g_error_free (err);
   unplug (self);
   gst_stage_store_src_close (self->reader);
@@ -517,6 +432,9 @@ gst_stage_src_set_property (GObject * object, guint prop_id,
 {
   GstStageSrc *self = GST_STAGE_SRC (object);
 
+  if (gst_stage_select_props_set (GST_OBJECT (self), &self->select,
+          prop_id - PROP_SELECT_FIRST, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_STORE:
@@ -529,24 +447,6 @@ gst_stage_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_DECODE:
       self->decode = g_value_get_boolean (value);
-      break;
-    case PROP_INDICES:
-      g_free (self->indices);
-      self->indices = g_value_dup_string (value);
-      break;
-    case PROP_INDICES_FILE:
-      g_free (self->indices_file);
-      self->indices_file = g_value_dup_string (value);
-      break;
-    case PROP_RANGES:
-      g_free (self->ranges);
-      self->ranges = g_value_dup_string (value);
-      break;
-    case PROP_STRIDE:
-      self->stride = g_value_get_uint (value);
-      break;
-    case PROP_OFFSET:
-      self->offset = g_value_get_uint64 (value);
       break;
     case PROP_DECODER:
       g_free (self->decoder_desc);
@@ -568,7 +468,11 @@ gst_stage_src_get_property (GObject * object, guint prop_id,
 {
   GstStageSrc *self = GST_STAGE_SRC (object);
 
-  if (prop_id == PROP_OUT) {
+  if (gst_stage_select_props_get (GST_OBJECT (self), &self->select,
+          prop_id - PROP_SELECT_FIRST, value))
+    return;
+  /* the counters are the reader's */
+  if (prop_id == PROP_COUNTER_FIRST + GST_STAGE_COUNTER_OUT) {
     g_value_set_uint64 (value, gst_stage_store_src_get_out (self->reader));
     return;
   }
@@ -593,21 +497,6 @@ gst_stage_src_get_property (GObject * object, guint prop_id,
     case PROP_DECODE:
       g_value_set_boolean (value, self->decode);
       break;
-    case PROP_INDICES:
-      g_value_set_string (value, self->indices);
-      break;
-    case PROP_INDICES_FILE:
-      g_value_set_string (value, self->indices_file);
-      break;
-    case PROP_RANGES:
-      g_value_set_string (value, self->ranges);
-      break;
-    case PROP_STRIDE:
-      g_value_set_uint (value, self->stride);
-      break;
-    case PROP_OFFSET:
-      g_value_set_uint64 (value, self->offset);
-      break;
     case PROP_DECODER:
       g_value_set_string (value, self->decoder_desc);
       break;
@@ -628,9 +517,7 @@ gst_stage_src_finalize (GObject * object)
 
   g_free (self->store);
   g_free (self->stream);
-  g_free (self->indices);
-  g_free (self->indices_file);
-  g_free (self->ranges);
+  gst_stage_select_props_clear (&self->select);
   g_free (self->decoder_desc);
   G_OBJECT_CLASS (gst_stage_src_parent_class)->finalize (object);
 }
@@ -659,28 +546,12 @@ gst_stage_src_class_init (GstStageSrcClass * klass)
           "Output decoded raw video (TRUE) or the stored packets of the "
           "selected frames (FALSE); bytes streams always give their blobs",
           DEFAULT_PROP_DECODE, rw));
-  g_object_class_install_property (gobject_class, PROP_INDICES,
-      g_param_spec_string ("indices", "Indices",
-          "Frame indices to output, as stagegather: \"0,5,7,29\", any order, "
-          "a set", DEFAULT_PROP_INDICES, rw));
-  g_object_class_install_property (gobject_class, PROP_INDICES_FILE,
-      g_param_spec_string ("indices-file", "Indices file",
-          "Text file of frame indices (as stagegather's indices-file)",
-          DEFAULT_PROP_INDICES_FILE, rw));
-  g_object_class_install_property (gobject_class, PROP_RANGES,
-      g_param_spec_string ("ranges", "Ranges",
-          "Half-open index ranges to output, as stagerange: \"0:100,200:300\""
-          " (walked with 'stride')", DEFAULT_PROP_RANGES, rw));
-  g_object_class_install_property (gobject_class, PROP_STRIDE,
-      g_param_spec_uint ("stride", "Stride",
-          "Output every stride-th frame (from 'offset', or within each of "
-          "'ranges'), as stagestride: 1 to 4294967295 (0 is an error at "
-          "start)", 0, G_MAXUINT, DEFAULT_PROP_STRIDE, rw));
-  g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_uint64 ("offset", "Offset",
-          "Index of the first frame output with 'stride', as stagestride: 0 "
-          "to 18446744073709551614 (more is an error at start)",
-          0, G_MAXUINT64, DEFAULT_PROP_OFFSET, rw));
+  /* without GST_STAGE_SELECT_WARN_WHEN_SET a bad value is only logged
+   * when set: stagesrc never warned then, and applications that read the
+   * start's error (the store suites do) would get a new g_warning; the
+   * start refuses it either way */
+  gst_stage_select_props_install (gobject_class, PROP_SELECT_FIRST,
+      GST_STAGE_SELECT_ALL);
   g_object_class_install_property (gobject_class, PROP_DECODER,
       g_param_spec_string ("decoder", "Decoder",
           "Decoder to use, as a gst-launch description (NULL: avdec_h264 or "
@@ -697,11 +568,8 @@ gst_stage_src_class_init (GstStageSrcClass * klass)
           "Number of selected frames skipped with on-missing=warn since the "
           "element started", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_OUT,
-      g_param_spec_uint64 ("out", "Out",
-          "Number of frames output since the element started", 0,
-          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-
+  gst_stage_counters_install (gobject_class, PROP_COUNTER_FIRST,
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_OUT));
   g_object_class_install_property (gobject_class, PROP_SKIPPED,
       g_param_spec_uint64 ("skipped", "Skipped",
           "Number of packets not decoded since the element started: "
@@ -724,8 +592,7 @@ gst_stage_src_init (GstStageSrc * self)
   GstPadTemplate *tmpl = gst_static_pad_template_get (&src_template);
 
   self->decode = DEFAULT_PROP_DECODE;
-  self->stride = DEFAULT_PROP_STRIDE;
-  self->offset = DEFAULT_PROP_OFFSET;
+  gst_stage_select_props_init (&self->select);
   self->on_missing = DEFAULT_PROP_ON_MISSING;
   self->store = g_strdup (DEFAULT_PROP_STORE);
   self->stream = g_strdup (DEFAULT_PROP_STREAM);

@@ -16,6 +16,7 @@
 #endif
 
 #include "gststagestorewriter.h"
+#include "gststageutil.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_store_writer_debug);
 #define GST_CAT_DEFAULT gst_stage_store_writer_debug
@@ -83,37 +84,6 @@ gst_stage_store_writer_get_frames (GstStageStoreWriter * self)
   return n;
 }
 
-static void
-post_store_error (GstStageStoreWriter * self, GError * err)
-{
-  gint code = GST_RESOURCE_ERROR_FAILED;
-
-  if (err->domain == STAGE_STORE_ERROR) {
-    switch (err->code) {
-      case STAGE_STORE_ERROR_NOT_STORE:
-      case STAGE_STORE_ERROR_NOT_FOUND:
-        code = GST_RESOURCE_ERROR_NOT_FOUND;
-        break;
-      case STAGE_STORE_ERROR_EXISTS:
-      case STAGE_STORE_ERROR_INVALID:
-        code = GST_RESOURCE_ERROR_SETTINGS;
-        break;
-      case STAGE_STORE_ERROR_IO:
-        code = GST_RESOURCE_ERROR_WRITE;
-        break;
-      case STAGE_STORE_ERROR_NO_SPACE:
-        code = GST_RESOURCE_ERROR_NO_SPACE_LEFT;
-        break;
-      default:
-        code = GST_RESOURCE_ERROR_FAILED;
-        break;
-    }
-  }
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
-      GST_RESOURCE_ERROR, code, g_strdup (err->message), NULL, __FILE__,
-      GST_FUNCTION, __LINE__);
-}
-
 gboolean
 gst_stage_store_writer_open (GstStageStoreWriter * self)
 {
@@ -168,7 +138,7 @@ gst_stage_store_writer_open (GstStageStoreWriter * self)
   return TRUE;
 
 error:
-  post_store_error (self, err);
+  gst_stage_post_store_error (GST_ELEMENT (self), err, TRUE);
   g_clear_error (&err);
 fail:
   stage_store_close (self->store);
@@ -320,7 +290,7 @@ gst_stage_store_writer_render (GstBaseSink * sink, GstBuffer * buf)
       (gint64) GST_BUFFER_DURATION (buf) : STAGE_STORE_NONE, key, &err);
   gst_buffer_unmap (buf, &map);
   if (!ok) {
-    post_store_error (self, err);
+    gst_stage_post_store_error (GST_ELEMENT (self), err, TRUE);
     g_error_free (err);
     self->failed = TRUE;
     return GST_FLOW_ERROR;
@@ -422,7 +392,7 @@ gst_stage_store_writer_event (GstBaseSink * sink, GstEvent * event)
       stage_store_writer_set_format (self->writer, STAGE_STORE_KIND_BYTES,
           NULL, "", NULL, 0, 1, 0, 0);
     if (!stage_store_writer_commit (self->writer, mode, &err)) {
-      post_store_error (self, err);
+      gst_stage_post_store_error (GST_ELEMENT (self), err, TRUE);
       g_error_free (err);
       gst_event_unref (event);
       return FALSE;

@@ -41,18 +41,20 @@
 #endif
 
 #include "gststageunslice.h"
+#include "gststagecounters.h"
 #include "gststagegroup.h"
 #include "gststageutil.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_stage_unslice_debug);
 #define GST_CAT_DEFAULT gst_stage_unslice_debug
 
+/* the counters, defined with the selectors' (gststagecounters.h) */
 enum
 {
   PROP_0,
-  PROP_IN,
-  PROP_OUT,
-  PROP_GROUPS,
+  PROP_COUNTER_FIRST,
 };
 
 struct _GstStageUnslice
@@ -72,8 +74,7 @@ struct _GstStageUnslice
   GstClockTime hole_ts, hole_end;
   gint fps_n, fps_d;
 
-  /* counters, under the object lock */
-  guint64 in, out, groups;
+  GstStageCounters count;       /* under the object lock */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstStageUnslice, gst_stage_unslice,
@@ -94,22 +95,9 @@ gst_stage_unslice_get_property (GObject * object, guint prop_id,
 {
   GstStageUnslice *self = GST_STAGE_UNSLICE (object);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_IN:
-      g_value_set_uint64 (value, self->in);
-      break;
-    case PROP_OUT:
-      g_value_set_uint64 (value, self->out);
-      break;
-    case PROP_GROUPS:
-      g_value_set_uint64 (value, self->groups);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_stage_counters_get (GST_OBJECT (self), &self->count,
+          prop_id - PROP_COUNTER_FIRST, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -133,7 +121,7 @@ gst_stage_unslice_start (GstBaseTransform * trans)
   self->fps_n = 0;
   self->fps_d = 1;
   GST_OBJECT_LOCK (self);
-  self->in = self->out = self->groups = 0;
+  memset (&self->count, 0, sizeof (self->count));
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -188,7 +176,7 @@ gst_stage_unslice_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstClockTime pts = GST_BUFFER_PTS (buf), dts = GST_BUFFER_DTS (buf), out;
 
   GST_OBJECT_LOCK (self);
-  self->in++;
+  self->count.in++;
   GST_OBJECT_UNLOCK (self);
   if (!self->in_group) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
@@ -223,7 +211,7 @@ gst_stage_unslice_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       self->out_end = out + frame_period (self, buf);
   }
   GST_OBJECT_LOCK (self);
-  self->out++;
+  self->count.out++;
   GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
@@ -241,7 +229,7 @@ gst_stage_unslice_sink_event (GstBaseTransform * trans, GstEvent * event)
     /* a hole at the end of the previous group is not in the joined stream */
     self->hole_ts = self->hole_end = GST_CLOCK_TIME_NONE;
     GST_OBJECT_LOCK (self);
-    self->groups++;
+    self->count.groups++;
     GST_OBJECT_UNLOCK (self);
     gst_event_unref (event);
     return TRUE;
@@ -319,22 +307,13 @@ gst_stage_unslice_class_init (GstStageUnsliceClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   gobject_class->get_property = gst_stage_unslice_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_IN,
-      g_param_spec_uint64 ("in", "In",
-          "Number of buffers that reached the element since it started",
-          0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_OUT,
-      g_param_spec_uint64 ("out", "Out",
-          "Number of buffers pushed downstream since the element started",
-          0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_GROUPS,
-      g_param_spec_uint64 ("groups", "Groups",
-          "Number of stageslice groups joined since the element started",
-          0, G_MAXUINT64, 0, ro));
+  gst_stage_counters_install (gobject_class, PROP_COUNTER_FIRST,
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_IN) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_OUT) |
+      GST_STAGE_COUNTER_MASK (GST_STAGE_COUNTER_GROUPS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -5,6 +5,7 @@
 #endif
 
 #include "gststageutil.h"
+#include "stagestore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +169,83 @@ gst_stage_state_change_tears_down (GstStateChange transition,
       || transition == GST_STATE_CHANGE_READY_TO_NULL
       || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
           && ret == GST_STATE_CHANGE_FAILURE);
+}
+
+gboolean
+gst_stage_can_set_property (GstElement * element, GParamSpec * pspec)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (element);
+  state = MAX (GST_STATE (element), GST_STATE_PENDING (element));
+  GST_OBJECT_UNLOCK (element);
+  if (state <= GST_STATE_READY)
+    return TRUE;
+  g_warning ("%s: property '%s' can only be changed in the NULL or READY "
+      "state; the new value is ignored", GST_OBJECT_NAME (element),
+      g_param_spec_get_name (pspec));
+  return FALSE;
+}
+
+gchar *
+gst_stage_quote_value (const gchar * s)
+{
+  char *q = stage_select_quote (s ? s : "", s ? strlen (s) : 0,
+      QUOTED_VALUE_MAX);
+  gchar *ret = g_strdup_printf ("'%s'", q ? q : "");
+
+  free (q);
+  return ret;
+}
+
+void
+gst_stage_set_exclusive_error (GError ** error, const gchar * a,
+    const gchar * va, const gchar * b, const gchar * vb, const gchar * hint)
+{
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "Properties '%s' (%s) and '%s' (%s) are both set: set only one%s%s%s",
+      a, va, b, vb, hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+}
+
+static gint
+store_error_code (const GError * err, gboolean writing)
+{
+  switch (err->code) {
+    case STAGE_STORE_ERROR_NOT_STORE:
+    case STAGE_STORE_ERROR_NOT_FOUND:
+      return GST_RESOURCE_ERROR_NOT_FOUND;
+    case STAGE_STORE_ERROR_EXISTS:
+    case STAGE_STORE_ERROR_INVALID:
+      /* the network filesystem refusal asks for another store */
+    case STAGE_STORE_ERROR_NETWORK:
+      return GST_RESOURCE_ERROR_SETTINGS;
+    case STAGE_STORE_ERROR_CORRUPT:
+      return GST_RESOURCE_ERROR_READ;
+    case STAGE_STORE_ERROR_IO:
+      return writing ? GST_RESOURCE_ERROR_WRITE : GST_RESOURCE_ERROR_READ;
+    case STAGE_STORE_ERROR_NO_SPACE:
+      return GST_RESOURCE_ERROR_NO_SPACE_LEFT;
+    default:
+      return GST_RESOURCE_ERROR_FAILED;
+  }
+}
+
+void
+gst_stage_post_store_error (GstElement * element, const GError * err,
+    gboolean writing)
+{
+  GQuark domain = GST_RESOURCE_ERROR;
+  gint code = GST_RESOURCE_ERROR_FAILED;
+
+  if (err->domain == STAGE_STORE_ERROR) {
+    code = store_error_code (err, writing);
+  } else if (err->domain == GST_RESOURCE_ERROR
+      || err->domain == GST_CORE_ERROR) {
+    domain = err->domain;
+    code = err->code;
+  }
+  gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
+      g_strdup (err->message), NULL, __FILE__, GST_FUNCTION, __LINE__);
 }
 
 gboolean

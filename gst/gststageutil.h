@@ -61,6 +61,32 @@ gboolean gst_stage_check_int_prop (const gchar * prop, gint64 value,
  * frees it; returns FALSE for a start function to return. */
 gboolean gst_stage_post_settings_error (GstElement * element, GError * error);
 
+/* For set_property of a property that can only change in the NULL or
+ * READY state (GST_PARAM_MUTABLE_READY): FALSE, with a warning naming it,
+ * when @element is past READY, where a new value could not take effect
+ * until the next start and would only make caps and output disagree. */
+gboolean gst_stage_can_set_property (GstElement * element,
+    GParamSpec * pspec);
+
+/* @s quoted for a message, 'like this' (g_free): valid UTF-8 whatever the
+ * bytes, at most 80 bytes of it, as the "Invalid value" messages quote. */
+gchar *gst_stage_quote_value (const gchar * s);
+
+/* Sets a GST_RESOURCE_ERROR_SETTINGS for two properties that exclude each
+ * other and are both set, one wording for every such rule: "Properties
+ * 'A' (VA) and 'B' (VB) are both set: set only one" and " (HINT)" if
+ * given; the values as the caller shows them (quoted strings, numbers). */
+void gst_stage_set_exclusive_error (GError ** error, const gchar * a,
+    const gchar * va, const gchar * b, const gchar * vb, const gchar * hint);
+
+/* Posts @err, from the store (STAGE_STORE_ERROR) or the element itself
+ * (GST_RESOURCE_ERROR, GST_CORE_ERROR), as an error message of @element,
+ * its text being what a user acts on. Store codes map to one
+ * GST_RESOURCE_ERROR code for the reader and the writer, but for a failed
+ * read or write (@writing: WRITE, else READ). */
+void gst_stage_post_store_error (GstElement * element, const GError * err,
+    gboolean writing);
+
 /* TRUE for NULL and blank strings: both mean "not set". */
 gboolean gst_stage_is_unset (const gchar * s);
 

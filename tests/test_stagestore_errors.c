@@ -510,7 +510,7 @@ GST_START_TEST (test_invalid_selections)
    * GObject warning and every frame */
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one stride=0 ! "
       "fakesink", store);
-  expect_prop_refused (desc, "stride", "0", "allowed are 1 to 4294967295");
+  expect_prop_refused (desc, "stride", "0", "allowed are 1 to 2147483647");
   g_free (desc);
   desc = g_strdup_printf ("stagesrc store=%s stream=clip-one "
       "offset=18446744073709551615 ! fakesink", store);
