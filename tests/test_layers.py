@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The store library's files call downwards only: no file calls another
-that calls it back, directly or around a loop (issue 42). Read from the
-built objects' symbol tables (nm), so that a new upward call fails here,
-not in a review."""
+"""The store's and the tracer's files call downwards only: no file calls
+another that calls it back, directly or around a loop (issues 38, 42).
+Read from the built objects' symbol tables (nm), so that a new upward call
+fails here, not in a review."""
 import glob
 import os
 import subprocess
@@ -44,15 +44,20 @@ def cycles(objs):
 
 
 def main():
-    objs = sorted(glob.glob(os.path.join(BUILD, "store", "*.a.p", "*.c.o")))
-    if not objs:
-        print("FAIL: no objects of the store library under", BUILD)
-        return 1
-    found = cycles(objs)
-    for c in found:
-        print("FAIL: store files call each other around a loop:", c)
-    print(f"{len(objs)} store objects, {len(found)} loops")
-    return 1 if found else 0
+    failed = 0
+    for part, pattern in (("store", os.path.join(BUILD, "store", "*.a.p", "*.c.o")),
+                          ("tracer", os.path.join(BUILD, "tracer", "*.p", "*.c.o"))):
+        objs = sorted(glob.glob(pattern))
+        if not objs:
+            print(f"FAIL: no objects of {part}/ under", BUILD)
+            failed += 1
+            continue
+        found = cycles(objs)
+        for c in found:
+            print(f"FAIL: {part} files call each other around a loop:", c)
+        print(f"{part}: {len(objs)} objects, {len(found)} loops")
+        failed += len(found)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

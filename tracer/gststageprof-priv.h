@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's tracer object, shared by gststageprof.c (hooks, settings,
- * actions, final output) and gststageprof-ticker.c (interval snapshots and
- * the live status line). Not installed. */
+ * actions, final output), gststageprof-ticker.c (interval snapshots and
+ * the live status line) and gststageprof-snapshot.c (a pipeline's summary
+ * and the database, which the other two use). Not installed. */
 #ifndef __GST_STAGE_PROF_PRIV_H__
 #define __GST_STAGE_PROF_PRIV_H__
 
@@ -81,7 +82,7 @@ struct _GstStageProf
   gint progress_on_screen;      /* atomic: a tty line awaits its newline */
 };
 
-/* gststageprof.c */
+/* gststageprof-snapshot.c */
 GstStructure *stage_prof_pipeline_summary (GstStageProf * self,
     gpointer pipeline, gboolean final);
 void stage_prof_db_add (GstStageProf * self, GstStructure * s);

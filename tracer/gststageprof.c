@@ -44,7 +44,6 @@
 #include "spmeta.h"
 #include "spsummary.h"
 
-GST_DEBUG_CATEGORY (gst_stage_prof_debug);
 #define GST_CAT_DEFAULT gst_stage_prof_debug
 
 #define DEFAULT_PROP_TRACE NULL
@@ -318,33 +317,6 @@ dup_setting (GstStageProf * self, gchar ** field)
   v = g_strdup (*field);
   GST_OBJECT_UNLOCK (self);
   return v;
-}
-
-/* Queues `s` for the database, if there is one. */
-void
-stage_prof_db_add (GstStageProf * self, GstStructure * s)
-{
-#ifdef HAVE_SPDB
-  g_mutex_lock (&self->db_lock);
-  if (self->db)
-    sp_db_add_snapshot (self->db, s);
-  g_mutex_unlock (&self->db_lock);
-#endif
-}
-
-/* `pipeline`'s summary, its rows and itself named by the pipeline. */
-GstStructure *
-stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
-    gboolean final)
-{
-  GstStructure *s = sp_recorder_summary (self->rec, pipeline, final);
-
-  if (!gst_structure_has_field (s, "pipeline")) {
-    gchar *name = sp_recorder_pipeline_name (self->rec, pipeline);
-    gst_structure_set (s, "pipeline", G_TYPE_STRING, name, NULL);
-    g_free (name);
-  }
-  return s;
 }
 
 /* The file is replaced whole (a temporary file renamed over it; a device

@@ -104,6 +104,22 @@ sp_latency_new (gpointer trace_from)
   return l;
 }
 
+static const SpLatencyOps latency_ops = {
+  sp_latency_element_destroyed, sp_latency_reset, sp_latency_free
+};
+
+SpLatency *
+sp_recorder_enable_latency (SpRecorder * r)
+{
+  g_mutex_lock (&r->lock);
+  if (!r->latency) {
+    r->latency_ops = &latency_ops;
+    g_atomic_pointer_set (&r->latency, sp_latency_new (r));
+  }
+  g_mutex_unlock (&r->lock);
+  return r->latency;
+}
+
 void
 sp_latency_free (SpLatency * l)
 {

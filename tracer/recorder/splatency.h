@@ -26,10 +26,14 @@
 G_BEGIN_DECLS
 
 typedef struct _SpLatency SpLatency;
+struct _SpRecorder;                     /* sprecorder.h */
 
 /* `trace_from`: the recorder whose trace (if any) gets each frame's path
  * across threads as flow events, at its thread ids. */
 SpLatency *sp_latency_new (gpointer trace_from);
+/* latency=true: the recorder's follower, made on first call (the registry
+ * then tells it of destroyed elements and resets through SpLatencyOps). */
+SpLatency *sp_recorder_enable_latency (struct _SpRecorder * r);
 void sp_latency_free (SpLatency * l);
 
 /* From the hooks, any thread. */

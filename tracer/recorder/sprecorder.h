@@ -48,7 +48,17 @@ typedef enum
   SP_KIND_SINK,
 } SpKind;
 
+/* SpKind in words ("decode", ...), defined by the registry */
 extern const gchar *const sp_kind_labels[];
+
+/* What the registry tells the latency follower: an element went, the
+ * figures restart, the recorder ends. */
+typedef struct
+{
+  void (*element_destroyed) (SpLatency * l, gpointer element);
+  void (*reset) (SpLatency * l);
+  void (*free) (SpLatency * l);
+} SpLatencyOps;
 
 typedef struct
 {
@@ -234,8 +244,11 @@ struct _SpRecorder
   GQueue dead;                  /* SpPipe* destroyed and summarized */
   GPtrArray *limbo;
   /* latency=true: frames followed source to sink (splatency.c); NULL until
-   * first asked for, then kept. */
+   * first asked for, then kept. The registry reaches it only through the
+   * ops that splatency.c sets with it, so that the two files do not call
+   * each other (splatency.c names elements through the registry). */
   SpLatency *latency;
+  const SpLatencyOps *latency_ops;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */

@@ -19,6 +19,11 @@
 #include "spthreads.h"
 #include "spsummary.h"
 
+/* SpKind, in words (sprecorder.h) */
+const gchar *const sp_kind_labels[] = {
+  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
+};
+
 static void info_free (gpointer data);
 static void pipe_free (gpointer data);
 
@@ -180,7 +185,8 @@ sp_recorder_free (SpRecorder * r)
   if (r->filter)
     g_regex_unref (r->filter);
   g_mutex_clear (&r->lock);
-  sp_latency_free (r->latency);
+  if (r->latency)
+    r->latency_ops->free (r->latency);
   g_free (r);
 }
 
@@ -257,7 +263,7 @@ sp_recorder_reset (SpRecorder * r)
   /* after the recorder lock: the latency lock comes first (splatency.c
    * names its elements under the recorder's) */
   if (r->latency)
-    sp_latency_reset (r->latency);
+    r->latency_ops->reset (r->latency);
 }
 
 /* ------------------------------------------------------------------ */
@@ -792,7 +798,7 @@ sp_record_element_destroyed (SpRecorder * r, gpointer element)
   SpElemInfo *info;
 
   if (g_atomic_pointer_get (&r->latency))
-    sp_latency_element_destroyed (r->latency, element);
+    r->latency_ops->element_destroyed (r->latency, element);
   g_mutex_lock (&r->lock);
   info = g_hash_table_lookup (r->infos, element);
   if (info) {
@@ -848,16 +854,6 @@ sp_record_gpu (SpRecorder * r, gpointer element, guint64 start_ts,
     }
   }
   g_mutex_unlock (&r->lock);
-}
-
-SpLatency *
-sp_recorder_enable_latency (SpRecorder * r)
-{
-  g_mutex_lock (&r->lock);
-  if (!r->latency)
-    g_atomic_pointer_set (&r->latency, sp_latency_new (r));
-  g_mutex_unlock (&r->lock);
-  return r->latency;
 }
 
 SpLatency *

@@ -47,9 +47,8 @@ void sp_record_pad_destroyed (SpRecorder * r, gpointer pad);
 
 void sp_recorder_mark_summarized (SpRecorder * r, gpointer pipeline, gboolean summarized);
 
-/* latency=true: the recorder follows frames from now on (splatency.h);
- * NULL until then. */
-SpLatency *sp_recorder_enable_latency (SpRecorder * r);
+/* latency=true: the frame follower (splatency.h, which starts it with
+ * sp_recorder_enable_latency); NULL until then. */
 SpLatency *sp_recorder_latency (SpRecorder * r);
 
 /* For the hot path and the other parts of the recorder. */

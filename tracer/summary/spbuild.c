@@ -16,9 +16,6 @@
 #include "spthreads.h"
 #include "jsontext.h"
 
-const gchar *const sp_kind_labels[] = {
-  "compute", "source", "demux", "decode", "convert", "encode", "mux", "sink"
-};
 /* ------------------------------------------------------------------ */
 /* Summary */
 
