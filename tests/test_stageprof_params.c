@@ -137,6 +137,34 @@ GST_START_TEST (test_bad_params)
   fail_unless (strstr (l.err, "skip-first='abc'"), "%s", l.err);
   fail_unless (strstr (l.err, "unknown parameter 'bogus'"), "%s", l.err);
   fail_unless (strstr (l.err, "interval='-3'"), "%s", l.err);
+  /* the parameters are the tracer's properties (one list, issue 38): the
+   * warning names each of them */
+  {
+    GstTracerFactory *f = GST_TRACER_FACTORY (gst_registry_find_feature
+        (gst_registry_get (), "stageprof", GST_TYPE_TRACER_FACTORY));
+    GObjectClass *k;
+    GParamSpec **all;
+    guint n, i, own = 0;
+
+    fail_unless (f != NULL);
+    k = g_type_class_ref (gst_tracer_factory_get_tracer_type (f));
+    all = g_object_class_list_properties (k, &n);
+    for (i = 0; i < n; i++) {
+      gchar *word;
+
+      if (all[i]->owner_type != G_TYPE_FROM_CLASS (k))
+        continue;
+      own++;
+      word = g_strdup_printf (" %s", all[i]->name);
+      fail_unless (strstr (strstr (l.err, "known:"), word), "%s missing: %s",
+          all[i]->name, l.err);
+      g_free (word);
+    }
+    fail_unless (own >= 9);
+    g_free (all);
+    g_type_class_unref (k);
+    gst_object_unref (f);
+  }
   /* The tracer still works with the rest. */
   fail_unless (strstr (l.out, "p_id") && strstr (l.out, "Verdict:"), "%s",
       l.out);

@@ -623,10 +623,37 @@ parse_seconds (const gchar * s, gdouble * out)
 static void apply_param (GstStageProf * self, const gchar * key,
     const gchar * value);
 
-static const gchar *const known_keys[] = { "trace", "summary", "db",
-  "filter", "progress", "cuda-sync", "latency", "skip-first", "interval",
-  NULL
-};
+/* The parameters are the tracer's own properties: one list for the
+ * parser, its warnings and gst-inspect-1.0. NULL when @key is none. */
+static GParamSpec *
+param_spec (GstStageProf * self, const gchar * key)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (self),
+      key);
+
+  if (ps == NULL || ps->owner_type != G_OBJECT_TYPE (self)
+      || !(ps->flags & G_PARAM_WRITABLE)
+      || (ps->flags & G_PARAM_CONSTRUCT_ONLY))
+    return NULL;
+  return ps;
+}
+
+/* "trace, summary, ...": the names param_spec() takes, for a message. */
+static gchar *
+param_names (GstStageProf * self)
+{
+  GParamSpec **all;
+  guint n, i;
+  GString *out = g_string_new (NULL);
+
+  all = g_object_class_list_properties (G_OBJECT_GET_CLASS (self), &n);
+  for (i = 0; i < n; i++)
+    if (param_spec (self, all[i]->name))
+      g_string_append_printf (out, "%s%s", out->len ? ", " : "",
+          all[i]->name);
+  g_free (all);
+  return g_string_free (out, FALSE);
+}
 
 /* "t.json summary=none": a space where a ',' was meant. The file would be
  * named "t.json summary=none" and the summary left on: warn, and take the
@@ -637,33 +664,30 @@ split_space_typo (GstStageProf * self, const gchar * key, const gchar * value)
   const gchar *sp;
 
   for (sp = value; (sp = strpbrk (sp, " \t")) != NULL; sp++) {
-    const gchar *next = sp;
-    guint i;
+    const gchar *next = sp, *eq;
+    gchar *k, *first, *rest;
+    gboolean known;
 
     while (*next == ' ' || *next == '\t')
       next++;
-    for (i = 0; known_keys[i]; i++) {
-      gsize n = strlen (known_keys[i]);
-
-      if (strncmp (next, known_keys[i], n) == 0 && next[n] == '=') {
-        gchar *first = g_strndup (value, sp - value);
-
-        g_warning ("stageprof: %s='%s' holds another parameter after a "
-            "space: parameters are separated by ',' (stageprof(%s=%s,%s)); "
-            "taken as meant", key, value, key, first, next);
-        apply_param (self, key, first);
-        g_free (first);
-        /* the rest may hold more of them */
-        {
-          gchar *rest = g_strdup (next), *eq = strchr (rest, '=');
-
-          *eq = '\0';
-          apply_param (self, rest, eq + 1);
-          g_free (rest);
-        }
-        return TRUE;
-      }
-    }
+    eq = strchr (next, '=');
+    k = eq ? g_strndup (next, eq - next) : NULL;
+    known = k && param_spec (self, k) != NULL;
+    g_free (k);
+    if (!known)
+      continue;
+    first = g_strndup (value, sp - value);
+    g_warning ("stageprof: %s='%s' holds another parameter after a "
+        "space: parameters are separated by ',' (stageprof(%s=%s,%s)); "
+        "taken as meant", key, value, key, first, next);
+    apply_param (self, key, first);
+    g_free (first);
+    /* the rest may hold more of them */
+    rest = g_strdup (next);
+    *strchr (rest, '=') = '\0';
+    apply_param (self, rest, rest + strlen (rest) + 1);
+    g_free (rest);
+    return TRUE;
   }
   return FALSE;
 }
@@ -693,55 +717,78 @@ warn_semicolon (void)
   }
 }
 
-static void
-apply_param (GstStageProf * self, const gchar * key, const gchar * value)
+/* @value in the property's own type; FALSE when it is not one. */
+static gboolean
+param_value (GParamSpec * ps, const gchar * value, GValue * v)
 {
   guint u;
   gdouble d;
 
-  if ((strcmp (key, "trace") == 0 || strcmp (key, "summary") == 0
-          || strcmp (key, "db") == 0) && split_space_typo (self, key, value))
-    return;
-
-  if (strcmp (key, "trace") == 0) {
-    g_object_set (self, "trace", value, NULL);
-  } else if (strcmp (key, "summary") == 0) {
-    g_object_set (self, "summary", value, NULL);
-  } else if (strcmp (key, "db") == 0) {
-    g_object_set (self, "db", value, NULL);
-  } else if (strcmp (key, "filter") == 0) {
-    g_object_set (self, "filter", value, NULL);
-  } else if (strcmp (key, "progress") == 0 || strcmp (key, "cuda-sync") == 0
-      || strcmp (key, "latency") == 0) {
+  g_value_init (v, ps->value_type);
+  if (G_IS_PARAM_SPEC_BOOLEAN (ps)) {
     if (g_ascii_strcasecmp (value, "true") == 0 || strcmp (value, "1") == 0
         || g_ascii_strcasecmp (value, "yes") == 0)
-      g_object_set (self, key, TRUE, NULL);
+      g_value_set_boolean (v, TRUE);
     else if (g_ascii_strcasecmp (value, "false") == 0
         || strcmp (value, "0") == 0 || g_ascii_strcasecmp (value, "no") == 0)
-      g_object_set (self, key, FALSE, NULL);
+      g_value_set_boolean (v, FALSE);
     else
-      g_warning ("stageprof: %s='%s' is not true or false; %s stays off",
-          key, value, strcmp (key, "progress") == 0 ? "the status line" :
-          strcmp (key, "latency") == 0 ? "following frames" :
-          "waiting for the GPU");
-  } else if (strcmp (key, "skip-first") == 0) {
-    if (parse_uint (value, &u))
-      g_object_set (self, "skip-first", u, NULL);
-    else
-      g_warning ("stageprof: skip-first='%s' is not a non-negative integer; "
-          "keeping %u", value, self->skip_first);
-  } else if (strcmp (key, "interval") == 0) {
-    if (parse_seconds (value, &d))
-      g_object_set (self, "interval", d, NULL);
-    else
-      g_warning ("stageprof: interval='%s' is not a number of seconds "
-          "between 0 and 1000000; periodic snapshots stay off", value);
+      return FALSE;
+  } else if (G_IS_PARAM_SPEC_UINT (ps)) {
+    if (!parse_uint (value, &u))
+      return FALSE;
+    g_value_set_uint (v, u);
+  } else if (G_IS_PARAM_SPEC_DOUBLE (ps)) {
+    if (!parse_seconds (value, &d) || d > G_PARAM_SPEC_DOUBLE (ps)->maximum)
+      return FALSE;
+    g_value_set_double (v, d);
   } else {
-    g_warning ("stageprof: unknown parameter '%s' ignored (known: trace, "
-        "summary, skip-first, interval, db, filter, progress, cuda-sync, "
-        "latency)",
-        key);
+    g_value_set_string (v, value);
   }
+  return TRUE;
+}
+
+/* What a bad value of @ps would have been, for its warning. */
+static const gchar *
+param_expected (GParamSpec * ps)
+{
+  if (G_IS_PARAM_SPEC_BOOLEAN (ps))
+    return "true or false";
+  if (G_IS_PARAM_SPEC_UINT (ps))
+    return "a non-negative integer";
+  return "a number of seconds between 0 and 1000000";
+}
+
+static void
+apply_param (GstStageProf * self, const gchar * key, const gchar * value)
+{
+  GParamSpec *ps = param_spec (self, key);
+  GValue v = G_VALUE_INIT, now = G_VALUE_INIT;
+
+  if (ps == NULL) {
+    gchar *names = param_names (self);
+
+    g_warning ("stageprof: unknown parameter '%s' ignored (known: %s)", key,
+        names);
+    g_free (names);
+    return;
+  }
+  if (G_IS_PARAM_SPEC_STRING (ps) && split_space_typo (self, key, value))
+    return;
+  if (param_value (ps, value, &v)) {
+    g_object_set_property (G_OBJECT (self), key, &v);
+  } else {
+    gchar *kept;
+
+    g_value_init (&now, ps->value_type);
+    g_object_get_property (G_OBJECT (self), key, &now);
+    kept = g_strdup_value_contents (&now);
+    g_warning ("stageprof: %s='%s' is not %s; keeping %s", key, value,
+        param_expected (ps), kept);
+    g_free (kept);
+    g_value_unset (&now);
+  }
+  g_value_unset (&v);
 }
 
 static gboolean
@@ -1143,7 +1190,7 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots written to the debug log "
-          "(GST_DEBUG=stageprof:5) and to the database (with summary=stderr "
+          "(GST_DEBUG=stageprof:4) and to the database (with summary=stderr "
           "also a status line on stderr); 0: off, else at least 0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
