@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A bit reader over the RBSP of one H.264 / H.265 NAL unit (emulation
- * prevention bytes removed), for the store's bitstream parsers
- * (stagestore-nal.c, stagestore-poc.c). Reads past the end give -1, never
- * a byte outside what was copied. */
+ * prevention bytes removed), and the walk over an access unit's NAL units,
+ * for the store's bitstream parsers (stagestore-nal.c, stagestore-poc.c).
+ * Reads past the end give -1, never a byte outside what was copied. */
 #ifndef __STAGE_STORE_BITS_H__
 #define __STAGE_STORE_BITS_H__
 
@@ -93,6 +93,12 @@ br_se (BitReader * br, gint64 * v)
   *v = (u & 1) ? (u + 1) / 2 : -(u / 2);
   return TRUE;
 }
+
+/* stagestore-nal.c: the next NAL unit of access unit @au (@nls-byte
+ * big-endian lengths) from *pos; FALSE at the end, or at a length of 0 or
+ * past the end (then *pos + nls < size still: damaged). */
+gboolean store_next_nal (const guint8 * au, gsize size, guint nls,
+    gsize * pos, const guint8 ** nal, gsize * len);
 
 G_END_DECLS
 

@@ -58,8 +58,8 @@ read_len (const guint8 * p, guint n)
 /* The next NAL unit of access unit `au` (`nls`-byte big-endian lengths)
  * from *pos: FALSE at the end, or at a length of 0 or past the end (then
  * *pos + nls < size still: the callers that care call that damaged). */
-static gboolean
-next_nal (const guint8 * au, gsize size, guint nls, gsize * pos,
+gboolean
+store_next_nal (const guint8 * au, gsize size, guint nls, gsize * pos,
     const guint8 ** nal, gsize * len)
 {
   guint64 n;
@@ -84,7 +84,7 @@ stage_store_h264_is_rap (const guint8 * au, gsize size, guint nls)
 
   if (nls < 1 || nls > 4)
     return FALSE;
-  while (next_nal (au, size, nls, &pos, &nal, &len)) {
+  while (store_next_nal (au, size, nls, &pos, &nal, &len)) {
     guint type = nal[0] & 0x1f;
 
     if (type == 5)
@@ -115,7 +115,7 @@ stage_store_h265_is_rap (const guint8 * au, gsize size, guint nls)
 
   if (nls < 1 || nls > 4)
     return FALSE;
-  while (next_nal (au, size, nls, &pos, &nal, &len) && len >= 2) {
+  while (store_next_nal (au, size, nls, &pos, &nal, &len) && len >= 2) {
     guint type = (nal[0] >> 1) & 0x3f;
 
     if (type >= 16 && type <= 23)       /* BLA, IDR, CRA, reserved IRAP */
@@ -149,7 +149,7 @@ stage_store_is_idr (const gchar * codec, const guint8 * au, gsize size,
 
   if (nls < 1 || nls > 4 || (!h265 && g_strcmp0 (codec, "h264") != 0))
     return FALSE;
-  while (next_nal (au, size, nls, &pos, &nal, &len)) {
+  while (store_next_nal (au, size, nls, &pos, &nal, &len)) {
     guint type;
 
     if (h265) {
@@ -179,7 +179,7 @@ stage_store_is_disposable (const gchar * codec, const guint8 * au,
 
   if (nls < 1 || nls > 4 || g_strcmp0 (codec, "h264") != 0)
     return FALSE;
-  while (next_nal (au, size, nls, &pos, &nal, &len)) {
+  while (store_next_nal (au, size, nls, &pos, &nal, &len)) {
     guint type = nal[0] & 0x1f;
 
     if (type >= 1 && type <= 5) {
@@ -241,4 +241,21 @@ stage_store_h264_frames_only (const guint8 * codec_data, gsize size)
       || br_ue (&br) < 0)       /* refs, gaps, width, height */
     return FALSE;
   return br_bit (&br) == 1;     /* frame_mbs_only_flag */
+}
+
+gboolean
+stage_store_h265_is_rasl (const guint8 * au, gsize size, guint nls)
+{
+  gsize pos = 0, len;
+  const guint8 *nal;
+
+  if (nls < 1 || nls > 4)
+    return FALSE;
+  while (store_next_nal (au, size, nls, &pos, &nal, &len) && len >= 2) {
+    guint type = (nal[0] >> 1) & 0x3f;
+
+    if (type < 32)
+      return type == 8 || type == 9;    /* RASL_N, RASL_R */
+  }
+  return FALSE;
 }

@@ -564,36 +564,24 @@ stage_store_pic_order_free (StagePicOrder * po)
   g_free (po);
 }
 
-static guint64
-read_len (const guint8 * p, guint n)
-{
-  guint64 v = 0;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    v = (v << 8) | p[i];
-  return v;
-}
-
 gboolean
 stage_store_pic_order_next (StagePicOrder * po, const guint8 * au,
     gsize size, gint64 * key)
 {
-  gsize pos = 0;
+  gsize pos = 0, len;
+  const guint8 *nal;
   gboolean have = FALSE;
 
   if (po == NULL || po->failed)
     return FALSE;
-  while (pos + po->nls < size && !po->failed) {
-    guint64 len = read_len (au + pos, po->nls);
-    const guint8 *nal = au + pos + po->nls;
+  while (!po->failed && store_next_nal (au, size, po->nls, &pos, &nal,
+          &len)) {
     guint type;
 
-    if (len < 2 || len > size - pos - po->nls) {
+    if (len < 2) {
       po->failed = TRUE;
       break;
     }
-    pos += po->nls + len;
     if (po->h265) {
       type = (nal[0] >> 1) & 0x3f;
       if (type == 33)
@@ -616,32 +604,12 @@ stage_store_pic_order_next (StagePicOrder * po, const guint8 * au,
         po->failed = TRUE;      /* data partitioning, MVC: not followed */
     }
   }
-  if (!have)
+  /* a length of 0 or past the end stopped the walk early: damaged */
+  if (!have || pos + po->nls < size)
     po->failed = TRUE;
   if (po->failed)
     return FALSE;
   /* sequences one after the other, POC (32 bits, signed) within one */
   *key += po->seq * (G_GINT64_CONSTANT (1) << 34);
   return TRUE;
-}
-
-gboolean
-stage_store_h265_is_rasl (const guint8 * au, gsize size, guint nls)
-{
-  gsize pos = 0;
-
-  if (nls < 1 || nls > 4)
-    return FALSE;
-  while (pos + nls < size) {
-    guint64 len = read_len (au + pos, nls);
-    guint type;
-
-    if (len < 2 || len > size - pos - nls)
-      return FALSE;
-    type = (au[pos + nls] >> 1) & 0x3f;
-    if (type < 32)
-      return type == 8 || type == 9;    /* RASL_N, RASL_R */
-    pos += nls + len;
-  }
-  return FALSE;
 }
