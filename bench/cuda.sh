@@ -36,7 +36,7 @@ if [ -z "$kernel" ] && command -v nvcc >/dev/null; then
   kernel=${TMPDIR:-/tmp}/stage-cuda-kernel
   work=${TMPDIR:-/tmp}/stage-cuda-kernel-ops
   mkdir -p "$work"
-  for f in resize resize_scalar resize_sse41 resize_avx2 resize_neon; do
+  for f in resize resize_scalar resize_sse41 resize_avx2 resize_avx2_pair resize_neon; do
     ${CC:-cc} -O3 -c "ops/$f.c" -o "$work/$f.o"
   done
   nvcc -O3 -Iops bench/cuda-kernel.cu "$work"/resize*.o -o "$kernel"

@@ -60,7 +60,7 @@ elif [ ! -e /usr/include/libyuv.h ] || ! pkg-config --exists libswscale libavuti
   exit 1
 fi
 if [ -z "${RESIZE_BENCH:-}" ]; then
-  for f in resize resize_scalar resize_sse41 resize_avx2 resize_neon; do
+  for f in resize resize_scalar resize_sse41 resize_avx2 resize_avx2_pair resize_neon; do
     $CC -O3 -g -c "ops/$f.c" -o "$WORK/$f.o"
   done
   # shellcheck disable=SC2046

@@ -456,6 +456,30 @@ near2_pick_sse41 (__m128i a, __m128i b, int C)
           _mm_castsi128_ps (b), _MM_SHUFFLE (3, 1, 3, 1)));
 }
 
+/* ---- AVX2 helpers shared by resize_avx2.c and resize_avx2_pair.c ---- */
+
+AVX2_INLINE __m256i
+load_s16x16 (const int16_t * p)
+{
+  return _mm256_loadu_si256 ((const __m256i *) p);
+}
+
+AVX2_INLINE __m256i
+load2x128 (const void *lo, const void *hi)
+{
+  return _mm256_inserti128_si256 (_mm256_castsi128_si256 (_mm_loadu_si128
+          ((const __m128i *) lo)), _mm_loadu_si128 ((const __m128i *) hi), 1);
+}
+
+/* packus interleaves the lanes of its inputs, the permute restores the
+ * order. */
+AVX2_INLINE void
+store_packed_avx2 (uint8_t * out, __m256i lo, __m256i hi)
+{
+  _mm256_storeu_si256 ((__m256i *) out, _mm256_permute4x64_epi64
+      (_mm256_packus_epi16 (lo, hi), _MM_SHUFFLE (3, 1, 2, 0)));
+}
+
 /* The SSE4.1 kernels that the AVX2 ones hand small or odd rows to. */
 SSE41 void vpass_u8_sse41 (const uint8_t * const *rows, const int16_t * w,
     int T, int n, int16_t * out);
@@ -467,6 +491,24 @@ SSE41 void near2_row_sse41 (const uint8_t * src, int C, int n,
     uint8_t * out);
 SSE41 void tri2_row_sse41 (const uint8_t * const *rows, int C, int n,
     uint8_t * out0, uint8_t * out1, ptrdiff_t ahead);
+
+/* The AVX2 kernels that the two-tap passes hand other rows to. */
+AVX2 void hpass_u8_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    int C, int16_t * out);
+AVX2 void vpass_s16_avx2 (const int16_t * const *rows, const int16_t * w,
+    int T, int n, uint8_t * out);
+
+/* The AVX2 two-tap passes (resize_avx2_pair.c), for resize_avx2.c's
+ * kernel table. */
+AVX2 void hpass_u8_pair_avx2 (const uint8_t * src, const StageResizeTaps * t,
+    const void *prep, int C, int16_t * out);
+AVX2 void vpass_s16_pair_avx2 (const int16_t * const *rows,
+    const int16_t * w, int T, int n, uint8_t * out);
+void *hpass_u8_pair_prepare_avx2 (const StageResizeTaps * t, int C);
+AVX2 int two_tap_rows_avx2 (const int16_t * const *rows, const int16_t * w,
+    int n, uint8_t * out, const int16_t * w_b, uint8_t * out_b,
+    const uint8_t * src, const StageResizeTaps * t, const void *prep,
+    int16_t * new_row);
 
 #endif /* x86 */
 

@@ -51,7 +51,7 @@ pack () {
   local work=build/gpu-pack cc=${CC:-cc}
   mkdir -p "$work"
   stages_ensure_packages $STAGES_BENCH_PACKAGES
-  for f in resize resize_scalar resize_sse41 resize_avx2 resize_neon; do
+  for f in resize resize_scalar resize_sse41 resize_avx2 resize_avx2_pair resize_neon; do
     $cc -O3 -fPIC -c "ops/$f.c" -o "$work/$f.o"
   done
   "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" -O3 -Iops \

@@ -26,6 +26,7 @@ bin=$work/resize-paths-arm64
 "$cc" -std=gnu11 -O2 -static -Wall -Wextra -Werror -I"$root/ops" \
   "$root/tests/resize-paths.c" "$root/ops/resize.c" \
   "$root/ops/resize_scalar.c" "$root/ops/resize_neon.c" \
-  "$root/ops/resize_sse41.c" "$root/ops/resize_avx2.c" -o "$bin" -lm -lpthread
+  "$root/ops/resize_sse41.c" "$root/ops/resize_avx2.c" \
+  "$root/ops/resize_avx2_pair.c" -o "$bin" -lm -lpthread
 echo "paths on arm64: $("$qemu" "$bin" --paths | tr '\n' ' ')"
 exec "$qemu" "$bin"
