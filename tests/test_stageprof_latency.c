@@ -295,7 +295,7 @@ GST_START_TEST (test_encoder_lookahead)
   GstElement *p = gst_parse_launch ("videotestsrc is-live=true "
       "num-buffers=60 ! video/x-raw,width=160,height=96,framerate=30/1 ! "
       "x264enc name=enc "
-      "! h264parse ! fakesink name=out sync=false", NULL);
+      "! fakesink name=out sync=false", NULL);
   GstElement *enc = gst_bin_get_by_name (GST_BIN (p), "enc");
   ProbeLog in = { g_hash_table_new_full (g_int64_hash, g_int64_equal,
           g_free, NULL) }, out = { g_hash_table_new_full (g_int64_hash,
