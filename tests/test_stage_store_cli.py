@@ -766,15 +766,19 @@ def cut_tests(tmp):
     os.mkdir(d)
     encs = run(["ffmpeg", "-hide_banner", "-encoders"], d) if shutil.which("ffmpeg") and shutil.which("ffprobe") \
         else None
-    # x264's B-pyramid makes a leading picture a reference: dropping it
-    # leaves a frame_num gap, which FFmpeg 7's decoder (Debian 13) takes as
-    # a lost recovery: it outputs nothing until the next keyframe. Those
-    # reads must then fail naming the frames, never return wrong ones
-    # (strict: False); without the pyramid, exact everywhere.
+    # Exact on GStreamer 1.22 (gst-libav with FFmpeg 5). From gst-libav
+    # 1.24 (Debian 13) a decode that starts where pictures were dropped
+    # may lose its first frames: its frame tracking releases frames it
+    # just sent when pictures are missing (see stagesrc's skip policy),
+    # and FFmpeg 7 reads the frame_num gap a dropped reference picture
+    # (x264's B-pyramid) leaves as a lost recovery. Those reads must then
+    # fail naming the frames, never return other pictures (strict: False).
+    old_libav = tuple(int(x) for x in re.search(r"GStreamer (\d+)\.(\d+)", run(
+        ["gst-inspect-1.0", "--version"], d).stdout).groups()) < (1, 24)
     cases = [("libx264", "cut264", ["-x264-params", "open-gop=1:keyint=30:b-adapt=0:bframes=2:b-pyramid=none"],
-              True),
-             ("libx264", "cut264pyr", ["-x264-params", "open-gop=1:keyint=30:b-adapt=0:bframes=2"], False),
-             ("libx265", "cut265", ["-x265-params", "open-gop=1:keyint=30:bframes=3:log-level=error"], True)]
+              old_libav),
+             ("libx264", "cut264pyr", ["-x264-params", "open-gop=1:keyint=30:b-adapt=0:bframes=2"], old_libav),
+             ("libx265", "cut265", ["-x265-params", "open-gop=1:keyint=30:bframes=3:log-level=error"], old_libav)]
     for enc, name, params, strict in cases:
         if encs is None or enc not in encs.stdout:
             print(f"SKIP cut mid-GOP ({name}): no ffmpeg/ffprobe with {enc}")
