@@ -1039,6 +1039,38 @@ GST_START_TEST (test_memory_flat)
 
 GST_END_TEST;
 
+/* Elements nested deeper than the tracer's first 64 frames on one thread
+ * (a long chain of in-place elements, all on the source's thread) are
+ * timed too: the frame stack grows. At 64 frames it stopped, every deeper
+ * element had no time and its time went to the 64th, which the verdict
+ * then named. */
+#define DEEP_ELEMENTS 200
+
+GST_START_TEST (test_deep_nesting)
+{
+  GString *desc = g_string_new ("fakesrc num-buffers=5 sizetype=empty");
+  const guint check[] = { 0, 62, 63, 64, 65, 130, DEEP_ELEMENTS - 1 };
+  GstElement *p;
+  GstStructure *s;
+  guint i;
+
+  for (i = 0; i < DEEP_ELEMENTS; i++)
+    g_string_append_printf (desc, " ! stagetruth name=deep%u us=100", i);
+  g_string_append (desc, " ! fakesink sync=false");
+  p = run_keep ("t_deep", desc->str);
+  s = summary_of ();
+  for (i = 0; i < G_N_ELEMENTS (check); i++) {
+    gchar *name = g_strdup_printf ("deep%u", check[i]);
+    assert_self (s, p, "t_deep", name);
+    g_free (name);
+  }
+  gst_structure_free (s);
+  stop (p);
+  g_string_free (desc, TRUE);
+}
+
+GST_END_TEST;
+
 /* The verdict's rules on records made up for each kind (spverdict.c), so
  * every kind is checked whatever the machine: a CPU-starved process, for
  * one, cannot be staged on a shared test machine. */
@@ -1208,6 +1240,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_restart);
   tcase_add_test (tc, test_live_snapshots);
   tcase_add_test (tc, test_odd_names);
+  tcase_add_test (tc, test_deep_nesting);
   stage_test_add_unless (tc, test_memory_flat, MEMORY_FLAT_SKIP);
   tcase_add_test (tc, test_verdict_kinds);
   return s;

@@ -32,7 +32,13 @@
 #include "spregistry.h"
 #include "spthreads.h"
 
-#define SP_MAX_DEPTH 64
+/* A thread's frame stack starts with room for SP_STACK_FRAMES nested
+ * invocations and doubles when a chain nests deeper (500 identities on one
+ * thread), up to SP_MAX_DEPTH: past that, an invocation is not timed and
+ * its time stays the innermost timed frame's own (docs/tracer.md). Deeper
+ * nesting than that overflows a thread's default C stack anyway. */
+#define SP_STACK_FRAMES 64
+#define SP_MAX_DEPTH 4096
 /* Initial size of a thread's pad cache; it doubles past half full. */
 #define SP_CACHE_SLOTS 256
 
@@ -85,7 +91,8 @@ typedef struct
   guint cache_used;
   gint epoch;
   guint depth;
-  SpFrame stack[SP_MAX_DEPTH];
+  guint stack_size;             /* frames allocated in `stack` */
+  SpFrame *stack;
   gboolean have_push_end;
   guint64 last_push_end;
   SpElemRec *push_end_rec;
@@ -423,6 +430,7 @@ state_free (gpointer data)
   state_note_exit (st);
   g_hash_table_destroy (st->recs);
   g_free (st->cache);
+  g_free (st->stack);
   g_hash_table_destroy (st->thread_by_pipe);
   g_free (st);
 }
@@ -436,6 +444,8 @@ state_new (SpRecorder * r)
   st->recs = g_hash_table_new (NULL, NULL);
   st->cache = g_new0 (SpCacheSlot, SP_CACHE_SLOTS);
   st->cache_mask = SP_CACHE_SLOTS - 1;
+  st->stack = g_new (SpFrame, SP_STACK_FRAMES);
+  st->stack_size = SP_STACK_FRAMES;
   st->thread_by_pipe = g_hash_table_new (NULL, NULL);
   st->epoch = g_atomic_int_get (&r->epoch);
   st->os_tid = (guint64) syscall (SYS_gettid);
@@ -560,7 +570,7 @@ add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
     stage_stats_add (&rec->stats, ns * 1e-6);
 }
 
-/* Opens the frame at `depth` (below SP_MAX_DEPTH) on the stack: the one
+/* Opens the frame at `depth` (below st->stack_size) on the stack: the one
  * place a frame is set up. */
 static inline G_ALWAYS_INLINE void
 frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
@@ -581,11 +591,23 @@ frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
   f->scan = FALSE;
 }
 
+/* Doubles the frame stack; FALSE at SP_MAX_DEPTH. Only while pushing: no
+ * pointer into the stack is held across a push. */
+static G_GNUC_NO_INLINE gboolean
+stack_grow (SpThreadState * st)
+{
+  if (st->stack_size >= SP_MAX_DEPTH)
+    return FALSE;
+  st->stack_size *= 2;
+  st->stack = g_renew (SpFrame, st->stack, st->stack_size);
+  return TRUE;
+}
+
 static inline void
 push_frame (SpThreadState * st, SpElemRec * rec, guint64 ts, SpFrameKind kind,
     gboolean full)
 {
-  if (G_UNLIKELY (st->depth >= SP_MAX_DEPTH)) {
+  if (G_UNLIKELY (st->depth >= st->stack_size) && !stack_grow (st)) {
     st->depth++;
     return;
   }
@@ -600,7 +622,7 @@ charge_enclosing (SpThreadState * st, guint64 wall, guint64 cpu)
   if (st->depth == 0) {
     st->base_child += wall;
     st->base_child_cpu += cpu;
-  } else if (st->depth <= SP_MAX_DEPTH) {
+  } else if (st->depth <= st->stack_size) {
     st->stack[st->depth - 1].child += wall;
     st->stack[st->depth - 1].child_cpu += cpu;
   }
@@ -648,7 +670,7 @@ scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
 static inline void
 set_scan (SpThreadState * st, gboolean scan)
 {
-  if (scan && st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+  if (scan && st->depth > 0 && st->depth <= st->stack_size)
     st->stack[st->depth - 1].scan = TRUE;
 }
 
@@ -690,7 +712,7 @@ frame_cpu (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
 {
   SpFrame *f;
 
-  if (!r->cpu_clock || st->depth > SP_MAX_DEPTH)
+  if (!r->cpu_clock || st->depth > st->stack_size)
     return;
   f = &st->stack[st->depth - 1];
   if (f->under_cpu && (force || child_may_wait (rec, f)))
@@ -860,7 +882,7 @@ static void
 finish_transparent (SpThreadState * st, SpFrame * f)
 {
   charge_enclosing (st, f->child, f->child_cpu);
-  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH)
+  if (st->depth > 0 && st->depth <= st->stack_size)
     st->stack[st->depth - 1].timed_children += f->timed_children;
 }
 
@@ -903,7 +925,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
         f->kind == SP_FRAME_EVENT);
   SP_SET (th->last_ts, ts);
   sp_write_end (th);
-  if (st->depth > 0 && st->depth <= SP_MAX_DEPTH) {
+  if (st->depth > 0 && st->depth <= st->stack_size) {
     SpFrame *parent = &st->stack[st->depth - 1];
     /* What the child cost a timed parent includes the bookkeeping above
      * (statistics, the trace slice): the tracer's work, not the parent's.
@@ -933,7 +955,7 @@ pop_frame (SpRecorder * r, SpThreadState * st, guint64 ts)
   if (G_UNLIKELY (st->depth == 0))
     return;                     /* a post whose pre came before tracing */
   st->depth--;
-  if (G_UNLIKELY (st->depth >= SP_MAX_DEPTH))
+  if (G_UNLIKELY (st->depth >= st->stack_size))
     return;
   f = &st->stack[st->depth];
   rec = f->rec;
@@ -1001,7 +1023,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
 
   if (st->depth == 0) {
     rec = top_level (r, st, rec, pad, ts);
-  } else if (G_UNLIKELY (st->depth <= SP_MAX_DEPTH
+  } else if (G_UNLIKELY (st->depth <= st->stack_size
           && st->stack[st->depth - 1].list
           && st->stack[st->depth - 1].rec == rec)) {
     push_frame (st, rec, ts, SP_FRAME_INNER, FALSE);
@@ -1023,7 +1045,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
     SP_SET (rec->sample_left, G_MAXUINT);
   set_scan (st, scan);
   frame_cpu (r, st, rec, FALSE);
-  if (list && st->depth <= SP_MAX_DEPTH)
+  if (list && st->depth <= st->stack_size)
     st->stack[st->depth - 1].list = TRUE;
 }
 
@@ -1056,7 +1078,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
   depth = st->depth;
   /* The common case: one buffer, into a plain element, nested in a chain
    * that did not take a list; what chain_pre_full() would do there. */
-  if (G_UNLIKELY (depth == 0 || depth >= SP_MAX_DEPTH || list != NULL
+  if (G_UNLIKELY (depth == 0 || depth >= st->stack_size || list != NULL
           || st->stack[depth - 1].list || rec->sample_left != 0
           || rec->info->queue != NULL || rec->info->split_chain
           || ((st->stack[depth - 1].cpu_on || st->stack[depth - 1].under_cpu)
