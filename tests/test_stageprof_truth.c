@@ -1039,6 +1039,51 @@ GST_START_TEST (test_memory_flat)
 
 GST_END_TEST;
 
+/* Pipelines and elements with names never seen before (an application
+ * that numbers them, or gst_parse_launch's own counters): the names the
+ * records carried go with the records. Interned with g_intern_string(),
+ * which never frees, they grew the process by their size each pipeline
+ * (about 2 KB a pipeline here, with long names to make it plain). */
+static void
+named_cycles (guint first, guint n)
+{
+  gchar *pad = g_strnfill (200, 'x');
+  guint i;
+
+  for (i = first; i < first + n; i++) {
+    gchar *desc = g_strdup_printf ("fakesrc name=src%u_%s num-buffers=1 "
+        "sizetype=empty ! identity name=id%u_%s ! fakesink name=sink%u_%s "
+        "sync=false", i, pad, i, pad, i, pad);
+    gchar *name = g_strdup_printf ("names%u_%s", i, pad);
+    GstElement *p = gst_parse_launch (desc, NULL);
+
+    fail_unless (p != NULL);
+    gst_object_set_name (GST_OBJECT (p), name);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    stage_test_expect_eos (p, 30 * GST_SECOND, NULL);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (name);
+    g_free (desc);
+  }
+  g_free (pad);
+}
+
+GST_START_TEST (test_memory_flat_names)
+{
+  gsize before, after;
+
+  named_cycles (0, 300);        /* warm up */
+  before = rss_bytes ();
+  named_cycles (300, 3000);
+  after = rss_bytes ();
+  fail_unless (after < before + 1024 * 1024,
+      "RSS grew by %" G_GSIZE_FORMAT " KB over 3000 pipelines of new names",
+      (after - before) / 1024);
+}
+
+GST_END_TEST;
+
 /* Elements nested deeper than the tracer's first 64 frames on one thread
  * (a long chain of in-place elements, all on the source's thread) are
  * timed too: the frame stack grows. At 64 frames it stopped, every deeper
@@ -1242,6 +1287,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_odd_names);
   tcase_add_test (tc, test_deep_nesting);
   stage_test_add_unless (tc, test_memory_flat, MEMORY_FLAT_SKIP);
+  stage_test_add_unless (tc, test_memory_flat_names, MEMORY_FLAT_SKIP);
   tcase_add_test (tc, test_verdict_kinds);
   return s;
 }

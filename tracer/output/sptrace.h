@@ -21,7 +21,7 @@ typedef struct _SpTrace SpTrace;
 
 SpTrace *sp_trace_new (const gchar *path, GError **error);  /* truncates/creates path, refuses a symlink (error names the path if it cannot), starts the writer thread */
 /* Hot path, any streaming thread: no lock shared between streaming threads, no I/O, no formatting.
- * `name` must stay valid until sp_trace_free (callers pass g_intern_string()ed names). */
+ * `name` must stay valid until sp_trace_free (the recorder keeps its names while a trace is set: sp_names_keep_all). */
 void sp_trace_slice (SpTrace *t, guint pid, guint64 tid, const gchar *name, guint64 ts_ns, guint64 dur_ns, SpSliceKind kind);
 void sp_trace_counter (SpTrace *t, guint pid, const gchar *name, guint64 ts_ns, gint64 buffers, gint64 bytes);
 /* A frame's path across threads (stageprof latency=true): a flow event

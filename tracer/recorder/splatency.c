@@ -41,7 +41,9 @@ typedef struct
 {
   gpointer element;             /* identity only; NULL once destroyed */
   gpointer top;                 /* its top-level pipeline, identity only */
-  const gchar *name, *pipeline; /* interned, as the summary spells them */
+  /* As the summary spells them: from the recorder's table of names
+   * (spnames.h), held until the recorder is freed, as every LatElem is. */
+  const gchar *name, *pipeline;
   gboolean is_sink, sync;
   gboolean is_queue;            /* its time through is all dwell */
   gboolean live_source;         /* its PTS is a capture time */
@@ -159,12 +161,12 @@ lat_elem_get (SpLatency * l, GstElement * e)
   while (GST_OBJECT_PARENT (top))
     top = GST_OBJECT_PARENT (top);
   le->top = top;
-  /* Named as the registry names them, under its lock: every string our
-   * code interns is interned there (lock order: l->lock, then r->lock). */
+  /* Named as the registry names them, under its lock, which guards its
+   * table of names (lock order: l->lock, then r->lock). */
   if (l->r)
     g_mutex_lock (&l->r->lock);
-  le->name = sp_element_path (e);
-  le->pipeline = sp_display_name (GST_OBJECT_NAME (top) ?
+  le->name = sp_element_path (l->r, e);
+  le->pipeline = sp_display_name (l->r, GST_OBJECT_NAME (top) ?
       GST_OBJECT_NAME (top) : "(unnamed)");
   if (l->r)
     g_mutex_unlock (&l->r->lock);

@@ -149,6 +149,7 @@ thread_reset (SpThreadRec * th, gint gen, guint64 ts)
  * sets on the queue owning each of its threads (gst/gststagebin.h). */
 #define STAGE_THREAD_NAME_KEY "stage-thread-name"
 
+/* The thread's name, a reference of r->names (dropped with the record). */
 static const gchar *
 thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
 {
@@ -167,19 +168,22 @@ thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
   if (e)
     stage = g_object_get_data (G_OBJECT (e), STAGE_THREAD_NAME_KEY);
   if (stage)
-    base = sp_display_name (stage);
+    base = sp_display_name (r, stage);
   else if (pthread_getname_np (pthread_self (), os_name, sizeof (os_name)) == 0
       && strchr (os_name, '['))
-    base = sp_display_name (os_name);
+    base = sp_display_name (r, os_name);
+  else
+    base = sp_names_ref (r->names, base);
   for (i = 0; i < r->threads->len; i++) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i);
     if (th->pipe == pipe && g_str_has_prefix (th->name, base))
       same++;
   }
   if (same == 0)
-    return g_intern_string (base);
+    return base;
   tmp = g_strdup_printf ("%s #%u", base, same + 1);
-  res = g_intern_string (tmp);
+  res = sp_names_ref (r->names, tmp);
+  sp_names_unref (r->names, base);
   g_free (tmp);
   return res;
 }

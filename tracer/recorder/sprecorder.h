@@ -10,6 +10,7 @@
 #include <gst/gst.h>
 
 #include "splatency.h"
+#include "spnames.h"
 #include "sptrace.h"
 #include "stats.h"
 
@@ -235,6 +236,9 @@ struct _SpRecorder
   guint64 split_min_ns;         /* an invocation this long is timed */
   guint64 t0, proc_cpu_t0;      /* monotonic and process CPU ns at start */
   GHashTable *os_threads;       /* tid -> SpOsThread (spthreads.c) */
+  /* The names records carry (spnames.h): taken by the records that carry
+   * them, dropped when those are freed. */
+  SpNames *names;
   guint64 unlisted_ns;          /* process CPU the rows missed, last look */
   /* Freeing the records of dead pipelines (sprecord.c): thread states
    * register here and say which free generation they have seen; records

@@ -150,7 +150,9 @@ sp_recorder_new (void)
       100 * r->cpu_read_ns);
   r->t0 = g_get_monotonic_time () * 1000;
   r->proc_cpu_t0 = sp_process_cpu_ns ();
-  r->os_threads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  r->os_threads = g_hash_table_new_full (NULL, NULL, NULL,
+      sp_os_thread_free);
+  r->names = sp_names_new ();
   sp_live_recorder (r, TRUE);
   return r;
 }
@@ -187,6 +189,8 @@ sp_recorder_free (SpRecorder * r)
   g_mutex_clear (&r->lock);
   if (r->latency)
     r->latency_ops->free (r->latency);
+  /* Last: every record above carried its names. */
+  sp_names_free (r->names);
   g_free (r);
 }
 
@@ -227,6 +231,8 @@ sp_recorder_set_trace (SpRecorder * r, SpTrace * trace)
   g_atomic_pointer_set (&r->trace, trace);
   if (trace) {
     guint i;
+    /* The trace keeps the names its events carry by pointer, to the end. */
+    sp_names_keep_all (r->names);
     for (i = 0; i < r->pipes->len; i++) {
       SpPipe *p = g_ptr_array_index (r->pipes, i);
       if (p->run == 1 || p->run_used)
@@ -294,11 +300,19 @@ classify (GstElement * e)
   return SP_KIND_OTHER;
 }
 
+/* Names of `r`'s table, or interned without a recorder (unit tests of
+ * the latency follower). */
+static const gchar *
+name_ref (SpRecorder * r, const gchar * s)
+{
+  return r ? sp_names_ref (r->names, s) : g_intern_string (s);
+}
+
 const gchar *
-sp_display_name (const gchar * name)
+sp_display_name (SpRecorder * r, const gchar * name)
 {
   gchar *esc = sp_summary_escape (name);
-  const gchar *res = g_intern_string (esc);
+  const gchar *res = name_ref (r, esc);
 
   g_free (esc);
   return res;
@@ -314,8 +328,10 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
     top = GST_OBJECT_PARENT (top);
   p = g_hash_table_lookup (r->pipes_by_obj, top);
   if (p && GST_OBJECT_NAME (top) && strcmp (p->name, GST_OBJECT_NAME (top))) {
-    /* Renamed since first seen (gst_parse_launch, then set_name). */
-    p->name = sp_display_name (GST_OBJECT_NAME (top));
+    /* Renamed since first seen (gst_parse_launch, then set_name). The
+     * old name stays while a trace holds it (sp_names_keep_all). */
+    sp_names_unref (r->names, p->name);
+    p->name = sp_display_name (r, GST_OBJECT_NAME (top));
     if (r->trace)
       sp_trace_process_name (r->trace, p->pid, p->name);
   }
@@ -323,8 +339,8 @@ pipe_for_locked (SpRecorder * r, GstElement * e)
     return p;
   p = g_new0 (SpPipe, 1);
   p->obj = top;
-  p->name = sp_display_name (GST_OBJECT_NAME (top) ? GST_OBJECT_NAME (top) :
-      "(unnamed)");
+  p->name = sp_display_name (r, GST_OBJECT_NAME (top) ?
+      GST_OBJECT_NAME (top) : "(unnamed)");
   p->pid = ++r->next_pid;
   p->run = 1;
   p->threads_by_tid = g_hash_table_new (NULL, NULL);
@@ -425,7 +441,7 @@ info_read_split (SpRecorder * r, SpElemInfo * info, GstElement * e)
  * order the elements were first seen in. Control characters and bytes that
  * are not UTF-8 are escaped, so every output can carry it as it is. */
 const gchar *
-sp_element_path (GstElement * e)
+sp_element_path (SpRecorder * r, GstElement * e)
 {
   GString *path = g_string_new (NULL);
   GstObject *o = GST_OBJECT_CAST (e);
@@ -442,7 +458,7 @@ sp_element_path (GstElement * e)
       break;                    /* the top-level pipeline itself */
   }
   esc = sp_summary_escape (path->str);
-  res = g_intern_string (esc);
+  res = name_ref (r, esc);
   g_free (esc);
   g_string_free (path, TRUE);
   return res;
@@ -461,10 +477,10 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info = g_new0 (SpElemInfo, 1);
     info->element = e;
     info->pipe = pipe_for_locked (r, e);
-    info->name = sp_element_path (e);
+    info->name = sp_element_path (r, e);
     {
       gchar *ev = g_strconcat (info->name, " event", NULL);
-      info->event_name = g_intern_string (ev);
+      info->event_name = sp_names_ref (r->names, ev);
       g_free (ev);
     }
     info->kind = classify (e);
@@ -540,11 +556,29 @@ pipe_free (gpointer data)
   g_free (p);
 }
 
+/* The names the records of `l` carry go with them. */
 static void
-limbo_free (SpLimbo * l)
+limbo_drop_names (SpRecorder * r, SpLimbo * l)
 {
   guint i;
 
+  for (i = 0; i < l->threads->len; i++)
+    sp_names_unref (r->names,
+        ((SpThreadRec *) g_ptr_array_index (l->threads, i))->name);
+  for (i = 0; i < l->infos->len; i++) {
+    SpElemInfo *info = g_ptr_array_index (l->infos, i);
+    sp_names_unref (r->names, info->name);
+    sp_names_unref (r->names, info->event_name);
+  }
+  sp_names_unref (r->names, l->pipe->name);
+}
+
+static void
+limbo_free (SpRecorder * r, SpLimbo * l)
+{
+  guint i;
+
+  limbo_drop_names (r, l);
   g_ptr_array_free (l->threads, TRUE);
   g_ptr_array_free (l->elems, TRUE);
   g_ptr_array_free (l->infos, TRUE);
@@ -570,7 +604,7 @@ sp_limbo_collect_locked (SpRecorder * r)
     SpLimbo *l = g_ptr_array_index (r->limbo, i - 1);
     if (l->gen <= seen) {
       g_ptr_array_remove_index_fast (r->limbo, i - 1);
-      limbo_free (l);
+      limbo_free (r, l);
     }
   }
 }

@@ -53,13 +53,15 @@ SpLatency *sp_recorder_latency (SpRecorder * r);
 
 /* For the hot path and the other parts of the recorder. */
 SpElemInfo *sp_info_get (SpRecorder * r, GstElement * e);
-/* A name escaped for tables (control characters, bytes not UTF-8) and
- * interned: what the summary's rows carry. */
-const gchar *sp_display_name (const gchar * name);
+/* A name escaped for tables (control characters, bytes not UTF-8), from
+ * the recorder's table of names with a reference the caller drops with
+ * sp_names_unref (r->names, ...) (r->lock held; interned, never freed,
+ * when `r` is NULL): what the summary's rows carry. */
+const gchar *sp_display_name (SpRecorder * r, const gchar * name);
 gboolean sp_is_capsfilter (GstElement * e);
 /* An element's name in every table: its path below its top-level pipeline
- * ("vconv/conv"), escaped and interned. */
-const gchar *sp_element_path (GstElement * e);
+ * ("vconv/conv"), escaped, referenced as sp_display_name(). */
+const gchar *sp_element_path (SpRecorder * r, GstElement * e);
 void sp_limbo_collect_locked (SpRecorder * r);
 /* Names the trace process of the pipeline's current run ("NAME", or
  * "NAME (run N)" after a restart). r->lock held. */

@@ -18,13 +18,13 @@
 
 typedef struct
 {
-  gchar *name;                  /* interned */
+  gchar *name;                  /* owned */
   guint64 tid, cpu_ns;
   gboolean alive;
   /* The element whose invocation it appeared in (its codec's worker), or
    * NULL. Infos live as long as the recorder. */
   SpElemInfo *owner;
-  const gchar *comm;            /* the kernel's name, interned */
+  gchar *comm;                  /* the kernel's name, owned */
   gboolean was_alive;           /* at the look before the last */
 } SpOsThread;
 
@@ -104,19 +104,32 @@ read_comm (const gchar * tid)
   return comm;
 }
 
-/* A worker is named after the element that started it. */
-static const gchar *
+/* A worker is named after the element that started it. A copy: the rows
+ * it names live as long as the process's threads are listed, longer than
+ * the records of a pipeline. */
+static gchar *
 os_thread_label (SpRecorder * r, SpOsThread * t, const gchar * comm)
 {
-  const gchar *label;
-  gchar *s;
-
   if (!t->owner)
-    return g_intern_string (thread_label_locked (r, t->tid, comm));
-  s = g_strdup_printf ("%s:%s", t->owner->name, comm);
-  label = g_intern_string (s);
-  g_free (s);
-  return label;
+    return g_strdup (thread_label_locked (r, t->tid, comm));
+  return g_strdup_printf ("%s:%s", t->owner->name, comm);
+}
+
+static void
+set_name (SpOsThread * t, gchar * name)
+{
+  g_free (t->name);
+  t->name = name;
+}
+
+void
+sp_os_thread_free (gpointer data)
+{
+  SpOsThread *t = data;
+
+  g_free (t->name);
+  g_free (t->comm);
+  g_free (t);
 }
 
 /* What the kernel says of thread `ent` now: its name and, read by the
@@ -128,12 +141,12 @@ note_thread_locked (SpRecorder * r, SpOsThread * t, const gchar * ent,
 {
   gchar *comm = read_comm (ent);
 
-  t->comm = g_intern_string (comm ? comm : "?");
+  g_free (t->comm);
+  t->comm = comm ? comm : g_strdup ("?");
   if (t->owner || !t->name || !strchr (t->name, ':'))
-    t->name = (gchar *) os_thread_label (r, t, t->comm);
+    set_name (t, os_thread_label (r, t, t->comm));
   t->cpu_ns = run;
   t->alive = TRUE;
-  g_free (comm);
 }
 
 void
@@ -187,7 +200,7 @@ sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p)
 static void
 adopt_siblings_locked (SpRecorder * r)
 {
-  GHashTable *by_comm = g_hash_table_new (NULL, NULL);
+  GHashTable *by_comm = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter iter;
   gpointer v;
   static gchar ambiguous;
@@ -214,7 +227,7 @@ adopt_siblings_locked (SpRecorder * r)
     o = g_hash_table_lookup (by_comm, t->comm);
     if (o && o != &ambiguous) {
       t->owner = o;
-      t->name = (gchar *) os_thread_label (r, t, t->comm);
+      set_name (t, os_thread_label (r, t, t->comm));
     }
   }
   g_hash_table_destroy (by_comm);

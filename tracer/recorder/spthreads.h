@@ -13,6 +13,8 @@ G_BEGIN_DECLS
 /* Reads now the CPU time of every thread of the process: before an
  * element stops and joins its threads (a codec's workers). */
 void sp_threads_refresh (SpRecorder * r);
+/* Frees an entry of r->os_threads. */
+void sp_os_thread_free (gpointer data);
 guint64 sp_sched_delay (guint64 tid);
 guint64 sp_process_cpu_ns (void);
 guint64 sp_thread_cpu_wait (SpThreadRec * th);

@@ -745,7 +745,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   SpShares *shares;
   SpSnapshot *snap;
   SpPipe *one;
-  const gchar *one_name = NULL;
+  gchar *one_name = NULL;
   guint one_run = 0;
   guint64 first = G_MAXUINT64, last = 0;
   gchar *v;
@@ -777,7 +777,9 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   add_sinks (&sv, recs, threads);
   one = add_pipeline_rows (r, pipeline, snap, recs, threads, shares, &pv);
   if (one) {
-    one_name = one->name;       /* interned */
+    /* A copy: the pipeline's records may be freed once the lock is let
+     * go (spnames.h). */
+    one_name = g_strdup (one->name);
     one_run = latest_run (one);
   }
   add_gpu_rows (r, &gv, pipeline, gen, last > first ? (gdouble) (last -
@@ -815,6 +817,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
     gst_structure_set (s, "pipeline", G_TYPE_STRING, one_name,
         "run", G_TYPE_UINT, one_run, NULL);
   gst_structure_free (proc);
+  g_free (one_name);
   g_free (v);
   g_ptr_array_free (recs, TRUE);
   g_ptr_array_free (threads, TRUE);
