@@ -15,8 +15,10 @@
 
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include "stageprof-check.h"
 #include "truth-element.h"
@@ -397,6 +399,43 @@ GST_START_TEST (test_decodebin)
 
 GST_END_TEST;
 
+/* Issue 39: the process's main thread pushing buffers itself (here through
+ * a harness from the test's thread, as an application feeding a pad, or
+ * gst-launch-1.0 sending EOS at Ctrl-C) is named as such, not after the
+ * element it reached first: it read as that element's streaming thread. */
+GST_START_TEST (test_main_thread_named)
+{
+  GstHarness *h = gst_harness_new_parse ("identity name=mt_a ! "
+      "identity name=mt_b");
+  GstStructure *s;
+  const GValue *threads;
+  gboolean main_seen = FALSE;
+  guint i;
+
+  /* GstCheck runs each test in a child process, on its main thread */
+  fail_unless ((pid_t) syscall (SYS_gettid) == getpid ());
+  gst_harness_set_src_caps_str (h, "application/x-test");
+  for (i = 0; i < 20; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
+        GST_FLOW_OK);
+  s = get_summary ();
+  threads = gst_structure_get_value (s, "threads");
+  for (i = 0; i < gst_value_array_get_size (threads); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (threads, i));
+    const gchar *name = gst_structure_get_string (r, "name");
+
+    fail_if (g_str_has_prefix (name, "mt_"), "the main thread named %s",
+        name);
+    main_seen |= g_str_has_prefix (name, "main (application)");
+  }
+  fail_unless (main_seen);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A buffer list is one invocation: GStreamer's default chain-list function
  * feeds identity its buffers one by one, all inside the list's slice. */
 GST_START_TEST (test_buffer_lists)
@@ -454,6 +493,7 @@ stageprof_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_known_cost);
   tcase_add_test (tc, test_nesting);
+  tcase_add_test (tc, test_main_thread_named);
   tcase_add_test (tc, test_source_production);
   tcase_add_test (tc, test_aggregator);
   tcase_add_test (tc, test_collectpads_mux);

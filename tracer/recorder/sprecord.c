@@ -149,9 +149,17 @@ thread_reset (SpThreadRec * th, gint gen, guint64 ts)
  * sets on the queue owning each of its threads (gst/gststagebin.h). */
 #define STAGE_THREAD_NAME_KEY "stage-thread-name"
 
+/* The name of the process's main thread: it runs the application (or
+ * gst-launch-1.0's main loop), never one element's streaming task, even
+ * where it pushes a buffer itself (an application feeding a pad, a
+ * GstHarness) or sends EOS at Ctrl-C: named after the element it reached
+ * first, it read as that element's thread. */
+#define SP_MAIN_THREAD_NAME "main (application)"
+
 /* The thread's name, a reference of r->names (dropped with the record). */
 static const gchar *
-thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
+thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver,
+    guint64 tid)
 {
   gchar os_name[64] = { 0 };
   const gchar *base = driver->name;
@@ -167,7 +175,9 @@ thread_name_locked (SpRecorder * r, SpPipe * pipe, SpElemInfo * driver)
    * element does. */
   if (e)
     stage = g_object_get_data (G_OBJECT (e), STAGE_THREAD_NAME_KEY);
-  if (stage)
+  if (tid == (guint64) getpid ())
+    base = sp_names_ref (r->names, SP_MAIN_THREAD_NAME);
+  else if (stage)
     base = sp_display_name (r, stage);
   else if (pthread_getname_np (pthread_self (), os_name, sizeof (os_name)) == 0
       && strchr (os_name, '['))
@@ -201,7 +211,7 @@ thread_rec_new (SpRecorder * r, SpThreadState * st, SpElemInfo * driver,
   th->pid = driver->pipe->pid;
   g_hash_table_insert (driver->pipe->threads_by_tid,
       GSIZE_TO_POINTER (th->tid), th);
-  th->name = thread_name_locked (r, driver->pipe, driver);
+  th->name = thread_name_locked (r, driver->pipe, driver, th->tid);
   thread_reset (th, g_atomic_int_get (&r->gen), ts);   /* unpublished yet */
   g_ptr_array_add (r->threads, th);
   if (r->trace)
