@@ -40,6 +40,15 @@ summary_rows (const GstStructure * s, const gchar * table)
   return v && GST_VALUE_HOLDS_ARRAY (v) ? gst_value_array_get_size (v) : 0;
 }
 
+static gboolean
+summary_final (const GstStructure * s)
+{
+  gboolean final = FALSE;
+
+  gst_structure_get_boolean (s, "final", &final);
+  return final;
+}
+
 /* One snapshot per live pipeline: to the debug log and the database. */
 static void
 stage_prof_snapshot (GstStageProf * self)
@@ -54,8 +63,10 @@ stage_prof_snapshot (GstStageProf * self)
     if (!sp_recorder_has_data (self->rec, pipe))
       continue;
     s = stage_prof_pipeline_summary (self, pipe, FALSE);
-    /* A run that has just started has nothing measured yet. */
-    if (summary_rows (s, "elements") == 0) {
+    /* A run that has just started has nothing measured yet; one that
+     * ended (stopped in READY) had its final snapshot at the stop, and a
+     * periodic copy would count it twice in the database. */
+    if (summary_rows (s, "elements") == 0 || summary_final (s)) {
       gst_structure_free (s);
       continue;
     }

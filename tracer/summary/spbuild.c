@@ -571,7 +571,10 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
       "run", G_TYPE_UINT, (guint) run,
       "wall_s", G_TYPE_DOUBLE, in.running_s,
       "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
-      "verdict", G_TYPE_STRING, v, NULL);
+      "verdict", G_TYPE_STRING, v,
+      /* A stopped run's records belong to it alone: the pipeline moved on
+       * to a new run (pipe_new_run) at its PAUSED_TO_READY. */
+      "final", G_TYPE_BOOLEAN, run < p->run, NULL);
   g_free (v);
   g_value_unset (&sinks);
   g_free (ps);
@@ -637,6 +640,23 @@ joined_verdict (const GValue * pipes)
     }
   }
   return g_string_free (out, FALSE);
+}
+
+/* Whether every run the summary covers has ended: then it is final even
+ * when asked for live (get-summary after the pipeline went to NULL). */
+static gboolean
+all_runs_final (const GValue * pipes)
+{
+  guint i, n = gst_value_array_get_size (pipes);
+
+  for (i = 0; i < n; i++) {
+    gboolean final = FALSE;
+    gst_structure_get_boolean (gst_value_get_structure
+        (gst_value_array_get_value (pipes, i)), "final", &final);
+    if (!final)
+      return FALSE;
+  }
+  return n > 0;
 }
 
 /* The records of the snapshot the summary is of (this generation, seen,
@@ -796,7 +816,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 
   s = gst_structure_new ("stageprof-summary",
       "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
-      "final", G_TYPE_BOOLEAN, final, NULL);
+      "final", G_TYPE_BOOLEAN, final || all_runs_final (&pv), NULL);
   gst_structure_take_value (s, "elements", &ev);
   gst_structure_take_value (s, "queues", &qv);
   gst_structure_take_value (s, "threads", &tv);
