@@ -1251,6 +1251,50 @@ GST_START_TEST (test_progress_lines)
 
 GST_END_TEST;
 
+static guint
+count_status_lines (const gchar * err)
+{
+  gchar **lines = g_strsplit (err, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    n += g_str_has_prefix (lines[i], "stageprof ");
+  g_strfreev (lines);
+  return n;
+}
+
+/* A live source of 2 s: 50 frames at 25/s. */
+#define LIVE_2S "videotestsrc is-live=true num-buffers=50 ! " \
+  "video/x-raw,width=160,height=120,framerate=25/1 ! queue name=pq ! " \
+  "fakesink name=psink sync=true"
+
+/* interval= alone shows the run as it goes: a status line an interval on
+ * stderr (the tables still go to stdout); progress=false or summary=none
+ * keep stderr quiet. */
+GST_START_TEST (test_interval_alone_lines)
+{
+  gchar *err;
+  guint n;
+
+  err = launch_err ("stageprof(interval=0.5)", LIVE_2S);
+  n = count_status_lines (err);
+  /* About 4 (2 s / 0.5 s); start-up and a loaded machine move the ticks. */
+  fail_unless (n >= 2 && n <= 6, "%u status lines:\n%s", n, err);
+  fail_unless (strstr (err, "stageprof 0:0") != NULL, "%s", err);
+  fail_unless (strstr (err, "pq ") != NULL, "%s", err);
+  g_free (err);
+
+  err = launch_err ("stageprof(interval=0.5,progress=false)", LIVE_2S);
+  fail_unless_equals_int (count_status_lines (err), 0);
+  g_free (err);
+
+  err = launch_err ("stageprof(interval=0.5,summary=none)", LIVE_2S);
+  fail_unless_equals_int (count_status_lines (err), 0);
+  g_free (err);
+}
+
+GST_END_TEST;
+
 /* Off (the default), the status line costs no thread; on, one ticker. */
 GST_START_TEST (test_progress_thread)
 {
@@ -1356,6 +1400,7 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_launch_no_byte_written);
   tcase_add_test (tc, test_progress_thread);
   tcase_add_test (tc, test_progress_lines);
+  tcase_add_test (tc, test_interval_alone_lines);
   tcase_add_test (tc, test_progress_tty);
   return s;
 }

@@ -122,8 +122,11 @@ stage_prof_tick_plan (GstStageProf * self)
 
   GST_OBJECT_LOCK (self);
   p.snap = self->interval;
-  progress = self->progress || (self->interval > 0
-      && g_strcmp0 (self->summary, "stderr") == 0);
+  /* interval= alone asks to see the run as it goes: a line an interval.
+   * progress=false (given) or summary=none (an application that reads
+   * get-summary or the database) keeps stderr quiet. */
+  progress = self->progress || (self->interval > 0 && !self->progress_set
+      && g_strcmp0 (self->summary, "none") != 0);
   GST_OBJECT_UNLOCK (self);
   if (progress)
     p.prog = self->progress_tty ? PROGRESS_TTY_PERIOD :
