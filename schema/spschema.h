@@ -93,6 +93,9 @@ typedef enum
   C (ave_get_ms,    REAL, "Get ms",     3, 0) \
   C (span_s,        REAL, NULL,         3, 0) \
   C (limit_buffers, INT,  NULL,         0, 0) \
+  C (limit_bytes,   INT,  NULL,         0, 0) \
+  C (limit_time_s,  REAL, NULL,         3, 0) \
+  C (level_time_s,  REAL, NULL,         3, 0) \
   C (leaky,         BOOL, NULL,         0, 0) \
   C (dropped,       INT,  "Dropped",    0, SP_COL_IF_ANY) \
   C (run,           ID,   NULL,         0, SP_COL_KEY)
