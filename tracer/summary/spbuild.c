@@ -876,6 +876,26 @@ sp_recorder_trace_summary (SpRecorder * r, SpTrace * t, gpointer pipeline)
         info->worker_cpu_ns / 1e9);
     sp_trace_metadata (t, ev->str, FALSE);
   }
+  /* The queues' buffer limits, which a trace's counters do not carry: the
+   * limit line of stageprof-report's plot. */
+  for (i = 0; i < r->queues->len; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    guint limit, pid;
+
+    if (!pipe_matches (q->pipe, pipeline))
+      continue;
+    g_mutex_lock (&q->lock);
+    limit = q->limits_known ? q->max_buffers : 0;
+    pid = q->pid;
+    g_mutex_unlock (&q->lock);
+    if (limit == 0)
+      continue;
+    g_string_printf (ev, "{\"name\":\"stageprof_queue\",\"ph\":\"M\","
+        "\"pid\":%u,\"tid\":0,\"args\":{\"queue\":\"", pid);
+    stage_json_escape (ev, q->name);
+    g_string_append_printf (ev, "\",\"limit_buffers\":%u}}\n", limit);
+    sp_trace_metadata (t, ev->str, FALSE);
+  }
   g_mutex_unlock (&r->lock);
   g_string_free (ev, TRUE);
   g_hash_table_destroy (seen);
