@@ -93,6 +93,9 @@ typedef enum
   C (ave_get_ms,    REAL, "Get ms",     3, 0) \
   C (span_s,        REAL, NULL,         3, 0) \
   C (limit_buffers, INT,  NULL,         0, 0) \
+  C (limit_bytes,   INT,  NULL,         0, 0) \
+  C (limit_time_s,  REAL, NULL,         3, 0) \
+  C (level_time_s,  REAL, NULL,         3, 0) \
   C (leaky,         BOOL, NULL,         0, 0) \
   C (dropped,       INT,  "Dropped",    0, SP_COL_IF_ANY) \
   C (run,           ID,   NULL,         0, SP_COL_KEY)
@@ -140,13 +143,15 @@ typedef enum
   C (share_pct, REAL, "%Process",  1, 0) \
   C (alive,     BOOL, NULL,        0, 0)
 
-/* One row per pipeline and run: its own verdict. */
+/* One row per pipeline and run: its own verdict; final: the run ended
+ * (the pipeline stopped) and its figures will not change. */
 #define SP_PIPELINES_COLUMNS(C) \
   C (pipeline,      TEXT, NULL, 0, SP_COL_KEY) \
   C (run,           ID,   NULL, 0, SP_COL_KEY) \
   C (wall_s,        REAL, NULL, 3, 0) \
   C (process_cpu_s, REAL, NULL, 3, 0) \
-  C (verdict,       TEXT, NULL, 0, 0)
+  C (verdict,       TEXT, NULL, 0, 0) \
+  C (final,         BOOL, NULL, 0, 0)
 
 /* Latency (stageprof latency=true), one row per sink: from a frame's first
  * push to its arrival at the sink; render: to the return of the sink's

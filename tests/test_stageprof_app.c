@@ -102,15 +102,16 @@ GST_START_TEST (test_summary_schema)
   static const gchar *const s_u[] = { "frames", NULL };
   static const gchar *const s_d[] = { "fps", NULL };
   GstStructure *s;
-  gboolean final = TRUE;
+  gboolean final = FALSE;
 
   run_pipeline ("schema", "videotestsrc num-buffers=10 ! "
       "video/x-raw,width=64,height=48 ! queue ! identity ! fakesink "
       "sync=false");
   s = get_summary ();
   fail_unless (gst_structure_has_field_typed (s, "wall_s", G_TYPE_DOUBLE));
+  /* Every pipeline of this process went to NULL: nothing will change. */
   fail_unless (gst_structure_get_boolean (s, "final", &final));
-  fail_if (final);
+  fail_unless (final);
   fail_unless (gst_structure_has_field_typed (s, "verdict", G_TYPE_STRING));
   check_table (s, "elements", el_s, el_u, el_d);
   check_table (s, "queues", q_s, q_u, q_d);
@@ -194,6 +195,68 @@ finish (GstElement * p)
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
+
+/* The `final` of `pipeline`'s last run in the pipelines table. */
+static gboolean
+pipeline_final (const GstStructure * s, const gchar * pipeline)
+{
+  const GValue *arr = gst_structure_get_value (s, "pipelines");
+  gboolean final = FALSE, found = FALSE;
+  guint i;
+
+  for (i = 0; arr && i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "pipeline"), pipeline) == 0) {
+      fail_unless (gst_structure_get_boolean (r, "final", &final));
+      found = TRUE;
+    }
+  }
+  fail_unless (found, "no pipelines row for %s", pipeline);
+  return final;
+}
+
+/* get-summary while a pipeline runs is not final; once it went to NULL
+ * (stopped and summarized), it is, for that pipeline and as a whole. */
+GST_START_TEST (test_summary_final)
+{
+  GstElement *p = start ("fin", "videotestsrc is-live=true ! "
+      "video/x-raw,width=64,height=48,framerate=50/1 ! queue ! "
+      "identity name=fin_id ! fakesink sync=true");
+  GstStructure *live = NULL, *s;
+  gboolean final = TRUE;
+  guint i;
+
+  /* Until fin_id has a row (a loaded machine may take a while). */
+  for (i = 0; i < 200 && !live; i++) {
+    GPtrArray *r;
+    g_usleep (50000);
+    s = get_summary ();
+    r = rows (s, "elements", "fin_id", "fin");
+    if (r->len > 0)
+      live = s;
+    else
+      gst_structure_free (s);
+    g_ptr_array_free (r, TRUE);
+  }
+  /* Stopped before any check: a live pipeline left running would keep the
+   * failing test's process from exiting. */
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = get_summary ();
+  gst_object_unref (p);
+
+  fail_unless (live != NULL, "fin_id never got a row");
+  fail_unless (gst_structure_get_boolean (live, "final", &final));
+  fail_if (final, "final while the pipeline runs");
+  fail_if (pipeline_final (live, "fin"));
+  fail_unless (gst_structure_get_boolean (s, "final", &final));
+  fail_unless (final, "not final after the pipeline went to NULL");
+  fail_unless (pipeline_final (s, "fin"));
+  gst_structure_free (live);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
 
 /* Two pipelines running at the same time: rows stay apart, and each is a
  * process of its own in the trace. */
@@ -354,6 +417,7 @@ stageprof_app_suite (void)
   tcase_add_test (tc, test_reset);
   tcase_add_test (tc, test_write_trace);
   tcase_add_test (tc, test_two_pipelines);
+  tcase_add_test (tc, test_summary_final);
   tcase_add_test (tc, test_c_example);
   stage_test_add_unless (tc, test_python_example, python_with_gst () ? NULL :
       g_strdup ("no python3 can import gi.repository.Gst (install "

@@ -1206,7 +1206,8 @@ check_status_lines (const gchar * err)
     if (!g_str_has_prefix (lines[i], "stageprof "))
       continue;
     n++;
-    /* "stageprof 0:01 | psink 50.0 fps | busiest ... | pq 0.3/200" */
+    /* "stageprof 0:01 | psink 50.0 fps | busiest ... | pq 1% of 200
+     * buffers" */
     fail_unless (g_regex_match_simple ("^stageprof [0-9]+:[0-9]{2} \\| ",
             lines[i], 0, 0), "%s", lines[i]);
     fail_unless (strstr (lines[i], " | busiest ") != NULL, "%s", lines[i]);
@@ -1246,6 +1247,84 @@ GST_START_TEST (test_progress_lines)
   /* Off by default. */
   err = launch_err ("stageprof(summary=none)", PACED);
   fail_if (strstr (err, "stageprof "), "%s", err);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+static guint
+count_status_lines (const gchar * err)
+{
+  gchar **lines = g_strsplit (err, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    n += g_str_has_prefix (lines[i], "stageprof ");
+  g_strfreev (lines);
+  return n;
+}
+
+/* A live source of 2 s: 50 frames at 25/s. */
+#define LIVE_2S "videotestsrc is-live=true num-buffers=50 ! " \
+  "video/x-raw,width=160,height=120,framerate=25/1 ! queue name=pq ! " \
+  "fakesink name=psink sync=true"
+
+/* interval= alone shows the run as it goes: a status line an interval on
+ * stderr (the tables still go to stdout); progress=false or summary=none
+ * keep stderr quiet. */
+GST_START_TEST (test_interval_alone_lines)
+{
+  gchar *err;
+  guint n;
+
+  err = launch_err ("stageprof(interval=0.5)", LIVE_2S);
+  n = count_status_lines (err);
+  /* About 4 (2 s / 0.5 s); start-up and a loaded machine move the ticks. */
+  fail_unless (n >= 2 && n <= 6, "%u status lines:\n%s", n, err);
+  fail_unless (strstr (err, "stageprof 0:0") != NULL, "%s", err);
+  fail_unless (strstr (err, "pq ") != NULL, "%s", err);
+  g_free (err);
+
+  err = launch_err ("stageprof(interval=0.5,progress=false)", LIVE_2S);
+  fail_unless_equals_int (count_status_lines (err), 0);
+  g_free (err);
+
+  err = launch_err ("stageprof(interval=0.5,summary=none)", LIVE_2S);
+  fail_unless_equals_int (count_status_lines (err), 0);
+  g_free (err);
+}
+
+GST_END_TEST;
+
+/* Frames of 640x480 I420 (460,800 bytes) into a queue of 1 MiB ahead of a
+ * slow element: two or three buffers fill it, 1 % of its 200 buffers and
+ * a few % of its second. The line names the byte limit, which binds. */
+GST_START_TEST (test_progress_binding_limit)
+{
+  gchar **lines, *err;
+  guint i, n = 0;
+
+  err = launch_err ("stageprof(progress=true,interval=0.3,summary=none)",
+      "videotestsrc num-buffers=40 ! video/x-raw,format=I420,width=640,"
+      "height=480,framerate=25/1 ! queue name=bq max-size-bytes=1048576 "
+      "max-size-buffers=200 max-size-time=1000000000 ! identity "
+      "sleep-time=40000 ! fakesink sync=false");
+  lines = g_strsplit (err, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    const gchar *q = strstr (lines[i], "| bq ");
+    gdouble pct;
+
+    if (!g_str_has_prefix (lines[i], "stageprof ") || !q)
+      continue;
+    n++;
+    /* "stageprof 0:01 | ... | bq 96% of 1.0 MiB" */
+    fail_unless (g_str_has_suffix (lines[i], "% of 1.0 MiB"), "%s", lines[i]);
+    pct = g_ascii_strtod (q + 5, NULL);
+    if (n > 1)
+      fail_unless (pct > 50 && pct < 200, "%s", lines[i]);
+  }
+  g_strfreev (lines);
+  fail_unless (n >= 2, "%s", err);
   g_free (err);
 }
 
@@ -1356,6 +1435,8 @@ stageprof_faults_suite (void)
   tcase_add_test (tc, test_launch_no_byte_written);
   tcase_add_test (tc, test_progress_thread);
   tcase_add_test (tc, test_progress_lines);
+  tcase_add_test (tc, test_interval_alone_lines);
+  tcase_add_test (tc, test_progress_binding_limit);
   tcase_add_test (tc, test_progress_tty);
   return s;
 }

@@ -1617,6 +1617,10 @@ GST_START_TEST (test_html)
     fail_unless (g_str_has_prefix (text, "<!DOCTYPE html>"));
     fail_unless (strstr (text, "<svg") && strstr (text, "<polyline"),
         "no queue-level plot");
+    /* The queue's limit came with the trace (stageprof_queue metadata);
+     * far above its levels, it is named rather than drawn. */
+    fail_unless (strstr (text, "queue0 (of 200)") != NULL,
+        "the queue's limit is not in the plot");
     fail_unless (strstr (text, "Verdict") != NULL);
     if (i) {
       fail_unless (strstr (text, "Change of total self time") != NULL);
@@ -1676,6 +1680,82 @@ done:
   g_free (h2);
   g_free (png);
   g_free (prof);
+}
+
+GST_END_TEST;
+
+/* A queue alternating 0/1 at every counter event for 17 s, far more
+ * events than the plot keeps points: the plot shows its range 0..1 to the
+ * end (thinning by two once drew a flat 1), and its limit line. */
+GST_START_TEST (test_html_queue_range)
+{
+  gchar *file = path ("alt.json"), *html = path ("alt.html"), *out = NULL,
+      *err = NULL, *text = NULL, *band, *pts, *end;
+  GString *t = g_string_new ("[\n{\"name\":\"thread_name\",\"ph\":\"M\","
+      "\"pid\":1,\"tid\":6,\"args\":{\"name\":\"src\"}}\n"
+      ",{\"name\":\"stageprof_queue\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+      "\"args\":{\"queue\":\"aq\",\"limit_buffers\":2}}\n");
+  gchar **xy;
+  gdouble xmax = 0, y0, y1;
+  guint i, lo = 0, hi = 0;
+
+  /* 17 s of counter events 1 ms apart, levels 0 1 0 1 ... */
+  for (i = 0; i < 17000; i++)
+    g_string_append_printf (t, ",{\"name\":\"aq\",\"ph\":\"C\",\"ts\":%u,"
+        "\"pid\":1,\"tid\":6,\"args\":{\"buffers\":%u}}\n", i * 1000,
+        i % 2);
+  g_string_append (t, ",{\"name\":\"s\",\"ph\":\"X\",\"ts\":0,"
+      "\"dur\":17000000,\"pid\":1,\"tid\":6}\n]\n");
+  fail_unless (g_file_set_contents (file, t->str, -1, NULL));
+  g_string_free (t, TRUE);
+  fail_unless (tool (&out, &err, "html", "-o", html, file, NULL) == 0, "%s",
+      err);
+  fail_unless (g_file_get_contents (html, &text, NULL, NULL));
+  band = strstr (text, "<polygon class=\"qrange\"");
+  fail_unless (band != NULL, "no range band in the queue plot");
+  fail_unless (strstr (text, "class=\"qlimit\"") != NULL, "no limit line");
+  fail_unless (strstr (text, "class=\"qmean\"") != NULL, "no mean line");
+  pts = strstr (band, "points=\"") + 8;
+  end = strchr (pts, '"');
+  *end = '\0';
+  xy = g_strsplit (pts, " ", -1);
+  for (i = 0; xy[i]; i++)
+    if (*xy[i])
+      xmax = MAX (xmax, g_ascii_strtod (xy[i], NULL));
+  /* y of level 0 and of 1: the band's lowest and highest edge (the limit
+   * line is higher still, at 2). */
+  y0 = -1;
+  y1 = G_MAXDOUBLE;
+  for (i = 0; xy[i]; i++) {
+    gchar *comma = strchr (xy[i], ',');
+    if (comma) {
+      gdouble y = g_ascii_strtod (comma + 1, NULL);
+      y0 = MAX (y0, y);
+      y1 = MIN (y1, y);
+    }
+  }
+  fail_unless (y0 - y1 > 10, "a flat band: %f..%f", y1, y0);
+  /* Both edges all along the last half of the run, not only at its start. */
+  for (i = 0; xy[i]; i++) {
+    gchar *comma = strchr (xy[i], ',');
+    gdouble x, y;
+    if (!comma)
+      continue;
+    x = g_ascii_strtod (xy[i], NULL);
+    y = g_ascii_strtod (comma + 1, NULL);
+    if (x < xmax * 0.6)
+      continue;
+    lo += fabs (y - y0) < 0.5;
+    hi += fabs (y - y1) < 0.5;
+  }
+  fail_unless (lo > 10 && hi > 10, "%u points at 0, %u at 1 in the last "
+      "half", lo, hi);
+  g_strfreev (xy);
+  g_free (text);
+  g_free (out);
+  g_free (err);
+  g_free (file);
+  g_free (html);
 }
 
 GST_END_TEST;
@@ -1878,6 +1958,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_diff_runs);
   tcase_add_test (tc, test_merge_three);
   tcase_add_test (tc, test_html);
+  tcase_add_test (tc, test_html_queue_range);
   tcase_add_test (tc, test_dot);
   tcase_add_test (tc, test_trace_set_late);
   tcase_add_test (tc, test_latency_tables);

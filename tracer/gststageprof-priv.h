@@ -38,6 +38,7 @@ struct _GstStageProf
   gchar *db_path;
   gchar *filter;
   gboolean progress;
+  gboolean progress_set;        /* progress was given: interval= obeys it */
   /* Read by the push hooks without the lock (a stale value only delays
    * the change by a buffer). */
   gboolean cuda_sync;

@@ -40,6 +40,15 @@ summary_rows (const GstStructure * s, const gchar * table)
   return v && GST_VALUE_HOLDS_ARRAY (v) ? gst_value_array_get_size (v) : 0;
 }
 
+static gboolean
+summary_final (const GstStructure * s)
+{
+  gboolean final = FALSE;
+
+  gst_structure_get_boolean (s, "final", &final);
+  return final;
+}
+
 /* One snapshot per live pipeline: to the debug log and the database. */
 static void
 stage_prof_snapshot (GstStageProf * self)
@@ -54,8 +63,10 @@ stage_prof_snapshot (GstStageProf * self)
     if (!sp_recorder_has_data (self->rec, pipe))
       continue;
     s = stage_prof_pipeline_summary (self, pipe, FALSE);
-    /* A run that has just started has nothing measured yet. */
-    if (summary_rows (s, "elements") == 0) {
+    /* A run that has just started has nothing measured yet; one that
+     * ended (stopped in READY) had its final snapshot at the stop, and a
+     * periodic copy would count it twice in the database. */
+    if (summary_rows (s, "elements") == 0 || summary_final (s)) {
       gst_structure_free (s);
       continue;
     }
@@ -111,8 +122,11 @@ stage_prof_tick_plan (GstStageProf * self)
 
   GST_OBJECT_LOCK (self);
   p.snap = self->interval;
-  progress = self->progress || (self->interval > 0
-      && g_strcmp0 (self->summary, "stderr") == 0);
+  /* interval= alone asks to see the run as it goes: a line an interval.
+   * progress=false (given) or summary=none (an application that reads
+   * get-summary or the database) keeps stderr quiet. */
+  progress = self->progress || (self->interval > 0 && !self->progress_set
+      && g_strcmp0 (self->summary, "none") != 0);
   GST_OBJECT_UNLOCK (self);
   if (progress)
     p.prog = self->progress_tty ? PROGRESS_TTY_PERIOD :

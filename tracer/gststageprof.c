@@ -913,6 +913,7 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
     case PROP_PROGRESS:
       GST_OBJECT_LOCK (self);
       self->progress = g_value_get_boolean (value);
+      self->progress_set = TRUE;
       GST_OBJECT_UNLOCK (self);
       stage_prof_ticker_restart (self);
       break;
@@ -1189,15 +1190,17 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "each queue", 0, G_MAXUINT, DEFAULT_PROP_SKIP_FIRST, flags));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
-          "Seconds between periodic snapshots written to the debug log "
-          "(GST_DEBUG=stageprof:4) and to the database (with summary=stderr "
-          "also a status line on stderr); 0: off, else at least 0.001",
+          "Seconds between periodic snapshots: a status line on stderr "
+          "(unless progress=false or summary=none), the debug log "
+          "(GST_DEBUG=stageprof:4) and the database; 0: off, else at least "
+          "0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",
           "Print a status line on stderr (frames/s at each sink, the busiest "
           "element, queue fill, elapsed time): redrawn every second on a "
-          "terminal, one line per interval otherwise",
+          "terminal, one line per interval otherwise. Unset, it follows "
+          "interval (on unless summary=none); false keeps it off",
           DEFAULT_PROP_PROGRESS, flags));
   g_object_class_install_property (gobject_class, PROP_CUDA_SYNC,
       g_param_spec_boolean ("cuda-sync", "Wait for the GPU",

@@ -163,11 +163,85 @@ plot_threads (GString * o, const SpProfile * p)
   g_string_append (o, "</svg>\n");
 }
 
+/* How far above the highest level a queue's limit still sets the scale. */
+#define LIMIT_IN_SCALE 2.0
+
+/* Where a point of a queue's series goes: x of time `t`, y of level `v`. */
+static gdouble
+qx (gdouble t, gdouble tmax)
+{
+  return LEFT + (W - LEFT - 20) * (tmax > 0 ? t / tmax : 0);
+}
+
+static gdouble
+qy (gdouble v, gdouble lmax, gdouble h, gdouble base)
+{
+  return base - h * v / lmax;
+}
+
+static void
+xy (GString * o, gdouble x, gdouble y)
+{
+  num (o, x);
+  g_string_append_c (o, ',');
+  num (o, y);
+  g_string_append_c (o, ' ');
+}
+
+/* The range each point stands for, lowest to highest sample, as a shaded
+ * band: a queue swinging between 0 and 1 faster than the points shows as
+ * a band 0..1, never as one of the two (thinning kept only one). */
+static void
+queue_band (GString * o, const SpQueueRow * q, const gchar * c,
+    gdouble tmax, gdouble lmax, gdouble h, gdouble base)
+{
+  guint j, n = q->series->len;
+
+  g_string_append_printf (o, "<polygon class=\"qrange\" fill=\"%s\" "
+      "fill-opacity=\"0.25\" stroke=\"none\" points=\"", c);
+  for (j = 0; j < n; j++) {
+    const SpPoint *pt = &g_array_index (q->series, SpPoint, j);
+    xy (o, qx (pt->t_s, tmax), qy (pt->max, lmax, h, base));
+    xy (o, qx (pt->t_s + pt->span_s, tmax), qy (pt->max, lmax, h, base));
+  }
+  for (j = n; j > 0; j--) {
+    const SpPoint *pt = &g_array_index (q->series, SpPoint, j - 1);
+    xy (o, qx (pt->t_s + pt->span_s, tmax), qy (pt->min, lmax, h, base));
+    xy (o, qx (pt->t_s, tmax), qy (pt->min, lmax, h, base));
+  }
+  g_string_append (o, "\"><title>");
+  esc (o, q->name);
+  g_string_append (o, ": lowest to highest level</title></polygon>\n");
+}
+
+/* The mean level of each point, as a step line: it holds until the next. */
+static void
+queue_mean_line (GString * o, const SpQueueRow * q, const gchar * c,
+    gdouble tmax, gdouble lmax, gdouble h, gdouble base)
+{
+  guint j;
+  gdouble py = 0;
+
+  g_string_append_printf (o, "<polyline class=\"qmean\" fill=\"none\" "
+      "stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
+  for (j = 0; j < q->series->len; j++) {
+    const SpPoint *pt = &g_array_index (q->series, SpPoint, j);
+    gdouble x = qx (pt->t_s, tmax), y = qy (pt->level, lmax, h, base);
+    if (j)
+      xy (o, x, py);
+    xy (o, x, y);
+    py = y;
+  }
+  g_string_append (o, "\"><title>");
+  esc (o, q->name);
+  g_string_append (o, ": mean level</title></polyline>\n");
+}
+
 static void
 plot_queues (GString * o, const SpProfile * p)
 {
   const gint H = 260, top = 30, bottom = 30;
-  gdouble tmax = 0, lmax = 1;
+  gdouble tmax = 0, lmax = 1, lim;
   guint i, j, nseries = 0;
 
   for (i = 0; i < p->queues->len; i++) {
@@ -177,10 +251,20 @@ plot_queues (GString * o, const SpProfile * p)
     nseries++;
     for (j = 0; j < q->series->len; j++) {
       const SpPoint *pt = &g_array_index (q->series, SpPoint, j);
-      tmax = MAX (tmax, pt->t_s);
-      lmax = MAX (lmax, pt->level);
+      tmax = MAX (tmax, pt->t_s + pt->span_s);
+      lmax = MAX (lmax, pt->max);
     }
   }
+  /* A limit near the levels is drawn to scale; one far above them (a
+   * queue of 200 buffers holding 2) would flatten the levels into the
+   * axis: it is named beside the queue instead. */
+  for (i = 0, lim = lmax; i < p->queues->len; i++) {
+    const SpQueueRow *q = p->queues->pdata[i];
+    if (q->series && q->series->len && q->limit_buffers > 0
+        && q->limit_buffers <= LIMIT_IN_SCALE * lmax)
+      lim = MAX (lim, q->limit_buffers);
+  }
+  lmax = lim;
   if (nseries == 0) {
     /* A summary or db: mean and max level only. */
     guint n = MIN (p->queues->len, MAX_ROWS);
@@ -224,36 +308,35 @@ plot_queues (GString * o, const SpProfile * p)
   for (i = 0, nseries = 0; i < p->queues->len; i++) {
     const SpQueueRow *q = p->queues->pdata[i];
     const gchar *c = palette[nseries % G_N_ELEMENTS (palette)];
-    gdouble px = 0, py = 0;
     if (!q->series || q->series->len == 0)
       continue;
     rect (o, 10, top + nseries * ROW, 12, 12, c, NULL);
-    text (o, 26, top + 11 + nseries * ROW, "start", q->name);
-    nseries++;
-    g_string_append_printf (o, "<polyline fill=\"none\" stroke=\"%s\" "
-        "stroke-width=\"1.5\" points=\"", c);
-    /* A step line: the level holds until the next change. */
-    for (j = 0; j < q->series->len; j++) {
-      const SpPoint *pt = &g_array_index (q->series, SpPoint, j);
-      gdouble x = LEFT + (W - LEFT - 20) * (tmax > 0 ? pt->t_s / tmax : 0);
-      gdouble y = H - bottom - (H - top - bottom) * pt->level / lmax;
-      if (j) {
-        num (o, x);
-        g_string_append_c (o, ',');
-        num (o, py);
-        g_string_append_c (o, ' ');
-      }
-      num (o, x);
-      g_string_append_c (o, ',');
-      num (o, y);
-      g_string_append_c (o, ' ');
-      px = x;
-      py = y;
+    if (q->limit_buffers > 0 && q->limit_buffers > lmax) {
+      gchar *label = g_strdup_printf ("%s (of %.0f)", q->name,
+          q->limit_buffers);
+      text (o, 26, top + 11 + nseries * ROW, "start", label);
+      g_free (label);
+    } else {
+      text (o, 26, top + 11 + nseries * ROW, "start", q->name);
     }
-    (void) px;
-    g_string_append (o, "\"><title>");
-    esc (o, q->name);
-    g_string_append (o, "</title></polyline>\n");
+    nseries++;
+    queue_band (o, q, c, tmax, lmax, H - top - bottom, H - bottom);
+    queue_mean_line (o, q, c, tmax, lmax, H - top - bottom, H - bottom);
+    if (q->limit_buffers > 0 && q->limit_buffers <= lmax) {
+      gdouble y = H - bottom - (H - top - bottom) * q->limit_buffers / lmax;
+      gchar *tip = g_strdup_printf ("%s: limit %.0f buffers", q->name,
+          q->limit_buffers);
+      g_string_append_printf (o, "<line class=\"qlimit\" x1=\"%d\" "
+          "x2=\"%d\" stroke=\"%s\" stroke-dasharray=\"6 4\" y1=\"", LEFT,
+          W - 20, c);
+      num (o, y);
+      g_string_append (o, "\" y2=\"");
+      num (o, y);
+      g_string_append (o, "\"><title>");
+      esc (o, tip);
+      g_string_append (o, "</title></line>\n");
+      g_free (tip);
+    }
   }
   g_string_append (o, "</svg>\n");
 }

@@ -120,7 +120,12 @@ typedef struct
   gdouble items;
   gboolean have_bytes;
   GArray *series;               /* SpPoint */
-  guint stride, skipped;
+  guint stride;                 /* samples a point stands for */
+  SpPoint cur;                  /* the point being filled */
+  guint cur_n;                  /* samples in it */
+  gint64 cur_t0;                /* its first sample's time */
+  gdouble cur_li, cur_sum;      /* its level x ns, its samples' sum */
+  gdouble limit;                /* max-size-buffers, 0: unknown */
 } QueueAcc;
 
 typedef struct
@@ -516,26 +521,67 @@ queue_of_counter (const gchar * name, gint * quantity)
   return g_strdup (name);
 }
 
+/* Two neighbouring points as one: the range of both, the mean over both
+ * stretches. */
+static SpPoint
+point_merge (const SpPoint * a, const SpPoint * b)
+{
+  SpPoint m = *a;
+  gdouble span = a->span_s + b->span_s;
+
+  m.min = MIN (a->min, b->min);
+  m.max = MAX (a->max, b->max);
+  m.level = span > 0 ? (a->level * a->span_s + b->level * b->span_s) / span
+      : (a->level + b->level) / 2;
+  m.span_s = span;
+  return m;
+}
+
+/* The point being filled ends at `end` (the next point's first sample, or
+ * the queue's last time). */
+static void
+queue_series_close (QueueAcc * q, gint64 end)
+{
+  gint64 dur = end - q->cur_t0;
+
+  if (q->cur_n == 0)
+    return;
+  q->cur.level = dur > 0 ? q->cur_li / dur : q->cur_sum / q->cur_n;
+  q->cur.span_s = dur > 0 ? dur / 1e9 : 0.0;
+  g_array_append_val (q->series, q->cur);
+  q->cur_n = 0;
+  if (q->series->len >= SERIES_MAX) {
+    /* Pairs become one point and later points stand for twice as many
+     * samples: the series stays bounded, no sample's level is lost. */
+    guint i, n = q->series->len;
+    for (i = 0; i < n / 2; i++)
+      g_array_index (q->series, SpPoint, i) =
+          point_merge (&g_array_index (q->series, SpPoint, 2 * i),
+          &g_array_index (q->series, SpPoint, 2 * i + 1));
+    if (n % 2)
+      g_array_index (q->series, SpPoint, n / 2) =
+          g_array_index (q->series, SpPoint, n - 1);
+    g_array_set_size (q->series, (n + 1) / 2);
+    q->stride *= 2;
+  }
+}
+
+/* The level just became q->level at `ts`. */
 static void
 queue_series (QueueAcc * q, gint64 ts)
 {
-  SpPoint pt;
-
-  if (++q->skipped < q->stride)
-    return;
-  q->skipped = 0;
-  pt.t_s = (ts - q->first) / 1e9;
-  pt.level = q->level;
-  g_array_append_val (q->series, pt);
-  if (q->series->len >= SERIES_MAX) {
-    /* Keep every other point and halve the rate from now on. */
-    guint i;
-    for (i = 0; i < q->series->len / 2; i++)
-      g_array_index (q->series, SpPoint, i) =
-          g_array_index (q->series, SpPoint, 2 * i);
-    g_array_set_size (q->series, q->series->len / 2);
-    q->stride *= 2;
+  if (q->cur_n >= q->stride)
+    queue_series_close (q, ts);
+  if (q->cur_n == 0) {
+    q->cur.t_s = (ts - q->first) / 1e9;
+    q->cur.min = q->cur.max = q->level;
+    q->cur_t0 = ts;
+    q->cur_li = q->cur_sum = 0;
   }
+  q->cur.min = MIN (q->cur.min, q->level);
+  q->cur.max = MAX (q->cur.max, q->level);
+  q->cur_sum += q->level;
+  q->cur_n++;
 }
 
 static void
@@ -550,6 +596,8 @@ queue_advance (QueueAcc * q, gint64 ts)
     return;
   q->li += q->level * (ts - q->last_ts);
   q->bi += q->bytes * (ts - q->last_ts);
+  if (q->cur_n)
+    q->cur_li += q->level * (ts - q->last_ts);
   if (q->level <= 0)
     q->empty_ns += ts - q->last_ts;
   q->last_ts = ts;
@@ -596,28 +644,36 @@ queue_drain (QueueAcc * q, gint64 upto, gboolean all)
   g_array_remove_range (q->pending, 0, n);
 }
 
+static QueueAcc *
+queue_acc (Acc * a, gint64 pid, const gchar * name)
+{
+  gchar *k = key_pid_name (pid, name);
+  QueueAcc *q = g_hash_table_lookup (a->queues, k);
+
+  if (q) {
+    g_free (k);
+    return q;
+  }
+  q = g_new0 (QueueAcc, 1);
+  q->pid = pid;
+  q->name = intern (a, name);
+  q->pending = g_array_new (FALSE, FALSE, sizeof (Sample));
+  q->series = g_array_new (FALSE, FALSE, sizeof (SpPoint));
+  q->stride = 1;
+  q->drain_at = 4096;
+  g_hash_table_insert (a->queues, k, q);
+  return q;
+}
+
 static void
 on_counter (Acc * a, const SpEvent * ev)
 {
   gint quantity;
   gchar *base = queue_of_counter (ev->name, &quantity);
-  gchar *k = key_pid_name (ev->pid, base);
-  QueueAcc *q = g_hash_table_lookup (a->queues, k);
+  QueueAcc *q = queue_acc (a, ev->pid, base);
   gint64 ts = to_ns (ev->ts);
   guint i;
 
-  if (!q) {
-    q = g_new0 (QueueAcc, 1);
-    q->pid = ev->pid;
-    q->name = intern (a, base);
-    q->pending = g_array_new (FALSE, FALSE, sizeof (Sample));
-    q->series = g_array_new (FALSE, FALSE, sizeof (SpPoint));
-    q->stride = 1;
-    q->drain_at = 4096;
-    g_hash_table_insert (a->queues, k, q);
-  } else {
-    g_free (k);
-  }
   g_free (base);
   pid_span (a, ev->pid, ts, ts);
   a->max_ts = MAX (a->max_ts, ts);
@@ -667,6 +723,12 @@ on_meta (Acc * a, const SpEvent * ev)
     }
   } else if (strcmp (ev->name, "stageprof_work") == 0) {
     on_work (a, ev);
+  } else if (strcmp (ev->name, "stageprof_queue") == 0) {
+    const SpEventArg *qn = sp_event_arg (ev, "queue"),
+        *lim = sp_event_arg (ev, "limit_buffers");
+    if (qn && !qn->is_num && lim && lim->is_num && lim->num > 0
+        && lim->num < 1e12)
+      queue_acc (a, ev->pid, qn->str)->limit = lim->num;
   } else if (strcmp (ev->name, "stageprof_workers") == 0) {
     const SpEventArg *el = sp_event_arg (ev, "element"),
         *n = sp_event_arg (ev, "workers"), *c = sp_event_arg (ev, "cpu"),
@@ -899,6 +961,7 @@ build_rows (Acc * a)
     if (!q->started)
       continue;
     queue_advance (q, end ? *end : q->last_ts);
+    queue_series_close (q, q->last_ts);
     span = (gdouble) (q->last_ts - q->first);
     r = sp_row_new (&sp_queue_kind);
     r->name = g_strdup (q->name);
@@ -910,7 +973,8 @@ build_rows (Acc * a)
     r->mean_bytes = !q->have_bytes ? NAN : span > 0 ? q->bi / span : q->bytes;
     r->max_bytes = q->have_bytes ? q->max_bytes : NAN;
     r->empty_pct = span > 0 ? 100.0 * q->empty_ns / span : NAN;
-    r->full_pct = NAN;          /* the limits are not in the trace */
+    r->full_pct = NAN;          /* needs the limits at every moment */
+    r->limit_buffers = q->limit > 0 ? q->limit : NAN;
     r->ave_put_ms = r->ave_get_ms = NAN;
     r->series = q->series;
     q->series = NULL;

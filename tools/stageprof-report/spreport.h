@@ -43,10 +43,15 @@ typedef struct
   SP_ELEMENTS_COLUMNS (SP_REPORT_FIELD)
 } SpElemRow;
 
+/* A stretch of a queue's level over time: a long trace keeps a bounded
+ * number of them, each the range and time-weighted mean of the counter
+ * samples it stands for, so that thinning never hides a swing. */
 typedef struct
 {
   gdouble t_s;                  /* seconds since the pipeline's first event */
-  gdouble level;
+  gdouble level;                /* mean over the stretch */
+  gdouble min, max;             /* lowest and highest sample in it */
+  gdouble span_s;               /* the stretch's length */
 } SpPoint;
 
 typedef struct

@@ -16,7 +16,7 @@ struct _SpProgress
   /* "pipeline/name" -> gdouble[2]: the previous cumulative figures. */
   GHashTable *sinks;            /* frames, - */
   GHashTable *elems;            /* self seconds (all threads), - */
-  GHashTable *queues;           /* level integral (buffer-seconds), span */
+  GHashTable *queues;           /* level integral (buffers or bytes x s), span */
 };
 
 static GHashTable *
@@ -103,10 +103,15 @@ typedef struct
   GArray *queues;               /* QFill */
 } LineCtx;
 
+/* A queue's fill against the limit that binds: the one of buffers, bytes
+ * and time it is closest to (a queue of big frames stops at its byte limit
+ * with a handful of buffers in). */
 typedef struct
 {
   gchar *name;
-  gdouble level, limit;
+  gdouble level;                /* buffers, mean over the interval */
+  gdouble fill;                 /* of the binding limit, 1: full; <0: none */
+  gchar *limit;                 /* the binding limit in words */
 } QFill;
 
 static gboolean
@@ -143,27 +148,72 @@ elem_row (const GstStructure * row, gpointer data)
   return TRUE;
 }
 
+/* The mean over the last interval of a figure whose mean over the queue's
+ * own span (items / qps) is `mean`: the span is undone, the increase of
+ * both since the last line taken, remembered under `key` + `what`. */
+static gdouble
+interval_mean (LineCtx * c, const GstStructure * row, const gchar * what,
+    gdouble mean, gdouble span)
+{
+  gchar *key = row_key (row);
+  gchar *k = g_strconcat (key, what, NULL);
+  gdouble dint, dspan = 0;
+
+  g_free (key);
+  dint = delta (c->p->queues, c->seen_queues, k, mean * span, span, &dspan);
+  return dspan > 1e-6 ? MAX (dint / dspan, 0.0) : mean;
+}
+
+/* "10.0 MiB": g_format_size() puts a no-break space (not ASCII) between
+ * number and unit, which a log's grep would miss. */
+static gchar *
+bytes_words (guint bytes)
+{
+  if (bytes >= 1024 * 1024)
+    return g_strdup_printf ("%.1f MiB", bytes / (1024.0 * 1024.0));
+  if (bytes >= 1024)
+    return g_strdup_printf ("%.1f KiB", bytes / 1024.0);
+  return g_strdup_printf ("%u bytes", bytes);
+}
+
+/* Makes `fill` the fill of (`level` of `limit`) when it is fuller. */
+static void
+consider_limit (QFill * q, gdouble level, gdouble limit, gchar * words)
+{
+  if (limit > 0 && level / limit > q->fill) {
+    q->fill = level / limit;
+    g_free (q->limit);
+    q->limit = words;
+  } else {
+    g_free (words);
+  }
+}
+
 static gboolean
 queue_row (const GstStructure * row, gpointer data)
 {
   LineCtx *c = data;
-  gdouble mean = 0, qps = 0, span, dint, dspan = 0;
+  gdouble mean = 0, mean_bytes = 0, qps = 0, span, ltime = 0, tlimit = 0;
   guint64 items = 0;
-  guint limit = 0;
-  QFill q;
+  guint lbuf = 0, lbytes = 0;
+  QFill q = { NULL, 0, -1, NULL };
 
   gst_structure_get_double (row, "mean_level", &mean);
+  gst_structure_get_double (row, "mean_bytes", &mean_bytes);
   gst_structure_get_double (row, "qps", &qps);
   gst_structure_get_uint64 (row, "items", &items);
-  gst_structure_get_uint (row, "limit_buffers", &limit);
-  /* The mean level is over the queue's own span (items / qps): undo it to
-   * get the mean over the last interval. */
+  gst_structure_get_uint (row, "limit_buffers", &lbuf);
+  gst_structure_get_uint (row, "limit_bytes", &lbytes);
+  gst_structure_get_double (row, "limit_time_s", &tlimit);
+  /* Time held is not integrated on the hot path: the one now. */
+  gst_structure_get_double (row, "level_time_s", &ltime);
   span = qps > 0 ? items / qps : 0;
-  dint = delta (c->p->queues, c->seen_queues, row_key (row), mean * span,
-      span, &dspan);
   q.name = g_strdup (gst_structure_get_string (row, "name"));
-  q.level = dspan > 1e-6 ? MAX (dint / dspan, 0.0) : mean;
-  q.limit = limit;
+  q.level = interval_mean (c, row, "", mean, span);
+  consider_limit (&q, q.level, lbuf, g_strdup_printf ("%u buffers", lbuf));
+  consider_limit (&q, interval_mean (c, row, "#bytes", mean_bytes, span),
+      lbytes, bytes_words (lbytes));
+  consider_limit (&q, ltime, tlimit, g_strdup_printf ("%.3g s", tlimit));
   g_array_append_val (c->queues, q);
   return TRUE;
 }
@@ -172,11 +222,9 @@ static gint
 cmp_fill (gconstpointer a, gconstpointer b)
 {
   const QFill *x = a, *y = b;
-  gdouble fx = x->limit > 0 ? x->level / x->limit : 0;
-  gdouble fy = y->limit > 0 ? y->level / y->limit : 0;
 
-  if (fx != fy)
-    return fx < fy ? 1 : -1;
+  if (x->fill != y->fill)
+    return x->fill < y->fill ? 1 : -1;
   return x->level < y->level ? 1 : x->level > y->level ? -1 : 0;
 }
 
@@ -240,13 +288,14 @@ sp_progress_line (SpProgress * p, const GstStructure * s, gint64 now_us)
     QFill *q = &g_array_index (c.queues, QFill, i);
     if (i < SP_PROGRESS_MAX_QUEUES) {
       g_string_append (line, i == 0 ? " | " : ", ");
-      if (q->limit > 0)
-        g_string_append_printf (line, "%s %.1f/%.0f", q->name, q->level,
-            q->limit);
+      if (q->limit)
+        g_string_append_printf (line, "%s %.0f%% of %s", q->name,
+            100.0 * q->fill, q->limit);
       else
         g_string_append_printf (line, "%s %.1f", q->name, q->level);
     }
     g_free (q->name);
+    g_free (q->limit);
   }
   if (c.queues->len > SP_PROGRESS_MAX_QUEUES)
     g_string_append_printf (line, " (+%u queues)",

@@ -286,6 +286,20 @@ sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
   g_mutex_unlock (&q->lock);
 }
 
+/* The stream time the queue holds now, as its max-size-time counts it;
+ * read when a row is made, never on the hot path. */
+static gdouble
+queue_level_time_s (SpQueue * q)
+{
+  GstClockTime out = GST_CLOCK_TIME_IS_VALID (q->out_pts) ? q->out_pts :
+      q->first_in_pts;
+
+  if (q->level <= 0 || !GST_CLOCK_TIME_IS_VALID (q->in_pts)
+      || !GST_CLOCK_TIME_IS_VALID (out) || q->in_pts <= out)
+    return 0.0;
+  return (q->in_pts - out) / 1e9;
+}
+
 GstStructure *
 sp_queue_row (SpQueue * q)
 {
@@ -307,6 +321,10 @@ sp_queue_row (SpQueue * q)
       /* the queue's own span: its shares are of it, not of the run's */
       "span_s", G_TYPE_DOUBLE, span / 1e9,
       "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
+      "limit_bytes", G_TYPE_UINT, q->limits_known ? q->max_bytes : 0,
+      "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
+      0.0,
+      "level_time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
       "leaky", G_TYPE_BOOLEAN, q->leaky,
       "dropped", G_TYPE_UINT64, q->dropped,
       "run", G_TYPE_UINT, (guint) q->run, NULL);

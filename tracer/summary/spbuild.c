@@ -571,7 +571,10 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
       "run", G_TYPE_UINT, (guint) run,
       "wall_s", G_TYPE_DOUBLE, in.running_s,
       "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
-      "verdict", G_TYPE_STRING, v, NULL);
+      "verdict", G_TYPE_STRING, v,
+      /* A stopped run's records belong to it alone: the pipeline moved on
+       * to a new run (pipe_new_run) at its PAUSED_TO_READY. */
+      "final", G_TYPE_BOOLEAN, run < p->run, NULL);
   g_free (v);
   g_value_unset (&sinks);
   g_free (ps);
@@ -637,6 +640,23 @@ joined_verdict (const GValue * pipes)
     }
   }
   return g_string_free (out, FALSE);
+}
+
+/* Whether every run the summary covers has ended: then it is final even
+ * when asked for live (get-summary after the pipeline went to NULL). */
+static gboolean
+all_runs_final (const GValue * pipes)
+{
+  guint i, n = gst_value_array_get_size (pipes);
+
+  for (i = 0; i < n; i++) {
+    gboolean final = FALSE;
+    gst_structure_get_boolean (gst_value_get_structure
+        (gst_value_array_get_value (pipes, i)), "final", &final);
+    if (!final)
+      return FALSE;
+  }
+  return n > 0;
 }
 
 /* The records of the snapshot the summary is of (this generation, seen,
@@ -798,7 +818,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 
   s = gst_structure_new ("stageprof-summary",
       "wall_s", G_TYPE_DOUBLE, last > first ? (last - first) / 1e9 : 0.0,
-      "final", G_TYPE_BOOLEAN, final, NULL);
+      "final", G_TYPE_BOOLEAN, final || all_runs_final (&pv), NULL);
   gst_structure_take_value (s, "elements", &ev);
   gst_structure_take_value (s, "queues", &qv);
   gst_structure_take_value (s, "threads", &tv);
@@ -857,6 +877,26 @@ sp_recorder_trace_summary (SpRecorder * r, SpTrace * t, gpointer pipeline)
     g_string_append_printf (ev, "\",\"kind\":\"%s\",\"workers\":%u,"
         "\"cpu\":%.6f}}\n", sp_kind_labels[info->kind], info->workers,
         info->worker_cpu_ns / 1e9);
+    sp_trace_metadata (t, ev->str, FALSE);
+  }
+  /* The queues' buffer limits, which a trace's counters do not carry: the
+   * limit line of stageprof-report's plot. */
+  for (i = 0; i < r->queues->len; i++) {
+    SpQueue *q = g_ptr_array_index (r->queues, i);
+    guint limit, pid;
+
+    if (!pipe_matches (q->pipe, pipeline))
+      continue;
+    g_mutex_lock (&q->lock);
+    limit = q->limits_known ? q->max_buffers : 0;
+    pid = q->pid;
+    g_mutex_unlock (&q->lock);
+    if (limit == 0)
+      continue;
+    g_string_printf (ev, "{\"name\":\"stageprof_queue\",\"ph\":\"M\","
+        "\"pid\":%u,\"tid\":0,\"args\":{\"queue\":\"", pid);
+    stage_json_escape (ev, q->name);
+    g_string_append_printf (ev, "\",\"limit_buffers\":%u}}\n", limit);
     sp_trace_metadata (t, ev->str, FALSE);
   }
   g_mutex_unlock (&r->lock);
