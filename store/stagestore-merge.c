@@ -139,9 +139,8 @@ copy_stream (StageStore * dest, Item * it, GError ** error)
   return store_check_frames (dest, &it->copy, it->frames, it->n, error);
 }
 
-/* Whether two paths are one directory. */
-static gboolean
-same_dir (const gchar * a, const gchar * b)
+gboolean
+stage_store_same_dir (const gchar * a, const gchar * b)
 {
   GStatBuf sa, sb;
 
@@ -178,7 +177,7 @@ collect (StageStore * dest, StageStore ** srcs, guint n_srcs,
     GPtrArray *list;
 
     for (i = 0; i < s; i++)
-      if (same_dir (stage_store_get_dir (srcs[i]),
+      if (stage_store_same_dir (stage_store_get_dir (srcs[i]),
               stage_store_get_dir (srcs[s]))) {
         g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
             "Store '%s' is given twice ('%s' too)",
@@ -188,7 +187,7 @@ collect (StageStore * dest, StageStore ** srcs, guint n_srcs,
     if (!ok)
       break;
 
-    if (same_dir (stage_store_get_dir (srcs[s]), stage_store_get_dir (dest))) {
+    if (stage_store_same_dir (stage_store_get_dir (srcs[s]), stage_store_get_dir (dest))) {
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
           "Cannot merge store '%s' into itself", stage_store_get_dir (dest));
       ok = FALSE;

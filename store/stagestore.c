@@ -830,6 +830,22 @@ store_delete_stream_rows (StageStore * store, gint64 id, const gchar * what,
   return store_step_done (store, st, what, error);
 }
 
+/* Whether @info's data directory may be removed: one of its own under
+ * data/. Removing another could take other streams' data, or more. */
+static gboolean
+removable_data (StageStore * store, const StageStreamInfo * info,
+    GError ** error)
+{
+  if (store_safe_data_dir (info->data))
+    return TRUE;
+  g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+      "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
+      "directory of its own under data/: nothing removed (the catalog is "
+      "corrupt; fix or delete the row with sqlite3)", store->dir,
+      info->name, info->data ? info->data : "NULL");
+  return FALSE;
+}
+
 /* One transaction: @name's rows go. *info (when found) says where its
  * data is. */
 static gboolean
@@ -844,13 +860,7 @@ remove_rows (StageStore * store, const gchar * name, StageStreamInfo ** info,
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
   }
-  if (!store_safe_data_dir ((*info)->data)) {
-    /* Removing it could take other streams' data, or more. */
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-        "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
-        "directory of its own under data/: nothing removed (the catalog is "
-        "corrupt; fix or delete the row with sqlite3)", store->dir,
-        (*info)->name, (*info)->data ? (*info)->data : "NULL");
+  if (!removable_data (store, *info, error)) {
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     g_clear_pointer (info, stage_stream_info_free);
     return FALSE;
@@ -912,11 +922,7 @@ stage_store_free_space (const gchar * dir, const gchar * name,
   if (store == NULL)
     return FALSE;
   info = stage_store_lookup (store, name, error);
-  if (info != NULL && !store_safe_data_dir (info->data)) {
-    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-        "Store '%s', stream '%s': its catalog field 'data' is '%s', not a "
-        "directory of its own under data/: nothing removed", dir, name,
-        info->data ? info->data : "NULL");
+  if (info != NULL && !removable_data (store, info, error)) {
     g_clear_pointer (&info, stage_stream_info_free);
   }
   if (info == NULL) {

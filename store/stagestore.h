@@ -263,6 +263,10 @@ gboolean stage_store_has_stream (StageStore * store, const gchar * name,
 
 /* ---- merging ---- */
 
+/* Whether two paths name one directory (or file): the same device and
+ * inode, however spelled. */
+gboolean stage_store_same_dir (const gchar * a, const gchar * b);
+
 /* Copies every committed stream of the stores @srcs into @dest, as one
  * change: each stream is checked in its source (index, every packet's
  * CRC), copied into a fresh data directory and checked again there, and

@@ -415,16 +415,6 @@ cmd_join (const gchar * dir, gchar ** names)
 
 /* Every stream of the SRC stores into DEST (made if missing), as one
  * change; see stage_store_merge(). */
-/* Whether two paths are one file or directory. */
-static gboolean
-same_path (const gchar * a, const gchar * b)
-{
-  GStatBuf sa, sb;
-
-  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0
-      && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* What the command line itself gets wrong (a store given twice, DEST
  * among the sources) is bad usage, said before anything is opened or
  * made; NULL when it is right. */
@@ -434,11 +424,11 @@ merge_usage_error (const gchar * dest, gchar ** srcs)
   guint i, j;
 
   for (i = 0; srcs[i]; i++) {
-    if (same_path (dest, srcs[i]))
+    if (stage_store_same_dir (dest, srcs[i]))
       return g_strdup_printf ("cannot merge store '%s' into itself",
           srcs[i]);
     for (j = 0; j < i; j++)
-      if (same_path (srcs[j], srcs[i]))
+      if (stage_store_same_dir (srcs[j], srcs[i]))
         return g_strdup_printf ("store '%s' is given twice ('%s' too)",
             srcs[i], srcs[j]);
   }
