@@ -908,20 +908,30 @@ write_profile (void)
   return ok;
 }
 
+/* The batch's jobs by their index (a split row's parts are consecutive). */
+static GHashTable *
+jobs_by_index (void)
+{
+  GHashTable *jobs = g_hash_table_new (NULL, NULL);
+  guint i;
+
+  for (i = 0; i < B.jobs->len; i++) {
+    SbJob *j = B.jobs->pdata[i];
+    g_hash_table_insert (jobs, GUINT_TO_POINTER (j->index), j);
+  }
+  return jobs;
+}
+
 /* --split: each row's parts joined, once every one of them completed
  * here; a sharded run leaves that to whoever merges the shards' stores.
  * FALSE when a join failed. */
 static gboolean
 join_splits (void)
 {
-  GHashTable *state = g_hash_table_new (NULL, NULL);
+  GHashTable *state = jobs_by_index ();
   gboolean ok = TRUE;
   guint i, k;
 
-  for (i = 0; i < B.jobs->len; i++) {
-    SbJob *j = B.jobs->pdata[i];
-    g_hash_table_insert (state, GUINT_TO_POINTER (j->index), j);
-  }
   for (i = 0; i < B.splits->len; i++) {
     SbSplit *s = B.splits->pdata[i];
     GError *err = NULL;
@@ -1068,13 +1078,9 @@ print_dry_run (void)
 static void
 resume_split_parts (void)
 {
-  GHashTable *jobs = g_hash_table_new (NULL, NULL);
+  GHashTable *jobs = jobs_by_index ();
   guint i, k;
 
-  for (i = 0; i < B.jobs->len; i++) {
-    SbJob *j = B.jobs->pdata[i];
-    g_hash_table_insert (jobs, GUINT_TO_POINTER (j->index), j);
-  }
   for (i = 0; i < B.splits->len; i++) {
     SbSplit *s = B.splits->pdata[i];
 
