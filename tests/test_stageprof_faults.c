@@ -581,22 +581,32 @@ GST_START_TEST (test_output_special_files)
 GST_END_TEST;
 
 #ifdef HAVE_SPDB
-/* db= naming an application's database: refused, nothing added to it. */
-GST_START_TEST (test_db_foreign_tables)
+/* A database made by @sql at @path, given to db=: refused with a warning,
+ * db= left unset. Returns it opened again, for the checks that nothing in
+ * it changed. */
+static sqlite3 *
+db_refused (GstTracer * t, const gchar * path, const gchar * sql)
 {
-  GstTracer *t = find_prof ();
-  gchar *path = tmp_file ("app.db"), *v = NULL;
   sqlite3 *db = NULL;
+  gchar *v = NULL;
 
   fail_unless (sqlite3_open (path, &db) == SQLITE_OK);
-  fail_unless (sqlite3_exec (db, "CREATE TABLE users (id INTEGER, name "
-          "TEXT); INSERT INTO users VALUES (1, 'ann')", NULL, NULL,
-          NULL) == SQLITE_OK);
+  fail_unless (sqlite3_exec (db, sql, NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close (db);
   ASSERT_WARNING (g_object_set (t, "db", path, NULL));
   g_object_get (t, "db", &v, NULL);
   fail_unless (v == NULL, "db=%s", v);
-  db = open_db (path);
+  return open_db (path);
+}
+
+/* db= naming an application's database: refused, nothing added to it. */
+GST_START_TEST (test_db_foreign_tables)
+{
+  GstTracer *t = find_prof ();
+  gchar *path = tmp_file ("app.db");
+  sqlite3 *db = db_refused (t, path, "CREATE TABLE users (id INTEGER, name "
+      "TEXT); INSERT INTO users VALUES (1, 'ann')");
+
   fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM sqlite_master"),
       1);
   fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM users"), 1);
@@ -612,20 +622,11 @@ GST_END_TEST;
 GST_START_TEST (test_db_newer_version)
 {
   GstTracer *t = find_prof ();
-  gchar *path = tmp_file ("newer.db"), *v = NULL;
-  sqlite3 *db = NULL;
+  gchar *path = tmp_file ("newer.db");
+  sqlite3 *db = db_refused (t, path, "CREATE TABLE runs (id INTEGER PRIMARY "
+      "KEY, started TEXT, pid INTEGER, command TEXT); "
+      "PRAGMA user_version = 99");
 
-  fail_unless (sqlite3_open (path, &db) == SQLITE_OK);
-  fail_unless (sqlite3_exec (db, "CREATE TABLE runs (id INTEGER PRIMARY KEY,"
-          " started TEXT, pid INTEGER, command TEXT)", NULL, NULL,
-          NULL) == SQLITE_OK);
-  fail_unless (sqlite3_exec (db, "PRAGMA user_version = 99", NULL, NULL,
-          NULL) == SQLITE_OK);
-  sqlite3_close (db);
-  ASSERT_WARNING (g_object_set (t, "db", path, NULL));
-  g_object_get (t, "db", &v, NULL);
-  fail_unless (v == NULL, "db=%s", v);
-  db = open_db (path);
   fail_unless_equals_int (q_int (db, "PRAGMA user_version"), 99);
   fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM runs"), 0);
   fail_unless_equals_int (q_int (db, "SELECT COUNT(*) FROM sqlite_master"),
