@@ -468,6 +468,53 @@ GST_START_TEST (test_codec_workers_encode)
 
 GST_END_TEST;
 
+/* Two encoders that open at the same moment on two streaming threads
+ * (a tee into two queues): each one's threads are its own. Adopted by a
+ * look at /proc around each element's first invocations, the threads one
+ * started went to the other when their looks overlapped. A thread carries
+ * the kernel name of the thread that started it ("qa:src"): that decides,
+ * and the guess mark ('?') never appears where the names differ. */
+GST_START_TEST (test_codec_workers_parallel_start)
+{
+  guint run;
+
+  for (run = 0; run < 3; run++) {
+    gchar *name = g_strdup_printf ("t_wpar%u", run);
+    GstElement *p = run_keep (name,
+        "videotestsrc num-buffers=30 ! video/x-raw,width=640,height=360 "
+        "! tee name=t t. ! queue name=qa ! x264enc name=pa threads=2 "
+        "speed-preset=superfast ! fakesink sync=false "
+        "t. ! queue name=qb ! x264enc name=pb threads=3 "
+        "speed-preset=superfast ! fakesink sync=false");
+    GstStructure *s = summary_of ();
+    const GValue *os = gst_structure_get_value (s, "os_threads");
+    guint i, na = 0, nb = 0;
+
+    for (i = 0; i < gst_value_array_get_size (os); i++) {
+      const gchar *n = gst_structure_get_string (gst_value_get_structure
+          (gst_value_array_get_value (os, i)), "name");
+      /* "OWNER:COMM", COMM the creating thread's kernel name */
+      if (g_str_has_suffix (n, ":qa:src")) {
+        fail_unless (g_str_has_suffix (n, "pa:qa:src"),
+            "run %u: a thread started on qa's thread is %s's", run, n);
+        na++;
+      } else if (g_str_has_suffix (n, ":qb:src")) {
+        fail_unless (g_str_has_suffix (n, "pb:qb:src"),
+            "run %u: a thread started on qb's thread is %s's", run, n);
+        nb++;
+      }
+      fail_if (strchr (n, '?') != NULL, "run %u: %s is a guess", run, n);
+    }
+    fail_unless (na >= 2 && nb >= 3, "run %u: pa has %u threads (threads=2), "
+        "pb %u (threads=3)", run, na, nb);
+    gst_structure_free (s);
+    stop (p);
+    g_free (name);
+  }
+}
+
+GST_END_TEST;
+
 /* A replicated op sets the rate: named once, with its replica count, not
  * as one of its copies at half the load each. */
 GST_START_TEST (test_stagebin_replicas_verdict)
@@ -1266,6 +1313,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_appsink_slow_pull);
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
+  tcase_add_test (tc, test_codec_workers_parallel_start);
   tcase_add_test (tc, test_stagebin_replicas_verdict);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);

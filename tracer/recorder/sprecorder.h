@@ -165,6 +165,9 @@ typedef struct
   guint workers;
   /* An appsink: blocked in it is waiting for the application to pull. */
   gboolean app_sink;
+  /* Its GType's name (static; gst-libav's types are named after their
+   * codec: avdec_h264), for threads a codec library names itself. */
+  const gchar *type_name;
 } SpElemInfo;
 
 /* Invocations of each element after which stageprof looks for threads
@@ -240,6 +243,7 @@ struct _SpRecorder
    * them, dropped when those are freed. */
   SpNames *names;
   guint64 unlisted_ns;          /* process CPU the rows missed, last look */
+  guint32 thread_looks;         /* claims so far (spthreads.c), under lock */
   /* Freeing the records of dead pipelines (sprecord.c): thread states
    * register here and say which free generation they have seen; records
    * wait in limbo until every state has seen theirs. */
