@@ -1282,6 +1282,34 @@ GST_START_TEST (test_verdict_kinds)
   vcase_expect (&c, "no single bottleneck: busiest stage src at 20 %",
       "conv");
 
+  /* CPU-starved, and conv's own thread works 5 % while its 4 threads
+   * use 1.7 cores: the busiest stage is conv, by its workers. */
+  vcase_init (&c);
+  c.in.process_cpu_s = 1.9;
+  c.sh[0].cpu_wait = c.sh[1].cpu_wait = T_NS * 3 / 10;
+  c.rec[0].work_ns = T_NS / 5;
+  c.info[1].workers = 4;
+  c.info[1].worker_cpu_ns = T_NS * 17 / 10;
+  vcase_expect (&c, "CPU-starved: the process used 1.9 of 2 cores and its "
+      "threads waited 0.6 s for a CPU; busiest stage conv: its thread at 5 % "
+      "of the running time and its 4 threads at 1.7 cores", NULL);
+
+  /* conv and sink each work 45 % on thread t1, which works 90 %: no one
+   * element sets the rate, the thread does. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.rec[2].work_ns = T_NS * 45 / 100;
+  c.th[1].busy = c.sh[1].busy = T_NS * 9 / 10;
+  vcase_expect (&c, "compute-bound: thread t1 works 90 % of the running "
+      "time, for 2 elements that together set the rate (conv 45 %, sink "
+      "45 %)", NULL);
+
+  /* The same at 30 % each: the thread has room, no bottleneck. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.rec[2].work_ns = T_NS * 3 / 10;
+  c.th[1].busy = c.sh[1].busy = T_NS * 6 / 10 - 1;
+  vcase_expect (&c, "no single bottleneck: busiest stage conv at 30 %",
+      NULL);
+
   /* src works 90 %, but ahead of a leaky queue that dropped: the sink's
    * rate is conv's. */
   vcase_init (&c);

@@ -45,6 +45,7 @@ typedef struct
   gdouble work, demand, clock, blocked;
   gdouble waited_workers;       /* its thread's time waiting for them */
   gdouble occupied;             /* demand + blocked: it held its thread */
+  gdouble cpu;                  /* its work and its workers' CPU time */
   /* The replicas of one op in a stagebin, judged as one stage: its name
    * (see replica_key) and how many; else NULL and 0. */
   gchar *group;
@@ -241,6 +242,16 @@ stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     }
   }
   group_replicas (stages);
+  {
+    GHashTableIter iter;
+    gpointer v;
+
+    g_hash_table_iter_init (&iter, stages);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpStage *st = v;
+      st->cpu = st->work + (st->group ? 0 : st->info->worker_cpu_ns);
+    }
+  }
   return stages;
 }
 
@@ -282,6 +293,92 @@ sink_fps (const GValue * sinks, const gchar * prefer)
   return fps;
 }
 
+/* "busiest stage NAME at N %": the stage that used the most CPU, its own
+ * thread's work and its workers' (x264enc's own thread works 5 % while
+ * its threads use 3 cores). */
+static gchar *
+busiest_text (const SpStage * b, gdouble run)
+{
+  if (!b->group && b->info->workers > 0
+      && b->info->worker_cpu_ns >= SP_WORKERS_MATTER * run)
+    return g_strdup_printf ("busiest stage %s: its thread at %.0f %% of the "
+        "running time and its %u threads at %.1f cores", stage_name (b),
+        100.0 * b->work / run, b->info->workers,
+        b->info->worker_cpu_ns / run);
+  return g_strdup_printf ("busiest stage %s at %.0f %% of the running time",
+      stage_name (b), 100.0 * b->work / run);
+}
+
+static gint
+cmp_stage_work (gconstpointer a, gconstpointer b)
+{
+  const SpStage *x = *(SpStage * const *) a, *y = *(SpStage * const *) b;
+
+  if (x->work != y->work)
+    return x->work < y->work ? 1 : -1;
+  return g_strcmp0 (stage_name (x), stage_name (y));
+}
+
+/* A thread that works (or waits for a CPU to work) most of the running
+ * time sets the rate even when no one element on it does: two heavy
+ * videoscales on one thread, each at a third. Returns the verdict, or
+ * NULL. */
+static gchar *
+saturated_thread (GHashTable * stages, GPtrArray * threads,
+    const SpShares * shares, const SpVerdictInput * in, gdouble run)
+{
+  GHashTableIter iter;
+  gpointer v;
+  GPtrArray *on;
+  GString *names;
+  const SpShares *best = NULL;
+  SpThreadRec *th = NULL;
+  gchar *res, *cpu;
+  guint i;
+
+  for (i = 0; i < threads->len; i++) {
+    SpThreadRec *t = g_ptr_array_index (threads, i);
+    const SpShares *sh = &shares[i];
+    if ((in->ahead && g_hash_table_contains (in->ahead, t))
+        || sh->busy + sh->cpu_wait < SP_SETS_RATE * run)
+      continue;
+    if (!best || sh->busy + sh->cpu_wait > best->busy + best->cpu_wait) {
+      best = sh;
+      th = t;
+    }
+  }
+  if (!best)
+    return NULL;
+  on = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, stages);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpStage *st = v;
+    if (st->thread == th && st->work >= 0.05 * run)
+      g_ptr_array_add (on, st);
+  }
+  if (on->len < 2) {
+    g_ptr_array_free (on, TRUE);
+    return NULL;
+  }
+  g_ptr_array_sort (on, cmp_stage_work);
+  names = g_string_new (NULL);
+  for (i = 0; i < on->len && i < 4; i++) {
+    SpStage *st = g_ptr_array_index (on, i);
+    g_string_append_printf (names, "%s%s %.0f %%", i ? ", " : "",
+        stage_name (st), 100.0 * st->work / run);
+  }
+  cpu = best->cpu_wait >= 0.05 * run ? g_strdup_printf (" and waits %.0f "
+      "%% for a CPU", 100.0 * best->cpu_wait / run) : g_strdup ("");
+  res = g_strdup_printf ("compute-bound: thread %s works %.0f %% of the "
+      "running time%s, for %u elements that together set the rate (%s%s)",
+      th->name, 100.0 * best->busy / run, cpu, on->len, names->str,
+      on->len > 4 ? ", ..." : "");
+  g_free (cpu);
+  g_string_free (names, TRUE);
+  g_ptr_array_free (on, TRUE);
+  return res;
+}
+
 gchar *
 sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     const SpShares * shares, const GValue * sinks)
@@ -303,11 +400,10 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   }
   for (i = 0; i < threads->len; i++)
     rq += shares[i].cpu_wait;
-  busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));
+  busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, cpu));
   clock = stage_max (stages, G_STRUCT_OFFSET (SpStage, clock));
   held = stage_max (stages, G_STRUCT_OFFSET (SpStage, occupied));
-  busy_txt = g_strdup_printf ("busiest stage %s at %.0f %%",
-      stage_name (busiest), 100.0 * busiest->work / run);
+  busy_txt = busiest_text (busiest, run);
   /* The stage that sets the rate: the one that held its thread longest
    * (working or blocked), if it did so 60 % of the running time. */
   setter = held->occupied >= SP_SETS_RATE * run ? held : NULL;
@@ -375,9 +471,9 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
         "device%s); %s", stage_name (setter), setter->thread->name,
         100.0 * setter->blocked / run, worked, busy_txt);
     g_free (worked);
-  } else {
-    res = g_strdup_printf ("no single bottleneck: %s of the running time "
-        "(%s)", busy_txt, busiest->thread->name);
+  } else if (!(res = saturated_thread (stages, threads, shares, in, run))) {
+    res = g_strdup_printf ("no single bottleneck: %s (%s)", busy_txt,
+        busiest->thread->name);
   }
   g_free (busy_txt);
   g_hash_table_destroy (stages);
