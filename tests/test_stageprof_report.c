@@ -1252,6 +1252,80 @@ GST_START_TEST (test_diff_slowdown)
 
 GST_END_TEST;
 
+/* An encoder whose own thread does the same while its threads use 60 %
+ * more CPU (x264enc preset medium -> slow): diff said "0 of N changed",
+ * comparing only the element's own thread. The second summary is the
+ * first with the encoder's worker_cpu_s times 1.6, so nothing else moves. */
+GST_START_TEST (test_diff_workers)
+{
+  gchar *a = path ("w-a.json"), *b = path ("w-b.json"), *c =
+      path ("w-c.json"), *params, *text = NULL, *out = NULL, *err = NULL;
+  JsonParser *jp = json_parser_new ();
+  JsonGenerator *gen = json_generator_new ();
+  JsonArray *rows;
+  JsonObject *enc = NULL;
+  JsonNode *n;
+  gdouble w;
+  guint i;
+
+  params = g_strdup_printf ("summary=%s", a);
+  launch (params, "videotestsrc num-buffers=40 "
+      "! video/x-raw,width=640,height=360 ! x264enc name=enc threads=2 "
+      "speed-preset=faster ! fakesink");
+  fail_unless (json_parser_load_from_file (jp, a, NULL));
+  rows = json_object_get_array_member (json_node_get_object
+      (json_parser_get_root (jp)), "elements");
+  for (i = 0; i < json_array_get_length (rows); i++) {
+    JsonObject *r = json_array_get_object_element (rows, i);
+    if (!g_strcmp0 (json_object_get_string_member (r, "name"), "enc"))
+      enc = r;
+  }
+  fail_unless (enc && json_object_has_member (enc, "worker_cpu_s"),
+      "x264enc threads=2 has no workers in the summary");
+  w = json_object_get_double_member (enc, "worker_cpu_s");
+  fail_unless (w > 0.01, "%f", w);
+  json_generator_set_root (gen, json_parser_get_root (jp));
+  fail_unless (json_generator_to_file (gen, c, NULL));
+  json_object_set_double_member (enc, "worker_cpu_s", w * 1.6);
+  fail_unless (json_generator_to_file (gen, b, NULL));
+
+  fail_unless (tool (&out, &err, "diff", a, b, "--format", "json", NULL) ==
+      0, "%s", err);
+  n = parse (out);
+  enc = diff_row (json_node_get_object (n), "enc");
+  fail_unless (enc != NULL);
+  fail_unless_equals_string (json_object_get_string_member (enc, "change"),
+      "slower");
+  fail_unless (fabs (dmember (enc, "workers_change_pct") - 60) < 0.5, "%f",
+      dmember (enc, "workers_change_pct"));
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  /* The gate names it; the same profile twice changes nothing. */
+  fail_unless_equals_int (tool (&out, &err, "diff", a, b, "--fail-above",
+          "30", NULL), 1);
+  fail_unless (strstr (err, "enc: its threads' CPU") != NULL, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "diff", a, c, "--fail-above",
+          "30", "--format", "json", NULL), 0);
+  n = parse (out);
+  fail_unless_equals_string (json_object_get_string_member (diff_row
+          (json_node_get_object (n), "enc"), "change"), "noise");
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  g_free (text);
+  g_object_unref (gen);
+  g_object_unref (jp);
+  g_free (params);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+}
+
+GST_END_TEST;
+
 /* A CPU hog beside the runs, as a loaded shared machine is. */
 static gpointer
 hog (gpointer stop)
@@ -1954,6 +2028,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_damaged_traces);
   tcase_add_test (tc, test_tolerant_readers);
   tcase_add_test (tc, test_diff_slowdown);
+  tcase_add_test (tc, test_diff_workers);
   tcase_add_test (tc, test_diff_other_pipeline);
   tcase_add_test (tc, test_diff_runs);
   tcase_add_test (tc, test_merge_three);
