@@ -356,6 +356,42 @@ GST_START_TEST (test_tee_blocked_branch)
 
 GST_END_TEST;
 
+/* An appsrc the application pushes into slowly (a producer that sleeps
+ * before each buffer): the application sets the rate, and the verdict
+ * says so (it named nothing, and the appsrc's thread's CPU was lost). */
+GST_START_TEST (test_appsrc_slow_push)
+{
+  GstElement *p = gst_parse_launch ("appsrc name=as format=time "
+      "caps=video/x-raw,format=GRAY8,width=8,height=8,framerate=0/1 "
+      "! stagetruth name=as_a us=500 ! fakesink sync=false", NULL);
+  GstElement *as = gst_bin_get_by_name (GST_BIN (p), "as");
+  GstStructure *s;
+  GstFlowReturn ret;
+  guint n;
+
+  gst_object_set_name (GST_OBJECT (p), "t_appsrc");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (n = 0; n < 30; n++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 64, NULL);
+    GST_BUFFER_PTS (b) = n * 10 * GST_MSECOND;
+    g_usleep (10000);
+    g_signal_emit_by_name (as, "push-buffer", b, &ret);
+    gst_buffer_unref (b);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (as, "end-of-stream", &ret);
+  stage_test_expect_eos (p, 10 * GST_SECOND, NULL);
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = summary_of ();
+  assert_verdict (s, "paced by the application: appsrc `as` waited for the "
+      "application to push");
+  gst_structure_free (s);
+  gst_object_unref (as);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* An appsink the application pulls from slowly: the application sets the
  * rate, and the verdict says so instead of blaming the appsink. */
 GST_START_TEST (test_appsink_slow_pull)
@@ -1339,6 +1375,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_live_queue_verdict);
   tcase_add_test (tc, test_tee_blocked_branch);
   tcase_add_test (tc, test_appsink_slow_pull);
+  tcase_add_test (tc, test_appsrc_slow_push);
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
   tcase_add_test (tc, test_codec_workers_parallel_start);

@@ -163,8 +163,10 @@ typedef struct
   gint scans_left, chain_scans_left;
   guint64 worker_cpu_ns;
   guint workers;
-  /* An appsink: blocked in it is waiting for the application to pull. */
-  gboolean app_sink;
+  /* An appsink: blocked in it is waiting for the application to pull;
+   * an appsrc: its thread waiting for input waits for the application to
+   * push. */
+  gboolean app_sink, app_src;
   /* Its GType's name (static; gst-libav's types are named after their
    * codec: avdec_h264), for threads a codec library names itself. */
   const gchar *type_name;

@@ -498,6 +498,7 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
     info->app_sink = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSink") == 0;
+    info->app_src = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSrc") == 0;
     info->type_name = G_OBJECT_TYPE_NAME (e);
     info->forwards = forwards_only (e);
     info->traced = name_traced (r, info->name);

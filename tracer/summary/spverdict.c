@@ -5,8 +5,9 @@
  * that held its thread longest, working or blocked in its own code (its
  * `occupied` time), if it did so for 60 % of the running time or more:
  *
- *  1. paced by the application: that stage is an appsink, blocked waiting
- *     for the application to pull;
+ *  1. paced by the application: an appsrc's thread waited for the
+ *     application to push 60 % of the running time, or that stage is an
+ *     appsink, blocked waiting for the application to pull;
  *  2. paced by the clock: an element synced to the clock (a sync sink,
  *     identity sync=true, clocksync) or a live source waited for it for a
  *     tenth of the running time or more, and no stage is saturated (90 %);
@@ -379,13 +380,42 @@ saturated_thread (GHashTable * stages, GPtrArray * threads,
   return res;
 }
 
+/* An appsrc whose thread waited for input (the application's next
+ * push-buffer) SP_SETS_RATE of the running time: the producer sets the
+ * rate. Returns the time it waited (ns) and the stage, or 0. */
+static gdouble
+app_src_wait (GHashTable * stages, GPtrArray * threads,
+    const SpShares * shares, SpStage ** which)
+{
+  GHashTableIter iter;
+  gpointer v;
+  gdouble best = 0;
+  guint i;
+
+  *which = NULL;
+  g_hash_table_iter_init (&iter, stages);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpStage *st = v;
+    if (!st->info->app_src || !st->thread)
+      continue;
+    for (i = 0; i < threads->len; i++)
+      if (g_ptr_array_index (threads, i) == st->thread
+          && shares[i].wait_in > best) {
+        best = shares[i].wait_in;
+        *which = st;
+      }
+  }
+  return best;
+}
+
 gchar *
 sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     const SpShares * shares, const GValue * sinks)
 {
   gdouble run = in->running_s * 1e9, rq = 0;
   GHashTable *stages;
-  SpStage *busiest, *clock, *held, *setter;
+  SpStage *busiest, *clock, *held, *setter, *app_src;
+  gdouble app_waited;
   gchar *res, *busy_txt;
   guint i;
 
@@ -408,7 +438,13 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
    * (working or blocked), if it did so 60 % of the running time. */
   setter = held->occupied >= SP_SETS_RATE * run ? held : NULL;
 
-  if (setter && setter->info->app_sink && setter->blocked > setter->demand) {
+  app_waited = app_src_wait (stages, threads, shares, &app_src);
+  if (app_src && app_waited >= SP_SETS_RATE * run) {
+    res = g_strdup_printf ("paced by the application: appsrc `%s` waited "
+        "for the application to push %.0f %% of the running time; %s",
+        stage_name (app_src), 100.0 * app_waited / run, busy_txt);
+  } else if (setter && setter->info->app_sink
+      && setter->blocked > setter->demand) {
     res = g_strdup_printf ("paced by the application: appsink `%s` waited "
         "for the application to pull %.0f %% of the running time; %s",
         stage_name (setter), 100.0 * setter->blocked / run, busy_txt);
