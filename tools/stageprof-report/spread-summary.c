@@ -83,6 +83,39 @@ read_rows (JsonObject * root, const SpRowKind * k, GPtrArray * dst)
   }
 }
 
+static void
+add_rows (JsonObject * o, SpProfile * p)
+{
+  read_rows (o, &sp_elem_kind, p->elements);
+  read_rows (o, &sp_queue_kind, p->queues);
+  read_rows (o, &sp_thread_kind, p->threads);
+  read_rows (o, &sp_sink_kind, p->sinks);
+  read_rows (o, &sp_latency_kind, p->latency);
+  read_rows (o, &sp_elem_latency_kind, p->element_latency);
+}
+
+gboolean
+sp_summary_text_rows (SpProfile * p, const gchar * text, gchar ** verdict,
+    gchar ** pipeline)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root;
+  JsonObject *o;
+  gboolean ok = FALSE;
+
+  if (json_parser_load_from_data (parser, text, -1, NULL)
+      && (root = json_parser_get_root (parser)) != NULL
+      && JSON_NODE_HOLDS_OBJECT (root)
+      && rows (o = json_node_get_object (root), "elements")) {
+    add_rows (o, p);
+    *verdict = str (o, "verdict");
+    *pipeline = str (o, "pipeline");
+    ok = TRUE;
+  }
+  g_object_unref (parser);
+  return ok;
+}
+
 SpProfile *
 sp_read_summary_json (const gchar * path, GError ** error)
 {
@@ -116,12 +149,7 @@ sp_read_summary_json (const gchar * path, GError ** error)
   p = sp_profile_new (path, SP_SOURCE_SUMMARY);
   p->wall_s = num (o, "wall_s");
   p->verdict = str (o, "verdict");
-  read_rows (o, &sp_elem_kind, p->elements);
-  read_rows (o, &sp_queue_kind, p->queues);
-  read_rows (o, &sp_thread_kind, p->threads);
-  read_rows (o, &sp_sink_kind, p->sinks);
-  read_rows (o, &sp_latency_kind, p->latency);
-  read_rows (o, &sp_elem_latency_kind, p->element_latency);
+  add_rows (o, p);
   g_object_unref (parser);
   if (p->elements->len == 0) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,

@@ -116,6 +116,10 @@ typedef struct
   GHashTable *names;            /* interned names (in chunk) */
   GStringChunk *chunk;
   guint64 n_elems;              /* ElemAcc, all threads */
+  /* The runs' summaries the tracer wrote into the trace (gchar* JSON);
+   * `foreign`: one came from a merged trace (another process's). */
+  GPtrArray *summaries;
+  gboolean foreign;
 } Acc;
 
 /* Memory grows with each distinct name (an element on a thread, a
@@ -550,6 +554,16 @@ on_meta (Acc * a, const SpEvent * ev)
     w->cpu_s = c->num;
     w->kind = g_strdup (k && !k->is_num ? k->str : "compute");
     g_hash_table_insert (a->workers, key_pid_name (ev->pid, el->str), w);
+  } else if (strcmp (ev->name, "stageprof_summary") == 0) {
+    const SpEventArg *sm = sp_event_arg (ev, "summary");
+    /* The tracer writes them with pid 0; a merge (stage-batch) moves them
+     * into each job's process, where names repeat: those are not used. */
+    if (!sm || sm->is_num)
+      return;
+    if (ev->has_pid && ev->pid == 0)
+      g_ptr_array_add (a->summaries, g_strdup (sm->str));
+    else
+      a->foreign = TRUE;
   } else if (strcmp (ev->name, "stageprof_thread") == 0) {
     const SpEventArg *w = sp_event_arg (ev, "cpu_wait");
     if (w && w->is_num && w->num >= 0 && ev->has_tid)
@@ -588,6 +602,80 @@ on_meta (Acc * a, const SpEvent * ev)
       g_array_append_val (a->link_pids, pid);
     }
   }
+}
+
+/* ---- the runs' own summaries ------------------------------------------ */
+
+/* A trace whose process ended normally carries each run's summary: its
+ * rows and verdict replace those recomputed from the slices, so `show`,
+ * `html`, `dot` and `diff` on a trace say what the summary and the
+ * database say (a slice's self time cannot tell work from a wait the
+ * tracer split by CPU time, nor see a codec's workers). A trace cut short
+ * (a killed process) or merged keeps the slices' figures. */
+static void
+use_summaries (Acc * a)
+{
+  SpProfile *t;
+  GString *verdicts;
+  guint i, n_pipes = 0;
+  gboolean ok = TRUE;
+
+  if (a->summaries->len == 0 || a->foreign)
+    return;
+  t = sp_profile_new (a->p->path, SP_SOURCE_TRACE);
+  verdicts = g_string_new (NULL);
+  for (i = 0; i < a->summaries->len && ok; i++) {
+    gchar *v = NULL, *pipe = NULL;
+
+    ok = sp_summary_text_rows (t, a->summaries->pdata[i], &v, &pipe);
+    if (ok && v) {
+      g_string_append_printf (verdicts, "%s%s%s%s", verdicts->len ? "; " :
+          "", a->summaries->len > 1 && pipe ? pipe : "",
+          a->summaries->len > 1 && pipe ? ": " : "", v);
+      n_pipes++;
+    }
+    g_free (v);
+    g_free (pipe);
+  }
+  if (ok && t->elements->len > 0) {
+    /* a queue's levels over time are the trace's (its counter tracks) */
+    for (i = 0; i < t->queues->len; i++) {
+      SpQueueRow *q = t->queues->pdata[i];
+      guint j;
+      for (j = 0; j < a->p->queues->len; j++) {
+        SpQueueRow *o = a->p->queues->pdata[j];
+        if (o->series && !g_strcmp0 (o->name, q->name)
+            && (!o->pipeline || !q->pipeline
+                || !g_strcmp0 (o->pipeline, q->pipeline))) {
+          q->series = o->series;
+          o->series = NULL;
+          if (isnan (q->limit_buffers))
+            q->limit_buffers = o->limit_buffers;
+          break;
+        }
+      }
+    }
+#define SWAP(f) { GPtrArray *x = a->p->f; a->p->f = t->f; t->f = x; }
+    SWAP (elements);
+    SWAP (queues);
+    SWAP (threads);
+    SWAP (sinks);
+    SWAP (latency);
+    SWAP (element_latency);
+#undef SWAP
+    if (n_pipes > 0) {
+      g_free (a->p->verdict);
+      a->p->verdict = g_string_free (verdicts, FALSE);
+      verdicts = NULL;
+    }
+    a->p->rows_from_summary = TRUE;
+  } else {
+    sp_profile_note (a->p, "the trace's run summaries could not be read: "
+        "figures recomputed from its slices");
+  }
+  if (verdicts)
+    g_string_free (verdicts, TRUE);
+  sp_profile_free (t);
 }
 
 /* ---- rows ----------------------------------------------------------- */
@@ -902,6 +990,7 @@ sp_read_trace (const gchar * path, GError ** error)
       workers_free);
   a.names = g_hash_table_new (g_str_hash, g_str_equal);
   a.chunk = g_string_chunk_new (4096);
+  a.summaries = g_ptr_array_new_with_free_func (g_free);
 
   while (sp_trace_reader_next (rd, &ev, &err)) {
     if (too_many_names (&a)) {
@@ -963,6 +1052,7 @@ sp_read_trace (const gchar * path, GError ** error)
         "with them: their self time includes some of their children's",
         a.n_out_of_order);
   a.p->verdict = trace_verdict (&a);
+  use_summaries (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);
@@ -976,5 +1066,6 @@ out:
   /* the rows carry copies of the names they show */
   g_hash_table_destroy (a.names);
   g_string_chunk_free (a.chunk);
+  g_ptr_array_free (a.summaries, TRUE);
   return a.p;
 }

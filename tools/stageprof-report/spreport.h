@@ -123,6 +123,9 @@ typedef struct
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;
   gint64 wall_clock_us;         /* wall-clock time of trace ts 0 */
+  /* A trace's rows and verdict are the runs' summaries it carries
+   * (stageprof_summary), not recomputed from its slices. */
+  gboolean rows_from_summary;
 } SpProfile;
 
 SpProfile *sp_profile_new (const gchar * path, SpSourceKind kind);

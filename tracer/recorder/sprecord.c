@@ -427,7 +427,9 @@ state_note_exit (SpThreadState * st)
     g_mutex_lock (&st->r->lock);
     g_hash_table_iter_init (&iter, st->thread_by_pipe);
     while (g_hash_table_iter_next (&iter, NULL, &th)) {
-      SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
+      /* a record whose run ended keeps the delay of that moment */
+      if (!((SpThreadRec *) th)->run_over)
+        SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
       SP_SET (((SpThreadRec *) th)->ended, TRUE);
     }
     g_ptr_array_remove_fast (st->r->states, &st->free_gen_seen);

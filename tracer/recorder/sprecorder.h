@@ -198,6 +198,10 @@ typedef struct
    * sight, and at its exit once `ended`. */
   guint64 sched_delay0, sched_delay_end;
   gboolean ended;
+  /* Its pipeline's run ended: the delay stopped at sched_delay_end there
+   * (the thread lives on in GStreamer's pool), so every later summary of
+   * that run gives the same figures. Under the recorder lock. */
+  gboolean run_over;
 } SpThreadRec;
 
 typedef struct

@@ -76,7 +76,8 @@ sp_process_cpu_ns (void)
 guint64
 sp_thread_cpu_wait (SpThreadRec * th)
 {
-  guint64 now = th->ended ? th->sched_delay_end : sp_sched_delay (th->tid);
+  guint64 now = th->ended || th->run_over ? th->sched_delay_end :
+      sp_sched_delay (th->tid);
 
   return now > th->sched_delay0 ? now - th->sched_delay0 : 0;
 }
