@@ -378,6 +378,44 @@ strip_summaries (const gchar * src, const gchar * name)
   return dst;
 }
 
+/* Rows of `b` (show --format json) equal to those of `a` within the
+ * rounding of a summary file (6 digits; a database keeps the doubles),
+ * and the verdicts, exactly. */
+static void
+assert_same_profile (JsonObject * a, JsonObject * b, const gchar * what)
+{
+  static const gchar *const tables[] = { "elements", "threads", "queues" };
+  static const gchar *const cols[] = { "count", "mean_ms", "median_ms",
+    "total_s", "busy_pct", "worker_cpu_s", "mean_level", "blocked_pct",
+    "cpu_wait_pct", NULL
+  };
+  guint ti, i, c;
+
+  fail_unless_equals_string (json_object_get_string_member (b, "verdict"),
+      json_object_get_string_member (a, "verdict"));
+  for (ti = 0; ti < G_N_ELEMENTS (tables); ti++) {
+    JsonArray *rs = json_object_get_array_member (a, tables[ti]);
+    fail_unless_equals_int (json_array_get_length (rs),
+        json_array_get_length (json_object_get_array_member (b,
+                tables[ti])));
+    for (i = 0; i < json_array_get_length (rs); i++) {
+      JsonObject *r = json_array_get_object_element (rs, i);
+      const gchar *name = json_object_get_string_member (r, "name");
+      JsonObject *m = find_row (b, tables[ti], name);
+      fail_unless (m != NULL, "%s: %s %s missing", what, tables[ti], name);
+      for (c = 0; cols[c]; c++)
+        if (json_object_has_member (r, cols[c])
+            && !json_node_is_null (json_object_get_member (r, cols[c])))
+          fail_unless (json_object_has_member (m, cols[c])
+              && fabs (dmember (m, cols[c]) - dmember (r, cols[c])) <=
+              1e-5 * fabs (dmember (r, cols[c])) + 1e-9,
+              "%s: %s %s %s: %f, %f in the summary", what, tables[ti], name,
+              cols[c], json_object_has_member (m, cols[c]) ?
+              dmember (m, cols[c]) : NAN, dmember (r, cols[c]));
+    }
+  }
+}
+
 /* A trace carries each run's summary: `show` on it gives the summary's
  * rows and verdict, exactly (the slices' self time of h264parse was 5x
  * the summary's: it could not tell work from a wait the tracer splits by
@@ -386,36 +424,63 @@ GST_START_TEST (test_trace_carries_summary)
 {
   gchar *trace = path ("a.json"), *summary = path ("a-summary.json");
   JsonNode *t = show_json (trace), *s = show_json (summary);
-  JsonObject *to = json_node_get_object (t), *so = json_node_get_object (s);
-  static const gchar *const tables[] = { "elements", "threads", "queues" };
-  static const gchar *const cols[] = { "count", "mean_ms", "median_ms",
-    "total_s", "busy_pct", "mean_level", "blocked_pct", NULL
-  };
-  guint ti, i, c;
 
-  fail_unless_equals_string (json_object_get_string_member (to, "verdict"),
-      json_object_get_string_member (so, "verdict"));
-  for (ti = 0; ti < G_N_ELEMENTS (tables); ti++) {
-    JsonArray *rs = json_object_get_array_member (so, tables[ti]);
-    fail_unless_equals_int (json_array_get_length (rs),
-        json_array_get_length (json_object_get_array_member (to,
-                tables[ti])));
-    for (i = 0; i < json_array_get_length (rs); i++) {
-      JsonObject *r = json_array_get_object_element (rs, i);
-      const gchar *name = json_object_get_string_member (r, "name");
-      JsonObject *m = find_row (to, tables[ti], name);
-      fail_unless (m != NULL, "%s %s missing", tables[ti], name);
-      for (c = 0; cols[c]; c++)
-        if (json_object_has_member (r, cols[c]))
-          fail_unless (dmember (m, cols[c]) == dmember (r, cols[c]),
-              "%s %s %s: %f in the trace, %f in the summary", tables[ti],
-              name, cols[c], dmember (m, cols[c]), dmember (r, cols[c]));
-    }
-  }
+  assert_same_profile (json_node_get_object (s), json_node_get_object (t),
+      "trace");
   json_node_unref (t);
   json_node_unref (s);
   g_free (trace);
   g_free (summary);
+}
+
+GST_END_TEST;
+
+/* A codec pipeline (an encoder and a decoder with threads of their own, a
+ * parser, a queue): the summary, the database, the trace, html and dot
+ * give the same rows, workers' CPU included, and the same verdict. */
+GST_START_TEST (test_outputs_agree_codec)
+{
+  gchar *t = path ("k.json"), *s = path ("k-summary.json"), *d =
+      path ("k.db"), *h = path ("k.html"), *params, *out = NULL, *err =
+      NULL, *text = NULL;
+  JsonNode *nt, *ns, *nd;
+  const gchar *verdict;
+
+  params = g_strdup_printf ("trace=%s,summary=%s,db=%s", t, s, d);
+  launch (params, "videotestsrc num-buffers=90 "
+      "! video/x-raw,width=320,height=240 ! x264enc threads=2 "
+      "speed-preset=faster ! h264parse ! queue ! avdec_h264 max-threads=2 "
+      "! videoconvert ! fakesink");
+  nt = show_json (t);
+  ns = show_json (s);
+  nd = show_json (d);
+  assert_same_profile (json_node_get_object (ns), json_node_get_object (nt),
+      "trace");
+  assert_same_profile (json_node_get_object (ns), json_node_get_object (nd),
+      "database");
+  fail_unless (dmember (find_row (json_node_get_object (nt), "elements",
+              "x264enc0"), "worker_cpu_s") > 0);
+  verdict = json_object_get_string_member (json_node_get_object (ns),
+      "verdict");
+  fail_unless (tool (&out, &err, "html", "-o", h, t, NULL) == 0, "%s", err);
+  fail_unless (g_file_get_contents (h, &text, NULL, NULL));
+  fail_unless (strstr (text, verdict) != NULL, "html lacks '%s'", verdict);
+  g_free (text);
+  g_free (out);
+  g_free (err);
+  fail_unless (tool (&out, &err, "dot", "-o", "-", t, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, verdict) != NULL, "dot lacks '%s'", verdict);
+  fail_unless (strstr (out, "threads:") != NULL, "dot: no workers' CPU");
+  g_free (out);
+  g_free (err);
+  json_node_unref (nt);
+  json_node_unref (ns);
+  json_node_unref (nd);
+  g_free (params);
+  g_free (t);
+  g_free (s);
+  g_free (d);
+  g_free (h);
 }
 
 GST_END_TEST;
@@ -2089,6 +2154,7 @@ stageprof_report_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_show_trace);
   tcase_add_test (tc, test_trace_carries_summary);
+  tcase_add_test (tc, test_outputs_agree_codec);
   tcase_add_test (tc, test_three_outputs_agree);
   tcase_add_test (tc, test_trace_work_events);
   tcase_add_test (tc, test_trace_late_slice);
