@@ -83,9 +83,36 @@ read_rows (JsonObject * root, const SpRowKind * k, GPtrArray * dst)
   }
 }
 
+/* The tracer's verdict of each pipeline and run ("pipelines" rows). */
+static void
+add_verdicts (JsonObject * o, SpProfile * p)
+{
+  JsonArray *a = rows (o, "pipelines");
+
+  for (guint i = 0; a && i < json_array_get_length (a); i++) {
+    JsonNode *n = json_array_get_element (a, i);
+    JsonObject *r = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) :
+        NULL;
+    gchar *pipe = r ? str (r, "pipeline") : NULL, *run = r ? str (r, "run") :
+        NULL, *v = r ? str (r, "verdict") : NULL;
+
+    if (pipe && v) {
+      if (run)
+        g_hash_table_replace (p->verdicts, g_strdup_printf ("%s\x1f%s", pipe,
+                run), g_strdup (v));
+      /* rows come run by run: the last one seen is the latest */
+      g_hash_table_replace (p->verdicts, g_strdup (pipe), g_strdup (v));
+    }
+    g_free (pipe);
+    g_free (run);
+    g_free (v);
+  }
+}
+
 static void
 add_rows (JsonObject * o, SpProfile * p)
 {
+  add_verdicts (o, p);
   read_rows (o, &sp_elem_kind, p->elements);
   read_rows (o, &sp_queue_kind, p->queues);
   read_rows (o, &sp_thread_kind, p->threads);

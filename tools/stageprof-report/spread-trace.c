@@ -554,6 +554,8 @@ on_meta (Acc * a, const SpEvent * ev)
     w->cpu_s = c->num;
     w->kind = g_strdup (k && !k->is_num ? k->str : "compute");
     g_hash_table_insert (a->workers, key_pid_name (ev->pid, el->str), w);
+    g_hash_table_replace (a->p->kinds, g_strdup (el->str),
+        g_strdup (w->kind));
   } else if (strcmp (ev->name, "stageprof_summary") == 0) {
     const SpEventArg *sm = sp_event_arg (ev, "summary");
     /* The tracer writes them with pid 0; a merge (stage-batch) moves them
@@ -663,6 +665,11 @@ use_summaries (Acc * a)
     SWAP (latency);
     SWAP (element_latency);
 #undef SWAP
+    {
+      GHashTable *x = a->p->verdicts;
+      a->p->verdicts = t->verdicts;
+      t->verdicts = x;
+    }
     if (n_pipes > 0) {
       g_free (a->p->verdict);
       a->p->verdict = g_string_free (verdicts, FALSE);
@@ -750,6 +757,7 @@ elem_row (Acc * a, const ElemAcc * e)
   r->p99_ms = stage_stats_p99 (&e->stats);
   r->total_s = e->total / 1e9;
   r->busy_pct = 100.0 * e->total / wall;
+  r->blocked_s = e->blocked / 1e9;
   {
     const Workers *w = elem_workers (a, e);
     if (w) {
@@ -866,91 +874,6 @@ build_rows (Acc * a)
     a->p->wall_s = (last - first) / 1e9;
 }
 
-/* The busiest thread among those that lived through most of the run, and
- * what costs most on it, counting the events each element handled (a
- * decoder opening on its caps is busy time of its thread too). */
-static gchar *
-trace_verdict (Acc * a)
-{
-  GHashTableIter it, eit;
-  gpointer k, v, ek, ev;
-  ThreadAcc *best = NULL;
-  ElemAcc *top = NULL;
-  gint64 longest = 0;
-  gdouble busy;
-  gchar *tname, *res;
-
-  g_hash_table_iter_init (&it, a->threads);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    longest = MAX (longest, ((ThreadAcc *) v)->last - ((ThreadAcc *) v)->first);
-  g_hash_table_iter_init (&it, a->threads);
-  while (g_hash_table_iter_next (&it, &k, &v)) {
-    ThreadAcc *t = v;
-    gint64 wall = t->last - t->first;
-    if (wall <= 0 || wall < longest / 2)
-      continue;
-    if (!best || (gdouble) t->busy / wall >
-        (gdouble) best->busy / (best->last - best->first))
-      best = t;
-  }
-  if (!best)
-    return g_strdup ("no thread recorded");
-  g_hash_table_iter_init (&eit, best->elems);
-  while (g_hash_table_iter_next (&eit, &ek, &ev)) {
-    ElemAcc *e = ev;
-    if (!top || e->total + e->events > top->total + top->events)
-      top = e;
-  }
-  busy = 100.0 * best->busy / (best->last - best->first);
-  tname = thread_name (a, best->pid, best->tid);
-  if (busy < 50) {
-    /* The element most blocked in its own code (a sleep, a lock, a
-     * device), if that held its thread most of the time. */
-    ElemAcc *held = NULL;
-    g_hash_table_iter_init (&it, a->threads);
-    while (g_hash_table_iter_next (&it, &k, &v)) {
-      g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
-      while (g_hash_table_iter_next (&eit, &ek, &ev))
-        if (!held || ((ElemAcc *) ev)->blocked > held->blocked)
-          held = ev;
-    }
-    if (held && held->th->last > held->th->first
-        && held->blocked >= 0.5 * (held->th->last - held->th->first)) {
-      gchar *hname = thread_name (a, held->th->pid, held->th->tid);
-      gdouble wall = held->th->last - held->th->first;
-      const Workers *w = elem_workers (a, held);
-      if (w && w->cpu_s > 0)
-        /* Blocked in its own code while its workers ran: waiting for
-         * them. */
-        res = g_strdup_printf ("%s-bound: %s with its %.0f threads (they "
-            "used %.1f cores; its own thread %s worked %.0f%% of its time "
-            "and waited for them %.0f%%)", w->kind, held->name, w->workers,
-            w->cpu_s * 1e9 / wall, hname, 100.0 * (held->total +
-                held->events) / wall, 100.0 * held->blocked / wall);
-      else
-        res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f%% of "
-            "the thread's time in its own code, not on a CPU: a sleep, a "
-            "lock or a device); busiest thread %s at %.0f%%", held->name,
-            hname, 100.0 * held->blocked / wall, tname, busy);
-      g_free (hname);
-      g_free (tname);
-      return res;
-    }
-  }
-  if (busy < 50)
-    res = g_strdup_printf ("no thread is busy most of the time (busiest: %s "
-        "at %.0f%%): the pipeline waits on something outside it (a clock, "
-        "a live source, I/O)", tname, busy);
-  else if (!top)
-    res = g_strdup_printf ("thread %s busy %.0f%%", tname, busy);
-  else
-    res = g_strdup_printf ("bound by %s on thread %s busy %.0f%% (%s: %.0f%% "
-        "of the thread%s)", top->name, tname, busy, top->name,
-        100.0 * (top->total + top->events) / (best->last - best->first),
-        top->events > top->total ? ", most of it handling events" : "");
-  g_free (tname);
-  return res;
-}
 
 static void
 thread_acc_free (gpointer p)
@@ -1051,7 +974,7 @@ sp_read_trace (const gchar * path, GError ** error)
         "slices they enclose (longer than 100 ms) and could not be matched "
         "with them: their self time includes some of their children's",
         a.n_out_of_order);
-  a.p->verdict = trace_verdict (&a);
+  a.p->verdict = sp_profile_verdict (a.p);
   use_summaries (&a);
 out:
   g_hash_table_destroy (a.threads);
