@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spbuild.h"
+#include "splatrows.h"
 #include "spschema.h"
 #include "spqueue.h"
 #include "spthreads.h"
@@ -808,8 +809,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   if (sp_recorder_latency (r)) {
     array_init (&lv);
     array_init (&elv);
-    sp_latency_rows (sp_recorder_latency (r), pipeline, work_of, recs, &lv,
-        &elv);
+    sp_summary_latency_rows (sp_recorder_latency (r), pipeline, work_of,
+        recs, &lv, &elv);
     set_latency_runs (&lv, &pv);
     set_latency_runs (&elv, &pv);
   }
