@@ -349,10 +349,10 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   GstStructure *s;
 
   g_mutex_lock (&self->out_lock);
-  if (!sp_recorder_has_data (self->rec, pipeline))
+  if (!sp_summary_has_data (self->rec, pipeline))
     goto done;
   if (pipeline != NULL && pipeline != SP_RECORDER_PENDING) {
-    gint run = sp_recorder_latest_run (self->rec, pipeline);
+    gint run = sp_summary_latest_run (self->rec, pipeline);
     if (GPOINTER_TO_INT (g_hash_table_lookup (self->written_runs,
                 pipeline)) == run)
       goto done;
@@ -360,7 +360,7 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   }
   /* Final for what it covers: a pipeline that stopped, or the process. */
   s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
-      sp_recorder_summary (self->rec, pipeline, TRUE);
+      sp_summary_build (self->rec, pipeline, TRUE);
   if (to_db) {
     stage_prof_db_add (self, s);
     /* The trace carries the run's summary: stageprof-report reads its
@@ -375,7 +375,7 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     write_text (self, where, text);
     g_free (text);
   } else {
-    GstStructure *all = pipeline ? sp_recorder_summary (self->rec, NULL,
+    GstStructure *all = pipeline ? sp_summary_build (self->rec, NULL,
         TRUE) : gst_structure_copy (s);
 
     stage_prof_write_summary_file (self, all, where);
@@ -446,7 +446,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
         TRUE);
     g_mutex_lock (&self->trace_lock);
     if (self->trace)
-      sp_recorder_trace_summary (self->rec, self->trace, element);
+      sp_summary_trace_meta (self->rec, self->trace, element);
     g_mutex_unlock (&self->trace_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the
@@ -892,7 +892,7 @@ stage_prof_write_trace (GstStageProf * self, const gchar * path)
 static GstStructure *
 stage_prof_get_summary (GstStageProf * self)
 {
-  return sp_recorder_summary (self->rec, NULL, FALSE);
+  return sp_summary_build (self->rec, NULL, FALSE);
 }
 
 static void
@@ -1115,7 +1115,7 @@ stage_prof_final_output (GstStageProf * self)
   g_mutex_lock (&self->pipes_lock);
   for (i = 0; i < self->pipes->len; i++) {
     gpointer pipe = g_ptr_array_index (self->pipes, i);
-    if (sp_recorder_has_data (self->rec, pipe)) {
+    if (sp_summary_has_data (self->rec, pipe)) {
       GstStructure *s = stage_prof_pipeline_summary (self, pipe, TRUE);
       stage_prof_db_add (self, s);
       gst_structure_free (s);
