@@ -479,10 +479,12 @@ sp_decide_verdict (const SpDecideInput * in)
         g_strdup_printf (", and working %.0f %%", 100.0 * setter->work / run)
         : g_strdup ("");
     res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
-        "running time in its own code, not on a CPU: a sleep, a lock or a "
-        "device%s); %s", stage_name (setter),
-        thread_name (in, setter->thread), 100.0 * setter->blocked / run,
-        worked, busy_txt);
+        "running time in its own code, not on a CPU: a sleep, a lock%s%s); "
+        "%s", stage_name (setter), thread_name (in, setter->thread),
+        100.0 * setter->blocked / run, (setter->e->flags & SP_DECIDE_SINK) ?
+        ", a device, or the preroll (a sink waits for every sink of the "
+        "pipeline to have data before it plays)" : " or a device", worked,
+        busy_txt);
     g_free (worked);
   } else if (!(res = saturated_thread (stages, in))) {
     res = g_strdup_printf ("no single bottleneck: %s (%s)", busy_txt,

@@ -356,6 +356,35 @@ GST_START_TEST (test_tee_blocked_branch)
 
 GST_END_TEST;
 
+/* A sink that waits in its chain for the pipeline to preroll (the other
+ * branch of the tee never gets data: its valve drops everything) is not
+ * waiting for the clock: it read "paced by the clock at 0.7 fps". */
+GST_START_TEST (test_sink_stuck_in_preroll)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc "
+      "! video/x-raw,width=64,height=48 ! tee name=t "
+      "t. ! queue ! fakesink name=ok sync=true "
+      "t. ! queue ! valve drop=true ! fakesink name=starved sync=true", NULL);
+  GstStructure *s;
+
+  gst_object_set_name (GST_OBJECT (p), "t_preroll");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_ASYNC);
+  g_usleep (G_USEC_PER_SEC);
+  /* still prerolling: the starved sink has nothing */
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL, 0),
+      GST_STATE_CHANGE_ASYNC);
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = summary_of ();
+  assert_verdict (s, "blocked: ok on thread");
+  fail_if (strstr (gst_structure_get_string (s, "verdict"), "paced by the "
+          "clock") != NULL, "%s", gst_structure_get_string (s, "verdict"));
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* An appsrc the application pushes into slowly (a producer that sleeps
  * before each buffer): the application sets the rate, and the verdict
  * says so (it named nothing, and the appsrc's thread's CPU was lost). */
@@ -1376,6 +1405,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_tee_blocked_branch);
   tcase_add_test (tc, test_appsink_slow_pull);
   tcase_add_test (tc, test_appsrc_slow_push);
+  tcase_add_test (tc, test_sink_stuck_in_preroll);
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
   tcase_add_test (tc, test_codec_workers_parallel_start);

@@ -69,6 +69,9 @@ typedef struct
   guint8 list;
   guint8 cpu_on;
   guint8 under_cpu;             /* an enclosing frame is timed by CPU */
+  guint8 prerolling;            /* a sync element entered before PLAYING:
+                                 * its wait is for the preroll, not the
+                                 * clock */
   /* Not 0: the number of the look at the threads before it
    * (sp_threads_claim); threads its own thread starts in it are its
    * element's. */
@@ -608,6 +611,7 @@ frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
   f->cpu_on = FALSE;
   f->under_cpu = depth > 0 && (f[-1].cpu_on || f[-1].under_cpu);
   f->scan = 0;
+  f->prerolling = FALSE;
 }
 
 /* Doubles the frame stack; FALSE at SP_MAX_DEPTH. Only while pushing: no
@@ -788,13 +792,16 @@ emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
  * sync to the clock wait for it; anything else (a sleep, a lock, a device)
  * is blocked. Returns the trace slice kind. */
 static gint
-book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
+book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait,
+    gboolean prerolling)
 {
   SpElemInfo *info = rec->info;
 
   if (wait == 0)
     return SLICE_WAIT_OUTPUT;
-  if (g_atomic_int_get (&info->sync_clock)) {
+  /* A sink waits in its chain for the pipeline to preroll (every sink to
+   * have data) before it plays: blocked, not paced by the clock. */
+  if (g_atomic_int_get (&info->sync_clock) && !prerolling) {
     SP_ADD (rec->clock_ns, wait);
     SP_ADD (th->blocked, wait);
     return SP_SLICE_WAIT_CLOCK;
@@ -832,7 +839,8 @@ book_element (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
   SpElemRec *rec = f->rec;
   SpThreadRec *th = rec->thread;
   SpElemInfo *info = rec->info;
-  gint kind = timed ? book_wait (th, rec, self - work) : SLICE_WAIT_OUTPUT;
+  gint kind = timed ? book_wait (th, rec, self - work, f->prerolling) :
+      SLICE_WAIT_OUTPUT;
 
   if (event)
     SP_ADD (rec->work_ns, work);
@@ -1066,6 +1074,10 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
     SP_SET (rec->sample_left, G_MAXUINT);
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->sync_clock)
+          && !g_atomic_int_get (&rec->info->playing)
+          && st->depth <= st->stack_size))
+    st->stack[st->depth - 1].prerolling = TRUE;
   set_scan (st, scan);
   frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= st->stack_size)

@@ -79,6 +79,9 @@ typedef struct
   /* Process CPU time (ns) when each run began: run N at index N - 1;
    * under the recorder lock. */
   GArray *run_cpu0;
+  /* The top-level pipeline is in PLAYING (its own state changes): what an
+   * element first seen now starts from (SpElemInfo.playing). */
+  gint playing;
 } SpPipe;
 
 /* The trace thread id of a pipeline's GPU track (no OS thread has it). */
@@ -143,6 +146,9 @@ typedef struct
   /* Waits on the clock inside its chain and events (a `sync` property set:
    * sinks, identity, clocksync); set on the cold path. */
   gint sync_clock;
+  /* In PLAYING (its own state changes): a sync element entered before is
+   * waiting for the preroll. */
+  gint playing;
   /* Several inputs (funnel, input-selector, a muxer, an aggregator):
    * its waiting is for another input's turn. Set on the cold path. */
   gint multi_input;
