@@ -355,6 +355,48 @@ adopt_siblings_locked (SpRecorder * r)
   g_hash_table_destroy (by_comm);
 }
 
+/* Threads that ended keep their row (their CPU time) up to this many; the
+ * least busy of the rest that belong to no element are forgotten, their
+ * CPU then in the process's unlisted total. Bounded over days of an
+ * application that starts threads. */
+#define SP_MAX_ENDED_THREADS 256
+
+static gint
+cmp_cpu_asc (gconstpointer a, gconstpointer b)
+{
+  const SpOsThread *x = *(SpOsThread * const *) a;
+  const SpOsThread *y = *(SpOsThread * const *) b;
+
+  return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+static guint64
+bound_ended_locked (SpRecorder * r)
+{
+  GPtrArray *ended = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer v;
+  guint64 dropped = 0;
+  guint i;
+
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *t = v;
+    if (!t->alive && !t->owner)
+      g_ptr_array_add (ended, t);
+  }
+  if (ended->len > SP_MAX_ENDED_THREADS) {
+    g_ptr_array_sort (ended, cmp_cpu_asc);
+    for (i = 0; i < ended->len - SP_MAX_ENDED_THREADS; i++) {
+      SpOsThread *t = g_ptr_array_index (ended, i);
+      dropped += t->cpu_ns;
+      g_hash_table_remove (r->os_threads, GUINT_TO_POINTER (t->tid));
+    }
+  }
+  g_ptr_array_free (ended, TRUE);
+  return dropped;
+}
+
 static void
 update_locked (SpRecorder * r)
 {
@@ -428,7 +470,8 @@ update_locked (SpRecorder * r)
     }
     gone = r->unlisted_ns;
   }
-  r->unlisted_ns = gone;
+  /* what it forgets is unlisted from now on, not CPU that appeared */
+  r->unlisted_ns = gone + bound_ended_locked (r);
 }
 
 void
