@@ -162,7 +162,7 @@ lat_elem_get (SpLatency * l, GstElement * e)
     top = GST_OBJECT_PARENT (top);
   le->top = top;
   /* Named as the registry names them, under its lock, which guards its
-   * table of names (lock order: l->lock, then r->lock). */
+   * table of names (l->lock comes first: docs/architecture.md, "Locks"). */
   if (l->r)
     g_mutex_lock (&l->r->lock);
   le->name = sp_element_path (l->r, e);

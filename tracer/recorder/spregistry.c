@@ -266,8 +266,8 @@ sp_recorder_reset (SpRecorder * r)
     g_mutex_unlock (&q->lock);
   }
   g_mutex_unlock (&r->lock);
-  /* after the recorder lock: the latency lock comes first (splatency.c
-   * names its elements under the recorder's) */
+  /* after the recorder lock: the latency lock comes before it
+   * (docs/architecture.md, "Locks") */
   if (r->latency)
     r->latency_ops->reset (r->latency);
 }
