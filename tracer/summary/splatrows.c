@@ -9,16 +9,7 @@
 #include <math.h>
 
 #include "splatrows.h"
-
-static void
-append_row (GValue * rows, GstStructure * row)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, row);
-  gst_value_array_append_and_take_value (rows, &v);
-}
+#include "spsummary.h"
 
 /* The columns the two tables share: who, how many, and the distribution
  * of `s` (ms). */
@@ -92,9 +83,9 @@ sp_summary_latency_rows (SpLatency * l, gpointer pipeline,
     const SpLatencyStat *le = &g_array_index (stats, SpLatencyStat, i);
 
     if (le->is_sink)
-      append_row (sink_rows, sink_row (le));
+      sp_summary_take_row (sink_rows, sink_row (le));
     else
-      append_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
+      sp_summary_take_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
                   work_data)));
   }
   g_array_free (stats, TRUE);
