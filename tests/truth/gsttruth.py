@@ -1,0 +1,374 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""An independent truth for stageprof's figures, on any pipeline.
+
+Shares no code with the tracer: it watches a pipeline from the outside with
+pad probes and /proc, in the same process, so that what stageprof reports
+can be held against it (tests/truth/zoo.py, bench/zoo.sh; docs/tracer.md,
+"Checking stageprof on your own pipeline").
+
+    from gsttruth import Truth
+    truth = Truth(pipeline)          # before the pipeline leaves NULL
+    ... run it to EOS, set it to NULL ...
+    truth.finish()
+    truth.through["x264enc0"]        # ms from entering to leaving, per frame
+    truth.e2e["fakesink0"]           # ms from a frame's origin to the sink
+    truth.buffers_in["queue0"], truth.buffers_out["queue0"]
+    truth.process_cpu_s(), truth.worker_cpu_s()
+
+What is recorded: a buffer probe on every real pad of every element (ghost
+and proxy pads are left out: the pads inside see the same buffers), also on
+elements and pads added later (decodebin). Each probe notes the time
+(CLOCK_MONOTONIC, time.monotonic_ns()), the thread, the buffer's running
+time (its PTS through the segment sticky on that pad, plus the pad's
+offset) and, for RTP packets, the sequence number. A list is recorded
+buffer by buffer.
+
+How frames are followed (the matching rule):
+
+- A buffer leaving an element takes the earliest buffer still inside the
+  element that entered it with the same key: the RTP sequence number when
+  both are RTP packets (a jitter buffer re-stamps its output), else the
+  running time; where no running time is equal, the earliest whose span
+  (running time to running time plus duration) holds the output's running
+  time: the input frame that videorate repeats on its own grid, the input
+  buffer where an audio mixer's output starts. Its time through is leaving
+  minus entering. Each entry is
+  taken at most once: a tee's second branch, a payloader's second packet of
+  a frame or an encoder's output for a frame already out take no sample,
+  they carry the origin of the entry that matched first.
+- An element whose input had no timestamps at all (a parser of a file's
+  bytes) gives its outputs the oldest entry instead; an element with
+  timestamped input and an output that matches nothing (videorate on its
+  own grid) counts the output as unmatched, and that frame's origin is
+  unknown downstream.
+- A buffer entering a sink pad is the frame that the same thread last sent
+  from a source pad (a push runs the peer's chain on the pushing thread),
+  even where a probe in between replaced the buffer or its timestamps.
+- A frame's origin is where it was first pushed (a source's push, or a
+  demuxer's that pulls from a file). From a live source (is-live) it is its
+  capture: the running time plus the pipeline's base time, on the
+  pipeline's clock, which is CLOCK_MONOTONIC for GStreamer's system clock.
+  End to end is the arrival at a sink element's pad minus the origin.
+
+CPU: /proc/self/task/TID/schedstat (ns on a CPU) for each thread, sampled
+every 20 ms by a thread of ours (a thread that ends between two samples
+keeps its last reading) and at finish(); the process from /proc/self/stat
+(getrusage(RUSAGE_SELF), which keeps the threads that ended). Threads seen in a probe
+are streaming threads; threads born after the Truth was made that never ran
+a probe (and are not ours) are workers: a codec's own threads.
+
+Stage timed alone: time_alone(launch) runs a pipeline to EOS in this
+process and returns its wall time and CPU; the zoo runs each candidate
+stage alone to say which one limits a pipeline.
+"""
+import collections
+import os
+import resource
+import threading
+import time
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+def process_cpu_s():
+    """User and system CPU of the whole process, threads that ended
+    included: getrusage(), in microseconds (/proc/self/stat counts the same
+    in clock ticks of 10 ms, too coarse for a run of a second)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def thread_cpu():
+    """{tid: (kernel name, seconds on a CPU)} for every live thread."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except (OSError, ValueError, IndexError):
+            continue
+        out[int(tid)] = (name, ns / 1e9)
+    return out
+
+
+def element_path(element):
+    """The element's path below its top-level pipeline, as stageprof names
+    it (uridecodebin0/decodebin0/avdec_h264-0)."""
+    parts = []
+    e = element
+    while e is not None and e.get_parent() is not None:
+        parts.append(e.get_name())
+        e = e.get_parent()
+    return "/".join(reversed(parts))
+
+
+def _rtp_seq(buf, pad):
+    caps = pad.get_current_caps()
+    if caps is None or caps.get_size() == 0 or \
+            caps.get_structure(0).get_name() != "application/x-rtp":
+        return None
+    head = buf.extract_dup(0, 4)
+    if len(head) < 4 or head[0] >> 6 != 2:
+        return None
+    return (head[2] << 8) | head[3]
+
+
+def _running_time(pad, buf):
+    pts = buf.pts
+    if pts == Gst.CLOCK_TIME_NONE:
+        return None
+    rt = pts
+    ev = pad.get_sticky_event(Gst.EventType.SEGMENT, 0)
+    if ev is not None:
+        seg = ev.parse_segment()
+        if seg.format == Gst.Format.TIME:
+            rt = seg.to_running_time(Gst.Format.TIME, pts)
+            if rt == Gst.CLOCK_TIME_NONE or rt < 0:
+                return None
+    rt += pad.get_offset()
+    return rt if rt >= 0 else None
+
+
+class _Elem:
+    def __init__(self, path, element):
+        self.path = path
+        self.element = element
+        self.sink = bool(element.flags & Gst.ElementFlags.SINK)
+        self.live = False
+        if element.flags & Gst.ElementFlags.SOURCE:
+            prop = element.find_property("is-live")
+            if prop is not None:
+                self.live = element.get_property("is-live")
+        self.pending = []          # [rt, seq, t, origin, taken, duration]
+        self.taken = {}            # rt or ("seq", n) -> origin
+        self.timed_input = False
+        self.had_input = False
+        self.n_in = 0
+        self.n_out = 0
+        self.unmatched = 0
+        self.last_origin = None
+
+
+class Truth:
+    def __init__(self, pipeline):
+        self.pipeline = pipeline
+        self.lock = threading.Lock()
+        self.records = []          # (seq, t, tid, is_src, path, rt, seqnum, pts)
+        self.elems = {}
+        self.streaming = set()
+        self.cpu_start = process_cpu_s()
+        self.threads_before = set(thread_cpu())
+        self.samples = {}          # tid -> (name, cpu_s), last reading
+        self.sampler_tid = None
+        self._stop = threading.Event()
+        self._n = 0
+        self._watched = set()
+        pipeline.connect("deep-element-added", self._on_added)
+        it = pipeline.iterate_recurse()
+        while True:
+            res, e = it.next()
+            if res == Gst.IteratorResult.OK:
+                self._watch(e)
+            elif res == Gst.IteratorResult.RESYNC:
+                it.resync()
+            else:
+                break
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    # -- recording --------------------------------------------------------
+    def _on_added(self, _bin, _sub, element):
+        self._watch(element)
+
+    def _watch(self, element):
+        if isinstance(element, Gst.Bin) or element in self._watched:
+            return
+        self._watched.add(element)
+        element.connect("pad-added", lambda e, p: self._probe(e, p))
+        for pad in list(element.pads):
+            self._probe(element, pad)
+
+    def _probe(self, element, pad):
+        if isinstance(pad, Gst.ProxyPad):
+            return
+        is_src = pad.get_direction() == Gst.PadDirection.SRC
+        # pushes only: a pull (a demuxer reading its file) carries bytes,
+        # not frames, and the puller is where a frame starts
+        pad.add_probe(Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST |
+                      Gst.PadProbeType.PUSH, self._on_buffer, element, is_src)
+
+    def _on_buffer(self, pad, info, element, is_src):
+        t = time.monotonic_ns()
+        tid = threading.get_native_id()
+        bufs = []
+        if info.type & Gst.PadProbeType.BUFFER_LIST:
+            lst = info.get_buffer_list()
+            bufs = [lst.get(i) for i in range(lst.length())]
+        else:
+            bufs = [info.get_buffer()]
+        path = element_path(element)
+        for buf in bufs:
+            dur = buf.duration if buf.duration != Gst.CLOCK_TIME_NONE else 0
+            rec = (t, tid, is_src, path, _running_time(pad, buf),
+                   _rtp_seq(buf, pad), buf.pts, dur)
+            with self.lock:
+                if path not in self.elems:
+                    self.elems[path] = _Elem(path, element)
+                self._n += 1
+                self.records.append((self._n,) + rec)
+        self.streaming.add(tid)
+        return Gst.PadProbeReturn.OK
+
+    def _sample(self):
+        self.sampler_tid = threading.get_native_id()
+        while not self._stop.wait(0.02):
+            self.samples.update(thread_cpu())
+
+    # -- after the run ----------------------------------------------------
+    def finish(self):
+        """Stop sampling and follow every frame; call after the pipeline
+        went to NULL."""
+        self._stop.set()
+        self._sampler.join()
+        self.samples.update(thread_cpu())
+        self.cpu_end = process_cpu_s()
+        self.through = collections.defaultdict(list)
+        self.e2e = collections.defaultdict(list)
+        self.buffers_in = collections.Counter()
+        self.buffers_out = collections.Counter()
+        clock = self.pipeline.get_clock()
+        base = self.pipeline.get_base_time()
+        monotonic = (isinstance(clock, Gst.SystemClock) and
+                     clock.get_property("clock-type") == Gst.ClockType.MONOTONIC)
+        last_out = {}              # tid -> (origin, pts)
+        for _n, t, tid, is_src, path, rt, seq, pts, dur in sorted(self.records):
+            el = self.elems[path]
+            if is_src:
+                el.n_out += 1
+                self.buffers_out[path] += 1
+                origin = self._leave(el, t, rt, seq, base if monotonic else None)
+                last_out[tid] = (origin, pts)
+                continue
+            el.n_in += 1
+            self.buffers_in[path] += 1
+            # a probe may have replaced the buffer (made it writable,
+            # restamped it): the thread's last push is still this frame
+            origin, _pts = last_out.pop(tid, (None, None))
+            el.had_input = True
+            if el.sink:
+                if origin is not None:
+                    self.e2e[path].append((t - origin) / 1e6)
+                continue
+            el.timed_input |= rt is not None
+            el.pending.append([rt, seq, t, origin, False, dur])
+        return self
+
+    def _leave(self, el, t, rt, seq, base):
+        if not el.had_input:
+            if el.live and base is not None and rt is not None:
+                return base + rt
+            return t
+        entry = None
+        key = None
+        if seq is not None:
+            entry = next((e for e in el.pending if not e[4] and e[1] == seq), None)
+            key = ("seq", seq)
+        if entry is None and rt is not None:
+            entry = next((e for e in el.pending if not e[4] and e[0] == rt), None)
+            key = rt
+        if entry is None and rt is not None:
+            entry = next((e for e in el.pending if not e[4] and e[0] is not None
+                          and e[0] <= rt < e[0] + e[5]), None)
+        if entry is None and not el.timed_input:
+            entry = next((e for e in el.pending if not e[4]), None)
+        if entry is not None:
+            entry[4] = True
+            el.pending = [e for e in el.pending if not e[4]] \
+                if len(el.pending) > 256 else el.pending
+            self.through[el.path].append((t - entry[2]) / 1e6)
+            if key is not None:
+                el.taken[key] = entry[3]
+            el.last_origin = entry[3]
+            return entry[3]
+        if seq is not None and ("seq", seq) in el.taken:
+            return el.taken[("seq", seq)]
+        if rt is not None and rt in el.taken:
+            return el.taken[rt]
+        if rt is None or not el.timed_input:
+            return el.last_origin
+        el.unmatched += 1
+        return None
+
+    def unmatched(self, path):
+        return self.elems[path].unmatched if path in self.elems else 0
+
+    def process_cpu_s(self):
+        """The process's CPU from this Truth's creation to finish()."""
+        return self.cpu_end - self.cpu_start
+
+    def worker_threads(self):
+        """{tid: (name, cpu_s)}: threads born after the Truth was made that
+        never ran a probe (and are not the sampler)."""
+        return {tid: v for tid, v in self.samples.items()
+                if tid not in self.threads_before and tid not in self.streaming
+                and tid != self.sampler_tid}
+
+    def worker_cpu_s(self):
+        return sum(cpu for _name, cpu in self.worker_threads().values())
+
+
+def median(values):
+    v = sorted(values)
+    if not v:
+        return float("nan")
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
+def mean(values):
+    return sum(values) / len(values) if values else float("nan")
+
+
+def run_to_eos(pipeline, timeout_s=60, eos_after_s=None):
+    """Play `pipeline` until EOS (or, with eos_after_s, send it EOS after
+    that long: live network sources never end by themselves). Raises on an
+    error message or a timeout."""
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PLAYING)
+    start = time.monotonic()
+    sent = False
+    try:
+        while True:
+            if eos_after_s is not None and not sent and \
+                    time.monotonic() - start > eos_after_s:
+                pipeline.send_event(Gst.Event.new_eos())
+                sent = True
+            msg = bus.timed_pop_filtered(
+                50 * Gst.MSECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+            if msg is None:
+                if time.monotonic() - start > timeout_s:
+                    raise TimeoutError(f"no EOS after {timeout_s} s")
+                continue
+            if msg.type == Gst.MessageType.ERROR:
+                err, dbg = msg.parse_error()
+                raise RuntimeError(f"{err.message} ({dbg})")
+            return time.monotonic() - start
+    finally:
+        pipeline.set_state(Gst.State.NULL)
+
+
+def time_alone(launch, timeout_s=60):
+    """A stage timed alone: run `launch` to EOS; (wall s, process CPU s)."""
+    p = Gst.parse_launch(launch)
+    cpu = process_cpu_s()
+    t0 = time.monotonic()
+    run_to_eos(p, timeout_s)
+    return time.monotonic() - t0, process_cpu_s() - cpu
+
+
+__all__ = ["Truth", "element_path", "median", "mean", "process_cpu_s",
+           "thread_cpu", "run_to_eos", "time_alone", "GLib"]
