@@ -333,10 +333,11 @@ def mean(values):
     return sum(values) / len(values) if values else float("nan")
 
 
-def run_to_eos(pipeline, timeout_s=60, eos_after_s=None):
+def run_to_eos(pipeline, timeout_s=60, eos_after_s=None, latency=None):
     """Play `pipeline` until EOS (or, with eos_after_s, send it EOS after
     that long: live network sources never end by themselves). Raises on an
-    error message or a timeout."""
+    error message or a timeout. With a dict as `latency`, fills it with
+    what the pipeline's own LATENCY query answers at EOS: live, min_ms."""
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     start = time.monotonic()
@@ -356,6 +357,11 @@ def run_to_eos(pipeline, timeout_s=60, eos_after_s=None):
             if msg.type == Gst.MessageType.ERROR:
                 err, dbg = msg.parse_error()
                 raise RuntimeError(f"{err.message} ({dbg})")
+            if latency is not None:
+                q = Gst.Query.new_latency()
+                if pipeline.query(q):
+                    live, lmin, _lmax = q.parse_latency()
+                    latency.update(live=live, min_ms=lmin / 1e6)
             return time.monotonic() - start
     finally:
         pipeline.set_state(Gst.State.NULL)

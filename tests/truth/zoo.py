@@ -22,8 +22,12 @@ pipeline, check, stageprof, truth, ok. The checks:
 - workers          CPU of the elements' own threads (`worker_cpu_s`, all
   elements) against the harness's threads that never ran a probe; within
   max(50 ms, 10 %);
+- late:SINK        a live sink's `Late` against the probes' P99 end to end
+  over what the pipeline's own LATENCY query answers (not drawn within
+  max(1 ms, 5 %) of it);
 - verdict          the element the verdict names first against the stage
-  that, timed alone in the same process, takes longest.
+  that, timed alone in the same process, takes longest (its input made and
+  dropped, less the same input without it).
 
 A check listed in a pipeline's `known` is a known stageprof failure (the
 reason is printed): it is shown as KNOWN and fails only with --strict.
@@ -57,18 +61,30 @@ MEDIA = {
 VRAW = "video/x-raw,format=I420,width={W},height={H},framerate={FPS}/1"
 VSRC = "videotestsrc num-buffers={N} ! " + VRAW
 LSRC = "videotestsrc is-live=true num-buffers={N} ! " + VRAW
+BIG = "video/x-raw,format=I420,width={W3},height={H3}"
+
+
+def scale_alone(method):
+    return (VSRC + f" ! videoscale method={method} ! " + BIG + " ! fakesink", VSRC + " ! fakesink")
+
+
+
+
+def jpeg_alone(quality):
+    return ("videotestsrc num-buffers={N} ! " + BIG + f" ! jpegenc quality={quality} ! fakesink",
+            "videotestsrc num-buffers={N} ! " + BIG + " ! fakesink")
 
 ZOO = [
     dict(name="x264-default", needs=["x264enc", "avdec_h264", "h264parse"],
          launch=VSRC + " ! x264enc ! h264parse ! avdec_h264 ! fakesink",
          through=["x264enc0", "h264parse0", "avdec_h264-0"], workers=True, media=["clip.mp4"],
-         known={"verdict": "x264enc and avdec_h264 share one thread and both have workers: the "
-                "verdict says 'blocked: avdec_h264-0 ... blocked 64 %' while x264enc takes 4x "
-                "longer than the decoder when each is timed alone (worker attribution)"},
-         verdict=dict(feed=VSRC + " ! fakesink",
-                      stages={"x264enc0": VSRC + " ! x264enc ! fakesink",
-                              "avdec_h264-0": "filesrc location={TMP}/clip.mp4 ! qtdemux ! "
-                              "h264parse ! avdec_h264 ! fakesink"})),
+         known={"verdict": "x264enc and avdec_h264 share one thread and both have workers: "
+                "one run in three says 'blocked: avdec_h264-0 ... blocked 64 %' while x264enc "
+                "takes 4x longer than the decoder when each is timed alone (worker attribution)"},
+         verdict={"x264enc0": (VSRC + " ! x264enc ! fakesink", VSRC + " ! fakesink"),
+                  "avdec_h264-0": ("filesrc location={TMP}/clip.mp4 ! qtdemux ! h264parse ! "
+                                   "avdec_h264 ! fakesink", "filesrc location={TMP}/clip.mp4 ! "
+                                   "qtdemux ! h264parse ! fakesink")}),
     dict(name="x264-default-live", needs=["x264enc", "avdec_h264"], live=True,
          launch=LSRC + " ! x264enc ! avdec_h264 ! queue ! fakesink sync=true",
          through=["x264enc0", "avdec_h264-0", "queue0"]),
@@ -156,9 +172,24 @@ ZOO = [
     dict(name="videoconvert-n-threads",
          launch=VSRC + " ! queue ! videoconvert n-threads=2 ! video/x-raw,format=RGB ! fakesink",
          through=["queue0", "videoconvert0"],
-         verdict=dict(feed=VSRC + " ! fakesink",
-                      stages={"videoconvert0": VSRC + " ! videoconvert n-threads=2 ! "
-                              "video/x-raw,format=RGB ! fakesink"})),
+         verdict={"videoconvert0": (VSRC + " ! videoconvert n-threads=2 ! "
+                                    "video/x-raw,format=RGB ! fakesink", VSRC + " ! fakesink")}),
+    # Two stages on two threads; then the scaler slowed on purpose (lanczos,
+    # and the encoder lightened, so that the margin stays wide on a loaded
+    # machine): the verdict must follow the stage that limits, which each
+    # stage timed alone says.
+    dict(name="stages-encode-bound", needs=["jpegenc"],
+         launch=VSRC + " ! queue ! videoscale method=nearest-neighbour ! " + BIG + " ! queue ! "
+                "jpegenc quality=100 ! fakesink",
+         through=["queue0", "videoscale0", "queue1", "jpegenc0"],
+         verdict={"videoscale0": scale_alone("nearest-neighbour"),
+                  "jpegenc0": jpeg_alone(100)}),
+    dict(name="stages-scale-slowed", needs=["jpegenc"],
+         launch=VSRC + " ! queue ! videoscale method=lanczos envelope=5 ! " + BIG + " ! queue ! "
+                "jpegenc quality=50 ! fakesink",
+         through=["queue0", "videoscale0", "queue1", "jpegenc0"],
+         verdict={"videoscale0": scale_alone("lanczos envelope=5"),
+                  "jpegenc0": jpeg_alone(50)}),
     dict(name="leaky-queue",
          launch=VSRC + " ! queue leaky=downstream max-size-buffers=2 ! identity sleep-time=20000 ! "
                 "fakesink", through=["identity0"], drops="queue0"),
@@ -183,6 +214,7 @@ def params_for(full, tmp):
     p["TMP"] = tmp
     p["AN"] = int(p["N"] / p["FPS"] * 48000 / 1024) + 1
     p["PORT"] = 20000 + os.getpid() % 20000
+    p["W3"], p["H3"] = 3 * p["W"], 3 * p["H"]
     return p
 
 
@@ -201,23 +233,23 @@ def run_one(spec, params, out_path):
     pipeline.set_name(spec["name"])
     truth = gsttruth.Truth(pipeline)
     eos_after = params[spec["eos_after"]] if spec.get("eos_after") else None
+    latency = {}
     if spec.get("driver") == "app":
         drive_app(pipeline, params, Gst)
     else:
-        gsttruth.run_to_eos(pipeline, timeout_s=120, eos_after_s=eos_after)
+        gsttruth.run_to_eos(pipeline, timeout_s=120, eos_after_s=eos_after, latency=latency)
     truth.finish()
     # the summary as written when the pipeline stopped, before the stages
     # timed alone add theirs
     with open(summary) as f:
         s = json.load(f)
     alone = {}
-    if spec.get("verdict"):
-        v = spec["verdict"]
-        feed, _ = gsttruth.time_alone(fmt(params, v["feed"]))
-        for el, launch in v["stages"].items():
-            wall, _ = gsttruth.time_alone(fmt(params, launch))
-            alone[el] = wall - feed
-    rows = checks(spec, s, truth, alone, gsttruth)
+    for el, (launch, feed) in spec.get("verdict", {}).items():
+        # the stage's own time: with its input made and dropped, less
+        # the same input made and dropped without it
+        alone[el] = gsttruth.time_alone(fmt(params, launch))[0] - \
+            gsttruth.time_alone(fmt(params, feed))[0]
+    rows = checks(spec, s, truth, alone, latency, gsttruth)
     with open(out_path, "w") as f:
         json.dump(rows, f)
 
@@ -259,7 +291,7 @@ def within(a, b, rel=0.05, floor=1.0):
     return abs(a - b) <= max(floor, rel * abs(b))
 
 
-def checks(spec, s, truth, alone, gsttruth):
+def checks(spec, s, truth, alone, latency, gsttruth):
     rows = []
     pipe = spec["name"]
 
@@ -286,6 +318,7 @@ def checks(spec, s, truth, alone, gsttruth):
         ok = ours is not None and within(ours, true)
         add("e2e:" + sink, fmt_ms(ours, r and r.get("frames"), r and r.get("unmatched")),
             fmt_ms(true, len(tv), 0), ok)
+        late_check(add, sink, r, tv, latency, gsttruth)
     # the rows hold each thread's CPU since it started (the main thread's
     # since the process started): against the whole process's
     listed = sum(r["cpu_s"] for r in s.get("os_threads", []))
@@ -316,6 +349,23 @@ def checks(spec, s, truth, alone, gsttruth):
         add("verdict", named or verdict[:40], expect + " (" + ", ".join(
             f"{k} {v:.2f} s" for k, v in alone.items()) + " alone)", named == expect)
     return rows
+
+
+def late_check(add, sink, r, tv, latency, gsttruth):
+    """Late: a live pipeline's P99 arrival after what its LATENCY query
+    answered (the harness asks the pipeline itself). Not drawn where the
+    truth is within max(1 ms, 5 %) of the reported latency: too close to
+    call on a loaded machine."""
+    if not latency.get("live") or not tv or r is None or "late" not in r:
+        return
+    v = sorted(tv)
+    p99 = v[min(len(v) - 1, int(0.99 * len(v)))]
+    if within(p99, latency["min_ms"]):
+        return
+    true = p99 > latency["min_ms"]
+    add("late:" + sink, f"{'yes' if r['late'] else 'no'} ({r.get('reported_min_ms', 0):.1f} ms)",
+        f"{'yes' if true else 'no'} (P99 {p99:.1f} ms, reported {latency['min_ms']:.1f} ms)",
+        bool(r["late"]) == true)
 
 
 def element_names(s, pipe):
