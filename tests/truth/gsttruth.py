@@ -51,8 +51,8 @@ How frames are followed (the matching rule):
   End to end is the arrival at a sink element's pad minus the origin.
 
 CPU: /proc/self/task/TID/schedstat (ns on a CPU) for each thread, sampled
-every 20 ms by a thread of ours (a thread that ends between two samples
-keeps its last reading) and at finish(); the process from /proc/self/stat
+every 100 ms by a thread of ours, at EOS and at finish() (a thread that
+ends between two readings keeps its last one); the process from /proc/self/stat
 (getrusage(RUSAGE_SELF), which keeps the threads that ended). Threads seen in a probe
 are streaming threads; threads born after the Truth was made that never ran
 a probe (and are not ours) are workers: a codec's own threads.
@@ -62,6 +62,7 @@ process and returns its wall time and CPU; the zoo runs each candidate
 stage alone to say which one limits a pipeline.
 """
 import collections
+import itertools
 import os
 import resource
 import threading
@@ -106,30 +107,17 @@ def element_path(element):
     return "/".join(reversed(parts))
 
 
-def _rtp_seq(buf, pad):
-    caps = pad.get_current_caps()
-    if caps is None or caps.get_size() == 0 or \
-            caps.get_structure(0).get_name() != "application/x-rtp":
-        return None
-    head = buf.extract_dup(0, 4)
-    if len(head) < 4 or head[0] >> 6 != 2:
-        return None
-    return (head[2] << 8) | head[3]
-
-
-def _running_time(pad, buf):
-    pts = buf.pts
+def _running_time(seg, offset, pts):
+    """pts through the segment the pad had then, plus the pad's offset;
+    None without a PTS or outside the segment."""
     if pts == Gst.CLOCK_TIME_NONE:
         return None
     rt = pts
-    ev = pad.get_sticky_event(Gst.EventType.SEGMENT, 0)
-    if ev is not None:
-        seg = ev.parse_segment()
-        if seg.format == Gst.Format.TIME:
-            rt = seg.to_running_time(Gst.Format.TIME, pts)
-            if rt == Gst.CLOCK_TIME_NONE or rt < 0:
-                return None
-    rt += pad.get_offset()
+    if seg is not None and seg.format == Gst.Format.TIME:
+        rt = seg.to_running_time(Gst.Format.TIME, pts)
+        if rt == Gst.CLOCK_TIME_NONE or rt < 0:
+            return None
+    rt += offset
     return rt if rt >= 0 else None
 
 
@@ -156,8 +144,9 @@ class _Elem:
 class Truth:
     def __init__(self, pipeline):
         self.pipeline = pipeline
-        self.lock = threading.Lock()
-        self.records = []          # (seq, t, tid, is_src, path, rt, seqnum, pts)
+        # (n, t, tid, is_src, element, path, pad, segment, pts, duration,
+        # RTP sequence number)
+        self.records = []
         self.elems = {}
         self.streaming = set()
         self.cpu_start = process_cpu_s()
@@ -165,7 +154,10 @@ class Truth:
         self.samples = {}          # tid -> (name, cpu_s), last reading
         self.sampler_tid = None
         self._stop = threading.Event()
-        self._n = 0
+        self._seq = itertools.count()
+        self._paths = {}           # element -> its path
+        self._segment = {}         # pad -> its last segment
+        self._rtp = {}             # pad -> its caps are RTP
         self._watched = set()
         pipeline.connect("deep-element-added", self._on_added)
         it = pipeline.iterate_recurse()
@@ -200,33 +192,57 @@ class Truth:
         # not frames, and the puller is where a frame starts
         pad.add_probe(Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST |
                       Gst.PadProbeType.PUSH, self._on_buffer, element, is_src)
+        # the segment and caps as they pass, so that a buffer's probe only
+        # notes the time: every probe holds Python's lock, and a thread
+        # waiting for it is time the harness does not see
+        pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event)
+
+    def _on_event(self, pad, info):
+        ev = info.get_event()
+        if ev.type == Gst.EventType.SEGMENT:
+            self._segment[pad] = ev.parse_segment().copy()
+        elif ev.type == Gst.EventType.CAPS:
+            caps = ev.parse_caps()
+            self._rtp[pad] = caps.get_size() > 0 and \
+                caps.get_structure(0).get_name() == "application/x-rtp"
+        return Gst.PadProbeReturn.OK
 
     def _on_buffer(self, pad, info, element, is_src):
         t = time.monotonic_ns()
         tid = threading.get_native_id()
-        bufs = []
         if info.type & Gst.PadProbeType.BUFFER_LIST:
             lst = info.get_buffer_list()
             bufs = [lst.get(i) for i in range(lst.length())]
         else:
             bufs = [info.get_buffer()]
-        path = element_path(element)
+        seg = self._segment.get(pad)
+        rtp = self._rtp.get(pad, False)
+        path = self._paths.get(element)
+        if path is None:           # once per element, while it is in its bin
+            path = self._paths[element] = element_path(element)
         for buf in bufs:
-            dur = buf.duration if buf.duration != Gst.CLOCK_TIME_NONE else 0
-            rec = (t, tid, is_src, path, _running_time(pad, buf),
-                   _rtp_seq(buf, pad), buf.pts, dur)
-            with self.lock:
-                if path not in self.elems:
-                    self.elems[path] = _Elem(path, element)
-                self._n += 1
-                self.records.append((self._n,) + rec)
+            seq = None
+            if rtp:
+                head = buf.extract_dup(0, 4)
+                if len(head) == 4 and head[0] >> 6 == 2:
+                    seq = (head[2] << 8) | head[3]
+            # next() of a count and list.append are atomic under the GIL
+            self.records.append((next(self._seq), t, tid, is_src, element, path,
+                                 pad, seg, buf.pts, buf.duration, seq))
         self.streaming.add(tid)
         return Gst.PadProbeReturn.OK
 
     def _sample(self):
+        # every 100 ms: each look holds Python's lock that the probes need;
+        # the codecs' threads that end at the pipeline's stop are read at
+        # EOS (sample_now, run_to_eos's on_eos) and at finish()
         self.sampler_tid = threading.get_native_id()
-        while not self._stop.wait(0.02):
-            self.samples.update(thread_cpu())
+        while not self._stop.wait(0.1):
+            self.sample_now()
+
+    def sample_now(self):
+        """Read every thread's CPU now (threads that end later keep it)."""
+        self.samples.update(thread_cpu())
 
     # -- after the run ----------------------------------------------------
     def finish(self):
@@ -245,8 +261,13 @@ class Truth:
         monotonic = (isinstance(clock, Gst.SystemClock) and
                      clock.get_property("clock-type") == Gst.ClockType.MONOTONIC)
         last_out = {}              # tid -> (origin, pts)
-        for _n, t, tid, is_src, path, rt, seq, pts, dur in sorted(self.records):
+        for _n, t, tid, is_src, element, path, pad, seg, pts, dur, seq in sorted(
+                self.records, key=lambda r: r[0]):
+            if path not in self.elems:
+                self.elems[path] = _Elem(path, element)
             el = self.elems[path]
+            rt = _running_time(seg, pad.get_offset(), pts)
+            dur = dur if dur != Gst.CLOCK_TIME_NONE else 0
             if is_src:
                 el.n_out += 1
                 self.buffers_out[path] += 1
@@ -333,11 +354,13 @@ def mean(values):
     return sum(values) / len(values) if values else float("nan")
 
 
-def run_to_eos(pipeline, timeout_s=60, eos_after_s=None, latency=None):
+def run_to_eos(pipeline, timeout_s=60, eos_after_s=None, latency=None, on_eos=None):
     """Play `pipeline` until EOS (or, with eos_after_s, send it EOS after
     that long: live network sources never end by themselves). Raises on an
     error message or a timeout. With a dict as `latency`, fills it with
-    what the pipeline's own LATENCY query answers at EOS: live, min_ms."""
+    what the pipeline's own LATENCY query answers at EOS: live, min_ms.
+    on_eos() is called at EOS, before the pipeline stops (Truth.sample_now:
+    a codec's threads end when it stops)."""
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     start = time.monotonic()
@@ -357,6 +380,8 @@ def run_to_eos(pipeline, timeout_s=60, eos_after_s=None, latency=None):
             if msg.type == Gst.MessageType.ERROR:
                 err, dbg = msg.parse_error()
                 raise RuntimeError(f"{err.message} ({dbg})")
+            if on_eos is not None:
+                on_eos()
             if latency is not None:
                 q = Gst.Query.new_latency()
                 if pipeline.query(q):
