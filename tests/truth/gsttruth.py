@@ -73,6 +73,7 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 
+
 def process_cpu_s():
     """User and system CPU of the whole process, threads that ended
     included: getrusage(), in microseconds (/proc/self/stat counts the same

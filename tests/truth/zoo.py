@@ -45,10 +45,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gsttruth  # noqa: E402  (gi, before Gst is used)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gsttruth  # noqa: E402  (Gst.init: in run_one, after GST_TRACERS is set)
+
 QUICK = dict(W=320, H=240, N=45, SEC=1.5, FPS=30)
 FULL = dict(W=640, H=360, N=150, SEC=5, FPS=30)
 
@@ -228,8 +228,6 @@ def run_one(spec, params, out_path):
     tmp = params["TMP"]
     summary = os.path.join(tmp, spec["name"] + ".json")
     os.environ["GST_TRACERS"] = f"stageprof(latency=true,summary={summary})"
-    sys.path.insert(0, HERE)
-    import gsttruth
     from gsttruth import Gst
     Gst.init(None)
     if spec.get("setup"):
@@ -255,7 +253,7 @@ def run_one(spec, params, out_path):
         # the same input made and dropped without it
         alone[el] = gsttruth.time_alone(fmt(params, launch))[0] - \
             gsttruth.time_alone(fmt(params, feed))[0]
-    rows = checks(spec, s, truth, alone, latency, gsttruth)
+    rows = checks(spec, s, truth, alone, latency)
     with open(out_path, "w") as f:
         json.dump(rows, f)
 
@@ -297,7 +295,7 @@ def within(a, b, rel=0.05, floor=1.0):
     return abs(a - b) <= max(floor, rel * abs(b))
 
 
-def checks(spec, s, truth, alone, latency, gsttruth):
+def checks(spec, s, truth, alone, latency):
     rows = []
     pipe = spec["name"]
 
@@ -324,7 +322,7 @@ def checks(spec, s, truth, alone, latency, gsttruth):
         ok = ours is not None and within(ours, true)
         add("e2e:" + sink, fmt_ms(ours, r and r.get("frames"), r and r.get("unmatched")),
             fmt_ms(true, len(tv), 0), ok)
-        late_check(add, sink, r, tv, latency, gsttruth)
+        late_check(add, sink, r, tv, latency)
     # the rows hold each thread's CPU since it started (the main thread's
     # since the process started): against the whole process's
     listed = sum(r["cpu_s"] for r in s.get("os_threads", []))
@@ -357,7 +355,7 @@ def checks(spec, s, truth, alone, latency, gsttruth):
     return rows
 
 
-def late_check(add, sink, r, tv, latency, gsttruth):
+def late_check(add, sink, r, tv, latency):
     """Late: a live pipeline's P99 arrival after what its LATENCY query
     answered (the harness asks the pipeline itself). Not drawn where the
     truth is within max(1 ms, 5 %) of the reported latency: too close to
