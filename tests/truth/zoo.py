@@ -217,11 +217,19 @@ def fmt(params, s):
     return s.format(**params)
 
 
+def free_udp_port():
+    """A UDP port on loopback that nobody holds now (the kernel's pick)."""
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def params_for(full, tmp):
     p = dict(FULL if full else QUICK)
     p["TMP"] = tmp
     p["AN"] = int(p["N"] / p["FPS"] * 48000 / 1024) + 1
-    p["PORT"] = 20000 + os.getpid() % 20000
+    p["PORT"] = free_udp_port()
     p["W3"], p["H3"] = 3 * p["W"], 3 * p["H"]
     return p
 
