@@ -155,6 +155,7 @@ class Truth:
         self.samples = {}          # tid -> (name, cpu_s), last reading
         self.sampler_tid = None
         self._stop = threading.Event()
+        self.errors = []           # what went wrong in a probe
         self._seq = itertools.count()
         self._paths = {}           # element -> its path
         self._segment = {}         # pad -> its last segment
@@ -199,17 +200,30 @@ class Truth:
         pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event)
 
     def _on_event(self, pad, info):
-        ev = info.get_event()
-        if ev.type == Gst.EventType.SEGMENT:
-            self._segment[pad] = ev.parse_segment().copy()
-        elif ev.type == Gst.EventType.CAPS:
-            caps = ev.parse_caps()
-            self._rtp[pad] = caps.get_size() > 0 and \
-                caps.get_structure(0).get_name() == "application/x-rtp"
+        # a probe that raises returns 0 to GStreamer, which is DROP: the
+        # harness must never take an event from the pipeline
+        try:
+            ev = info.get_event()
+            if ev.type == Gst.EventType.SEGMENT:
+                self._segment[pad] = ev.parse_segment().copy()
+            elif ev.type == Gst.EventType.CAPS:
+                # by its text: GStreamer 1.26's Python overrides wrap a
+                # caps' structure (no get_name() on it)
+                self._rtp[pad] = ev.parse_caps().to_string().startswith(
+                    "application/x-rtp")
+        except Exception as e:  # noqa: BLE001
+            self.errors.append(f"event probe on {pad.get_name()}: {e!r}")
         return Gst.PadProbeReturn.OK
 
     def _on_buffer(self, pad, info, element, is_src):
         t = time.monotonic_ns()
+        try:
+            self._note(pad, info, element, is_src, t)
+        except Exception as e:  # noqa: BLE001 (never DROP, see _on_event)
+            self.errors.append(f"buffer probe on {pad.get_name()}: {e!r}")
+        return Gst.PadProbeReturn.OK
+
+    def _note(self, pad, info, element, is_src, t):
         tid = threading.get_native_id()
         if info.type & Gst.PadProbeType.BUFFER_LIST:
             lst = info.get_buffer_list()
@@ -231,7 +245,6 @@ class Truth:
             self.records.append((next(self._seq), t, tid, is_src, element, path,
                                  pad, seg, buf.pts, buf.duration, seq))
         self.streaming.add(tid)
-        return Gst.PadProbeReturn.OK
 
     def _sample(self):
         # every 100 ms: each look holds Python's lock that the probes need;

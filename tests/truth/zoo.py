@@ -254,6 +254,8 @@ def run_one(spec, params, out_path):
         gsttruth.run_to_eos(pipeline, timeout_s=120, eos_after_s=eos_after, latency=latency,
                             on_eos=truth.sample_now)
     truth.finish()
+    if truth.errors:
+        raise RuntimeError("the harness failed: " + "; ".join(truth.errors[:3]))
     # the summary as written when the pipeline stopped, before the stages
     # timed alone add theirs
     with open(summary) as f:
