@@ -43,7 +43,10 @@ How frames are followed (the matching rule):
   unknown downstream.
 - A buffer entering a sink pad is the frame that the same thread last sent
   from a source pad (a push runs the peer's chain on the pushing thread),
-  even where a probe in between replaced the buffer or its timestamps.
+  even where a probe in between replaced the buffer or its timestamps. It
+  arrived when that push's probe saw it leave: the chain runs right after
+  on the same thread, and the sink pad's own probe may first have waited
+  for Python's lock (a queue feeding mp4mux read 4 % short that way).
 - A frame's origin is where it was first pushed (a source's push, or a
   demuxer's that pulls from a file). From a live source (is-live) it is its
   capture: the running time plus the pipeline's base time, on the
@@ -274,7 +277,7 @@ class Truth:
         base = self.pipeline.get_base_time()
         monotonic = (isinstance(clock, Gst.SystemClock) and
                      clock.get_property("clock-type") == Gst.ClockType.MONOTONIC)
-        last_out = {}              # tid -> (origin, pts)
+        last_out = {}              # tid -> (origin, time) of its last push
         for _n, t, tid, is_src, element, path, pad, seg, pts, dur, seq in sorted(
                 self.records, key=lambda r: r[0]):
             if path not in self.elems:
@@ -286,13 +289,17 @@ class Truth:
                 el.n_out += 1
                 self.buffers_out[path] += 1
                 origin = self._leave(el, t, rt, seq, base if monotonic else None)
-                last_out[tid] = (origin, pts)
+                last_out[tid] = (origin, t)
                 continue
             el.n_in += 1
             self.buffers_in[path] += 1
             # a probe may have replaced the buffer (made it writable,
             # restamped it): the thread's last push is still this frame
-            origin, _pts = last_out.pop(tid, (None, None))
+            origin, t_sent = last_out.pop(tid, (None, None))
+            if t_sent is not None:
+                # it arrived when its push left the pad upstream: this
+                # pad's own probe may have waited for Python's lock first
+                t = t_sent
             el.had_input = True
             if el.sink:
                 if origin is not None:
