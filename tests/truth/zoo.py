@@ -517,7 +517,9 @@ def main(argv):
             if any(not r["ok"] and not r.get("known") for r in res):
                 # the machines are shared: a pipeline that failed runs
                 # once more and says so; its second result counts
-                print(f"# {spec['name']}: failed, running it again", flush=True)
+                bad = [f"{r['check']} ({r['stageprof']} against {r['truth']})" for r in res
+                       if not r["ok"] and not r.get("known")]
+                print(f"# {spec['name']}: failed {'; '.join(bad)}; running it again", flush=True)
                 res = run_child(spec, params, out)
                 for r in res:
                     r["check"] += " (rerun)"
