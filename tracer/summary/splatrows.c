@@ -47,9 +47,11 @@ sink_row (const SpLatencyStat * le)
       gst_structure_set (row, "reported_max_ms", G_TYPE_DOUBLE,
           le->rmax / 1e6, NULL);
     /* A live pipeline renders each frame its reported latency after its
-     * capture: a frame that takes longer arrives late. */
-    gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
-        && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
+     * capture: a frame that takes longer arrives late. Not known where no
+     * frame of known origin arrived (all unmatched): no `late` then. */
+    if (s->count > 0)
+      gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
+          && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
   }
   return row;
 }
