@@ -164,14 +164,7 @@ ZOO = [
                 "async=false sync=false udpsrc port={PORT} caps=\"application/x-rtp,media=video,"
                 "clock-rate=90000,encoding-name=H264,payload=96\" ! rtpjitterbuffer latency=50 ! "
                 "rtph264depay ! avdec_h264 ! fakesink sync=true",
-         through=["x264enc0", "rtph264pay0", "rtpjitterbuffer0", "rtph264depay0", "avdec_h264-0"],
-         known={"through:rtpjitterbuffer0": "the jitter buffer re-stamps its output: stageprof "
-                "matches by running time, which changes there, and counts every packet unmatched; "
-                "the harness matches RTP packets by sequence number",
-                "e2e:fakesink0": "frames through the jitter buffer have no origin in stageprof",
-                "late:fakesink0": "stageprof draws Late from the one or two frames it matched "
-                "through the jitter buffer, so it says 'no' while the probes saw 2 % or more "
-                "of the frames arrive after the reported latency on a loaded machine"}),
+         through=["x264enc0", "rtph264pay0", "rtpjitterbuffer0", "rtph264depay0", "avdec_h264-0"]),
     dict(name="appsrc-appsink", driver="app", launch="appsrc name=src is-live=false format=time "
          "caps=" + VRAW + " ! videoconvert ! video/x-raw,format=RGB ! queue ! appsink name=sink "
          "sync=false max-buffers=2", through=["videoconvert0", "queue0"]),

@@ -33,6 +33,7 @@ typedef struct
 typedef struct
 {
   GstClockTime rt;              /* its running time entering, or NONE */
+  guint64 rtp;                  /* an RTP packet's key (rtp_key), or 0 */
   guint64 in_ts;
   Frame f;
 } Entry;
@@ -187,6 +188,32 @@ lat_elem_get (SpLatency * l, GstElement * e)
   return le;
 }
 
+/* An RTP packet's identity across elements that re-stamp it (a jitter
+ * buffer puts packets on its own timeline: no running time matches), its
+ * SSRC and sequence number; 0 for a buffer on a pad whose caps are not
+ * RTP, or too short to be a packet. A pad's caps are looked at once per
+ * buffer only where latency=true. */
+static guint64
+rtp_key (GstPad * pad, GstBuffer * buf)
+{
+  GstCaps *caps;
+  gboolean rtp = FALSE;
+  guint8 h[12];
+
+  if (gst_buffer_get_size (buf) < 12)
+    return 0;
+  caps = gst_pad_get_current_caps (pad);
+  if (caps) {
+    rtp = gst_caps_get_size (caps) > 0 && gst_structure_has_name
+        (gst_caps_get_structure (caps, 0), "application/x-rtp");
+    gst_caps_unref (caps);
+  }
+  if (!rtp || gst_buffer_extract (buf, 0, h, 12) != 12 || (h[0] >> 6) != 2)
+    return 0;
+  return G_GUINT64_CONSTANT (1) << 48 | (guint64) GST_READ_UINT32_BE (h + 8)
+      << 16 | GST_READ_UINT16_BE (h + 2);
+}
+
 static gdouble
 ms (guint64 later, guint64 earlier)
 {
@@ -229,7 +256,8 @@ running_time (GstPad * pad, GstBuffer * buf)
  * and none matches, no other frame is taken for it: it is counted as
  * unmatched and its origin is unknown. *first: the frame starts here. */
 static Frame
-take_frame (LatElem * le, GstClockTime rt, guint64 ts, gboolean * first)
+take_frame (LatElem * le, GstClockTime rt, guint64 rtp, guint64 ts,
+    gboolean * first)
 {
   gint at = -1;
   gboolean timed = FALSE;
@@ -242,6 +270,12 @@ take_frame (LatElem * le, GstClockTime rt, guint64 ts, gboolean * first)
     *first = TRUE;
     return f;
   }
+  /* An RTP packet out: the packet in with its SSRC and sequence number
+   * (a jitter buffer re-stamps, reorders and drops); else by running
+   * time. */
+  for (guint i = 0; rtp && i < le->pending->len && at < 0; i++)
+    if (g_array_index (le->pending, Entry, i).rtp == rtp)
+      at = (gint) i;
   for (guint i = 0; i < le->pending->len && at < 0; i++) {
     GstClockTime prt = g_array_index (le->pending, Entry, i).rt;
 
@@ -340,13 +374,15 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   Frame f;
   gboolean first = FALSE, live;
   GstClockTime rt;
+  guint64 rtp;
 
   if (!e || !buf)
     return;
   rt = running_time (pad, buf);
+  rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  f = take_frame (le, rt, ts, &first);
+  f = take_frame (le, rt, rtp, ts, &first);
   live = le->live_source;
   le->pushed = TRUE;
   le->last_push_ts = ts;
@@ -415,6 +451,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   LatElem *le;
   Frame f;
   GstClockTime rt;
+  guint64 rtp;
 
   /* The frame this thread pushed last and no chain took yet: a push runs
    * the peer's chain on the pushing thread, so this chain is that push's,
@@ -427,6 +464,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   f = tls_frame;
   tls_buf = NULL;
   rt = running_time (pad, buf);
+  rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   le->had_input = TRUE;
@@ -439,7 +477,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
-    Entry ent = { rt, ts, f };
+    Entry ent = { rt, rtp, ts, f };
 
     if (le->pending->len >= SP_LATENCY_MAX_PENDING)
       g_array_remove_index (le->pending, 0);
