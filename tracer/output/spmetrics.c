@@ -271,15 +271,13 @@ static void
 render_family (GString * out, const Family * f, GPtrArray * rows)
 {
   static const gchar *const type_names[] = { "counter", "gauge", "summary" };
-  /* The name in HELP and TYPE: a counter's without its _total (as
-   * Prometheus' own client libraries write it). */
-  gchar *base = f->type == FAM_COUNTER && g_str_has_suffix (f->name,
-      "_total") ? g_strndup (f->name, strlen (f->name) - 6) :
-      g_strdup (f->name);
   guint i;
 
-  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", base, f->help,
-      base, type_names[f->type]);
+  /* Text format 0.0.4 names a counter's family with its _total, as
+   * Prometheus' own client libraries and promtool have it (OpenMetrics
+   * would drop it; this is not OpenMetrics' format). */
+  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", f->name,
+      f->help, f->name, type_names[f->type]);
   for (i = 0; i < rows->len; i++) {
     const GstStructure *row = g_ptr_array_index (rows, i);
     gchar *labels = row_labels (f->table, row);
@@ -295,7 +293,6 @@ render_family (GString * out, const Family * f, GPtrArray * rows)
     }
     g_free (labels);
   }
-  g_free (base);
 }
 
 static void
@@ -307,9 +304,9 @@ render_process (GString * out, const GstStructure * summary,
 
   gst_structure_get (summary, "process", GST_TYPE_STRUCTURE, &proc, NULL);
   if (proc && row_number (proc, "cpu_s", &cpu)) {
-    g_string_append (out, "# HELP stageprof_process_cpu_seconds CPU time of "
-        "the whole process, seconds\n"
-        "# TYPE stageprof_process_cpu_seconds counter\n"
+    g_string_append (out, "# HELP stageprof_process_cpu_seconds_total CPU "
+        "time of the whole process, seconds\n"
+        "# TYPE stageprof_process_cpu_seconds_total counter\n"
         "stageprof_process_cpu_seconds_total ");
     append_value (out, cpu);
     g_string_append_c (out, '\n');
