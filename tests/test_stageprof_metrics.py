@@ -14,6 +14,9 @@ Prometheus server, and its faults.
   queue-level samples that follow the schedule, and a latency median
   within 1 ms of the 20 ms hold. promtool check metrics accepts the
   exposition.
+- interval= snapshots logged as GstTracerRecords (stageprof-element and
+  stageprof-queue, GST_DEBUG=GST_TRACER:7): one per element and queue a
+  tick, whose interval counts add up and run at the source's rate.
 - Faults, each on a gst-launch-1.0 of its own: 100 concurrent scrapes; a
   client that connects and never sends and one that never reads, while
   the pipeline and other scrapes go on; garbage requests get HTTP errors;
@@ -392,12 +395,55 @@ def test_faults(tmp):
         check(r.returncode == 0 and says in r.stderr, "metrics=%s: warned (%s), pipeline ran" % (bad, says))
 
 
+# ---------------------------------------------------------------------------
+# interval= snapshots as GstTracerRecords (GST_DEBUG=GST_TRACER:7).
+
+def record_fields(line):
+    """The fields of one logged record: name -> text."""
+    return dict(re.findall(r"([\w-]+)=\([\w]+\)([^,;]*)", line))
+
+
+def test_records():
+    env = tracer_env("interval=0.5,summary=none,progress=false")
+    env["GST_DEBUG"] = "GST_TRACER:7"
+    env["GST_DEBUG_NO_COLOR"] = "1"
+    # 90 frames at 30 fps, live: 3 s, six ticks.
+    r = subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=90", "!",
+                        "video/x-raw,width=64,height=48,framerate=%d/1" % FPS, "!",
+                        "queue", "name=q", "max-size-buffers=7", "!", "fakesink", "name=sink", "sync=false"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    # (not the DEBUG line with each record's format string)
+    lines = [l for l in r.stderr.splitlines() if "format string" not in l]
+    elem = [record_fields(l) for l in lines if " stageprof-element, " in l]
+    sink = [f for f in elem if f.get("element") == "sink"]
+    queue = [record_fields(l) for l in lines if " stageprof-queue, " in l]
+    check(r.returncode == 0 and len(sink) >= 4,
+          "a stageprof-element record of the sink each tick: %d records" % len(sink))
+    if not sink:
+        return
+    # Each tick's count is its own interval's: they add up to the cumulative
+    # figure, and the middle ones run at the source's rate.
+    total = sum(int(f["interval-buffers"]) for f in sink)
+    check(total == int(sink[-1]["buffers"]) and int(sink[-1]["buffers"]) <= 90,
+          "interval-buffers add up to buffers: %d = %s" % (total, sink[-1]["buffers"]))
+    rates = sorted(int(f["interval-buffers"]) / float(f["interval"]) for f in sink[1:-1])
+    mid = rates[len(rates) // 2] if rates else 0
+    check(abs(mid - FPS) <= 0.1 * FPS, "interval-buffers / interval: %.1f/s = %d fps within 10 %%" % (mid, FPS))
+    check(all(f.get("pipeline") == "pipeline0" and f.get("thread") for f in sink)
+          and all(float(f["interval-self-time"]) <= float(f["self-time"]) for f in sink),
+          "records name pipeline and thread, and the interval's self time is within the total")
+    check(len(queue) >= 4 and all(f.get("queue") == "q" and f.get("limit-buffers") == "7" for f in queue)
+          and all(0 <= int(f["level-buffers"]) <= 8 for f in queue),
+          "a stageprof-queue record each tick with its limit: %s" % [f.get("level-buffers") for f in queue])
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         return child()
     prometheus, promtool = shutil.which("prometheus"), shutil.which("promtool")
     tmp = tempfile.mkdtemp(prefix="stageprof-metrics-")
     try:
+        test_records()
         test_faults(tmp)
         if not prometheus or not promtool:
             print("#" * 72 + "\nSKIP: prometheus or promtool is not installed (Debian's prometheus "
