@@ -1230,8 +1230,8 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots: a status line on stderr "
           "(unless progress=false or summary=none), the debug log "
-          "(GST_DEBUG=stageprof:4) and the database; 0: off, else at least "
-          "0.001",
+          "(GST_DEBUG=stageprof:4), the database and GstTracerRecords "
+          "(GST_DEBUG=GST_TRACER:7); 0: off, else at least 0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",
