@@ -190,12 +190,19 @@ static enum MHD_Result
 answer (struct MHD_Connection *c, guint status, const gchar * type,
     const gchar * body, const gchar * allow)
 {
-  struct MHD_Response *r = MHD_create_response_from_buffer (strlen (body),
-      (void *) body, MHD_RESPMEM_MUST_COPY);
+  /* A copy the response frees: the next scrape may replace `body`. (Not
+   * MHD_create_response_from_buffer with MUST_COPY, which libmicrohttpd
+   * 1.0 deprecates.) */
+  gchar *copy = g_strdup (body);
+  struct MHD_Response *r =
+      MHD_create_response_from_buffer_with_free_callback (strlen (copy), copy,
+      g_free);
   enum MHD_Result ret;
 
-  if (r == NULL)
+  if (r == NULL) {
+    g_free (copy);
     return MHD_NO;
+  }
   MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   if (allow)
     MHD_add_response_header (r, MHD_HTTP_HEADER_ALLOW, allow);
