@@ -47,14 +47,18 @@ void
 stage_prof_metrics_restart (GstStageProf * self)
 {
   gchar *spec;
-  gboolean any;
+  gboolean any, done;
 
   stage_prof_metrics_stop (self);
   GST_OBJECT_LOCK (self);
   spec = g_strdup (self->metrics);
   any = self->metrics_any_address;
   GST_OBJECT_UNLOCK (self);
-  if (spec == NULL || *spec == '\0' || self->final_done) {
+  /* After the final output the recorder may be gone soon. */
+  g_mutex_lock (&self->out_lock);
+  done = self->final_done;
+  g_mutex_unlock (&self->out_lock);
+  if (spec == NULL || *spec == '\0' || done) {
     g_free (spec);
     return;
   }

@@ -952,13 +952,16 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
       if (!self->parsing_params)
         stage_prof_metrics_restart (self);
       break;
-    case PROP_METRICS_ANY_ADDRESS:
+    case PROP_METRICS_ANY_ADDRESS:{
+      gboolean asked;
       GST_OBJECT_LOCK (self);
       self->metrics_any_address = g_value_get_boolean (value);
+      asked = self->metrics != NULL;
       GST_OBJECT_UNLOCK (self);
-      if (!self->parsing_params && self->metrics)
+      if (!self->parsing_params && asked)
         stage_prof_metrics_restart (self);
       break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
