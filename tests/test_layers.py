@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The store's and the tracer's files call downwards only: no file calls
-another that calls it back, directly or around a loop (issues 38, 42).
-Read from the built objects' symbol tables (nm), so that a new upward call
-fails here, not in a review."""
+another that calls it back, directly or around a loop (issues 38, 42), and
+no file of a tracer layer calls one of a layer above it (the plugin over
+summary/ over recorder/ over output/; tracer/meson.build also builds each
+layer seeing only its own and lower layers' headers). Read from the built
+objects' symbol tables (nm), so that a new upward call fails here, not in
+a review."""
 import glob
 import os
 import subprocess
@@ -43,6 +46,29 @@ def cycles(objs):
     return sorted(set(found))
 
 
+# The tracer's layers, top first, by the static library (or plugin) that
+# holds each object.
+TRACER_LAYERS = ("libgststageprof.so.p", "libstageprofsummary.a.p",
+                 "libstageprofrecorder.a.p", "libstageprofoutput.a.p")
+
+
+def upward_calls(objs):
+    layer = {}
+    for o in objs:
+        d = os.path.basename(os.path.dirname(o))
+        if d in TRACER_LAYERS:
+            layer[o] = TRACER_LAYERS.index(d)
+    syms = {o: symbols(o) for o in layer}
+    found = []
+    for o, (_, used) in syms.items():
+        for p, (defined, _) in syms.items():
+            if layer[p] < layer[o] and used & defined:
+                found.append(f"{os.path.basename(o)} ({TRACER_LAYERS[layer[o]]}) calls "
+                             f"{sorted(used & defined)[0]} of {os.path.basename(p)} "
+                             f"({TRACER_LAYERS[layer[p]]})")
+    return sorted(found), len(set(layer.values()))
+
+
 def main():
     failed = 0
     for part, pattern in (("store", os.path.join(BUILD, "store", "*.a.p", "*.c.o")),
@@ -57,6 +83,15 @@ def main():
             print(f"FAIL: {part} files call each other around a loop:", c)
         print(f"{part}: {len(objs)} objects, {len(found)} loops")
         failed += len(found)
+        if part == "tracer":
+            up, n_layers = upward_calls(objs)
+            for u in up:
+                print("FAIL: a tracer layer calls one above it:", u)
+            if n_layers != len(TRACER_LAYERS):
+                print(f"FAIL: found {n_layers} of the tracer's {len(TRACER_LAYERS)} layers")
+                failed += 1
+            print(f"tracer layers: {len(up)} upward calls")
+            failed += len(up)
     return 1 if failed else 0
 
 

@@ -9,7 +9,9 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
+#include <time.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <json-glib/json-glib.h>
@@ -79,6 +81,97 @@ check_table (const GstStructure * s, const gchar * table,
     check_fields (r, doubles, G_TYPE_DOUBLE);
   }
 }
+
+/* A thread that burns `data` ms of its own CPU time, then waits for the
+ * test to let it end. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint ready;
+  gboolean go;
+} Gate;
+
+static gpointer
+burner (gpointer data)
+{
+  Gate *g = data;
+  struct timespec t;
+  guint64 ns;
+
+  do {
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+    ns = (guint64) t.tv_sec * GST_SECOND + t.tv_nsec;
+  } while (ns < 11 * GST_MSECOND);
+  g_mutex_lock (&g->lock);
+  g->ready++;
+  g_cond_broadcast (&g->cond);
+  while (!g->go)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+  return NULL;
+}
+
+/* An application that starts and ends threads all day: the OS-thread
+ * table keeps 256 of those that ended (each used more than the 10 ms below
+ * which an ended thread is forgotten anyway), and its rows and the
+ * unlisted line still add up to the process's CPU. */
+GST_START_TEST (test_os_threads_bounded)
+{
+  const guint batches = 10, per = 29;
+  const GValue *rows;
+  const GstStructure *proc;
+  GstStructure *s;
+  gdouble sum = 0, cpu, unlisted;
+  guint b, i;
+
+  /* a pipeline's data, for there to be a summary */
+  stage_test_run_launch ("fakesrc num-buffers=5 ! fakesink", 10 * GST_SECOND);
+  for (b = 0; b < batches; b++) {
+    Gate g = { 0 };
+    GThread *th[29];
+
+    g_mutex_init (&g.lock);
+    g_cond_init (&g.cond);
+    for (i = 0; i < per; i++)
+      th[i] = g_thread_new ("burner", burner, &g);
+    g_mutex_lock (&g.lock);
+    while (g.ready < per)
+      g_cond_wait (&g.cond, &g.lock);
+    g_mutex_unlock (&g.lock);
+    /* the tracer sees them alive, each with 11 ms */
+    gst_structure_free (get_summary ());
+    g_mutex_lock (&g.lock);
+    g.go = TRUE;
+    g_cond_broadcast (&g.cond);
+    g_mutex_unlock (&g.lock);
+    for (i = 0; i < per; i++)
+      g_thread_join (th[i]);
+    g_mutex_clear (&g.lock);
+    g_cond_clear (&g.cond);
+  }
+  s = get_summary ();
+  rows = gst_structure_get_value (s, "os_threads");
+  proc = gst_value_get_structure (gst_structure_get_value (s, "process"));
+  for (i = 0; i < gst_value_array_get_size (rows); i++)
+    sum += dget (gst_value_get_structure (gst_value_array_get_value (rows,
+                i)), "cpu_s");
+  cpu = dget (proc, "cpu_s");
+  unlisted = dget (proc, "unlisted_cpu_s");
+  fail_unless (gst_value_array_get_size (rows) <= 256 + 20,
+      "%u OS-thread rows after %u threads ended",
+      gst_value_array_get_size (rows), batches * per);
+  fail_unless (gst_value_array_get_size (rows) >= 256, "%u rows",
+      gst_value_array_get_size (rows));
+  fail_unless (fabs (sum + unlisted - cpu) <= 0.02 * cpu + 0.01,
+      "rows %.3f s + unlisted %.3f s, process %.3f s", sum, unlisted, cpu);
+  fail_unless (unlisted >= (batches * per - 256 - 20) * 0.011,
+      "the forgotten threads' CPU is not in the unlisted line: %.3f s",
+      unlisted);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_summary_schema)
 {
@@ -414,6 +507,7 @@ stageprof_app_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_summary_schema);
+  tcase_add_test (tc, test_os_threads_bounded);
   tcase_add_test (tc, test_reset);
   tcase_add_test (tc, test_write_trace);
   tcase_add_test (tc, test_two_pipelines);

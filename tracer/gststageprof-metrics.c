@@ -23,7 +23,7 @@ metrics_snapshot (gpointer data)
 {
   GstStageProf *self = data;
 
-  return sp_recorder_summary (self->rec, NULL, FALSE);
+  return sp_summary_build (self->rec, NULL, FALSE);
 }
 #endif
 

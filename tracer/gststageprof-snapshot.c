@@ -29,10 +29,10 @@ GstStructure *
 stage_prof_pipeline_summary (GstStageProf * self, gpointer pipeline,
     gboolean final)
 {
-  GstStructure *s = sp_recorder_summary (self->rec, pipeline, final);
+  GstStructure *s = sp_summary_build (self->rec, pipeline, final);
 
   if (!gst_structure_has_field (s, "pipeline")) {
-    gchar *name = sp_recorder_pipeline_name (self->rec, pipeline);
+    gchar *name = sp_summary_pipeline_name (self->rec, pipeline);
     gst_structure_set (s, "pipeline", G_TYPE_STRING, name, NULL);
     g_free (name);
   }

@@ -60,7 +60,7 @@ stage_prof_snapshot (GstStageProf * self)
     gpointer pipe = g_ptr_array_index (self->pipes, i);
     GstStructure *s;
 
-    if (!sp_recorder_has_data (self->rec, pipe))
+    if (!sp_summary_has_data (self->rec, pipe))
       continue;
     s = stage_prof_pipeline_summary (self, pipe, FALSE);
     /* A run that has just started has nothing measured yet; one that
@@ -88,9 +88,9 @@ stage_prof_progress (GstStageProf * self)
   GstStructure *s;
   gchar *line;
 
-  if (!sp_recorder_has_data (self->rec, NULL))
+  if (!sp_summary_has_data (self->rec, NULL))
     return;
-  s = sp_recorder_summary (self->rec, NULL, FALSE);
+  s = sp_summary_build (self->rec, NULL, FALSE);
   line = sp_progress_line (self->progress_state, s, g_get_monotonic_time ());
   gst_structure_free (s);
   if (self->progress_tty) {

@@ -40,6 +40,7 @@
 
 #include "gststageprof-priv.h"
 #include "spcuda.h"
+#include "jsontext.h"
 #include "spguard.h"
 #include "spmeta.h"
 #include "spsummary.h"
@@ -348,14 +349,14 @@ static void
 stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     const gchar * title, gboolean to_db)
 {
-  gchar *where = dup_setting (self, &self->summary);
+  gchar *where = dup_setting (self, &self->summary), *summary_json = NULL;
   GstStructure *s;
 
   g_mutex_lock (&self->out_lock);
-  if (!sp_recorder_has_data (self->rec, pipeline))
+  if (!sp_summary_has_data (self->rec, pipeline))
     goto done;
   if (pipeline != NULL && pipeline != SP_RECORDER_PENDING) {
-    gint run = sp_recorder_latest_run (self->rec, pipeline);
+    gint run = sp_summary_latest_run (self->rec, pipeline);
     if (GPOINTER_TO_INT (g_hash_table_lookup (self->written_runs,
                 pipeline)) == run)
       goto done;
@@ -363,9 +364,14 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   }
   /* Final for what it covers: a pipeline that stopped, or the process. */
   s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
-      sp_recorder_summary (self->rec, pipeline, TRUE);
-  if (to_db)
+      sp_summary_build (self->rec, pipeline, TRUE);
+  if (to_db) {
     stage_prof_db_add (self, s);
+    /* The trace carries the run's summary: stageprof-report reads its
+     * rows and verdict from there, so a trace shows what the summary and
+     * the database show (its slices give the timeline). */
+    summary_json = sp_summary_to_json (s);
+  }
   if (where == NULL || strcmp (where, "none") == 0) {
     /* nothing to print */
   } else if (strcmp (where, "stdout") == 0 || strcmp (where, "stderr") == 0) {
@@ -373,7 +379,7 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     write_text (self, where, text);
     g_free (text);
   } else {
-    GstStructure *all = pipeline ? sp_recorder_summary (self->rec, NULL,
+    GstStructure *all = pipeline ? sp_summary_build (self->rec, NULL,
         TRUE) : gst_structure_copy (s);
 
     stage_prof_write_summary_file (self, all, where);
@@ -384,6 +390,20 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
 done:
   g_mutex_unlock (&self->out_lock);
   g_free (where);
+  if (summary_json) {
+    GString *ev = g_string_new ("{\"name\":\"stageprof_summary\",\"ph\":\"M\","
+        "\"pid\":0,\"tid\":0,\"args\":{\"summary\":\"");
+
+    g_strchomp (summary_json);
+    stage_json_escape (ev, summary_json);
+    g_string_append (ev, "\"}}\n");
+    g_mutex_lock (&self->trace_lock);
+    if (self->trace)
+      sp_trace_metadata (self->trace, ev->str, FALSE);
+    g_mutex_unlock (&self->trace_lock);
+    g_string_free (ev, TRUE);
+    g_free (summary_json);
+  }
 }
 
 /* Before an element stops: the CPU of the threads it started (a codec's
@@ -430,7 +450,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
         TRUE);
     g_mutex_lock (&self->trace_lock);
     if (self->trace)
-      sp_recorder_trace_summary (self->rec, self->trace, element);
+      sp_summary_trace_meta (self->rec, self->trace, element);
     g_mutex_unlock (&self->trace_lock);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     /* Out of the ticker's list first: no periodic snapshot after the
@@ -876,7 +896,7 @@ stage_prof_write_trace (GstStageProf * self, const gchar * path)
 static GstStructure *
 stage_prof_get_summary (GstStageProf * self)
 {
-  return sp_recorder_summary (self->rec, NULL, FALSE);
+  return sp_summary_build (self->rec, NULL, FALSE);
 }
 
 static void
@@ -1130,7 +1150,7 @@ stage_prof_final_output (GstStageProf * self)
   g_mutex_lock (&self->pipes_lock);
   for (i = 0; i < self->pipes->len; i++) {
     gpointer pipe = g_ptr_array_index (self->pipes, i);
-    if (sp_recorder_has_data (self->rec, pipe)) {
+    if (sp_summary_has_data (self->rec, pipe)) {
       GstStructure *s = stage_prof_pipeline_summary (self, pipe, TRUE);
       stage_prof_db_add (self, s);
       gst_structure_free (s);

@@ -513,92 +513,35 @@ sp_latency_reset (SpLatency * l)
   g_mutex_unlock (&l->lock);
 }
 
-static void
-append_row (GValue * rows, GstStructure * row)
+GArray *
+sp_latency_stats (SpLatency * l, gpointer pipeline)
 {
-  GValue v = G_VALUE_INIT;
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (SpLatencyStat));
 
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, row);
-  gst_value_array_append_and_take_value (rows, &v);
-}
-
-/* The columns the two tables share: who, how many, and the distribution
- * of `s` (ms). */
-static GstStructure *
-stats_row (const gchar * kind, const gchar * count_key, const LatElem * le,
-    const StageStats * s)
-{
-  return gst_structure_new (kind,
-      "name", G_TYPE_STRING, le->name,
-      "pipeline", G_TYPE_STRING, le->pipeline,
-      count_key, G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, s->mean,
-      "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
-      "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
-      "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
-      "max_ms", G_TYPE_DOUBLE, s->max, NULL);
-}
-
-static GstStructure *
-sink_row (const LatElem * le)
-{
-  const StageStats *s = &le->e2e;
-  GstStructure *row = stats_row ("latency", "frames", le, s);
-
-  if (le->unmatched > 0)
-    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
-  if (le->render.count > 0)
-    gst_structure_set (row,
-        "render_median_ms", G_TYPE_DOUBLE, stage_stats_median (&le->render),
-        "render_p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (&le->render), NULL);
-  if (le->reported) {
-    gst_structure_set (row, "live", G_TYPE_BOOLEAN, le->live,
-        "reported_min_ms", G_TYPE_DOUBLE, le->rmin / 1e6, NULL);
-    if (GST_CLOCK_TIME_IS_VALID (le->rmax))
-      gst_structure_set (row, "reported_max_ms", G_TYPE_DOUBLE,
-          le->rmax / 1e6, NULL);
-    /* A live pipeline renders each frame its reported latency after its
-     * capture: a frame that takes longer arrives late. */
-    gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
-        && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
-  }
-  return row;
-}
-
-static GstStructure *
-elem_row (const LatElem * le, gdouble work)
-{
-  const StageStats *s = &le->through;
-  GstStructure *row = stats_row ("element-latency", "count", le, s);
-
-  /* Work: its self time; dwell: the rest of its time through, waiting
-   * inside (a queue's buffering, a decoder's reorder delay). */
-  if (le->unmatched > 0)
-    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
-  if (isnan (work) && le->is_queue)
-    work = 0.0;
-  if (!isnan (work))
-    gst_structure_set (row, "work_ms", G_TYPE_DOUBLE, MIN (work, s->mean),
-        "dwell_ms", G_TYPE_DOUBLE, MAX (s->mean - work, 0.0), NULL);
-  return row;
-}
-
-void
-sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
-    gpointer work_data, GValue * sink_rows, GValue * elem_rows)
-{
   g_mutex_lock (&l->lock);
   for (guint i = 0; i < l->all->len; i++) {
     LatElem *le = g_ptr_array_index (l->all, i);
+    SpLatencyStat st = { 0 };
 
     if (pipeline && pipeline != SP_RECORDER_PENDING && pipeline != le->top)
       continue;
-    if (le->is_sink && (le->e2e.count > 0 || le->unmatched > 0))
-      append_row (sink_rows, sink_row (le));
-    else if (!le->is_sink && (le->through.count > 0 || le->unmatched > 0))
-      append_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
-                  work_data)));
+    if (le->is_sink ? le->e2e.count == 0 && le->unmatched == 0
+        : le->through.count == 0 && le->unmatched == 0)
+      continue;
+    st.name = le->name;
+    st.pipeline = le->pipeline;
+    st.is_sink = le->is_sink;
+    st.is_queue = le->is_queue;
+    st.through = le->through;
+    st.e2e = le->e2e;
+    st.render = le->render;
+    st.unmatched = le->unmatched;
+    st.reported = le->reported;
+    st.live = le->live;
+    st.rmin = le->rmin;
+    st.rmax = le->rmax;
+    g_array_append_val (out, st);
   }
   g_mutex_unlock (&l->lock);
+  return out;
 }

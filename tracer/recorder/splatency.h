@@ -23,6 +23,8 @@
 
 #include <gst/gst.h>
 
+#include "stats.h"
+
 G_BEGIN_DECLS
 
 typedef struct _SpLatency SpLatency;
@@ -49,15 +51,24 @@ void sp_latency_element_destroyed (SpLatency * l, gpointer element);
 /* Forget the figures (the `reset` action). */
 void sp_latency_reset (SpLatency * l);
 
-/* Rows of the "latency" (one per sink) and "element_latency" (one per
- * element a frame went through) tables of the schema, for the elements of
- * top-level `pipeline` (NULL: all). `work` gives an element's mean self
- * time a buffer (ms; NAN where unknown), by its name and its pipeline's
- * (as the summary's rows spell them). */
-typedef gdouble (*SpLatencyWork) (const gchar * name, const gchar * pipeline,
-    gpointer data);
-void sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
-    gpointer work_data, GValue * sink_rows, GValue * elem_rows);
+/* What the follower measured of one element of a pipeline: copies, for
+ * the summary layer to make rows of (tracer/summary/splatrows.c). */
+typedef struct
+{
+  const gchar *name, *pipeline; /* interned (spnames.h): live as long as
+                                 * the recorder */
+  gboolean is_sink, is_queue;
+  StageStats through;           /* ms from entering it to leaving it */
+  StageStats e2e, render;       /* sinks: ms from the origin */
+  guint64 unmatched;
+  /* A sink's answer to the pipeline's LATENCY query. */
+  gboolean reported, live;
+  GstClockTime rmin, rmax;
+} SpLatencyStat;
+
+/* The figures of the elements of top-level `pipeline` (NULL: all) that
+ * saw a frame or could not match one: an array of SpLatencyStat. */
+GArray *sp_latency_stats (SpLatency * l, gpointer pipeline);
 
 G_END_DECLS
 

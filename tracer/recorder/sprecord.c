@@ -69,7 +69,13 @@ typedef struct
   guint8 list;
   guint8 cpu_on;
   guint8 under_cpu;             /* an enclosing frame is timed by CPU */
-  guint8 scan;                  /* threads appearing in it are its element's */
+  guint8 prerolling;            /* a sync element entered before PLAYING:
+                                 * its wait is for the preroll, not the
+                                 * clock */
+  /* Not 0: the number of the look at the threads before it
+   * (sp_threads_claim); threads its own thread starts in it are its
+   * element's. */
+  guint32 scan;
 } SpFrame;
 
 typedef struct
@@ -424,7 +430,9 @@ state_note_exit (SpThreadState * st)
     g_mutex_lock (&st->r->lock);
     g_hash_table_iter_init (&iter, st->thread_by_pipe);
     while (g_hash_table_iter_next (&iter, NULL, &th)) {
-      SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
+      /* a record whose run ended keeps the delay of that moment */
+      if (!((SpThreadRec *) th)->run_over)
+        SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
       SP_SET (((SpThreadRec *) th)->ended, TRUE);
     }
     g_ptr_array_remove_fast (st->r->states, &st->free_gen_seen);
@@ -602,7 +610,8 @@ frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
   f->list = FALSE;
   f->cpu_on = FALSE;
   f->under_cpu = depth > 0 && (f[-1].cpu_on || f[-1].under_cpu);
-  f->scan = FALSE;
+  f->scan = 0;
+  f->prerolling = FALSE;
 }
 
 /* Doubles the frame stack; FALSE at SP_MAX_DEPTH. Only while pushing: no
@@ -645,18 +654,22 @@ charge_enclosing (SpThreadState * st, guint64 wall, guint64 cpu)
 /* The tracer's own look at /proc/self/task (sp_threads_claim, or with
  * `refresh` every thread's CPU): its time is nobody's, so the frame it
  * happens in (the one open on the stack, or the thread's top level)
- * counts it as a child's. Returns its wall time. */
+ * counts it as a child's. Returns its wall time; `look`, when not NULL,
+ * gets the number of a claim's look. */
 static guint64
 look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
-    gboolean refresh)
+    guint32 since, gboolean refresh, guint32 * look)
 {
   guint64 w0 = gst_util_get_timestamp (), c0 = sp_thread_cpu_ns ();
   guint64 w, c;
+  guint32 n = 0;
 
   if (refresh)
     sp_threads_refresh (r);
   else
-    sp_threads_claim (r, owner);
+    n = sp_threads_claim (r, owner, since, st->os_tid);
+  if (look)
+    *look = n;
   w = gst_util_get_timestamp () - w0;
   c = sp_thread_cpu_ns () - c0;
   charge_enclosing (st, w, c);
@@ -664,28 +677,28 @@ look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
 }
 
 /* Before one of an element's first invocations: the threads there now are
- * nobody's; those that appear during it are its workers (a codec opening
- * on its caps or first buffer), noted when it ends (finish_frame).
- * Returns how much later the invocation starts: the look's time. Cold:
- * SP_THREAD_SCANS events and SP_THREAD_CHAIN_SCANS buffers per element. */
+ * nobody's; those that its thread starts during it are its workers (a
+ * codec opening on its caps or first buffer), noted when it ends
+ * (finish_frame). Returns how much later the invocation starts: the
+ * look's time; `scan` gets the look's number. Cold: SP_THREAD_SCANS
+ * events and SP_THREAD_CHAIN_SCANS buffers per element. */
 static guint64
 scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
-    gint * left, gboolean * scan)
+    gint * left, guint32 * scan)
 {
-  *scan = FALSE;
+  *scan = 0;
   if (rec == NULL || st->depth >= SP_MAX_DEPTH
       || g_atomic_int_get (left) <= 0)
     return 0;
   g_atomic_int_add (left, -1);
-  *scan = TRUE;
-  return look_at_threads (r, st, NULL, FALSE);
+  return look_at_threads (r, st, NULL, 0, FALSE, scan);
 }
 
 static inline void
-set_scan (SpThreadState * st, gboolean scan)
+set_scan (SpThreadState * st, guint32 scan)
 {
   if (scan && st->depth > 0 && st->depth <= st->stack_size)
-    st->stack[st->depth - 1].scan = TRUE;
+    st->stack[st->depth - 1].scan = scan;
 }
 
 
@@ -779,13 +792,16 @@ emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
  * sync to the clock wait for it; anything else (a sleep, a lock, a device)
  * is blocked. Returns the trace slice kind. */
 static gint
-book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait)
+book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait,
+    gboolean prerolling)
 {
   SpElemInfo *info = rec->info;
 
   if (wait == 0)
     return SLICE_WAIT_OUTPUT;
-  if (g_atomic_int_get (&info->sync_clock)) {
+  /* A sink waits in its chain for the pipeline to preroll (every sink to
+   * have data) before it plays: blocked, not paced by the clock. */
+  if (g_atomic_int_get (&info->sync_clock) && !prerolling) {
     SP_ADD (rec->clock_ns, wait);
     SP_ADD (th->blocked, wait);
     return SP_SLICE_WAIT_CLOCK;
@@ -823,7 +839,8 @@ book_element (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
   SpElemRec *rec = f->rec;
   SpThreadRec *th = rec->thread;
   SpElemInfo *info = rec->info;
-  gint kind = timed ? book_wait (th, rec, self - work) : SLICE_WAIT_OUTPUT;
+  gint kind = timed ? book_wait (th, rec, self - work, f->prerolling) :
+      SLICE_WAIT_OUTPUT;
 
   if (event)
     SP_ADD (rec->work_ns, work);
@@ -956,7 +973,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   charge_enclosing (st, dur, cpu);
   /* After its figures, so the look is not its work. */
   if (G_UNLIKELY (f->scan))
-    look_at_threads (r, st, rec->info, FALSE);
+    look_at_threads (r, st, rec->info, f->scan, FALSE, NULL);
 }
 
 static inline G_ALWAYS_INLINE void
@@ -1033,7 +1050,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   guint64 bytes;
   GstClockTime start, pts;
   SpQueue *q;
-  gboolean scan = FALSE;
+  guint32 scan = 0;
 
   if (st->depth == 0) {
     rec = top_level (r, st, rec, pad, ts);
@@ -1057,6 +1074,10 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->split_chain)))
     SP_SET (rec->sample_left, G_MAXUINT);
+  if (G_UNLIKELY (g_atomic_int_get (&rec->info->sync_clock)
+          && !g_atomic_int_get (&rec->info->playing)
+          && st->depth <= st->stack_size))
+    st->stack[st->depth - 1].prerolling = TRUE;
   set_scan (st, scan);
   frame_cpu (r, st, rec, FALSE);
   if (list && st->depth <= st->stack_size)
@@ -1375,7 +1396,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   SpThreadState *st = get_state (r, ts);
   GstElement *handler = event_handler (GST_PAD_PEER (pad));
   SpElemRec *rec;
-  gboolean scan = FALSE;
+  guint32 scan = 0;
 
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
@@ -1400,7 +1421,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   rec = lookup_elem (r, st, handler, ts);
   /* A codec that drains on EOS may end its workers there: read them. */
   if (G_UNLIKELY (eos))
-    ts += look_at_threads (r, st, NULL, TRUE);
+    ts += look_at_threads (r, st, NULL, 0, TRUE, NULL);
   if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
     ts += scan_before (r, st, rec, &rec->info->scans_left, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);

@@ -79,6 +79,9 @@ typedef struct
   /* Process CPU time (ns) when each run began: run N at index N - 1;
    * under the recorder lock. */
   GArray *run_cpu0;
+  /* The top-level pipeline is in PLAYING (its own state changes): what an
+   * element first seen now starts from (SpElemInfo.playing). */
+  gint playing;
 } SpPipe;
 
 /* The trace thread id of a pipeline's GPU track (no OS thread has it). */
@@ -143,6 +146,9 @@ typedef struct
   /* Waits on the clock inside its chain and events (a `sync` property set:
    * sinks, identity, clocksync); set on the cold path. */
   gint sync_clock;
+  /* In PLAYING (its own state changes): a sync element entered before is
+   * waiting for the preroll. */
+  gint playing;
   /* Several inputs (funnel, input-selector, a muxer, an aggregator):
    * its waiting is for another input's turn. Set on the cold path. */
   gint multi_input;
@@ -163,8 +169,13 @@ typedef struct
   gint scans_left, chain_scans_left;
   guint64 worker_cpu_ns;
   guint workers;
-  /* An appsink: blocked in it is waiting for the application to pull. */
-  gboolean app_sink;
+  /* An appsink: blocked in it is waiting for the application to pull;
+   * an appsrc: its thread waiting for input waits for the application to
+   * push. */
+  gboolean app_sink, app_src;
+  /* Its GType's name (static; gst-libav's types are named after their
+   * codec: avdec_h264), for threads a codec library names itself. */
+  const gchar *type_name;
 } SpElemInfo;
 
 /* Invocations of each element after which stageprof looks for threads
@@ -193,6 +204,10 @@ typedef struct
    * sight, and at its exit once `ended`. */
   guint64 sched_delay0, sched_delay_end;
   gboolean ended;
+  /* Its pipeline's run ended: the delay stopped at sched_delay_end there
+   * (the thread lives on in GStreamer's pool), so every later summary of
+   * that run gives the same figures. Under the recorder lock. */
+  gboolean run_over;
 } SpThreadRec;
 
 typedef struct
@@ -240,6 +255,7 @@ struct _SpRecorder
    * them, dropped when those are freed. */
   SpNames *names;
   guint64 unlisted_ns;          /* process CPU the rows missed, last look */
+  guint32 thread_looks;         /* claims so far (spthreads.c), under lock */
   /* Freeing the records of dead pipelines (sprecord.c): thread states
    * register here and say which free generation they have seen; records
    * wait in limbo until every state has seen theirs. */

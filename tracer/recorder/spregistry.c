@@ -477,6 +477,8 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info = g_new0 (SpElemInfo, 1);
     info->element = e;
     info->pipe = pipe_for_locked (r, e);
+    /* until its own state changes say otherwise, as its pipeline */
+    info->playing = info->pipe && g_atomic_int_get (&info->pipe->playing);
     info->name = sp_element_path (r, e);
     {
       gchar *ev = g_strconcat (info->name, " event", NULL);
@@ -498,6 +500,8 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
     info->app_sink = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSink") == 0;
+    info->app_src = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSrc") == 0;
+    info->type_name = G_OBJECT_TYPE_NAME (e);
     info->forwards = forwards_only (e);
     info->traced = name_traced (r, info->name);
     if (is_queue_type (e)) {
@@ -779,10 +783,22 @@ pipe_new_run (SpRecorder * r, GstElement * top)
   if (p && p->run_used) {
     guint64 cpu = sp_process_cpu_ns ();
 
+    GHashTableIter iter;
+    gpointer v;
+
     p->run_used = FALSE;
     g_atomic_int_set (&p->pid, ++r->next_pid);
     g_atomic_int_inc (&p->run);
     g_array_append_val (p->run_cpu0, cpu);
+    /* The run's figures stop here: its threads' run-queue delay too. */
+    g_hash_table_iter_init (&iter, p->threads_by_tid);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpThreadRec *th = v;
+      if (!th->ended && !th->run_over) {
+        SP_SET (th->sched_delay_end, sp_sched_delay (th->tid));
+        SP_SET (th->run_over, TRUE);
+      }
+    }
     g_hash_table_remove_all (p->threads_by_tid);
     /* The new run's process is named when it records its first data
      * (sp_pipe_name_process): a pipeline stopped for good gets none. */
@@ -805,6 +821,21 @@ sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
       && GST_OBJECT_PARENT (element) == NULL)
     pipe_new_run (r, element);
   info = info_lookup (r, element);
+  if (GST_OBJECT_PARENT (element) == NULL
+      && (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING
+          || transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)) {
+    SpPipe *p;
+    g_mutex_lock (&r->lock);
+    p = g_hash_table_lookup (r->pipes_by_obj, element);
+    if (p)
+      g_atomic_int_set (&p->playing,
+          transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING);
+    g_mutex_unlock (&r->lock);
+  }
+  if (info && transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    g_atomic_int_set (&info->playing, TRUE);
+  else if (info && transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    g_atomic_int_set (&info->playing, FALSE);
   if (info && info->is_sink && !g_atomic_pointer_get (&info->sink_media)
       && (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING
           || transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spbuild.h"
+#include "splatrows.h"
 #include "spschema.h"
 #include "spqueue.h"
 #include "spthreads.h"
@@ -65,7 +66,7 @@ rec_has_data (SpElemRec * rec, gint gen)
 }
 
 gboolean
-sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
+sp_summary_has_data (SpRecorder * r, gpointer pipeline)
 {
   gboolean found = FALSE;
   guint i;
@@ -87,7 +88,7 @@ sp_recorder_has_data (SpRecorder * r, gpointer pipeline)
 }
 
 gint
-sp_recorder_latest_run (SpRecorder * r, gpointer pipeline)
+sp_summary_latest_run (SpRecorder * r, gpointer pipeline)
 {
   gint run = 0;
   guint i;
@@ -103,7 +104,7 @@ sp_recorder_latest_run (SpRecorder * r, gpointer pipeline)
 }
 
 gchar *
-sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline)
+sp_summary_pipeline_name (SpRecorder * r, gpointer pipeline)
 {
   SpPipe *p;
   gchar *name = NULL;
@@ -267,7 +268,7 @@ pct (gdouble part, gdouble whole)
  * wait the thread had just woken from. It is taken out of blocked, wait on
  * output, wait on input, and busy last. */
 void
-sp_thread_shares (SpThreadRec * th, SpShares * o)
+sp_summary_thread_shares (SpThreadRec * th, SpShares * o)
 {
   guint64 wall = th->last_ts > th->first_ts ? th->last_ts - th->first_ts : 0;
   guint64 m = th->busy + th->wait_in + th->wait_out + th->blocked, rq;
@@ -324,7 +325,7 @@ gpu_mean_ms (const SpElemInfo * info, gint gen)
 }
 
 /* Of an element's blocked time, what was waiting for a CPU: the thread's
- * run-queue delay comes out of its blocked time first (sp_thread_shares),
+ * run-queue delay comes out of its blocked time first (sp_summary_thread_shares),
  * shared among its elements by their blocked time. */
 static guint64
 blocked_cpu_wait (SpElemRec * rec)
@@ -755,7 +756,7 @@ array_init (GValue * v)
 }
 
 GstStructure *
-sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
+sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
 {
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
@@ -790,7 +791,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   add_queue_rows (r, pipeline, &qv);
   shares = g_new0 (SpShares, MAX (threads->len, 1));
   for (guint i = 0; i < threads->len; i++) {
-    sp_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
+    sp_summary_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
     array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
             &shares[i]));
   }
@@ -808,8 +809,8 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
   if (sp_recorder_latency (r)) {
     array_init (&lv);
     array_init (&elv);
-    sp_latency_rows (sp_recorder_latency (r), pipeline, work_of, recs, &lv,
-        &elv);
+    sp_summary_latency_rows (sp_recorder_latency (r), pipeline, work_of,
+        recs, &lv, &elv);
     set_latency_runs (&lv, &pv);
     set_latency_runs (&elv, &pv);
   }
@@ -846,7 +847,7 @@ sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final)
 }
 
 void
-sp_recorder_trace_summary (SpRecorder * r, SpTrace * t, gpointer pipeline)
+sp_summary_trace_meta (SpRecorder * r, SpTrace * t, gpointer pipeline)
 {
   GHashTable *seen = g_hash_table_new (NULL, NULL);
   GString *ev = g_string_new (NULL);

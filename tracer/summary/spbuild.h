@@ -15,18 +15,19 @@ G_BEGIN_DECLS
 /* `pipeline`: as for spregistry.h. */
 
 /* Whether any record belongs to `pipeline`. */
-gboolean sp_recorder_has_data (SpRecorder * r, gpointer pipeline);
+gboolean sp_summary_has_data (SpRecorder * r, gpointer pipeline);
 
 /* The "stageprof-summary" structure for one top-level pipeline, or for
  * every pipeline when `pipeline` is NULL. */
-GstStructure *sp_recorder_summary (SpRecorder * r, gpointer pipeline, gboolean final);
+GstStructure *sp_summary_build (SpRecorder * r, gpointer pipeline,
+    gboolean final);
 
 /* The run a pipeline's own summary is about (the one going on, or the one
  * that just stopped); 0 for a pipeline never seen. */
-gint sp_recorder_latest_run (SpRecorder * r, gpointer pipeline);
+gint sp_summary_latest_run (SpRecorder * r, gpointer pipeline);
 
 /* Name of the top-level pipeline as the trace knows it (for messages). */
-gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
+gchar *sp_summary_pipeline_name (SpRecorder * r, gpointer pipeline);
 
 /* What the summary knows and slices cannot show, into the trace as
  * metadata events: each streaming thread's run-queue delay so far
@@ -34,11 +35,11 @@ gchar *sp_recorder_pipeline_name (SpRecorder * r, gpointer pipeline);
  * time ("stageprof_workers"), for `pipeline` (as for spregistry.h).
  * Readers take the last event of each. Call after its summary (the
  * workers' figures are its). Takes r->lock. */
-void sp_recorder_trace_summary (SpRecorder * r, SpTrace * t,
+void sp_summary_trace_meta (SpRecorder * r, SpTrace * t,
     gpointer pipeline);
 
 /* A thread's shares of its wall time (ns). */
-void sp_thread_shares (SpThreadRec * th, SpShares * out);
+void sp_summary_thread_shares (SpThreadRec * th, SpShares * out);
 
 G_END_DECLS
 
