@@ -23,6 +23,7 @@ G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_stage_prof_debug);
 
+/* Its locks and their order: docs/architecture.md, "Locks". */
 struct _GstStageProf
 {
   GstTracer parent;

@@ -27,7 +27,8 @@
  * (spguard.h): a replaced trace is detached, then closed and freed once
  * every streaming thread that might hold it has left its hook. The db and
  * the trace are otherwise touched under their own mutexes (db_lock,
- * trace_lock), never under the object lock.
+ * trace_lock). Every lock and the order they are taken in:
+ * docs/architecture.md, "Locks".
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -72,7 +72,7 @@ struct _SpLatency
 };
 
 /* The buffer pushed last on this thread and its origin: the chain that
- * the push calls (same thread) takes it. */
+ * the push calls (same thread) takes it, and clears it. */
 static __thread gpointer tls_buf;
 static __thread Frame tls_frame;
 
@@ -162,7 +162,7 @@ lat_elem_get (SpLatency * l, GstElement * e)
     top = GST_OBJECT_PARENT (top);
   le->top = top;
   /* Named as the registry names them, under its lock, which guards its
-   * table of names (lock order: l->lock, then r->lock). */
+   * table of names (l->lock comes first: docs/architecture.md, "Locks"). */
   if (l->r)
     g_mutex_lock (&l->r->lock);
   le->name = sp_element_path (l->r, e);
@@ -416,8 +416,13 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   Frame f;
   GstClockTime rt;
 
-  /* Only the buffer this thread just pushed has a known origin. */
-  if (!e || !buf || buf != tls_buf)
+  /* The frame this thread pushed last and no chain took yet: a push runs
+   * the peer's chain on the pushing thread, so this chain is that push's,
+   * even where a pad probe in between replaced the buffer (stagesrc
+   * stamps its decoder's frames on a writable copy). NULL after a chain
+   * took it: the buffers of a list after its first, which the default
+   * chain-list function hands on one by one, are the same frame. */
+  if (!e || !buf || !tls_buf)
     return;
   f = tls_frame;
   tls_buf = NULL;

@@ -658,7 +658,7 @@ charge_enclosing (SpThreadState * st, guint64 wall, guint64 cpu)
  * gets the number of a claim's look. */
 static guint64
 look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
-    guint32 since, gboolean refresh, guint32 * look)
+    guint32 since, guint64 since_ts, gboolean refresh, guint32 * look)
 {
   guint64 w0 = gst_util_get_timestamp (), c0 = sp_thread_cpu_ns ();
   guint64 w, c;
@@ -667,7 +667,7 @@ look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
   if (refresh)
     sp_threads_refresh (r);
   else
-    n = sp_threads_claim (r, owner, since, st->os_tid);
+    n = sp_threads_claim (r, owner, since, since_ts, st->os_tid);
   if (look)
     *look = n;
   w = gst_util_get_timestamp () - w0;
@@ -691,7 +691,7 @@ scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
       || g_atomic_int_get (left) <= 0)
     return 0;
   g_atomic_int_add (left, -1);
-  return look_at_threads (r, st, NULL, 0, FALSE, scan);
+  return look_at_threads (r, st, NULL, 0, 0, FALSE, scan);
 }
 
 static inline void
@@ -793,18 +793,21 @@ emit_split (SpRecorder * r, SpThreadRec * th, const gchar * name,
  * is blocked. Returns the trace slice kind. */
 static gint
 book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait,
-    gboolean prerolling)
+    guint64 preroll)
 {
   SpElemInfo *info = rec->info;
 
   if (wait == 0)
     return SLICE_WAIT_OUTPUT;
-  /* A sink waits in its chain for the pipeline to preroll (every sink to
-   * have data) before it plays: blocked, not paced by the clock. */
-  if (g_atomic_int_get (&info->sync_clock) && !prerolling) {
-    SP_ADD (rec->clock_ns, wait);
-    SP_ADD (th->blocked, wait);
-    return SP_SLICE_WAIT_CLOCK;
+  /* A sync element entered before PLAYING waits for the pipeline to
+   * preroll (a sink: every sink to have data) until it plays, then for the
+   * clock: `preroll` of `wait` is blocked, not paced by the clock. */
+  if (g_atomic_int_get (&info->sync_clock) && preroll < wait) {
+    SP_ADD (rec->clock_ns, wait - preroll);
+    SP_ADD (th->blocked, wait - preroll);
+    if (preroll == 0)
+      return SP_SLICE_WAIT_CLOCK;
+    wait = preroll;
   }
   if (g_atomic_int_get (&info->multi_input)) {
     SP_ADD (rec->wait_ns, wait);
@@ -814,6 +817,20 @@ book_wait (SpThreadRec * th, SpElemRec * rec, guint64 wait,
   SP_ADD (rec->blocked_ns, wait);
   SP_ADD (th->blocked, wait);
   return SP_SLICE_BLOCKED;
+}
+
+/* The part of a sync element's wait `wait` in an invocation that began
+ * before it played (frame `f`, ending at `ts`): up to the moment it went
+ * to PLAYING, or all of it if it has not. */
+static guint64
+preroll_part (SpElemInfo * info, const SpFrame * f, guint64 ts, guint64 wait)
+{
+  guint64 since = g_atomic_int_get (&info->playing) ?
+      __atomic_load_n (&info->playing_since, __ATOMIC_RELAXED) : 0;
+
+  if (since == 0 || since >= ts)
+    return wait;
+  return since > f->start ? MIN (since - f->start, wait) : 0;
 }
 
 /* What an invocation not timed by CPU cost the frames around it: its own
@@ -839,8 +856,9 @@ book_element (SpRecorder * r, SpFrame * f, guint64 ts, guint64 dur,
   SpElemRec *rec = f->rec;
   SpThreadRec *th = rec->thread;
   SpElemInfo *info = rec->info;
-  gint kind = timed ? book_wait (th, rec, self - work, f->prerolling) :
-      SLICE_WAIT_OUTPUT;
+  gint kind = timed ? book_wait (th, rec, self - work,
+      G_UNLIKELY (f->prerolling) ? preroll_part (info, f, ts, self - work) :
+      0) : SLICE_WAIT_OUTPUT;
 
   if (event)
     SP_ADD (rec->work_ns, work);
@@ -973,7 +991,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   charge_enclosing (st, dur, cpu);
   /* After its figures, so the look is not its work. */
   if (G_UNLIKELY (f->scan))
-    look_at_threads (r, st, rec->info, f->scan, FALSE, NULL);
+    look_at_threads (r, st, rec->info, f->scan, f->start, FALSE, NULL);
 }
 
 static inline G_ALWAYS_INLINE void
@@ -1421,7 +1439,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   rec = lookup_elem (r, st, handler, ts);
   /* A codec that drains on EOS may end its workers there: read them. */
   if (G_UNLIKELY (eos))
-    ts += look_at_threads (r, st, NULL, 0, TRUE, NULL);
+    ts += look_at_threads (r, st, NULL, 0, 0, TRUE, NULL);
   if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
     ts += scan_before (r, st, rec, &rec->info->scans_left, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);

@@ -79,9 +79,6 @@ typedef struct
   /* Process CPU time (ns) when each run began: run N at index N - 1;
    * under the recorder lock. */
   GArray *run_cpu0;
-  /* The top-level pipeline is in PLAYING (its own state changes): what an
-   * element first seen now starts from (SpElemInfo.playing). */
-  gint playing;
 } SpPipe;
 
 /* The trace thread id of a pipeline's GPU track (no OS thread has it). */
@@ -146,9 +143,11 @@ typedef struct
   /* Waits on the clock inside its chain and events (a `sync` property set:
    * sinks, identity, clocksync); set on the cold path. */
   gint sync_clock;
-  /* In PLAYING (its own state changes): a sync element entered before is
-   * waiting for the preroll. */
+  /* In PLAYING (its state when first seen, then its own state changes),
+   * since `playing_since` (the hook's time; 0: not known): a sync element
+   * entered before waits for the preroll until then. */
   gint playing;
+  guint64 playing_since;
   /* Several inputs (funnel, input-selector, a muxer, an aggregator):
    * its waiting is for another input's turn. Set on the cold path. */
   gint multi_input;

@@ -266,8 +266,8 @@ sp_recorder_reset (SpRecorder * r)
     g_mutex_unlock (&q->lock);
   }
   g_mutex_unlock (&r->lock);
-  /* after the recorder lock: the latency lock comes first (splatency.c
-   * names its elements under the recorder's) */
+  /* after the recorder lock: the latency lock comes before it
+   * (docs/architecture.md, "Locks") */
   if (r->latency)
     r->latency_ops->reset (r->latency);
 }
@@ -477,8 +477,15 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info = g_new0 (SpElemInfo, 1);
     info->element = e;
     info->pipe = pipe_for_locked (r, e);
-    /* until its own state changes say otherwise, as its pipeline */
-    info->playing = info->pipe && g_atomic_int_get (&info->pipe->playing);
+    /* A bin takes its elements to PLAYING before data flows, while its
+     * sink prerolls: an element first seen may be playing already. Its
+     * object lock, after r->lock (docs/architecture.md, Locks). */
+    {
+      GstState cur = GST_STATE_VOID_PENDING;
+      gst_element_get_state (e, &cur, NULL, 0);
+      info->playing = cur == GST_STATE_PLAYING;
+      info->playing_since = 0;
+    }
     info->name = sp_element_path (r, e);
     {
       gchar *ev = g_strconcat (info->name, " event", NULL);
@@ -821,19 +828,10 @@ sp_record_state_changed (SpRecorder * r, guint64 ts, GstElement * element,
       && GST_OBJECT_PARENT (element) == NULL)
     pipe_new_run (r, element);
   info = info_lookup (r, element);
-  if (GST_OBJECT_PARENT (element) == NULL
-      && (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING
-          || transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)) {
-    SpPipe *p;
-    g_mutex_lock (&r->lock);
-    p = g_hash_table_lookup (r->pipes_by_obj, element);
-    if (p)
-      g_atomic_int_set (&p->playing,
-          transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING);
-    g_mutex_unlock (&r->lock);
-  }
-  if (info && transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+  if (info && transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
+    __atomic_store_n (&info->playing_since, ts, __ATOMIC_RELAXED);
     g_atomic_int_set (&info->playing, TRUE);
+  }
   else if (info && transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
     g_atomic_int_set (&info->playing, FALSE);
   if (info && info->is_sink && !g_atomic_pointer_get (&info->sink_media)

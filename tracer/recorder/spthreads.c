@@ -97,18 +97,18 @@ thread_label_locked (SpRecorder * r, guint64 tid, const gchar * comm)
   return comm;
 }
 
-/* Whether thread `tid` streams for the current run of a pipeline that
- * still exists: a thread GStreamer's pool keeps after a pipeline stopped
- * still has the name of the task it ran, and starts nothing. */
+/* Whether thread `tid` ran an element since `since_ts` (the hooks'
+ * clock): a thread GStreamer's pool keeps after a pipeline stopped still
+ * has the name of the task it ran, and starts nothing. */
 static gboolean
-streaming_now_locked (SpRecorder * r, guint64 tid)
+streaming_since_locked (SpRecorder * r, guint64 tid, guint64 since_ts)
 {
   guint i;
 
   for (i = r->threads->len; i > 0; i--) {
     SpThreadRec *th = g_ptr_array_index (r->threads, i - 1);
-    if (th->tid == tid && !th->ended && th->pipe && !th->pipe->dead_queued
-        && th->run == th->pipe->run)
+    if (th->tid == tid && !th->ended
+        && __atomic_load_n (&th->last_ts, __ATOMIC_RELAXED) >= since_ts)
       return TRUE;
   }
   return FALSE;
@@ -211,12 +211,13 @@ libav_thread_of (const gchar * comm, const SpElemInfo * owner)
  * it renamed itself. So a thread seen since `since` (the look before the
  * claimer's invocation began) is `owner`'s when it carries the claiming
  * thread's name, or a codec library's name for `owner`'s codec. When
- * another streaming thread has the claimer's name too (the kernel cuts
- * names at 15 bytes: "multiqueue0:src_0" and "_1"), it may be that one's:
- * the owner is then a guess, and is shown as one. */
+ * another streaming thread that ran meanwhile has the claimer's name too
+ * (the kernel cuts names at 15 bytes: "multiqueue0:src_0" and "_1"), it
+ * may be that one's: the owner is then a guess, and is shown as one. */
 static gboolean
 started_by_locked (SpRecorder * r, SpOsThread * t, SpElemInfo * owner,
-    guint64 claimer, const gchar * claimer_comm, gboolean * guess)
+    guint64 claimer, const gchar * claimer_comm, guint64 since_ts,
+    gboolean * guess)
 {
   GHashTableIter iter;
   gpointer v;
@@ -229,17 +230,25 @@ started_by_locked (SpRecorder * r, SpOsThread * t, SpElemInfo * owner,
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
     SpOsThread *o = v;
-    if (o->tid != claimer && o->alive && o->comm
-        && strcmp (o->comm, claimer_comm) == 0
-        && streaming_now_locked (r, o->tid))
+    gchar id[24], *now;
+
+    if (o->tid == claimer || !o->alive || !o->comm
+        || strcmp (o->comm, claimer_comm) != 0
+        || !streaming_since_locked (r, o->tid, since_ts))
+      continue;
+    /* its name now: a pooled thread takes the name of each task it runs */
+    g_snprintf (id, sizeof (id), "%" G_GUINT64_FORMAT, o->tid);
+    now = read_comm (id);
+    if (now && strcmp (now, claimer_comm) == 0)
       *guess = TRUE;
+    g_free (now);
   }
   return TRUE;
 }
 
 guint32
 sp_threads_claim (SpRecorder * r, SpElemInfo * owner, guint32 since,
-    guint64 claimer)
+    guint64 since_ts, guint64 claimer)
 {
   GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
   gchar *claimer_comm = NULL;
@@ -282,7 +291,8 @@ sp_threads_claim (SpRecorder * r, SpElemInfo * owner, guint32 since,
 
       if (t->owner || t->seen <= since || !t->alive
           || thread_label_locked (r, t->tid, NULL) != NULL
-          || !started_by_locked (r, t, owner, claimer, claimer_comm, &guess))
+          || !started_by_locked (r, t, owner, claimer, claimer_comm,
+              since_ts, &guess))
         continue;
       t->owner = owner;
       t->guess = guess;

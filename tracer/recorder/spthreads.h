@@ -22,9 +22,10 @@ guint64 sp_thread_cpu_wait (SpThreadRec * th);
 GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
 /* Notes the threads the process has now; with an `owner`, those first
  * seen after look number `since` that thread `claimer` (a tid) started
- * become `owner`'s. Returns this look's number (not 0). Takes r->lock. */
+ * since time `since_ts` (the hooks' clock) become `owner`'s. Returns this
+ * look's number (not 0). Takes r->lock. */
 guint32 sp_threads_claim (SpRecorder * r, SpElemInfo * owner, guint32 since,
-    guint64 claimer);
+    guint64 since_ts, guint64 claimer);
 /* The elements of `p` are about to be freed: their threads become
  * nobody's (their names stay). r->lock held. */
 void sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spbuild.h"
+#include "spsummary.h"
 #include "splatrows.h"
 #include "spschema.h"
 #include "spqueue.h"
@@ -305,16 +306,6 @@ cmp_total (gconstpointer a, gconstpointer b)
   return g_strcmp0 (ra->info->name, rb->info->name);
 }
 
-static void
-array_append_structure (GValue * array, GstStructure * s)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, s);
-  gst_value_array_append_and_take_value (array, &v);
-}
-
 /* The element's GPU time a frame (ms), or -1 when it reported none. */
 static gdouble
 gpu_mean_ms (const SpElemInfo * info, gint gen)
@@ -396,7 +387,7 @@ add_gpu_rows (SpRecorder * r, GValue * arr, gpointer pipeline, gint gen,
 
     if (mean < 0 || !info->pipe || !pipe_matches (info->pipe, pipeline))
       continue;
-    array_append_structure (arr, gst_structure_new ("gpu",
+    sp_summary_take_row (arr, gst_structure_new ("gpu",
             "name", G_TYPE_STRING, info->name,
             "pipeline", G_TYPE_STRING, info->pipe->name,
             "run", G_TYPE_UINT, (guint) info->pipe->run,
@@ -484,7 +475,7 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
     span = last > first ? (gdouble) (last - first) : 0;
     media = g_atomic_pointer_get (&rec->info->sink_media);
     video = media_is_video_frames (media);
-    array_append_structure (arr, gst_structure_new ("sink",
+    sp_summary_take_row (arr, gst_structure_new ("sink",
             "name", G_TYPE_STRING, rec->info->name,
             "pipeline", G_TYPE_STRING, rec->info->pipe->name,
             "frames", G_TYPE_UINT64, video ? frames : (guint64) 0,
@@ -695,10 +686,10 @@ add_queue_rows (SpRecorder * r, gpointer pipeline, GValue * qv)
     g_mutex_lock (&q->lock);
     for (guint j = 0; pipeline == NULL && q->past_rows
         && j < q->past_rows->len; j++)
-      array_append_structure (qv,
+      sp_summary_take_row (qv,
           gst_structure_copy (g_ptr_array_index (q->past_rows, j)));
     if (q->items > 0 || q->put_seen > 0)
-      array_append_structure (qv, sp_queue_row (q));
+      sp_summary_take_row (qv, sp_queue_row (q));
     g_mutex_unlock (&q->lock);
   }
 }
@@ -721,7 +712,7 @@ add_pipeline_rows (SpRecorder * r, gpointer pipeline, SpSnapshot * snap,
         any = th->pipe == p && th->run == run;
       }
       if (any)
-        array_append_structure (pv, pipeline_row (p, run, snap->elems, recs,
+        sp_summary_take_row (pv, pipeline_row (p, run, snap->elems, recs,
                 threads, shares));
     }
     if (p->obj == pipeline && pipeline != NULL)
@@ -786,13 +777,13 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   select_records (snap, gen, pipeline, recs, threads, &first, &last);
   g_ptr_array_sort (recs, cmp_total);
   for (guint i = 0; i < recs->len; i++)
-    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i),
+    sp_summary_take_row (&ev, element_row (g_ptr_array_index (recs, i),
             gen));
   add_queue_rows (r, pipeline, &qv);
   shares = g_new0 (SpShares, MAX (threads->len, 1));
   for (guint i = 0; i < threads->len; i++) {
     sp_summary_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
-    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
+    sp_summary_take_row (&tv, thread_row (g_ptr_array_index (threads, i),
             &shares[i]));
   }
   add_sinks (&sv, recs, threads);
