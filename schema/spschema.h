@@ -96,6 +96,8 @@ typedef enum
   C (limit_bytes,   INT,  NULL,         0, 0) \
   C (limit_time_s,  REAL, NULL,         3, 0) \
   C (level_time_s,  REAL, NULL,         3, 0) \
+  C (level,         INT,  NULL,         0, 0) \
+  C (level_bytes,   INT,  NULL,         0, 0) \
   C (leaky,         BOOL, NULL,         0, 0) \
   C (dropped,       INT,  "Dropped",    0, SP_COL_IF_ANY) \
   C (run,           ID,   NULL,         0, SP_COL_KEY)

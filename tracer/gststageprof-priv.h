@@ -80,6 +80,24 @@ struct _GstStageProf
   gboolean tick_stop;
   GMutex tick_ctl_lock;         /* serialises restarts */
   SpProgress *progress_state;   /* ticker only */
+  /* GstTracerRecords of the interval snapshots (gststageprof-records.c):
+   * each row's figures at the previous tick, and when the ticker started;
+   * ticker only. */
+  GHashTable *record_prev;
+  gint64 record_start;
+
+  /* The metrics endpoint (gststageprof-metrics.c): the address asked for
+   * and the opt-in for other than loopback (object lock), the address
+   * served (object lock; NULL when none), the server (metrics_lock, which
+   * serialises starts and stops). */
+  gchar *metrics;
+  gboolean metrics_any_address;
+  gchar *metrics_served;
+  GMutex metrics_lock;
+  gpointer endpoint;
+  /* The params string is being applied: the endpoint starts after it, so
+   * that metrics=...,metrics-any-address=true works in either order. */
+  gboolean parsing_params;
   gboolean progress_tty;
   gint progress_on_screen;      /* atomic: a tty line awaits its newline */
 };
@@ -88,6 +106,15 @@ struct _GstStageProf
 GstStructure *stage_prof_pipeline_summary (GstStageProf * self,
     gpointer pipeline, gboolean final);
 void stage_prof_db_add (GstStageProf * self, GstStructure * s);
+
+/* gststageprof-metrics.c */
+void stage_prof_metrics_restart (GstStageProf * self);
+void stage_prof_metrics_stop (GstStageProf * self);
+
+/* gststageprof-records.c */
+void stage_prof_records_init (void);
+void stage_prof_records_log (GstStageProf * self, const GstStructure * s);
+void stage_prof_records_prune (GstStageProf * self, gint64 before_us);
 
 /* gststageprof-ticker.c */
 void stage_prof_ticker_restart (GstStageProf * self);

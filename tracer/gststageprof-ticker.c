@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's ticker: one thread, started only when `interval` or the
  * status line is on, that takes a snapshot of each live pipeline every
- * `interval` (debug log, database) and prints the status line
+ * `interval` (debug log, database, GstTracerRecords) and prints the status line
  * (spprogress.c) every second on a terminal, every `interval` otherwise.
  * See docs/tracer.md, "Live status line".
  */
@@ -76,6 +76,7 @@ stage_prof_snapshot (GstStageProf * self)
       g_free (text);
     }
     stage_prof_db_add (self, s);
+    stage_prof_records_log (self, s);
     gst_structure_free (s);
   }
   g_mutex_unlock (&self->pipes_lock);
@@ -147,6 +148,8 @@ ticker_func (gpointer data)
   gint64 next_snap = now + snap_us;
   gint64 next_prog = now + prog_us;
 
+  self->record_start = now;
+
   g_mutex_lock (&self->tick_lock);
   while (!self->tick_stop) {
     gint64 due = G_MAXINT64;
@@ -165,6 +168,8 @@ ticker_func (gpointer data)
     if (plan.snap > 0 && now >= next_snap) {
       gint64 took;
       stage_prof_snapshot (self);
+      stage_prof_records_prune (self, now - MAX (60 * G_TIME_SPAN_SECOND,
+              3 * snap_us));
       took = g_get_monotonic_time () - now;
       /* A slow snapshot skips ticks rather than bunching them, and the
        * ticker then rests at least as long as the snapshot took: at most

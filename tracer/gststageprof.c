@@ -59,6 +59,8 @@
 #define DEFAULT_PROP_PROGRESS FALSE
 #define DEFAULT_PROP_CUDA_SYNC FALSE
 #define DEFAULT_PROP_LATENCY FALSE
+#define DEFAULT_PROP_METRICS NULL
+#define DEFAULT_PROP_METRICS_ANY_ADDRESS FALSE
 
 enum
 {
@@ -72,6 +74,8 @@ enum
   PROP_PROGRESS,
   PROP_CUDA_SYNC,
   PROP_LATENCY,
+  PROP_METRICS,
+  PROP_METRICS_ANY_ADDRESS,
 };
 
 enum
@@ -961,6 +965,24 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
     case PROP_FILTER:
       stage_prof_set_filter (self, g_value_get_string (value));
       break;
+    case PROP_METRICS:
+      GST_OBJECT_LOCK (self);
+      g_free (self->metrics);
+      self->metrics = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (self);
+      if (!self->parsing_params)
+        stage_prof_metrics_restart (self);
+      break;
+    case PROP_METRICS_ANY_ADDRESS:{
+      gboolean asked;
+      GST_OBJECT_LOCK (self);
+      self->metrics_any_address = g_value_get_boolean (value);
+      asked = self->metrics != NULL;
+      GST_OBJECT_UNLOCK (self);
+      if (!self->parsing_params && asked)
+        stage_prof_metrics_restart (self);
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1002,6 +1024,12 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LATENCY:
       g_value_set_boolean (value, g_atomic_int_get (&self->latency));
       break;
+    case PROP_METRICS:
+      g_value_set_string (value, self->metrics_served);
+      break;
+    case PROP_METRICS_ANY_ADDRESS:
+      g_value_set_boolean (value, self->metrics_any_address);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1035,8 +1063,12 @@ gst_stage_prof_constructed (GObject * object)
 
   sp_guard_init ();
   g_object_get (object, "params", &params, NULL);
+  self->parsing_params = TRUE;
   stage_prof_parse_params (self, params);
+  self->parsing_params = FALSE;
   g_free (params);
+  if (self->metrics)
+    stage_prof_metrics_restart (self);
 
   gst_tracing_register_hook (tracer, "pad-push-pre", G_CALLBACK (do_push_pre));
   gst_tracing_register_hook (tracer, "pad-push-post",
@@ -1108,6 +1140,9 @@ stage_prof_final_output (GstStageProf * self)
   self->final_done = TRUE;
   g_mutex_unlock (&self->out_lock);
 
+  /* No scrape from here on: the recorder goes with the tracer. */
+  stage_prof_metrics_stop (self);
+
   g_mutex_lock (&self->tick_ctl_lock);
   stage_prof_ticker_stop (self);
   g_mutex_unlock (&self->tick_ctl_lock);
@@ -1165,6 +1200,11 @@ gst_stage_prof_finalize (GObject * object)
   g_free (self->summary);
   g_free (self->db_path);
   g_free (self->filter);
+  g_free (self->metrics);
+  g_free (self->metrics_served);
+  if (self->record_prev)
+    g_hash_table_destroy (self->record_prev);
+  g_mutex_clear (&self->metrics_lock);
   g_mutex_clear (&self->out_lock);
   g_mutex_clear (&self->trace_lock);
   g_mutex_clear (&self->db_lock);
@@ -1187,6 +1227,7 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   gobject_class->get_property = gst_stage_prof_get_property;
   gobject_class->constructed = gst_stage_prof_constructed;
   gobject_class->finalize = gst_stage_prof_finalize;
+  stage_prof_records_init ();
   /* GStreamer 1.26 added gst_tracer_class_set_use_structure_params(): core
    * then parses "stageprof(...)" itself and sets the properties. We do not
    * use it: core refuses to create the tracer at all for one unknown name,
@@ -1213,8 +1254,8 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
       g_param_spec_double ("interval", "Snapshot interval",
           "Seconds between periodic snapshots: a status line on stderr "
           "(unless progress=false or summary=none), the debug log "
-          "(GST_DEBUG=stageprof:4) and the database; 0: off, else at least "
-          "0.001",
+          "(GST_DEBUG=stageprof:4), the database and GstTracerRecords "
+          "(GST_DEBUG=GST_TRACER:7); 0: off, else at least 0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",
@@ -1247,6 +1288,19 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "Regular expression on element names: only matching elements get "
           "trace slices (the tables still count every element); NULL: all",
           DEFAULT_PROP_FILTER, flags));
+  g_object_class_install_property (gobject_class, PROP_METRICS,
+      g_param_spec_string ("metrics", "Metrics endpoint",
+          "Serve live metrics for Prometheus at http://HOST:PORT/metrics "
+          "from a thread of its own (HOST: 127.0.0.1, [::1] or localhost; "
+          "another address also needs metrics-any-address=true); reads back "
+          "NULL when nothing is served (refused, port taken, or a build "
+          "without libmicrohttpd)", DEFAULT_PROP_METRICS, flags));
+  g_object_class_install_property (gobject_class, PROP_METRICS_ANY_ADDRESS,
+      g_param_spec_boolean ("metrics-any-address", "Serve metrics to others",
+          "Let metrics= listen on an address other machines reach (e.g. "
+          "0.0.0.0:9100). The endpoint has no authentication: it shows "
+          "element and pipeline names to whoever connects",
+          DEFAULT_PROP_METRICS_ANY_ADDRESS, flags));
 
   /**
    * GstStageProf::write-trace:
@@ -1296,6 +1350,7 @@ gst_stage_prof_init (GstStageProf * self)
   self->progress_tty = isatty (STDERR_FILENO);
   self->pipes = g_ptr_array_new ();
   self->written_runs = g_hash_table_new (NULL, NULL);
+  g_mutex_init (&self->metrics_lock);
   g_mutex_init (&self->out_lock);
   g_mutex_init (&self->trace_lock);
   g_mutex_init (&self->db_lock);

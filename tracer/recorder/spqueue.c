@@ -325,6 +325,9 @@ sp_queue_row (SpQueue * q)
       "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
       0.0,
       "level_time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
+      /* what it holds now: the metrics endpoint's gauges */
+      "level", G_TYPE_UINT64, (guint64) MAX (q->level, 0),
+      "level_bytes", G_TYPE_UINT64, (guint64) MAX (q->bytes, 0),
       "leaky", G_TYPE_BOOLEAN, q->leaky,
       "dropped", G_TYPE_UINT64, q->dropped,
       "run", G_TYPE_UINT, (guint) q->run, NULL);
