@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stageprof interval windows (docs/tracer.md, "Windows"): a pipeline whose
+ * rate changes on a schedule the test sets (identity sleep-time: about 30
+ * buffers/s, then about 10), and each window, read from the database, the
+ * trace's counter tracks and the get-window signal, holds the rate of its
+ * own interval.
+ *
+ * Ground truth is the test's own: a tracer object of its own (no stageprof
+ * code) takes the hook time of every buffer the sink receives, on the
+ * same clock as stageprof's windows. A window [start, end] then holds the
+ * buffers that arrived in it. stageprof books a buffer at that same hook
+ * and copies its counters when a window closes, a few microseconds after
+ * `end` was read: a buffer arriving in between lands in the neighbouring
+ * window. At 30 buffers/s (33 ms apart) that is at most one buffer at each
+ * end of a window, so a window's count is within 2 of the truth.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <sqlite3.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <json-glib/json-glib.h>
+
+#include "lib/stagetest.h"
+#include "tmpdir.h"
+
+#define INTERVAL_S 1.0
+#define FAST_US 33333           /* identity sleep-time: ~30 buffers/s */
+#define SLOW_US 100000          /* ~10 buffers/s */
+#define FAST_FOR_MS 3500
+#define SLOW_FOR_MS 4000
+#define PAD "identity0:src"
+
+/* ---- the truth: arrivals at the sink, in hook time -------------------- */
+
+typedef struct
+{
+  GstTracer parent;
+} ArrivalTracer;
+
+typedef struct
+{
+  GstTracerClass parent_class;
+} ArrivalTracerClass;
+
+static GType arrival_tracer_get_type (void);
+G_DEFINE_TYPE (ArrivalTracer, arrival_tracer, GST_TYPE_TRACER);
+
+static GMutex arrivals_lock;
+static GArray *arrivals;        /* guint64 hook ts */
+static GstPad *watched;         /* the sink's pad (identity only) */
+
+static void
+on_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
+{
+  if (pad != watched)
+    return;
+  g_mutex_lock (&arrivals_lock);
+  g_array_append_val (arrivals, ts);
+  g_mutex_unlock (&arrivals_lock);
+}
+
+static void
+arrival_tracer_class_init (ArrivalTracerClass * klass)
+{
+}
+
+static void
+arrival_tracer_init (ArrivalTracer * self)
+{
+  gst_tracing_register_hook (GST_TRACER (self), "pad-chain-pre",
+      G_CALLBACK (on_chain_pre));
+}
+
+/* Buffers that arrived in (start, end] (ns of hook time). */
+static guint
+truth_count (gdouble start_s, gdouble end_s)
+{
+  guint64 start = (guint64) (start_s * 1e9), end = (guint64) (end_s * 1e9);
+  guint n = 0;
+
+  g_mutex_lock (&arrivals_lock);
+  for (guint i = 0; i < arrivals->len; i++) {
+    guint64 ts = g_array_index (arrivals, guint64, i);
+    n += ts > start && ts <= end;
+  }
+  g_mutex_unlock (&arrivals_lock);
+  return n;
+}
+
+/* ---- the tracer under test -------------------------------------------- */
+
+static GstTracer *
+find_prof (void)
+{
+  GList *list = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = list; l; l = l->next)
+    if (!found && strcmp (G_OBJECT_TYPE_NAME (l->data), "GstStageProf") == 0)
+      found = gst_object_ref (l->data);
+  g_list_free_full (list, gst_object_unref);
+  fail_unless (found != NULL, "stageprof is not among the active tracers");
+  return found;
+}
+
+/* One window as the three outputs show it. */
+typedef struct
+{
+  guint window;
+  gdouble start_s, end_s, length_s;
+  guint64 buffers;
+  gdouble buffers_per_s, fps, bytes_per_s;
+} Win;
+
+static gboolean
+win_from_structure (const GstStructure * w, Win * out)
+{
+  const GValue *pads = gst_structure_get_value (w, "window_pads");
+
+  memset (out, 0, sizeof (Win));
+  fail_unless (gst_structure_get_uint (w, "window", &out->window));
+  fail_unless (gst_structure_get_double (w, "start_s", &out->start_s));
+  fail_unless (gst_structure_get_double (w, "end_s", &out->end_s));
+  fail_unless (gst_structure_get_double (w, "length_s", &out->length_s));
+  fail_unless (pads != NULL && GST_VALUE_HOLDS_ARRAY (pads));
+  for (guint i = 0; i < gst_value_array_get_size (pads); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (pads, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "pad"), PAD) != 0)
+      continue;
+    fail_unless (gst_structure_get_uint64 (r, "buffers", &out->buffers));
+    gst_structure_get_double (r, "buffers_per_s", &out->buffers_per_s);
+    gst_structure_get_double (r, "fps", &out->fps);
+    gst_structure_get_double (r, "bytes_per_s", &out->bytes_per_s);
+    fail_unless_equals_string (gst_structure_get_string (r, "unit"),
+        "frames");
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* The window holds what arrived in its own interval, and that is the
+ * rate of the phase it lies in. `switch_s`: when the rate changed. */
+static void
+check_window (const gchar * from, const Win * w, gdouble switch_s)
+{
+  guint truth = truth_count (w->start_s, w->end_s);
+  gdouble len = w->end_s - w->start_s;
+
+  fail_unless (len > 0 && ABS (w->length_s - len) < 1e-6,
+      "%s window %u: length %g s, bounds %g..%g", from, w->window,
+      w->length_s, w->start_s, w->end_s);
+  fail_unless (ABS ((gint64) w->buffers - (gint64) truth) <= 2,
+      "%s window %u (%.3f..%.3f s): %" G_GUINT64_FORMAT " buffers, %u "
+      "arrived", from, w->window, w->start_s, w->end_s, w->buffers, truth);
+  fail_unless (ABS (w->fps - w->buffers / len) < 1e-6 * MAX (w->fps, 1),
+      "%s window %u: fps %g, %" G_GUINT64_FORMAT " buffers in %g s", from,
+      w->window, w->fps, w->buffers, len);
+  fail_unless (ABS (w->buffers_per_s - w->fps) < 1e-9);
+  /* 64x48 I420: 4608 bytes a frame */
+  fail_unless (ABS (w->bytes_per_s - 4608 * w->fps) < 1e-3 * w->fps + 1e-6,
+      "%s window %u: %g bytes/s at %g fps", from, w->window, w->bytes_per_s,
+      w->fps);
+  /* Windows of at least half a second, wholly in one phase: its rate
+   * (within the count's 2 buffers and the sleep's overhead), not the run's
+   * mean. */
+  if (len >= 0.5 && w->end_s < switch_s - 0.05)
+    fail_unless (w->fps > 26.0 - 2 / len && w->fps < 30.5 + 2 / len,
+        "%s window %u before the switch: %g fps", from, w->window, w->fps);
+  if (len >= 0.5 && w->start_s > switch_s + 0.15)
+    fail_unless (w->fps > 8.8 - 2 / len && w->fps < 10.2 + 2 / len,
+        "%s window %u after the switch: %g fps", from, w->window, w->fps);
+}
+
+static void
+windows_from_db (const gchar * path, GArray * out)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+
+  fail_unless (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL)
+      == SQLITE_OK, "cannot open %s", path);
+  fail_unless (sqlite3_prepare_v2 (db, "SELECT w.window, w.start_s, "
+          "w.end_s, w.length_s, p.buffers, p.buffers_per_s, p.fps, "
+          "p.bytes_per_s FROM windows w JOIN window_pads p "
+          "ON p.window_id = w.window_id WHERE p.pad = '" PAD "' "
+          "ORDER BY w.window", -1, &st, NULL) == SQLITE_OK,
+      "%s", sqlite3_errmsg (db));
+  while (sqlite3_step (st) == SQLITE_ROW) {
+    Win w = {
+      (guint) sqlite3_column_int (st, 0), sqlite3_column_double (st, 1),
+      sqlite3_column_double (st, 2), sqlite3_column_double (st, 3),
+      (guint64) sqlite3_column_int64 (st, 4), sqlite3_column_double (st, 5),
+      sqlite3_column_double (st, 6), sqlite3_column_double (st, 7)
+    };
+    g_array_append_val (out, w);
+  }
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+}
+
+/* The trace's "fps identity0:src" counter track: ts (us) -> fps. */
+static GHashTable *
+fps_track (const gchar * path)
+{
+  JsonParser *p = json_parser_new ();
+  GHashTable *track = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      g_free, g_free);
+  GError *err = NULL;
+  JsonArray *a;
+
+  fail_unless (json_parser_load_from_file (p, path, &err), "%s: %s", path,
+      err ? err->message : "");
+  a = json_node_get_array (json_parser_get_root (p));
+  for (guint i = 0; i < json_array_get_length (a); i++) {
+    JsonObject *o = json_array_get_object_element (a, i);
+    gint64 *ts;
+    gdouble *v;
+
+    if (g_strcmp0 (json_object_get_string_member_with_default (o, "ph", ""),
+            "C") != 0
+        || g_strcmp0 (json_object_get_string_member_with_default (o, "cat",
+                ""), "window") != 0
+        || g_strcmp0 (json_object_get_string_member (o, "name"),
+            "fps " PAD) != 0)
+      continue;
+    ts = g_new (gint64, 1);
+    v = g_new (gdouble, 1);
+    /* to the microsecond */
+    *ts = (gint64) (json_object_get_double_member (o, "ts") + 0.5);
+    *v = json_object_get_double_member (json_object_get_object_member (o,
+            "args"), "fps");
+    g_hash_table_insert (track, ts, v);
+  }
+  g_object_unref (p);
+  return track;
+}
+
+/* Runs the pipeline on its schedule, polling get-window as an
+ * application would; returns when the rate changed (hook time, s). */
+static gdouble
+run_schedule (GstTracer * prof, GArray * polled)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
+      "identity sleep-time=" G_STRINGIFY (FAST_US) " ! fakesink", NULL);
+  GstElement *ident = gst_bin_get_by_name (GST_BIN (pipe), "identity0");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "fakesink0");
+  gint64 t0, switched = 0;
+  gdouble switch_s = 0;
+
+  fail_unless (pipe && ident && sink);
+  watched = gst_element_get_static_pad (sink, "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  t0 = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - t0 < (FAST_FOR_MS + SLOW_FOR_MS) * 1000) {
+    GstStructure *w = NULL;
+    Win win;
+
+    g_usleep (50 * 1000);
+    if (!switched && g_get_monotonic_time () - t0 >= FAST_FOR_MS * 1000) {
+      g_object_set (ident, "sleep-time", SLOW_US, NULL);
+      switched = g_get_monotonic_time ();
+      /* the last buffer that came at the fast rate */
+      g_mutex_lock (&arrivals_lock);
+      fail_unless (arrivals->len > 0);
+      switch_s = g_array_index (arrivals, guint64, arrivals->len - 1) / 1e9;
+      g_mutex_unlock (&arrivals_lock);
+    }
+    g_signal_emit_by_name (prof, "get-window", "pipeline0", &w);
+    if (w && win_from_structure (w, &win) && (polled->len == 0
+            || g_array_index (polled, Win, polled->len - 1).window !=
+            win.window))
+      g_array_append_val (polled, win);
+    if (w)
+      gst_structure_free (w);
+  }
+  fail_unless (gst_element_set_state (pipe, GST_STATE_NULL)
+      == GST_STATE_CHANGE_SUCCESS);
+  gst_clear_object (&watched);
+  gst_object_unref (ident);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return switch_s;
+}
+
+GST_START_TEST (test_windows_follow_rate)
+{
+  gchar *dir = g_dir_make_tmp ("stageprof-windows-XXXXXX", NULL);
+  gchar *db = g_build_filename (dir, "w.db", NULL);
+  gchar *trace = g_build_filename (dir, "t.json", NULL);
+  gchar *copy = g_build_filename (dir, "copy.json", NULL);
+  GstTracer *prof = find_prof (), *truth;
+  GArray *polled = g_array_new (FALSE, FALSE, sizeof (Win));
+  GArray *stored = g_array_new (FALSE, FALSE, sizeof (Win));
+  GHashTable *track;
+  gboolean ok = FALSE;
+  gdouble switch_s;
+  guint before = 0, after = 0;
+
+  arrivals = g_array_new (FALSE, FALSE, sizeof (guint64));
+  truth = g_object_new (arrival_tracer_get_type (), NULL);
+  g_object_set (prof, "db", db, "trace", trace, NULL);
+
+  switch_s = run_schedule (prof, polled);
+
+  /* db=NULL drains and closes the database; write-trace copies the trace
+   * as strict JSON. */
+  g_object_set (prof, "db", NULL, NULL);
+  g_signal_emit_by_name (prof, "write-trace", copy, &ok);
+  fail_unless (ok);
+  windows_from_db (db, stored);
+  track = fps_track (copy);
+
+  /* ~7.5 s in windows of 1 s, and the last one cut at the stop. */
+  fail_unless (stored->len >= 6, "%u windows in the database", stored->len);
+  fail_unless (polled->len >= 5, "get-window gave %u windows", polled->len);
+  for (guint i = 0; i < stored->len; i++) {
+    Win *w = &g_array_index (stored, Win, i);
+    gint64 ts = (gint64) (w->start_s * 1e6 + 0.5);
+    gdouble *v = g_hash_table_lookup (track, &ts);
+
+    fail_unless_equals_int (w->window, i + 1);
+    if (i > 0)
+      fail_unless (ABS (w->start_s - g_array_index (stored, Win,
+                  i - 1).end_s) < 1e-9, "window %u does not start where %u "
+          "ended", w->window, w->window - 1);
+    check_window ("db", w, switch_s);
+    fail_unless (v != NULL, "no counter at %" G_GINT64_FORMAT " us for "
+        "window %u in the trace", ts, w->window);
+    fail_unless (ABS (*v - w->fps) <= 1e-5 * MAX (w->fps, 1),
+        "trace says %g fps for window %u, the database %g", *v, w->window,
+        w->fps);
+    before += w->length_s >= 0.5 && w->end_s < switch_s - 0.05;
+    after += w->length_s >= 0.5 && w->start_s > switch_s + 0.15;
+  }
+  /* Both phases have whole windows of their own. */
+  fail_unless (before >= 2 && after >= 2, "%u windows before the switch, "
+      "%u after", before, after);
+  for (guint i = 0; i < polled->len; i++) {
+    Win *w = &g_array_index (polled, Win, i), *s;
+
+    check_window ("get-window", w, switch_s);
+    fail_unless (w->window >= 1 && w->window <= stored->len);
+    s = &g_array_index (stored, Win, w->window - 1);
+    fail_unless (s->buffers == w->buffers && s->end_s == w->end_s,
+        "get-window's window %u differs from the database's", w->window);
+  }
+
+  g_hash_table_destroy (track);
+  g_array_free (polled, TRUE);
+  g_array_free (stored, TRUE);
+  g_object_set (prof, "trace", NULL, NULL);
+  gst_object_unref (prof);
+  gst_object_unref (truth);
+  rm_rf (dir);
+  g_free (db);
+  g_free (trace);
+  g_free (copy);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Without interval= there are no windows: get-window says so. */
+GST_START_TEST (test_no_window_before_first)
+{
+  GstTracer *prof = find_prof ();
+  GstStructure *w = NULL;
+
+  g_signal_emit_by_name (prof, "get-window", "no-such-pipeline", &w);
+  fail_unless (w == NULL);
+  gst_object_unref (prof);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_windows_suite (void)
+{
+  Suite *s = suite_create ("stageprof_windows");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_no_window_before_first);
+  tcase_add_test (tc, test_windows_follow_rate);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS", "stageprof(summary=none,progress=false,"
+      "interval=" G_STRINGIFY (INTERVAL_S) ")", TRUE);
+  g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+  s = stageprof_windows_suite ();
+  return gst_check_run_suite (s, "stageprof_windows", __FILE__);
+}
