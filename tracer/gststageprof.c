@@ -1201,10 +1201,11 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "each queue", 0, G_MAXUINT, DEFAULT_PROP_SKIP_FIRST, flags));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
-          "Seconds between periodic snapshots: a status line on stderr "
-          "(unless progress=false or summary=none), the debug log "
-          "(GST_DEBUG=stageprof:4) and the database; 0: off, else at least "
-          "0.001",
+          "Seconds between periodic snapshots and windows (the figures of "
+          "each interval alone: database, trace counter tracks, get-window): "
+          "a status line on stderr (unless progress=false or summary=none), "
+          "the debug log (GST_DEBUG=stageprof:4) and the database; 0: off, "
+          "else at least 0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",

@@ -23,6 +23,7 @@
 #include "spread.h"
 #include "sptracereader.h"
 #include "spread-trace-queue.h"
+#include "spread-trace-range.h"
 
 #define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
 
@@ -878,16 +879,26 @@ thread_acc_free (gpointer p)
 
 
 SpProfile *
-sp_read_trace (const gchar * path, GError ** error)
+sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
+    GError ** error)
 {
-  SpTraceReader *rd = sp_trace_reader_open (path, error);
+  GHashTable *starts = NULL;
+  SpTraceReader *rd;
   GError *err = NULL;
   SpEvent *ev;
   Acc a = { 0 };
   guint64 n_meta = 0;
 
-  if (!rd)
+  /* A range is of each process's own running time: a first pass finds
+   * where each starts. */
+  if ((!isnan (from_s) || !isnan (till_s))
+      && !(starts = sp_trace_pid_starts (path, error)))
     return NULL;
+  if (!(rd = sp_trace_reader_open (path, error))) {
+    if (starts)
+      g_hash_table_destroy (starts);
+    return NULL;
+  }
   a.p = sp_profile_new (path, SP_SOURCE_TRACE);
   a.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       thread_acc_free);
@@ -913,13 +924,16 @@ sp_read_trace (const gchar * path, GError ** error)
           sp_trace_reader_offset (rd));
       break;
     }
+    if (starts && !sp_trace_clip (ev, starts, from_s, till_s))
+      continue;
     switch (ev->ph) {
       case 'X':
         if (ev->has_ts && ev->has_dur)
           on_slice (&a, ev);
         break;
       case 'C':
-        if (ev->has_ts)
+        /* windows' tracks (interval=) are not queue levels */
+        if (ev->has_ts && g_strcmp0 (ev->cat, "window") != 0)
           on_counter (&a, ev);
         break;
       case 'M':
@@ -973,6 +987,8 @@ out:
   g_hash_table_destroy (a.pend);
   g_array_free (a.link_pids, TRUE);
   sp_trace_reader_free (rd);
+  if (starts)
+    g_hash_table_destroy (starts);
   /* the rows carry copies of the names they show */
   g_hash_table_destroy (a.names);
   g_string_chunk_free (a.chunk);
