@@ -3,7 +3,8 @@
  * rate changes on a schedule the test sets (identity sleep-time: about 30
  * buffers/s, then about 10), and each window, read from the database, the
  * trace's counter tracks and the get-window signal, holds the rate of its
- * own interval.
+ * own interval; stageprof-report's --from/--till on that database and
+ * trace count what arrived in the range, and its html plots the windows.
  *
  * Ground truth is the test's own: a tracer object of its own (no stageprof
  * code) takes the hook time of every buffer the sink receives, on the
@@ -18,7 +19,9 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sqlite3.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -32,7 +35,9 @@
 #define SLOW_US 100000          /* ~10 buffers/s */
 #define FAST_FOR_MS 3500
 #define SLOW_FOR_MS 4000
-#define PAD "identity0:src"
+/* the queue's src pad feeds the sink, whose arrivals are the truth */
+#define PAD "queue0:src"
+#define TOOL TESTS_BUILD_DIR "/../tools/stageprof-report"
 
 /* ---- the truth: arrivals at the sink, in hook time -------------------- */
 
@@ -240,6 +245,183 @@ fps_track (const gchar * path)
   return track;
 }
 
+/* ---- stageprof-report on the same outputs ------------------------------ */
+
+/* stageprof-report ARGS... (NULL-terminated): its exit status. */
+static gint
+report (gchar ** out, gchar ** err, const gchar * first, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  const gchar *a;
+  GError *e = NULL;
+  gint status = 0;
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) TOOL);
+  va_start (ap, first);
+  for (a = first; a; a = va_arg (ap, const gchar *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
+          NULL, out, err, &status, &e), "cannot run %s: %s", TOOL,
+      e ? e->message : "");
+  g_ptr_array_free (argv, TRUE);
+  fail_unless (WIFEXITED (status), "stageprof-report died");
+  return WEXITSTATUS (status);
+}
+
+/* Column `col` of the CSV row whose first field is `name`. */
+static gdouble
+csv_value (const gchar * csv, const gchar * name, guint col)
+{
+  gchar **lines = g_strsplit (csv, "\n", -1);
+  gdouble v = NAN;
+
+  for (guint i = 1; lines[i] && isnan (v); i++) {
+    gchar **f = g_strsplit (lines[i], ",", -1);
+    if (f[0] && !strcmp (f[0], name) && g_strv_length (f) > col)
+      v = g_ascii_strtod (f[col], NULL);
+    g_strfreev (f);
+  }
+  g_strfreev (lines);
+  return v;
+}
+
+/* The first event of the trace (its running time 0), us. */
+static gdouble
+trace_start_us (const gchar * path)
+{
+  JsonParser *p = json_parser_new ();
+  JsonArray *a;
+  gdouble t = G_MAXDOUBLE;
+
+  fail_unless (json_parser_load_from_file (p, path, NULL));
+  a = json_node_get_array (json_parser_get_root (p));
+  for (guint i = 0; i < json_array_get_length (a); i++) {
+    JsonObject *o = json_array_get_object_element (a, i);
+    const gchar *ph = json_object_get_string_member_with_default (o, "ph",
+        "");
+    if ((!strcmp (ph, "X") || !strcmp (ph, "C"))
+        && json_object_has_member (o, "ts"))
+      t = MIN (t, json_object_get_double_member (o, "ts"));
+  }
+  g_object_unref (p);
+  return t;
+}
+
+#define FROM_S 1.0
+#define TILL_S 4.5
+
+/* show --from/--till: a database sums the windows whose middle is in the
+ * range, a trace counts the slices inside it; both against the arrivals
+ * the test saw there. */
+static void
+check_report_range (const gchar * db, const gchar * trace, GArray * stored)
+{
+  gdouble t0 = g_array_index (stored, Win, 0).start_s, first = -1, last = 0;
+  gdouble len = 0, base;
+  guint64 in_windows = 0;
+  gchar *out = NULL, *err = NULL;
+  guint truth;
+
+  for (guint i = 0; i < stored->len; i++) {
+    Win *w = &g_array_index (stored, Win, i);
+    gdouble mid = (w->start_s + w->end_s) / 2 - t0;
+    if (mid < FROM_S || mid > TILL_S)
+      continue;
+    if (first < 0)
+      first = w->start_s;
+    last = w->end_s;
+    in_windows += w->buffers;
+    len += w->length_s;
+  }
+  truth = truth_count (first, last);
+  fail_unless_equals_int (report (&out, &err, "show", db, "--from",
+          G_STRINGIFY (FROM_S), "--till", G_STRINGIFY (TILL_S), "--format",
+          "csv", "--table", "sinks", NULL), 0);
+  fail_unless_equals_float (csv_value (out, "fakesink0", 1),
+      (gdouble) in_windows);
+  fail_unless (ABS (csv_value (out, "fakesink0", 1) - truth) <= 2,
+      "show db --from/--till: %g frames, %u arrived in %.3f..%.3f s",
+      csv_value (out, "fakesink0", 1), truth, first, last);
+  fail_unless (ABS (csv_value (out, "fakesink0", 2) - in_windows / len)
+      < 0.01, "show db: %g per second, %" G_GUINT64_FORMAT " in %g s",
+      csv_value (out, "fakesink0", 2), in_windows, len);
+  g_free (out);
+  g_free (err);
+
+  /* A slice across a bound is cut there but counts: one buffer at most at
+   * each end. */
+  base = trace_start_us (trace) / 1e6;
+  truth = truth_count (base + FROM_S, base + TILL_S);
+  fail_unless_equals_int (report (&out, &err, "show", trace, "--from",
+          G_STRINGIFY (FROM_S), "--till", G_STRINGIFY (TILL_S), "--format",
+          "csv", "--table", "elements", NULL), 0);
+  fail_unless (ABS (csv_value (out, "fakesink0", 2) - truth) <= 1,
+      "show trace --from/--till: fakesink0 %g buffers, %u arrived",
+      csv_value (out, "fakesink0", 2), truth);
+  g_free (out);
+  g_free (err);
+}
+
+/* Values that are no time, an empty range and a summary (no time axis)
+ * are usage errors, exit 2, with a message that says what is wrong. */
+static void
+check_report_refusals (const gchar * db, const gchar * dir)
+{
+  static const gchar *const bad[][3] = {
+    {"--from", "abc", "is not a time"},
+    {"--from", "-1", "is not a time"},
+    {"--till", "nan", "is not a time"},
+    {"--till", "1e999", "is not a time"},
+  };
+  gchar *summary = g_build_filename (dir, "s.json", NULL);
+  gchar *err = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    fail_unless_equals_int (report (NULL, &err, "show", db, bad[i][0],
+            bad[i][1], NULL), 2);
+    fail_unless (strstr (err, bad[i][2]) != NULL, "%s %s: %s", bad[i][0],
+        bad[i][1], err);
+    g_free (err);
+  }
+  fail_unless_equals_int (report (NULL, &err, "diff", db, db, "--from", "3",
+          "--till", "2", NULL), 2);
+  fail_unless (strstr (err, "is not after") != NULL, "%s", err);
+  g_free (err);
+  fail_unless_equals_int (report (NULL, &err, "show", db, "--from", "1000",
+          NULL), 2);
+  fail_unless (strstr (err, "no window in the range") != NULL, "%s", err);
+  g_free (err);
+  fail_unless (g_file_set_contents (summary, "{\"elements\": []}", -1,
+          NULL));
+  fail_unless_equals_int (report (NULL, &err, "show", summary, "--from",
+          "1", NULL), 2);
+  fail_unless (strstr (err, "no time axis") != NULL, "%s", err);
+  g_free (err);
+  g_free (summary);
+}
+
+/* html of the database: the windows drawn over time, the sink's pad among
+ * the rates and the queue as a band with its mean. */
+static void
+check_report_html (const gchar * db, const gchar * dir)
+{
+  gchar *html = g_build_filename (dir, "r.html", NULL), *text = NULL;
+
+  fail_unless_equals_int (report (NULL, NULL, "html", "-o", html, db,
+          "--from", "0.5", NULL), 0);
+  fail_unless (g_file_get_contents (html, &text, NULL, NULL));
+  fail_unless (strstr (text, "Frames per second per src pad, window by "
+          "window") != NULL);
+  fail_unless (strstr (text, PAD "</title></polyline>") != NULL);
+  fail_unless (strstr (text, "Queue levels, window by window") != NULL);
+  fail_unless (strstr (text, "class=\"wrange\"") != NULL);
+  g_free (text);
+  g_free (html);
+}
+
 /* Runs the pipeline on its schedule, polling get-window as an
  * application would; returns when the rate changed (hook time, s). */
 static gdouble
@@ -247,7 +429,7 @@ run_schedule (GstTracer * prof, GArray * polled)
 {
   GstElement *pipe = gst_parse_launch ("videotestsrc ! "
       "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
-      "identity sleep-time=" G_STRINGIFY (FAST_US) " ! fakesink", NULL);
+      "identity sleep-time=" G_STRINGIFY (FAST_US) " ! queue ! fakesink", NULL);
   GstElement *ident = gst_bin_get_by_name (GST_BIN (pipe), "identity0");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "fakesink0");
   gint64 t0, switched = 0;
@@ -351,6 +533,10 @@ GST_START_TEST (test_windows_follow_rate)
     fail_unless (s->buffers == w->buffers && s->end_s == w->end_s,
         "get-window's window %u differs from the database's", w->window);
   }
+
+  check_report_range (db, copy, stored);
+  check_report_refusals (db, dir);
+  check_report_html (db, dir);
 
   g_hash_table_destroy (track);
   g_array_free (polled, TRUE);
