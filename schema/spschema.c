@@ -36,10 +36,15 @@ SP_SCHEMA_DEFINE (sp_schema_window_queues, "window_queues",
     SP_WINDOW_QUEUES_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_window_threads, "window_threads",
     SP_WINDOW_THREADS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_latency, "window_latency",
+    SP_WINDOW_LATENCY_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_latency_hist, "window_latency_hist",
+    SP_WINDOW_LATENCY_HIST_COLUMNS)
 
 const SpSchema *const sp_schema_window_tables[] = {
   &sp_schema_window_elements, &sp_schema_window_pads,
-  &sp_schema_window_queues, &sp_schema_window_threads, NULL
+  &sp_schema_window_queues, &sp_schema_window_threads,
+  &sp_schema_window_latency, &sp_schema_window_latency_hist, NULL
 };
 
 const SpSchema *const sp_schema_tables[] = {

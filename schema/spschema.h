@@ -276,6 +276,30 @@ typedef enum
   C (wait_output_pct, REAL, "%Wait output", 1, 0) \
   C (blocked_pct,     REAL, "%Blocked",     1, 0)
 
+/* Latency (latency=true) of the frames that reached each sink in the
+ * window, from a frame's first push; percentiles from log buckets. */
+#define SP_WINDOW_LATENCY_COLUMNS(C) \
+  C (name,      TEXT, "Sink",   0, SP_COL_KEY) \
+  C (pipeline,  TEXT, NULL,     0, SP_COL_KEY) \
+  C (run,       ID,   NULL,     0, SP_COL_KEY) \
+  C (window,    INT,  NULL,     0, SP_COL_KEY) \
+  C (frames,    INT,  "Frames", 0, 0) \
+  C (mean_ms,   REAL, "Mean",   3, 0) \
+  C (median_ms, REAL, "Median", 3, 0) \
+  C (p90_ms,    REAL, "P90",    3, 0) \
+  C (p99_ms,    REAL, "P99",    3, 0)
+
+/* The same frames as a histogram: one row per non-empty bucket
+ * [lo_ms, hi_ms) of each sink and window. */
+#define SP_WINDOW_LATENCY_HIST_COLUMNS(C) \
+  C (name,     TEXT, NULL, 0, SP_COL_KEY) \
+  C (pipeline, TEXT, NULL, 0, SP_COL_KEY) \
+  C (run,      ID,   NULL, 0, SP_COL_KEY) \
+  C (window,   INT,  NULL, 0, SP_COL_KEY) \
+  C (lo_ms,    REAL, NULL, 4, SP_COL_KEY) \
+  C (hi_ms,    REAL, NULL, 4, 0) \
+  C (frames,   INT,  NULL, 0, 0)
+
 typedef struct
 {
   const gchar *key;
@@ -296,7 +320,8 @@ extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
     sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency;
 extern const SpSchema sp_schema_windows, sp_schema_window_elements,
-    sp_schema_window_pads, sp_schema_window_queues, sp_schema_window_threads;
+    sp_schema_window_pads, sp_schema_window_queues, sp_schema_window_threads,
+    sp_schema_window_latency, sp_schema_window_latency_hist;
 
 /* The tables of a window (the "stageprof-window" structure's arrays), in
  * order; NULL-terminated. Not in sp_schema_tables: a summary has none. */

@@ -474,7 +474,8 @@ GST_START_TEST (test_db_doc_names_every_column)
     &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
     &sp_schema_latency, &sp_schema_element_latency, &sp_schema_windows,
     &sp_schema_window_elements, &sp_schema_window_pads,
-    &sp_schema_window_queues, &sp_schema_window_threads
+    &sp_schema_window_queues, &sp_schema_window_threads,
+    &sp_schema_window_latency, &sp_schema_window_latency_hist
   };
   gchar *doc = NULL;
 

@@ -208,7 +208,56 @@ windows_from_db (const gchar * path, GArray * out)
   sqlite3_close (db);
 }
 
-/* The trace's "fps identity0:src" counter track: ts (us) -> fps. */
+/* Each window's median latency at the sink (latency=true): a frame's
+ * time from its first push is the identity's hold (its sleep-time) and a
+ * queue it leaves at once, so the window's median is within a bucket
+ * (9 %) of the hold of its phase, plus the sleep's overshoot. */
+static void
+check_latency (const gchar * path, GArray * stored, gdouble switch_s)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  guint checked = 0, rows = 0;
+
+  fail_unless (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL)
+      == SQLITE_OK);
+  fail_unless (sqlite3_prepare_v2 (db, "SELECT w.window, l.frames, "
+          "l.median_ms, l.p90_ms, (SELECT SUM(h.frames) FROM "
+          "window_latency_hist h WHERE h.window_id = w.window_id AND "
+          "h.name = l.name) FROM windows w JOIN window_latency l USING "
+          "(window_id) WHERE l.name = 'fakesink0' ORDER BY w.window", -1, &st,
+          NULL) == SQLITE_OK, "%s", sqlite3_errmsg (db));
+  while (sqlite3_step (st) == SQLITE_ROW) {
+    guint n = sqlite3_column_int (st, 0);
+    Win *w = &g_array_index (stored, Win, n - 1);
+    gdouble med = sqlite3_column_double (st, 2), hold = 0;
+
+    rows++;
+    /* as many frames as reached the sink, and all in the histogram */
+    fail_unless (ABS ((gint64) sqlite3_column_int64 (st, 1) -
+            (gint64) w->buffers) <= 1, "window %u: latency of %d frames, "
+        "%" G_GUINT64_FORMAT " arrived", n, sqlite3_column_int (st, 1),
+        w->buffers);
+    fail_unless_equals_int (sqlite3_column_int64 (st, 4),
+        sqlite3_column_int64 (st, 1));
+    fail_unless (sqlite3_column_double (st, 3) >= med);
+    if (w->length_s >= 0.5 && w->end_s < switch_s - 0.05)
+      hold = FAST_US / 1e3;
+    else if (w->length_s >= 0.5 && w->start_s > switch_s + 0.15)
+      hold = SLOW_US / 1e3;
+    if (hold == 0)
+      continue;
+    checked++;
+    fail_unless (med >= 0.95 * hold && med <= 1.1 * hold + 2,
+        "window %u: median latency %g ms, the hold is %g ms", n, med, hold);
+  }
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  fail_unless (rows >= stored->len - 1 && checked >= 4, "%u windows with "
+      "latency, %u checked", rows, checked);
+}
+
+/* The trace's "fps PAD" counter track: ts (us) -> fps. */
 static GHashTable *
 fps_track (const gchar * path)
 {
@@ -418,6 +467,9 @@ check_report_html (const gchar * db, const gchar * dir)
   fail_unless (strstr (text, PAD "</title></polyline>") != NULL);
   fail_unless (strstr (text, "Queue levels, window by window") != NULL);
   fail_unless (strstr (text, "class=\"wrange\"") != NULL);
+  fail_unless (strstr (text, "Latency per sink, window by window") != NULL);
+  fail_unless (strstr (text, "fakesink0 median</title></polyline>") != NULL);
+  fail_unless (strstr (text, "Latency histogram of fakesink0") != NULL);
   g_free (text);
   g_free (html);
 }
@@ -487,7 +539,7 @@ GST_START_TEST (test_windows_follow_rate)
 
   arrivals = g_array_new (FALSE, FALSE, sizeof (guint64));
   truth = g_object_new (arrival_tracer_get_type (), NULL);
-  g_object_set (prof, "db", db, "trace", trace, NULL);
+  g_object_set (prof, "db", db, "trace", trace, "latency", TRUE, NULL);
 
   switch_s = run_schedule (prof, polled);
 
@@ -534,6 +586,7 @@ GST_START_TEST (test_windows_follow_rate)
         "get-window's window %u differs from the database's", w->window);
   }
 
+  check_latency (db, stored, switch_s);
   check_report_range (db, copy, stored);
   check_report_refusals (db, dir);
   check_report_html (db, dir);

@@ -293,6 +293,92 @@ plot (GString * o, const gchar * title, const gchar * unit,
   g_string_append (o, "</svg>\n");
 }
 
+/* A sink's latency histogram over the windows shown: one bar a bucket
+ * ([lo, hi) ms, on a log axis: latencies span microseconds to seconds),
+ * its height the frames in it. */
+typedef struct
+{
+  gdouble lo, hi, frames;
+} Bucket;
+
+static gint
+by_lo (gconstpointer a, gconstpointer b)
+{
+  const Bucket *x = a, *y = b;
+
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static void
+plot_histogram (GString * o, const SpProfile * p, const gchar * sink)
+{
+  GArray *b = g_array_new (FALSE, FALSE, sizeof (Bucket));
+  gdouble lmin = G_MAXDOUBLE, lmax = 0, fmax = 0, total = 0, sx;
+  gdouble h = PLOT_H - TOP - BOTTOM, base = PLOT_H - BOTTOM;
+  gchar *title, *s;
+
+  for (guint i = 0; i < p->window_latency_hist->len; i++) {
+    const SpWinLatencyHistRow *r = p->window_latency_hist->pdata[i];
+    Bucket *hit = NULL;
+
+    if (g_strcmp0 (r->name, sink) || isnan (r->frames) || r->lo_ms <= 0)
+      continue;
+    for (guint j = 0; j < b->len && !hit; j++)
+      if (g_array_index (b, Bucket, j).lo == r->lo_ms)
+        hit = &g_array_index (b, Bucket, j);
+    if (!hit) {
+      Bucket nb = { r->lo_ms, r->hi_ms, 0 };
+      g_array_append_val (b, nb);
+      hit = &g_array_index (b, Bucket, b->len - 1);
+    }
+    hit->frames += r->frames;
+  }
+  g_array_sort (b, by_lo);
+  for (guint j = 0; j < b->len; j++) {
+    const Bucket *k = &g_array_index (b, Bucket, j);
+    lmin = MIN (lmin, k->lo);
+    lmax = MAX (lmax, k->hi);
+    fmax = MAX (fmax, k->frames);
+    total += k->frames;
+  }
+  if (b->len == 0) {
+    g_array_free (b, TRUE);
+    return;
+  }
+  /* a decade on each side at least, on a log axis */
+  lmin = pow (10, floor (log10 (lmin)));
+  lmax = pow (10, ceil (log10 (lmax)));
+  sx = (W - LEFT - 20) / log10 (lmax / lmin);
+  title = g_strdup_printf ("Latency histogram of %s (%.0f frames)", sink,
+      total);
+  svg_open (o, PLOT_H, title);
+  rect (o, LEFT, TOP, W - LEFT - 20, h, "#fafafa", NULL);
+  for (guint j = 0; j < b->len; j++) {
+    const Bucket *k = &g_array_index (b, Bucket, j);
+    gdouble x0 = LEFT + sx * log10 (k->lo / lmin);
+    gdouble x1 = LEFT + sx * log10 (k->hi / lmin);
+    gchar *tip = g_strdup_printf ("%.3g to %.3g ms: %.0f frames", k->lo,
+        k->hi, k->frames);
+    rect (o, x0, base - h * k->frames / fmax, MAX (x1 - x0 - 0.5, 0.5),
+        h * k->frames / fmax, palette[2], tip);
+    g_free (tip);
+  }
+  s = g_strdup_printf ("%.0f", fmax);
+  text (o, LEFT - 6, TOP + 10, "end", s);
+  g_free (s);
+  text (o, LEFT - 6, base, "end", "0");
+  text (o, LEFT - 6, PLOT_H / 2, "end", "frames");
+  s = g_strdup_printf ("%g ms", lmin);
+  text (o, LEFT, PLOT_H - 8, "start", s);
+  g_free (s);
+  s = g_strdup_printf ("%g ms (log)", lmax);
+  text (o, W - 20, PLOT_H - 8, "end", s);
+  g_free (s);
+  g_string_append (o, "</svg>\n");
+  g_free (title);
+  g_array_free (b, TRUE);
+}
+
 static void
 section (GString * o, const gchar * title, const gchar * note)
 {
@@ -310,6 +396,8 @@ sp_html_windows (GString * o, const SpProfile * p)
       *fps = g_ptr_array_new_with_free_func (series_free),
       *bits = g_ptr_array_new_with_free_func (series_free),
       *levels = g_ptr_array_new_with_free_func (series_free);
+  GPtrArray *lat = g_ptr_array_new_with_free_func (series_free);
+  GPtrArray *sinks = g_ptr_array_new ();
   gboolean runs = several_runs (p);
 
   for (guint i = 0; i < p->window_elements->len; i++) {
@@ -347,6 +435,23 @@ sp_html_windows (GString * o, const SpProfile * p)
     s->limit = isnan (r->limit_buffers) ? 0 : r->limit_buffers;
     s->weight += r->max_level;
   }
+  for (guint i = 0; i < p->window_latency->len; i++) {
+    const SpWinLatencyRow *r = p->window_latency->pdata[i];
+    gchar *name = g_strdup_printf ("%s median", r->name);
+    WSeries *s = series_get (lat, r->pipeline, r->run, name, runs);
+
+    add_point (p, s, r->pipeline, r->run, r->window, r->median_ms, NAN, NAN);
+    s->weight += r->frames * 2 + 1;     /* each sink's median first */
+    g_free (name);
+    name = g_strdup_printf ("%s P99", r->name);
+    s = series_get (lat, r->pipeline, r->run, name, runs);
+    add_point (p, s, r->pipeline, r->run, r->window, r->p99_ms, NAN, NAN);
+    s->weight += r->frames * 2;
+    g_free (name);
+    if (!g_ptr_array_find_with_equal_func (sinks, r->name, g_str_equal,
+            NULL))
+      g_ptr_array_add (sinks, r->name);
+  }
   section (o, "Over time: self time per element", "Mean self time a buffer "
       "in each window (ms), the elements with the most self time.");
   plot (o, "Mean self time per element, window by window", "ms", self,
@@ -365,6 +470,18 @@ sp_html_windows (GString * o, const SpProfile * p)
         "the queue's buffer limit.");
     plot (o, "Queue levels, window by window", "buffers", levels, TRUE);
   }
+  if (lat->len) {
+    section (o, "Over time: latency per sink", "Median and P99 of the "
+        "end-to-end latency (ms from a frame's first push) of the frames "
+        "that reached each sink in each window (latency=true).");
+    plot (o, "Latency per sink, window by window", "ms", lat, FALSE);
+    section (o, "Latency histogram", "The frames of the windows shown, by "
+        "latency (buckets of an eighth of an octave).");
+    for (guint i = 0; i < sinks->len && i < MAX_SERIES; i++)
+      plot_histogram (o, p, sinks->pdata[i]);
+  }
+  g_ptr_array_free (lat, TRUE);
+  g_ptr_array_free (sinks, TRUE);
   g_ptr_array_free (self, TRUE);
   g_ptr_array_free (fps, TRUE);
   g_ptr_array_free (bits, TRUE);

@@ -111,6 +111,8 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   FILTER (p->window_pads, SpWinPadRow);
   FILTER (p->window_queues, SpWinQueueRow);
   FILTER (p->window_threads, SpWinThreadRow);
+  FILTER (p->window_latency, SpWinLatencyRow);
+  FILTER (p->window_latency_hist, SpWinLatencyHistRow);
   if (sel->pipeline)
     for (i = p->links->len; i-- > 0;)
       if (g_strcmp0 (((SpLink *) p->links->pdata[i])->pipeline,

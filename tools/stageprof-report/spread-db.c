@@ -218,6 +218,9 @@ read_windows (sqlite3 * db, SpProfile * p, gint64 run)
   read_window_table (db, &sp_win_pad_kind, run, p->window_pads);
   read_window_table (db, &sp_win_queue_kind, run, p->window_queues);
   read_window_table (db, &sp_win_thread_kind, run, p->window_threads);
+  read_window_table (db, &sp_win_latency_kind, run, p->window_latency);
+  read_window_table (db, &sp_win_latency_hist_kind, run,
+      p->window_latency_hist);
 }
 
 static void

@@ -46,7 +46,23 @@ static const gsize win_queue_offsets[] = {
 static const gsize win_thread_offsets[] = {
   SP_WINDOW_THREADS_COLUMNS (SP_WTHREAD_OFFSET)
 };
+#define SP_WLAT_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpWinLatencyRow, key),
+#define SP_WHIST_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpWinLatencyHistRow, key),
+static const gsize win_latency_offsets[] = {
+  SP_WINDOW_LATENCY_COLUMNS (SP_WLAT_OFFSET)
+};
+static const gsize win_latency_hist_offsets[] = {
+  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_WHIST_OFFSET)
+};
 
+const SpRowKind sp_win_latency_kind = { &sp_schema_window_latency,
+  sizeof (SpWinLatencyRow), win_latency_offsets
+};
+const SpRowKind sp_win_latency_hist_kind = { &sp_schema_window_latency_hist,
+  sizeof (SpWinLatencyHistRow), win_latency_hist_offsets
+};
 const SpRowKind sp_window_kind = { &sp_schema_windows, sizeof (SpWindowRow),
   window_offsets
 };
@@ -184,6 +200,8 @@ SP_ROW_FREE_FUNC (win_elem_free, sp_win_elem_kind)
 SP_ROW_FREE_FUNC (win_pad_free, sp_win_pad_kind)
 SP_ROW_FREE_FUNC (win_queue_free, sp_win_queue_kind)
 SP_ROW_FREE_FUNC (win_thread_free, sp_win_thread_kind)
+SP_ROW_FREE_FUNC (win_latency_free, sp_win_latency_kind)
+SP_ROW_FREE_FUNC (win_latency_hist_free, sp_win_latency_hist_kind)
 
 static void
 link_free (gpointer p)
@@ -218,6 +236,9 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->window_pads = g_ptr_array_new_with_free_func (win_pad_free);
   p->window_queues = g_ptr_array_new_with_free_func (win_queue_free);
   p->window_threads = g_ptr_array_new_with_free_func (win_thread_free);
+  p->window_latency = g_ptr_array_new_with_free_func (win_latency_free);
+  p->window_latency_hist =
+      g_ptr_array_new_with_free_func (win_latency_hist_free);
   p->notes = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -241,6 +262,8 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->window_pads, TRUE);
   g_ptr_array_free (p->window_queues, TRUE);
   g_ptr_array_free (p->window_threads, TRUE);
+  g_ptr_array_free (p->window_latency, TRUE);
+  g_ptr_array_free (p->window_latency_hist, TRUE);
   g_ptr_array_free (p->notes, TRUE);
   g_free (p);
 }

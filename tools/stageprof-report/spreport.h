@@ -108,6 +108,16 @@ typedef struct
   SP_WINDOW_THREADS_COLUMNS (SP_REPORT_FIELD)
 } SpWinThreadRow;
 
+typedef struct
+{
+  SP_WINDOW_LATENCY_COLUMNS (SP_REPORT_FIELD)
+} SpWinLatencyRow;
+
+typedef struct
+{
+  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_REPORT_FIELD)
+} SpWinLatencyHistRow;
+
 /* What the generic code needs of a row struct: its table in the schema, its
  * size, where each column's field is, and the profile's array of them. */
 typedef struct
@@ -119,7 +129,8 @@ typedef struct
 
 extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
     sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_window_kind,
-    sp_win_elem_kind, sp_win_pad_kind, sp_win_queue_kind, sp_win_thread_kind;
+    sp_win_elem_kind, sp_win_pad_kind, sp_win_queue_kind, sp_win_thread_kind,
+    sp_win_latency_kind, sp_win_latency_hist_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
@@ -155,6 +166,8 @@ typedef struct
   GPtrArray *window_pads;       /* SpWinPadRow */
   GPtrArray *window_queues;     /* SpWinQueueRow */
   GPtrArray *window_threads;    /* SpWinThreadRow */
+  GPtrArray *window_latency;    /* SpWinLatencyRow */
+  GPtrArray *window_latency_hist;       /* SpWinLatencyHistRow */
   GPtrArray *links;             /* SpLink */
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;

@@ -61,6 +61,8 @@ sp_windows_keep_range (SpProfile * p, gdouble from_s, gdouble till_s)
   filter_rows (&sp_win_pad_kind, p->window_pads, keep);
   filter_rows (&sp_win_queue_kind, p->window_queues, keep);
   filter_rows (&sp_win_thread_kind, p->window_threads, keep);
+  filter_rows (&sp_win_latency_kind, p->window_latency, keep);
+  filter_rows (&sp_win_latency_hist_kind, p->window_latency_hist, keep);
   n = p->windows->len;
   g_hash_table_destroy (keep);
   return n;

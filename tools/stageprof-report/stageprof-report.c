@@ -547,8 +547,10 @@ cmd_html_dot (gint argc, gchar ** argv, gboolean html)
   if (html) {
     g_option_context_set_summary (ctx, "Tables, the verdict and inline SVG "
         "plots (self time per element, thread shares,\nqueue levels over "
-        "time, per-buffer time median/P90/P99); with two inputs, their\n"
-        "diff first. One file: no network, no external script.");
+        "time, per-buffer time median/P90/P99; a database written with\n"
+        "interval=: its windows over time, frames/s and bitrate per pad, "
+        "latency); with two\ninputs, their diff first. One file: no "
+        "network, no external script.");
     g_option_context_set_description (ctx, "Example:\n  stageprof-report "
         "html -o report.html before.json after.json\n");
   } else {

@@ -39,6 +39,7 @@ static const SpSchema *const sp_db_tables[] = {
 static const SpSchema *const sp_db_window_tables[] = {
   &sp_schema_window_elements, &sp_schema_window_pads,
   &sp_schema_window_queues, &sp_schema_window_threads,
+  &sp_schema_window_latency, &sp_schema_window_latency_hist,
 };
 
 #define SP_DB_WINDOW_TABLES G_N_ELEMENTS (sp_db_window_tables)

@@ -97,6 +97,14 @@ sp_window_trace (SpTrace * t, const GstStructure * w)
     counter (t, ev, "self ms p90", gst_structure_get_string (r, "name"), ts,
         pid, "ms", num (r, "p90_ms"));
   }
+  for (i = 0; i < rows (w, "window_latency"); i++) {
+    const GstStructure *r = row (w, "window_latency", i);
+
+    counter (t, ev, "latency ms median", gst_structure_get_string (r, "name"),
+        ts, pid, "ms", num (r, "median_ms"));
+    counter (t, ev, "latency ms p99", gst_structure_get_string (r, "name"),
+        ts, pid, "ms", num (r, "p99_ms"));
+  }
   counter (t, ev, "process CPU %", NULL, ts, pid, "pct",
       num (w, "process_cpu_pct"));
   g_string_free (ev, TRUE);

@@ -23,6 +23,8 @@
 
 #include <gst/gst.h>
 
+#include "stats.h"
+
 G_BEGIN_DECLS
 
 typedef struct _SpLatency SpLatency;
@@ -58,6 +60,20 @@ typedef gdouble (*SpLatencyWork) (const gchar * name, const gchar * pipeline,
     gpointer data);
 void sp_latency_rows (SpLatency * l, gpointer pipeline, SpLatencyWork work,
     gpointer work_data, GValue * sink_rows, GValue * elem_rows);
+
+/* A sink's end-to-end times so far (cumulative: interval windows take
+ * the difference of two copies): how many, their sum and their buckets
+ * (ops/stats.h). `name` lives as long as the follower. */
+typedef struct
+{
+  const gchar *name;
+  guint64 n, sum_ns;
+  guint64 hist[STAGE_HIST_BUCKETS];
+} SpLatencySink;
+
+/* Appends one SpLatencySink per sink of top-level `pipeline` that got a
+ * frame. */
+void sp_latency_sinks (SpLatency * l, gpointer pipeline, GArray * out);
 
 G_END_DECLS
 

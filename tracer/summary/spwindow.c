@@ -37,6 +37,9 @@ struct _SpWindows
   GHashTable *elems;            /* "element\x1fthread" -> ElemPrev */
   GHashTable *threads;          /* "thread\x1ftid" -> ThreadPrev */
   GHashTable *workers;          /* element name -> guint64 CPU ns */
+  /* sink name -> SpLatencySink when the last window closed; kept over
+   * runs, as the follower's figures are */
+  GHashTable *latency;
 };
 
 SpWindows *
@@ -50,6 +53,8 @@ sp_windows_new (gpointer pipeline)
       g_free);
   w->workers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       g_free);
+  w->latency = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
   return w;
 }
 
@@ -61,6 +66,7 @@ sp_windows_free (SpWindows * w)
   g_hash_table_destroy (w->elems);
   g_hash_table_destroy (w->threads);
   g_hash_table_destroy (w->workers);
+  g_hash_table_destroy (w->latency);
   g_free (w);
 }
 
@@ -283,6 +289,61 @@ add_thread_rows (SpWindows * w, SpSnapshot * snap, SpPipe * p, gint gen,
   }
 }
 
+/* Each sink's frames of the window (latency=true): percentiles and the
+ * histogram's non-empty buckets. */
+static void
+add_latency_rows (SpWindows * w, GArray * sinks, const gchar * pipe,
+    GValue * lv, GValue * hv)
+{
+  guint64 *hist = g_new (guint64, STAGE_HIST_BUCKETS);
+
+  for (guint i = 0; i < sinks->len; i++) {
+    SpLatencySink *s = &g_array_index (sinks, SpLatencySink, i);
+    SpLatencySink *prev = g_hash_table_lookup (w->latency, s->name);
+    guint64 n, sum;
+
+    if (!prev) {
+      prev = g_new0 (SpLatencySink, 1);
+      g_hash_table_insert (w->latency, g_strdup (s->name), prev);
+    }
+    if (prev->n > s->n)         /* the reset action */
+      memset (prev, 0, sizeof (SpLatencySink));
+    n = s->n - prev->n;
+    sum = s->sum_ns - prev->sum_ns;
+    for (guint b = 0; b < STAGE_HIST_BUCKETS; b++)
+      hist[b] = s->hist[b] - MIN (prev->hist[b], s->hist[b]);
+    *prev = *s;
+    if (n == 0)
+      continue;
+    append_row (lv, gst_structure_new ("window-latency",
+            "name", G_TYPE_STRING, s->name,
+            "pipeline", G_TYPE_STRING, pipe,
+            "run", G_TYPE_UINT, (guint) w->run,
+            "window", G_TYPE_UINT, w->n,
+            "frames", G_TYPE_UINT64, n,
+            "mean_ms", G_TYPE_DOUBLE, sum / 1e6 / n,
+            "median_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.5) / 1e6,
+            "p90_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.9) / 1e6,
+            "p99_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.99) / 1e6,
+            NULL));
+    for (guint b = 0; b < STAGE_HIST_BUCKETS; b++) {
+      gdouble lo, hi;
+      if (hist[b] == 0)
+        continue;
+      stage_hist_bounds (b, &lo, &hi);
+      append_row (hv, gst_structure_new ("window-latency-bucket",
+              "name", G_TYPE_STRING, s->name,
+              "pipeline", G_TYPE_STRING, pipe,
+              "run", G_TYPE_UINT, (guint) w->run,
+              "window", G_TYPE_UINT, w->n,
+              "lo_ms", G_TYPE_DOUBLE, lo / 1e6,
+              "hi_ms", G_TYPE_DOUBLE, hi / 1e6,
+              "frames", G_TYPE_UINT64, hist[b], NULL));
+    }
+  }
+  g_free (hist);
+}
+
 /* Where the run began: its first thread's first hook. */
 static guint64
 run_start (SpSnapshot * snap, SpPipe * p, gint run, gint gen)
@@ -344,7 +405,9 @@ GstStructure *
 sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
 {
   GValue ev = G_VALUE_INIT, pv = G_VALUE_INIT, qv = G_VALUE_INIT,
-      tv = G_VALUE_INIT, os = G_VALUE_INIT;
+      tv = G_VALUE_INIT, os = G_VALUE_INIT, lv = G_VALUE_INIT,
+      hv = G_VALUE_INIT;
+  GArray *sinks = g_array_new (FALSE, FALSE, sizeof (SpLatencySink));
   GstStructure *s = NULL, *proc;
   guint64 start, cpu;
   SpSnapshot *snap;
@@ -354,6 +417,9 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   guint pid;
   gint gen;
 
+  /* The follower has its own lock: read before the recorder's. */
+  if (sp_recorder_latency (r))
+    sp_latency_sinks (sp_recorder_latency (r), w->pipeline, sinks);
   /* Workers' CPU time, read from /proc outside the recorder lock. */
   array_init (&os);
   proc = sp_os_threads (r, &os);
@@ -365,6 +431,7 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   p = find_pipe (r, w->pipeline);
   if (!p || p->run < 1 || sp_pipe_latest_run (p) == w->ended) {
     g_mutex_unlock (&r->lock);
+    g_array_free (sinks, TRUE);
     return NULL;
   }
   if (sp_pipe_latest_run (p) != w->run)
@@ -378,6 +445,7 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
     /* Nothing ran yet: no window, and the first one starts with the run. */
     g_mutex_unlock (&r->lock);
     sp_snapshot_free (snap);
+    g_array_free (sinks, TRUE);
     return NULL;
   }
   if (!w->last_ts && (guint) w->run <= p->run_cpu0->len)
@@ -402,6 +470,10 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   pid = run_pid (snap, p, w->run, gen);
   g_mutex_unlock (&r->lock);
   sp_snapshot_free (snap);
+  array_init (&lv);
+  array_init (&hv);
+  add_latency_rows (w, sinks, pipe_name, &lv, &hv);
+  g_array_free (sinks, TRUE);
 
   s = gst_structure_new ("stageprof-window",
       "pipeline", G_TYPE_STRING, pipe_name,
@@ -418,6 +490,8 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   gst_structure_take_value (s, "window_pads", &pv);
   gst_structure_take_value (s, "window_queues", &qv);
   gst_structure_take_value (s, "window_threads", &tv);
+  gst_structure_take_value (s, "window_latency", &lv);
+  gst_structure_take_value (s, "window_latency_hist", &hv);
   w->last_ts = now;
   w->proc_cpu = cpu;
   g_free (pipe_name);
