@@ -28,6 +28,7 @@
 #include <json-glib/json-glib.h>
 
 #include "lib/stagetest.h"
+#include "spschema.h"
 #include "tmpdir.h"
 
 #define INTERVAL_S 1.0
@@ -146,6 +147,55 @@ win_from_structure (const GstStructure * w, Win * out)
     return TRUE;
   }
   return FALSE;
+}
+
+/* The rows of `s` have the columns of `t` (schema/spschema.h), in its
+ * order, and no others; optional ones may be left out. */
+static void
+check_row_columns (const SpSchema * t, const GstStructure * row,
+    const gchar * extra)
+{
+  guint c = 0;
+
+  for (guint i = 0; i < (guint) gst_structure_n_fields (row); i++) {
+    const gchar *f = gst_structure_nth_field_name (row, i);
+
+    if (extra && !strcmp (f, extra))
+      continue;
+    while (c < t->n_cols && strcmp (t->cols[c].key, f) != 0) {
+      fail_unless (t->cols[c].flags & SP_COL_OPTIONAL, "%s: no column %s "
+          "before %s", t->name, t->cols[c].key, f);
+      c++;
+    }
+    fail_unless (c < t->n_cols, "%s: field %s is not a column (or out of "
+        "order)", t->name, f);
+    c++;
+  }
+  for (; c < t->n_cols; c++)
+    fail_unless (t->cols[c].flags & SP_COL_OPTIONAL, "%s: no column %s",
+        t->name, t->cols[c].key);
+}
+
+/* A window's fields and every row of its tables are the schema's. */
+static void
+check_window_columns (const GstStructure * w)
+{
+  GstStructure *top = gst_structure_copy (w);
+  guint rows = 0;
+
+  for (guint i = 0; sp_schema_window_tables[i]; i++) {
+    const SpSchema *t = sp_schema_window_tables[i];
+    const GValue *a = gst_structure_get_value (w, t->name);
+
+    fail_unless (a && GST_VALUE_HOLDS_ARRAY (a), "window: no %s", t->name);
+    for (guint r = 0; r < gst_value_array_get_size (a); r++, rows++)
+      check_row_columns (t, gst_value_get_structure
+          (gst_value_array_get_value (a, r)), NULL);
+    gst_structure_remove_field (top, t->name);
+  }
+  check_row_columns (&sp_schema_windows, top, "trace_pid");
+  fail_unless (rows > 0);
+  gst_structure_free (top);
 }
 
 /* The window holds what arrived in its own interval, and that is the
@@ -507,6 +557,8 @@ run_schedule (GstTracer * prof, GArray * polled)
       g_mutex_unlock (&arrivals_lock);
     }
     g_signal_emit_by_name (prof, "get-window", "pipeline0", &w);
+    if (w)
+      check_window_columns (w);
     if (w && win_from_structure (w, &win) && (polled->len == 0
             || g_array_index (polled, Win, polled->len - 1).window !=
             win.window))

@@ -211,10 +211,6 @@ sp_db_prepare (SpDb * db, GError ** error)
       return FALSE;
     }
   }
-  if (!sp_db_prepare_windows (db)) {
-    sp_db_set_error (error, db, "preparing statements");
-    return FALSE;
-  }
   return TRUE;
 }
 
@@ -322,15 +318,51 @@ sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
       snap_id, summary);
 }
 
+static gboolean sp_db_create_table (SpDb * db, const SpSchema * t,
+    gchar * sql, gchar ** msg);
+static gchar *sp_db_windows_sql (void);
+
+/* The windows tables, made at the first window (writer thread): a
+ * database written without interval= does not carry them (seven tables
+ * and their indexes, 56 KiB empty). */
+static gboolean
+sp_db_windows_ready (SpDb * db)
+{
+  gchar *msg = NULL;
+  gboolean ok;
+
+  if (db->win_stmt)
+    return TRUE;
+  ok = sp_db_create_table (db, &sp_schema_windows, sp_db_windows_sql (),
+      &msg);
+  for (guint i = 0; ok && i < SP_DB_WINDOW_TABLES; i++)
+    ok = sp_db_create_table (db, sp_db_window_tables[i],
+        sp_schema_create_sql_in (sp_db_window_tables[i], "windows",
+            "window_id"), &msg);
+  sqlite3_free (msg);
+  if (ok && !sp_db_prepare_windows (db)) {
+    sqlite3_finalize (db->win_stmt);
+    db->win_stmt = NULL;
+    ok = FALSE;
+  }
+  return ok;
+}
+
 /* One window (summary/spwindow.h): its row and its tables' rows, all or
  * nothing. */
 static void
 sp_db_insert_window (SpDb * db, const GstStructure * w)
 {
-  sqlite3_stmt *st = db->win_stmt;
+  sqlite3_stmt *st;
   gboolean ok;
   gint64 id;
 
+  if (!sp_db_windows_ready (db)) {
+    sp_db_warn (db, "creating the windows tables");
+    g_atomic_int_inc (&db->failed);
+    return;
+  }
+  st = db->win_stmt;
   if (sqlite3_exec (db->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
     sp_db_warn (db, "BEGIN");
     return;
@@ -587,13 +619,7 @@ sp_db_create_tables (SpDb * db, GError ** error)
     if (!sp_db_create_table (db, sp_db_tables[i],
             sp_schema_create_sql (sp_db_tables[i]), &msg))
       goto fail;
-  if (!sp_db_create_table (db, &sp_schema_windows, sp_db_windows_sql (), &msg))
-    goto fail;
-  for (guint i = 0; i < SP_DB_WINDOW_TABLES; i++)
-    if (!sp_db_create_table (db, sp_db_window_tables[i],
-            sp_schema_create_sql_in (sp_db_window_tables[i], "windows",
-                "window_id"), &msg))
-      goto fail;
+
   /* snapshots' pipeline and run came in version 2 */
   if (!sp_db_has_column (db, "snapshots", "pipeline")
       && (sqlite3_exec (db->db, "ALTER TABLE snapshots ADD COLUMN pipeline "
