@@ -368,14 +368,15 @@ fill_pct (gdouble v, gdouble limit)
 /* The queue's figures since the last window closed, which closes now
  * (`now`: hook time); NULL when it saw nothing in its current run. */
 GstStructure *
-sp_queue_window_row (SpQueue * q, guint64 now, guint window)
+sp_queue_window_row (SpQueue * q, gint run, guint64 now, guint window)
 {
   GstStructure *row = NULL;
   gdouble len, fb, fy, ft, full;
   const gchar *binding = "none";
 
   g_mutex_lock (&q->lock);
-  if (!q->started)
+  /* nothing yet in this run (its figures are still the last run's) */
+  if (!q->started || q->run != run)
     goto done;
   queue_advance_locked (q, now);
   if (q->win_ts == 0 || q->win_ts < q->first_ts)

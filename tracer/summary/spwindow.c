@@ -462,7 +462,8 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
     SpQueue *q = g_ptr_array_index (r->queues, i);
     GstStructure *row;
 
-    if (q->pipe != p || (row = sp_queue_window_row (q, now, w->n)) == NULL)
+    if (q->pipe != p
+        || (row = sp_queue_window_row (q, w->run, now, w->n)) == NULL)
       continue;
     append_row (&qv, row);
   }
