@@ -767,11 +767,11 @@ def cut_tests(tmp):
     encs = run(["ffmpeg", "-hide_banner", "-encoders"], d) if shutil.which("ffmpeg") and shutil.which("ffprobe") \
         else None
     # Exact on GStreamer 1.22 (gst-libav with FFmpeg 5). From gst-libav
-    # 1.24 (Debian 13) a decode that starts where pictures were dropped
-    # may lose its first frames: its frame tracking releases frames it
-    # just sent when pictures are missing (see stagesrc's skip policy),
-    # and FFmpeg 7 reads the frame_num gap a dropped reference picture
-    # (x264's B-pyramid) leaves as a lost recovery. Those reads must then
+    # 1.24 (Debian 13) the first GOP may not decode: FFmpeg makes
+    # concealment pictures for the frame_num gap before a first picture
+    # that is a non-IDR I, gst-libav gives each the packet's own frame and
+    # releases it when FFmpeg frees one, and the real picture is lost
+    # ("Couldn't get codec frame !"; docs/store.md). Those reads must then
     # fail naming the frames, never return other pictures (strict: False).
     old_libav = tuple(int(x) for x in re.search(r"GStreamer (\d+)\.(\d+)", run(
         ["gst-inspect-1.0", "--version"], d).stdout).groups()) < (1, 24)

@@ -350,12 +350,148 @@ reference_self_times (const gchar * trace, GHashTable * tot, GHashTable * cnt)
   json_node_unref (n);
 }
 
-/* The tool's figures from a trace are the trace's own: counts exact, totals
- * to the nanosecond; and it finds what the tracer's summary of the same
- * run has. */
-GST_START_TEST (test_show_trace)
+/* `src` without its stageprof_summary events, as a trace is that the
+ * process did not finish (killed): the tool recomputes from the slices. */
+static gchar *
+strip_summaries (const gchar * src, const gchar * name)
+{
+  gchar *text = NULL, *dst = path (name), **lines;
+  GString *out = g_string_new (NULL);
+  guint i, n = 0;
+
+  fail_unless (g_file_get_contents (src, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    if (strstr (lines[i], "\"stageprof_summary\"")) {
+      n++;
+      continue;
+    }
+    g_string_append (out, lines[i]);
+    if (lines[i + 1])
+      g_string_append_c (out, '\n');
+  }
+  fail_unless (n >= 1, "%s carries no run summary", src);
+  fail_unless (g_file_set_contents (dst, out->str, out->len, NULL));
+  g_strfreev (lines);
+  g_string_free (out, TRUE);
+  g_free (text);
+  return dst;
+}
+
+/* Rows of `b` (show --format json) equal to those of `a` within the
+ * rounding of a summary file (6 digits; a database keeps the doubles),
+ * and the verdicts, exactly. */
+static void
+assert_same_profile (JsonObject * a, JsonObject * b, const gchar * what)
+{
+  static const gchar *const tables[] = { "elements", "threads", "queues" };
+  static const gchar *const cols[] = { "count", "mean_ms", "median_ms",
+    "total_s", "busy_pct", "worker_cpu_s", "mean_level", "blocked_pct",
+    "cpu_wait_pct", NULL
+  };
+  guint ti, i, c;
+
+  fail_unless_equals_string (json_object_get_string_member (b, "verdict"),
+      json_object_get_string_member (a, "verdict"));
+  for (ti = 0; ti < G_N_ELEMENTS (tables); ti++) {
+    JsonArray *rs = json_object_get_array_member (a, tables[ti]);
+    fail_unless_equals_int (json_array_get_length (rs),
+        json_array_get_length (json_object_get_array_member (b,
+                tables[ti])));
+    for (i = 0; i < json_array_get_length (rs); i++) {
+      JsonObject *r = json_array_get_object_element (rs, i);
+      const gchar *name = json_object_get_string_member (r, "name");
+      JsonObject *m = find_row (b, tables[ti], name);
+      fail_unless (m != NULL, "%s: %s %s missing", what, tables[ti], name);
+      for (c = 0; cols[c]; c++)
+        if (json_object_has_member (r, cols[c])
+            && !json_node_is_null (json_object_get_member (r, cols[c])))
+          fail_unless (json_object_has_member (m, cols[c])
+              && fabs (dmember (m, cols[c]) - dmember (r, cols[c])) <=
+              1e-5 * fabs (dmember (r, cols[c])) + 1e-9,
+              "%s: %s %s %s: %f, %f in the summary", what, tables[ti], name,
+              cols[c], json_object_has_member (m, cols[c]) ?
+              dmember (m, cols[c]) : NAN, dmember (r, cols[c]));
+    }
+  }
+}
+
+/* A trace carries each run's summary: `show` on it gives the summary's
+ * rows and verdict, exactly (the slices' self time of h264parse was 5x
+ * the summary's: it could not tell work from a wait the tracer splits by
+ * CPU time). */
+GST_START_TEST (test_trace_carries_summary)
 {
   gchar *trace = path ("a.json"), *summary = path ("a-summary.json");
+  JsonNode *t = show_json (trace), *s = show_json (summary);
+
+  assert_same_profile (json_node_get_object (s), json_node_get_object (t),
+      "trace");
+  json_node_unref (t);
+  json_node_unref (s);
+  g_free (trace);
+  g_free (summary);
+}
+
+GST_END_TEST;
+
+/* A codec pipeline (an encoder and a decoder with threads of their own, a
+ * parser, a queue): the summary, the database, the trace, html and dot
+ * give the same rows, workers' CPU included, and the same verdict. */
+GST_START_TEST (test_outputs_agree_codec)
+{
+  gchar *t = path ("k.json"), *s = path ("k-summary.json"), *d =
+      path ("k.db"), *h = path ("k.html"), *params, *out = NULL, *err =
+      NULL, *text = NULL;
+  JsonNode *nt, *ns, *nd;
+  const gchar *verdict;
+
+  params = g_strdup_printf ("trace=%s,summary=%s,db=%s", t, s, d);
+  launch (params, "videotestsrc num-buffers=90 "
+      "! video/x-raw,width=320,height=240 ! x264enc threads=2 "
+      "speed-preset=faster ! h264parse ! queue ! avdec_h264 max-threads=2 "
+      "! videoconvert ! fakesink");
+  nt = show_json (t);
+  ns = show_json (s);
+  nd = show_json (d);
+  assert_same_profile (json_node_get_object (ns), json_node_get_object (nt),
+      "trace");
+  assert_same_profile (json_node_get_object (ns), json_node_get_object (nd),
+      "database");
+  fail_unless (dmember (find_row (json_node_get_object (nt), "elements",
+              "x264enc0"), "worker_cpu_s") > 0);
+  verdict = json_object_get_string_member (json_node_get_object (ns),
+      "verdict");
+  fail_unless (tool (&out, &err, "html", "-o", h, t, NULL) == 0, "%s", err);
+  fail_unless (g_file_get_contents (h, &text, NULL, NULL));
+  fail_unless (strstr (text, verdict) != NULL, "html lacks '%s'", verdict);
+  g_free (text);
+  g_free (out);
+  g_free (err);
+  fail_unless (tool (&out, &err, "dot", "-o", "-", t, NULL) == 0, "%s", err);
+  fail_unless (strstr (out, verdict) != NULL, "dot lacks '%s'", verdict);
+  fail_unless (strstr (out, "threads:") != NULL, "dot: no workers' CPU");
+  g_free (out);
+  g_free (err);
+  json_node_unref (nt);
+  json_node_unref (ns);
+  json_node_unref (nd);
+  g_free (params);
+  g_free (t);
+  g_free (s);
+  g_free (d);
+  g_free (h);
+}
+
+GST_END_TEST;
+
+/* Without the summary (a killed process), the tool's figures from a trace
+ * are the trace's own: counts exact, totals to the nanosecond; and it
+ * finds what the tracer's summary of the same run has. */
+GST_START_TEST (test_show_trace)
+{
+  gchar *full = path ("a.json"), *trace = strip_summaries (full,
+      "a-cut.json"), *summary = path ("a-summary.json");
   JsonNode *t = show_json (trace), *s = show_json (summary);
   JsonObject *to = json_node_get_object (t), *so = json_node_get_object (s);
   GHashTable *tot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -410,7 +546,7 @@ GST_START_TEST (test_show_trace)
   fail_unless (find_row (to, "threads", "queue0") != NULL);
   /* The verdict from the trace names the costliest element (6 ms). */
   fail_unless (strstr (json_object_get_string_member (to, "verdict"),
-          "bound by steady on thread queue0") != NULL, "%s",
+          "-bound: steady on thread queue0") != NULL, "%s",
       json_object_get_string_member (to, "verdict"));
   g_hash_table_destroy (tot);
   g_hash_table_destroy (cnt);
@@ -418,6 +554,7 @@ GST_START_TEST (test_show_trace)
   json_node_unref (s);
   g_free (trace);
   g_free (summary);
+  g_free (full);
 }
 
 GST_END_TEST;
@@ -571,7 +708,7 @@ GST_START_TEST (test_trace_work_events)
       dmember (r, "cpu_wait_pct"));
   /* dec was blocked 17 of the thread's 30 ms. */
   fail_unless (g_str_has_prefix (json_object_get_string_member (o,
-              "verdict"), "blocked: dec on thread src (blocked 57%"), "%s",
+              "verdict"), "blocked: dec on thread src (blocked 5"), "%s",
       json_object_get_string_member (o, "verdict"));
   json_node_unref (n);
   g_free (file);
@@ -634,9 +771,9 @@ GST_START_TEST (test_trace_late_slice)
       dmember (r, "busy_pct"));
   fail_unless (fabs (dmember (r, "blocked_pct") - 95.5) < 1e-6);
   fail_unless (g_str_has_prefix (json_object_get_string_member (o,
-              "verdict"), "encode-bound: enc with its 2 threads (they used "
-          "1.5 cores; its own thread q worked 2% of its time and waited for "
-          "them 96%)"), "%s", json_object_get_string_member (o, "verdict"));
+              "verdict"), "encode-bound: enc on thread q (working 2 % of "
+          "the running time, waiting 96 % for its 2 threads (1.5 cores))"),
+      "%s", json_object_get_string_member (o, "verdict"));
   json_node_unref (n);
   g_free (out);
   g_free (err);
@@ -1248,6 +1385,80 @@ GST_START_TEST (test_diff_slowdown)
   g_free (a);
   g_free (b);
   g_free (bs);
+}
+
+GST_END_TEST;
+
+/* An encoder whose own thread does the same while its threads use 60 %
+ * more CPU (x264enc preset medium -> slow): diff said "0 of N changed",
+ * comparing only the element's own thread. The second summary is the
+ * first with the encoder's worker_cpu_s times 1.6, so nothing else moves. */
+GST_START_TEST (test_diff_workers)
+{
+  gchar *a = path ("w-a.json"), *b = path ("w-b.json"), *c =
+      path ("w-c.json"), *params, *text = NULL, *out = NULL, *err = NULL;
+  JsonParser *jp = json_parser_new ();
+  JsonGenerator *gen = json_generator_new ();
+  JsonArray *rows;
+  JsonObject *enc = NULL;
+  JsonNode *n;
+  gdouble w;
+  guint i;
+
+  params = g_strdup_printf ("summary=%s", a);
+  launch (params, "videotestsrc num-buffers=40 "
+      "! video/x-raw,width=640,height=360 ! x264enc name=enc threads=2 "
+      "speed-preset=faster ! fakesink");
+  fail_unless (json_parser_load_from_file (jp, a, NULL));
+  rows = json_object_get_array_member (json_node_get_object
+      (json_parser_get_root (jp)), "elements");
+  for (i = 0; i < json_array_get_length (rows); i++) {
+    JsonObject *r = json_array_get_object_element (rows, i);
+    if (!g_strcmp0 (json_object_get_string_member (r, "name"), "enc"))
+      enc = r;
+  }
+  fail_unless (enc && json_object_has_member (enc, "worker_cpu_s"),
+      "x264enc threads=2 has no workers in the summary");
+  w = json_object_get_double_member (enc, "worker_cpu_s");
+  fail_unless (w > 0.01, "%f", w);
+  json_generator_set_root (gen, json_parser_get_root (jp));
+  fail_unless (json_generator_to_file (gen, c, NULL));
+  json_object_set_double_member (enc, "worker_cpu_s", w * 1.6);
+  fail_unless (json_generator_to_file (gen, b, NULL));
+
+  fail_unless (tool (&out, &err, "diff", a, b, "--format", "json", NULL) ==
+      0, "%s", err);
+  n = parse (out);
+  enc = diff_row (json_node_get_object (n), "enc");
+  fail_unless (enc != NULL);
+  fail_unless_equals_string (json_object_get_string_member (enc, "change"),
+      "slower");
+  fail_unless (fabs (dmember (enc, "workers_change_pct") - 60) < 0.5, "%f",
+      dmember (enc, "workers_change_pct"));
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  /* The gate names it; the same profile twice changes nothing. */
+  fail_unless_equals_int (tool (&out, &err, "diff", a, b, "--fail-above",
+          "30", NULL), 1);
+  fail_unless (strstr (err, "enc: its threads' CPU") != NULL, "%s", err);
+  g_free (out);
+  g_free (err);
+  fail_unless_equals_int (tool (&out, &err, "diff", a, c, "--fail-above",
+          "30", "--format", "json", NULL), 0);
+  n = parse (out);
+  fail_unless_equals_string (json_object_get_string_member (diff_row
+          (json_node_get_object (n), "enc"), "change"), "noise");
+  json_node_unref (n);
+  g_free (out);
+  g_free (err);
+  g_free (text);
+  g_object_unref (gen);
+  g_object_unref (jp);
+  g_free (params);
+  g_free (a);
+  g_free (b);
+  g_free (c);
 }
 
 GST_END_TEST;
@@ -1942,6 +2153,8 @@ stageprof_report_suite (void)
   tcase_add_unchecked_fixture (tc, setup_runs, teardown_runs);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_show_trace);
+  tcase_add_test (tc, test_trace_carries_summary);
+  tcase_add_test (tc, test_outputs_agree_codec);
   tcase_add_test (tc, test_three_outputs_agree);
   tcase_add_test (tc, test_trace_work_events);
   tcase_add_test (tc, test_trace_late_slice);
@@ -1954,6 +2167,7 @@ stageprof_report_suite (void)
   tcase_add_test (tc, test_damaged_traces);
   tcase_add_test (tc, test_tolerant_readers);
   tcase_add_test (tc, test_diff_slowdown);
+  tcase_add_test (tc, test_diff_workers);
   tcase_add_test (tc, test_diff_other_pipeline);
   tcase_add_test (tc, test_diff_runs);
   tcase_add_test (tc, test_merge_three);

@@ -356,6 +356,42 @@ GST_START_TEST (test_tee_blocked_branch)
 
 GST_END_TEST;
 
+/* An appsrc the application pushes into slowly (a producer that sleeps
+ * before each buffer): the application sets the rate, and the verdict
+ * says so (it named nothing, and the appsrc's thread's CPU was lost). */
+GST_START_TEST (test_appsrc_slow_push)
+{
+  GstElement *p = gst_parse_launch ("appsrc name=as format=time "
+      "caps=video/x-raw,format=GRAY8,width=8,height=8,framerate=0/1 "
+      "! stagetruth name=as_a us=500 ! fakesink sync=false", NULL);
+  GstElement *as = gst_bin_get_by_name (GST_BIN (p), "as");
+  GstStructure *s;
+  GstFlowReturn ret;
+  guint n;
+
+  gst_object_set_name (GST_OBJECT (p), "t_appsrc");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (n = 0; n < 30; n++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 64, NULL);
+    GST_BUFFER_PTS (b) = n * 10 * GST_MSECOND;
+    g_usleep (10000);
+    g_signal_emit_by_name (as, "push-buffer", b, &ret);
+    gst_buffer_unref (b);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (as, "end-of-stream", &ret);
+  stage_test_expect_eos (p, 10 * GST_SECOND, NULL);
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = summary_of ();
+  assert_verdict (s, "paced by the application: appsrc `as` waited for the "
+      "application to push");
+  gst_structure_free (s);
+  gst_object_unref (as);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* An appsink the application pulls from slowly: the application sets the
  * rate, and the verdict says so instead of blaming the appsink. */
 GST_START_TEST (test_appsink_slow_pull)
@@ -464,6 +500,53 @@ GST_START_TEST (test_codec_workers_encode)
   assert_threads_cover_process (s);
   gst_structure_free (s);
   stop (p);
+}
+
+GST_END_TEST;
+
+/* Two encoders that open at the same moment on two streaming threads
+ * (a tee into two queues): each one's threads are its own. Adopted by a
+ * look at /proc around each element's first invocations, the threads one
+ * started went to the other when their looks overlapped. A thread carries
+ * the kernel name of the thread that started it ("qa:src"): that decides,
+ * and the guess mark ('?') never appears where the names differ. */
+GST_START_TEST (test_codec_workers_parallel_start)
+{
+  guint run;
+
+  for (run = 0; run < 3; run++) {
+    gchar *name = g_strdup_printf ("t_wpar%u", run);
+    GstElement *p = run_keep (name,
+        "videotestsrc num-buffers=30 ! video/x-raw,width=640,height=360 "
+        "! tee name=t t. ! queue name=qa ! x264enc name=pa threads=2 "
+        "speed-preset=superfast ! fakesink sync=false "
+        "t. ! queue name=qb ! x264enc name=pb threads=3 "
+        "speed-preset=superfast ! fakesink sync=false");
+    GstStructure *s = summary_of ();
+    const GValue *os = gst_structure_get_value (s, "os_threads");
+    guint i, na = 0, nb = 0;
+
+    for (i = 0; i < gst_value_array_get_size (os); i++) {
+      const gchar *n = gst_structure_get_string (gst_value_get_structure
+          (gst_value_array_get_value (os, i)), "name");
+      /* "OWNER:COMM", COMM the creating thread's kernel name */
+      if (g_str_has_suffix (n, ":qa:src")) {
+        fail_unless (g_str_has_suffix (n, "pa:qa:src"),
+            "run %u: a thread started on qa's thread is %s's", run, n);
+        na++;
+      } else if (g_str_has_suffix (n, ":qb:src")) {
+        fail_unless (g_str_has_suffix (n, "pb:qb:src"),
+            "run %u: a thread started on qb's thread is %s's", run, n);
+        nb++;
+      }
+      fail_if (strchr (n, '?') != NULL, "run %u: %s is a guess", run, n);
+    }
+    fail_unless (na >= 2 && nb >= 3, "run %u: pa has %u threads (threads=2), "
+        "pb %u (threads=3)", run, na, nb);
+    gst_structure_free (s);
+    stop (p);
+    g_free (name);
+  }
 }
 
 GST_END_TEST;
@@ -1235,6 +1318,34 @@ GST_START_TEST (test_verdict_kinds)
   vcase_expect (&c, "no single bottleneck: busiest stage src at 20 %",
       "conv");
 
+  /* CPU-starved, and conv's own thread works 5 % while its 4 threads
+   * use 1.7 cores: the busiest stage is conv, by its workers. */
+  vcase_init (&c);
+  c.in.process_cpu_s = 1.9;
+  c.sh[0].cpu_wait = c.sh[1].cpu_wait = T_NS * 3 / 10;
+  c.rec[0].work_ns = T_NS / 5;
+  c.info[1].workers = 4;
+  c.info[1].worker_cpu_ns = T_NS * 17 / 10;
+  vcase_expect (&c, "CPU-starved: the process used 1.9 of 2 cores and its "
+      "threads waited 0.6 s for a CPU; busiest stage conv: its thread at 5 % "
+      "of the running time and its 4 threads at 1.7 cores", NULL);
+
+  /* conv and sink each work 45 % on thread t1, which works 90 %: no one
+   * element sets the rate, the thread does. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.rec[2].work_ns = T_NS * 45 / 100;
+  c.th[1].busy = c.sh[1].busy = T_NS * 9 / 10;
+  vcase_expect (&c, "compute-bound: thread t1 works 90 % of the running "
+      "time, for 2 elements that together set the rate (conv 45 %, sink "
+      "45 %)", NULL);
+
+  /* The same at 30 % each: the thread has room, no bottleneck. */
+  vcase_init (&c);
+  c.rec[1].work_ns = c.rec[2].work_ns = T_NS * 3 / 10;
+  c.th[1].busy = c.sh[1].busy = T_NS * 6 / 10 - 1;
+  vcase_expect (&c, "no single bottleneck: busiest stage conv at 30 %",
+      NULL);
+
   /* src works 90 %, but ahead of a leaky queue that dropped: the sink's
    * rate is conv's. */
   vcase_init (&c);
@@ -1264,8 +1375,10 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_live_queue_verdict);
   tcase_add_test (tc, test_tee_blocked_branch);
   tcase_add_test (tc, test_appsink_slow_pull);
+  tcase_add_test (tc, test_appsrc_slow_push);
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
+  tcase_add_test (tc, test_codec_workers_parallel_start);
   tcase_add_test (tc, test_stagebin_replicas_verdict);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);

@@ -40,6 +40,7 @@
 
 #include "gststageprof-priv.h"
 #include "spcuda.h"
+#include "jsontext.h"
 #include "spguard.h"
 #include "spmeta.h"
 #include "spsummary.h"
@@ -348,7 +349,7 @@ static void
 stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
     const gchar * title, gboolean to_db)
 {
-  gchar *where = dup_setting (self, &self->summary);
+  gchar *where = dup_setting (self, &self->summary), *summary_json = NULL;
   GstStructure *s;
 
   g_mutex_lock (&self->out_lock);
@@ -364,8 +365,13 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
   /* Final for what it covers: a pipeline that stopped, or the process. */
   s = to_db ? stage_prof_pipeline_summary (self, pipeline, TRUE) :
       sp_recorder_summary (self->rec, pipeline, TRUE);
-  if (to_db)
+  if (to_db) {
     stage_prof_db_add (self, s);
+    /* The trace carries the run's summary: stageprof-report reads its
+     * rows and verdict from there, so a trace shows what the summary and
+     * the database show (its slices give the timeline). */
+    summary_json = sp_summary_to_json (s);
+  }
   if (where == NULL || strcmp (where, "none") == 0) {
     /* nothing to print */
   } else if (strcmp (where, "stdout") == 0 || strcmp (where, "stderr") == 0) {
@@ -384,6 +390,20 @@ stage_prof_write_summary (GstStageProf * self, gpointer pipeline,
 done:
   g_mutex_unlock (&self->out_lock);
   g_free (where);
+  if (summary_json) {
+    GString *ev = g_string_new ("{\"name\":\"stageprof_summary\",\"ph\":\"M\","
+        "\"pid\":0,\"tid\":0,\"args\":{\"summary\":\"");
+
+    g_strchomp (summary_json);
+    stage_json_escape (ev, summary_json);
+    g_string_append (ev, "\"}}\n");
+    g_mutex_lock (&self->trace_lock);
+    if (self->trace)
+      sp_trace_metadata (self->trace, ev->str, FALSE);
+    g_mutex_unlock (&self->trace_lock);
+    g_string_free (ev, TRUE);
+    g_free (summary_json);
+  }
 }
 
 /* Before an element stops: the CPU of the threads it started (a codec's

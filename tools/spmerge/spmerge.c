@@ -219,6 +219,10 @@ sp_merge_writer_add_trace (SpMergeWriter * w, const gchar * trace_path,
      * of its own. */
     if (is_meta (ev, "stageprof_start") || is_meta (ev, "process_sort_index"))
       continue;
+    /* A job's run summaries name its pipelines as every job does
+     * (pipeline0): the merged trace's figures come from its slices. */
+    if (is_meta (ev, "stageprof_summary"))
+      continue;
     /* Strings the reader passes as they are must be UTF-8 to be JSON. */
     if (!g_utf8_validate (ev->raw, ev->raw_len, NULL)) {
       bad_text++;

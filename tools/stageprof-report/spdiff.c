@@ -178,6 +178,55 @@ run_values (GPtrArray * runs, const SpProfile * ep, const SpElemRow * e,
   return TRUE;
 }
 
+/* The CPU time of an element's workers (its codec's threads) per buffer
+ * it handled, in ms; NAN when it has none. */
+static gdouble
+worker_ms (const SpElemRow * r)
+{
+  if (!r || isnan (r->worker_cpu_s) || r->worker_cpu_s <= 0
+      || isnan (r->count) || r->count < 1)
+    return NAN;
+  return 1000.0 * r->worker_cpu_s / r->count;
+}
+
+/* Whether an element's workers changed: x264enc's own thread does the
+ * same at preset medium and slow, its threads use 60 % more. Over runs,
+ * as judge_runs; from one run a side (no spread known), only a change of
+ * SP_DIFF_WORKERS_PCT. */
+static SpChange
+judge_workers (const SpDiff * d, const SpElemRow * ea, const SpElemRow * eb)
+{
+  gdouble ma = worker_ms (ea), mb = worker_ms (eb), rel = pct (ma, mb);
+  guint i;
+
+  if (isnan (rel) || fabs (mb - ma) < SP_DIFF_MIN_MS)
+    return SP_CHANGE_NOISE;
+  if (d->runs_a->len >= 2 && d->runs_b->len >= 2) {
+    gdouble lo_a = INFINITY, hi_a = 0, lo_b = INFINITY, hi_b = 0;
+    for (i = 0; i < d->runs_a->len; i++) {
+      gdouble v = worker_ms (find_elem (d->runs_a->pdata[i], d->a, ea));
+      if (isnan (v))
+        return SP_CHANGE_NOISE;
+      lo_a = MIN (lo_a, v);
+      hi_a = MAX (hi_a, v);
+    }
+    for (i = 0; i < d->runs_b->len; i++) {
+      gdouble v = worker_ms (find_elem (d->runs_b->pdata[i], d->a, ea));
+      if (isnan (v))
+        return SP_CHANGE_NOISE;
+      lo_b = MIN (lo_b, v);
+      hi_b = MAX (hi_b, v);
+    }
+    if (fabs (rel) < SP_DIFF_MIN_PCT)
+      return SP_CHANGE_NOISE;
+    return lo_b > hi_a ? SP_CHANGE_SLOWER : hi_b < lo_a ? SP_CHANGE_FASTER
+        : SP_CHANGE_NOISE;
+  }
+  if (fabs (rel) < SP_DIFF_WORKERS_PCT)
+    return SP_CHANGE_NOISE;
+  return rel > 0 ? SP_CHANGE_SLOWER : SP_CHANGE_FASTER;
+}
+
 /* The judgement of sp_diff_new_runs() with two or more runs a side. */
 static SpChange
 judge_runs (const SpDiff * d, const SpElemRow * ea, const SpElemRow * eb)
@@ -290,6 +339,10 @@ sp_diff_new_runs (GPtrArray * runs_a, GPtrArray * runs_b)
       de.d_total_pct = pct (ea->total_s, m->total_s);
       de.change = runs_a->len >= 2 && runs_b->len >= 2 ?
           judge_runs (d, ea, m) : sp_diff_judge (ea, m);
+      de.d_workers_pct = pct (worker_ms (ea), worker_ms (m));
+      de.workers_change = judge_workers (d, ea, m);
+      if (de.change == SP_CHANGE_NOISE)
+        de.change = de.workers_change;
       g_array_append_val (d->elems, de);
     } else {
       g_ptr_array_add (d->only_a, (gpointer) ea);
@@ -356,6 +409,20 @@ sp_diff_regressions (const SpDiff * d, gdouble limit, gdouble min_share,
      * buffer beyond the noise, or it was called more often */
     gboolean more_calls = pct (e->a->count, e->b->count) > limit;
 
+    gdouble wa = isnan (e->a->worker_cpu_s) ? 0 : e->a->worker_cpu_s;
+    gdouble wb = isnan (e->b->worker_cpu_s) ? 0 : e->b->worker_cpu_s;
+
+    /* its workers' CPU grew beyond the limit: a regression of its own */
+    if (e->workers_change == SP_CHANGE_SLOWER && wa > 0
+        && 100.0 * (wb - wa) / wa > limit
+        && sb > 0 && 100 * (wb - wa) / sb >= min_share) {
+      n++;
+      if (why)
+        g_string_append_printf (why, "%s: its threads' CPU %.3f s -> %.3f s, "
+            "+%.1f %% (limit %.1f %%)\n", e->b->name, wa, wb,
+            100.0 * (wb - wa) / wa, limit);
+      continue;
+    }
     if ((e->change != SP_CHANGE_SLOWER && !more_calls)
         || isnan (e->d_total_pct) || e->d_total_pct <= limit
         || !(sb > 0 && 100 * grew / sb >= min_share))
@@ -484,6 +551,12 @@ render_json (const SpDiff * d, GString * o)
     stage_json_num (o, e->d_p90_pct, 10);
     g_string_append (o, ",\"total_change_pct\":");
     stage_json_num (o, e->d_total_pct, 10);
+    g_string_append (o, ",\"worker_cpu_s_a\":");
+    stage_json_num (o, e->a->worker_cpu_s, 10);
+    g_string_append (o, ",\"worker_cpu_s_b\":");
+    stage_json_num (o, e->b->worker_cpu_s, 10);
+    g_string_append (o, ",\"workers_change_pct\":");
+    stage_json_num (o, e->d_workers_pct, 10);
     g_string_append_printf (o, ",\"change\":\"%s\"}",
         e->change == SP_CHANGE_SLOWER ? "slower" :
         e->change == SP_CHANGE_FASTER ? "faster" : "noise");
@@ -590,7 +663,7 @@ render_elements (const SpDiff * d, SpFormat f, GString * o)
 {
   static const gchar *const hdr[] = { "Node", "Thread", "Count A",
     "Count B", "Mean A", "Mean B", "Mean", "Median", "P90 A", "P90 B", "P90",
-    "Total A", "Total B", "Total", "Change", NULL
+    "Total A", "Total B", "Total", "Workers", "Change", NULL
   };
   SpTable *t = sp_table_new (2, hdr);
   guint nflag = 0;
@@ -613,6 +686,7 @@ render_elements (const SpDiff * d, SpFormat f, GString * o)
     sp_table_add (t, sp_fmt (e->a->total_s, 3));
     sp_table_add (t, sp_fmt (e->b->total_s, 3));
     sp_table_add (t, fmt_pct (e->d_total_pct));
+    sp_table_add (t, fmt_pct (e->d_workers_pct));
     sp_table_add (t, g_strdup (change_word (e->change)));
     nflag += e->change != SP_CHANGE_NOISE;
   }

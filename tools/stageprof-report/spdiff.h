@@ -16,6 +16,11 @@ typedef struct
 {
   const SpElemRow *a, *b;
   gdouble d_mean_pct, d_p90_pct, d_total_pct;
+  /* Its workers' CPU per buffer (a codec's threads), NAN without; and the
+   * change of that alone. `change` is the element's: its own thread's
+   * time, else its workers'. */
+  gdouble d_workers_pct;
+  SpChange workers_change;
   SpChange change;
 } SpDiffElem;
 
@@ -60,6 +65,9 @@ void sp_diff_free (SpDiff * d);
  * 20 % or more counts. */
 #define SP_DIFF_MIN_PCT 5.0
 #define SP_DIFF_MIN_MS 0.010
+/* From one run a side, an element's workers' CPU per buffer counts as
+ * changed past this (%): no spread is known. */
+#define SP_DIFF_WORKERS_PCT 20.0
 SpChange sp_diff_judge (const SpElemRow * a, const SpElemRow * b);
 
 gchar *sp_diff_render (const SpDiff * d, SpFormat format);

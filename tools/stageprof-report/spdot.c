@@ -235,6 +235,11 @@ write_node (GString * o, const Node * n, gboolean many, gboolean nested,
         sp_fmt (n->row->mean_ms, 3);
     g_string_append_printf (label, "\\nself %s s (%.0f%%)\\nmean %s ms",
         tot, all > 0 ? 100 * n->row->total_s / all : 0, mean);
+    /* a codec's own threads: their CPU is its work too */
+    if (!isnan (n->row->worker_cpu_s) && n->row->worker_cpu_s > 0
+        && !isnan (n->row->workers))
+      g_string_append_printf (label, "\\n+ %.0f threads: %.3f s CPU",
+          n->row->workers, n->row->worker_cpu_s);
     g_free (tot);
     g_free (mean);
   }

@@ -442,8 +442,10 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
   g_string_append (o, "</h1>\n<p>");
   g_free (t);
   t = g_strdup_printf ("Pipeline %s, %s s, read from a %s.", *pipes ? pipes :
-      "-", wall, p->kind == SP_SOURCE_TRACE ? "Chrome trace (figures "
-      "recomputed from its slices)" : p->kind == SP_SOURCE_DB ?
+      "-", wall, p->kind == SP_SOURCE_TRACE ? (p->rows_from_summary ?
+          "Chrome trace (figures from the runs' summaries it carries, "
+          "timeline from its slices)" : "Chrome trace (figures "
+          "recomputed from its slices)") : p->kind == SP_SOURCE_DB ?
       "stageprof database" : "stageprof summary");
   esc (o, t);
   g_free (t);

@@ -256,13 +256,16 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
     sp_profile_free (p);
     p = NULL;
   }
-  /* A trace's verdict covers all its pipelines: redo it for the one kept. */
-  if (p && p->kind == SP_SOURCE_TRACE && sel->pipeline) {
+  /* A verdict of several pipelines: the tracer's own of the one kept, or
+   * one made from its rows. */
+  if (p && p->kind != SP_SOURCE_DB && sel->pipeline) {
+    const gchar *v = sp_profile_pipeline_verdict (p, sel->pipeline,
+        sel->run);
     g_free (p->verdict);
-    p->verdict = NULL;
+    p->verdict = g_strdup (v);
   }
   if (p && !p->verdict)
-    p->verdict = sp_profile_guess_verdict (p);
+    p->verdict = sp_profile_verdict (p);
   if (!p)
     g_propagate_error (error, err);
   return p;

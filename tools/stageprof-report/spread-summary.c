@@ -83,6 +83,66 @@ read_rows (JsonObject * root, const SpRowKind * k, GPtrArray * dst)
   }
 }
 
+/* The tracer's verdict of each pipeline and run ("pipelines" rows). */
+static void
+add_verdicts (JsonObject * o, SpProfile * p)
+{
+  JsonArray *a = rows (o, "pipelines");
+
+  for (guint i = 0; a && i < json_array_get_length (a); i++) {
+    JsonNode *n = json_array_get_element (a, i);
+    JsonObject *r = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) :
+        NULL;
+    gchar *pipe = r ? str (r, "pipeline") : NULL, *run = r ? str (r, "run") :
+        NULL, *v = r ? str (r, "verdict") : NULL;
+
+    if (pipe && v) {
+      if (run)
+        g_hash_table_replace (p->verdicts, g_strdup_printf ("%s\x1f%s", pipe,
+                run), g_strdup (v));
+      /* rows come run by run: the last one seen is the latest */
+      g_hash_table_replace (p->verdicts, g_strdup (pipe), g_strdup (v));
+    }
+    g_free (pipe);
+    g_free (run);
+    g_free (v);
+  }
+}
+
+static void
+add_rows (JsonObject * o, SpProfile * p)
+{
+  add_verdicts (o, p);
+  read_rows (o, &sp_elem_kind, p->elements);
+  read_rows (o, &sp_queue_kind, p->queues);
+  read_rows (o, &sp_thread_kind, p->threads);
+  read_rows (o, &sp_sink_kind, p->sinks);
+  read_rows (o, &sp_latency_kind, p->latency);
+  read_rows (o, &sp_elem_latency_kind, p->element_latency);
+}
+
+gboolean
+sp_summary_text_rows (SpProfile * p, const gchar * text, gchar ** verdict,
+    gchar ** pipeline)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root;
+  JsonObject *o;
+  gboolean ok = FALSE;
+
+  if (json_parser_load_from_data (parser, text, -1, NULL)
+      && (root = json_parser_get_root (parser)) != NULL
+      && JSON_NODE_HOLDS_OBJECT (root)
+      && rows (o = json_node_get_object (root), "elements")) {
+    add_rows (o, p);
+    *verdict = str (o, "verdict");
+    *pipeline = str (o, "pipeline");
+    ok = TRUE;
+  }
+  g_object_unref (parser);
+  return ok;
+}
+
 SpProfile *
 sp_read_summary_json (const gchar * path, GError ** error)
 {
@@ -116,12 +176,7 @@ sp_read_summary_json (const gchar * path, GError ** error)
   p = sp_profile_new (path, SP_SOURCE_SUMMARY);
   p->wall_s = num (o, "wall_s");
   p->verdict = str (o, "verdict");
-  read_rows (o, &sp_elem_kind, p->elements);
-  read_rows (o, &sp_queue_kind, p->queues);
-  read_rows (o, &sp_thread_kind, p->threads);
-  read_rows (o, &sp_sink_kind, p->sinks);
-  read_rows (o, &sp_latency_kind, p->latency);
-  read_rows (o, &sp_elem_latency_kind, p->element_latency);
+  add_rows (o, p);
   g_object_unref (parser);
   if (p->elements->len == 0) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,

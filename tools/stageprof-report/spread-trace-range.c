@@ -9,8 +9,8 @@
 #include "spread.h"
 #include "spread-trace-range.h"
 
-GHashTable *
-sp_trace_pid_starts (const gchar * path, GError ** error)
+static GHashTable *
+pid_starts (const gchar * path, GError ** error)
 {
   SpTraceReader *rd = sp_trace_reader_open (path, error);
   GHashTable *starts;
@@ -44,14 +44,32 @@ sp_trace_pid_starts (const gchar * path, GError ** error)
   return starts;
 }
 
+SpTraceReader *
+sp_trace_range_open (const gchar * path, gdouble from_s, gdouble till_s,
+    GHashTable ** starts, GError ** error)
+{
+  SpTraceReader *rd;
+
+  *starts = NULL;
+  if ((!isnan (from_s) || !isnan (till_s))
+      && !(*starts = pid_starts (path, error)))
+    return NULL;
+  if (!(rd = sp_trace_reader_open (path, error)))
+    g_clear_pointer (starts, g_hash_table_destroy);
+  return rd;
+}
+
 gboolean
-sp_trace_clip (SpEvent * ev, GHashTable * starts, gdouble from_s,
+sp_trace_keep (SpEvent * ev, GHashTable * starts, gdouble from_s,
     gdouble till_s)
 {
   const gdouble *base;
   gdouble lo, hi, end;
 
-  if ((ev->ph != 'X' && ev->ph != 'C') || !ev->has_ts || !ev->has_pid)
+  if (ev->ph == 'C' && g_strcmp0 (ev->cat, "window") == 0)
+    return FALSE;
+  if (!starts || (ev->ph != 'X' && ev->ph != 'C') || !ev->has_ts
+      || !ev->has_pid)
     return TRUE;
   base = g_hash_table_lookup (starts, &ev->pid);
   if (!base)

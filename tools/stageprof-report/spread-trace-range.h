@@ -9,14 +9,17 @@
 
 G_BEGIN_DECLS
 
-/* pid -> gdouble * (its first event's ts, us) of the trace at `path`. */
-GHashTable *sp_trace_pid_starts (const gchar * path, GError ** error);
+/* Opens the trace at `path` for the reader; with a range (`from_s` or
+ * `till_s` not NAN), *starts gets each process's start first (pid ->
+ * gdouble * us, its first event's ts, from a first pass), else NULL. */
+SpTraceReader *sp_trace_range_open (const gchar * path, gdouble from_s,
+    gdouble till_s, GHashTable ** starts, GError ** error);
 
-/* Cuts `ev` (a slice or a counter) to [from_s, till_s] seconds after its
- * process's start (`starts`): FALSE when none of it is in the range; a
- * slice across an end is shortened to the part inside. Other events are
- * kept as they are. */
-gboolean sp_trace_clip (SpEvent * ev, GHashTable * starts, gdouble from_s,
+/* Whether the reader takes `ev`: not a window's counter track
+ * (interval=: no queue level), and with `starts`, within [from_s,
+ * till_s] seconds after its process's start: a slice across a bound is
+ * cut to the part inside, a counter outside left out. */
+gboolean sp_trace_keep (SpEvent * ev, GHashTable * starts, gdouble from_s,
     gdouble till_s);
 
 G_END_DECLS

@@ -117,6 +117,10 @@ typedef struct
   GHashTable *names;            /* interned names (in chunk) */
   GStringChunk *chunk;
   guint64 n_elems;              /* ElemAcc, all threads */
+  /* The runs' summaries the tracer wrote into the trace (gchar* JSON);
+   * `foreign`: one came from a merged trace (another process's). */
+  GPtrArray *summaries;
+  gboolean foreign;
 } Acc;
 
 /* Memory grows with each distinct name (an element on a thread, a
@@ -551,6 +555,18 @@ on_meta (Acc * a, const SpEvent * ev)
     w->cpu_s = c->num;
     w->kind = g_strdup (k && !k->is_num ? k->str : "compute");
     g_hash_table_insert (a->workers, key_pid_name (ev->pid, el->str), w);
+    g_hash_table_replace (a->p->kinds, g_strdup (el->str),
+        g_strdup (w->kind));
+  } else if (strcmp (ev->name, "stageprof_summary") == 0) {
+    const SpEventArg *sm = sp_event_arg (ev, "summary");
+    /* The tracer writes them with pid 0; a merge (stage-batch) moves them
+     * into each job's process, where names repeat: those are not used. */
+    if (!sm || sm->is_num)
+      return;
+    if (ev->has_pid && ev->pid == 0)
+      g_ptr_array_add (a->summaries, g_strdup (sm->str));
+    else
+      a->foreign = TRUE;
   } else if (strcmp (ev->name, "stageprof_thread") == 0) {
     const SpEventArg *w = sp_event_arg (ev, "cpu_wait");
     if (w && w->is_num && w->num >= 0 && ev->has_tid)
@@ -589,6 +605,85 @@ on_meta (Acc * a, const SpEvent * ev)
       g_array_append_val (a->link_pids, pid);
     }
   }
+}
+
+/* ---- the runs' own summaries ------------------------------------------ */
+
+/* A trace whose process ended normally carries each run's summary: its
+ * rows and verdict replace those recomputed from the slices, so `show`,
+ * `html`, `dot` and `diff` on a trace say what the summary and the
+ * database say (a slice's self time cannot tell work from a wait the
+ * tracer split by CPU time, nor see a codec's workers). A trace cut short
+ * (a killed process) or merged keeps the slices' figures. */
+static void
+use_summaries (Acc * a)
+{
+  SpProfile *t;
+  GString *verdicts;
+  guint i, n_pipes = 0;
+  gboolean ok = TRUE;
+
+  if (a->summaries->len == 0 || a->foreign)
+    return;
+  t = sp_profile_new (a->p->path, SP_SOURCE_TRACE);
+  verdicts = g_string_new (NULL);
+  for (i = 0; i < a->summaries->len && ok; i++) {
+    gchar *v = NULL, *pipe = NULL;
+
+    ok = sp_summary_text_rows (t, a->summaries->pdata[i], &v, &pipe);
+    if (ok && v) {
+      g_string_append_printf (verdicts, "%s%s%s%s", verdicts->len ? "; " :
+          "", a->summaries->len > 1 && pipe ? pipe : "",
+          a->summaries->len > 1 && pipe ? ": " : "", v);
+      n_pipes++;
+    }
+    g_free (v);
+    g_free (pipe);
+  }
+  if (ok && t->elements->len > 0) {
+    /* a queue's levels over time are the trace's (its counter tracks) */
+    for (i = 0; i < t->queues->len; i++) {
+      SpQueueRow *q = t->queues->pdata[i];
+      guint j;
+      for (j = 0; j < a->p->queues->len; j++) {
+        SpQueueRow *o = a->p->queues->pdata[j];
+        if (o->series && !g_strcmp0 (o->name, q->name)
+            && (!o->pipeline || !q->pipeline
+                || !g_strcmp0 (o->pipeline, q->pipeline))) {
+          q->series = o->series;
+          o->series = NULL;
+          if (isnan (q->limit_buffers))
+            q->limit_buffers = o->limit_buffers;
+          break;
+        }
+      }
+    }
+#define SWAP(f) { GPtrArray *x = a->p->f; a->p->f = t->f; t->f = x; }
+    SWAP (elements);
+    SWAP (queues);
+    SWAP (threads);
+    SWAP (sinks);
+    SWAP (latency);
+    SWAP (element_latency);
+#undef SWAP
+    {
+      GHashTable *x = a->p->verdicts;
+      a->p->verdicts = t->verdicts;
+      t->verdicts = x;
+    }
+    if (n_pipes > 0) {
+      g_free (a->p->verdict);
+      a->p->verdict = g_string_free (verdicts, FALSE);
+      verdicts = NULL;
+    }
+    a->p->rows_from_summary = TRUE;
+  } else {
+    sp_profile_note (a->p, "the trace's run summaries could not be read: "
+        "figures recomputed from its slices");
+  }
+  if (verdicts)
+    g_string_free (verdicts, TRUE);
+  sp_profile_free (t);
 }
 
 /* ---- rows ----------------------------------------------------------- */
@@ -663,6 +758,7 @@ elem_row (Acc * a, const ElemAcc * e)
   r->p99_ms = stage_stats_p99 (&e->stats);
   r->total_s = e->total / 1e9;
   r->busy_pct = 100.0 * e->total / wall;
+  r->blocked_s = e->blocked / 1e9;
   {
     const Workers *w = elem_workers (a, e);
     if (w) {
@@ -779,91 +875,6 @@ build_rows (Acc * a)
     a->p->wall_s = (last - first) / 1e9;
 }
 
-/* The busiest thread among those that lived through most of the run, and
- * what costs most on it, counting the events each element handled (a
- * decoder opening on its caps is busy time of its thread too). */
-static gchar *
-trace_verdict (Acc * a)
-{
-  GHashTableIter it, eit;
-  gpointer k, v, ek, ev;
-  ThreadAcc *best = NULL;
-  ElemAcc *top = NULL;
-  gint64 longest = 0;
-  gdouble busy;
-  gchar *tname, *res;
-
-  g_hash_table_iter_init (&it, a->threads);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    longest = MAX (longest, ((ThreadAcc *) v)->last - ((ThreadAcc *) v)->first);
-  g_hash_table_iter_init (&it, a->threads);
-  while (g_hash_table_iter_next (&it, &k, &v)) {
-    ThreadAcc *t = v;
-    gint64 wall = t->last - t->first;
-    if (wall <= 0 || wall < longest / 2)
-      continue;
-    if (!best || (gdouble) t->busy / wall >
-        (gdouble) best->busy / (best->last - best->first))
-      best = t;
-  }
-  if (!best)
-    return g_strdup ("no thread recorded");
-  g_hash_table_iter_init (&eit, best->elems);
-  while (g_hash_table_iter_next (&eit, &ek, &ev)) {
-    ElemAcc *e = ev;
-    if (!top || e->total + e->events > top->total + top->events)
-      top = e;
-  }
-  busy = 100.0 * best->busy / (best->last - best->first);
-  tname = thread_name (a, best->pid, best->tid);
-  if (busy < 50) {
-    /* The element most blocked in its own code (a sleep, a lock, a
-     * device), if that held its thread most of the time. */
-    ElemAcc *held = NULL;
-    g_hash_table_iter_init (&it, a->threads);
-    while (g_hash_table_iter_next (&it, &k, &v)) {
-      g_hash_table_iter_init (&eit, ((ThreadAcc *) v)->elems);
-      while (g_hash_table_iter_next (&eit, &ek, &ev))
-        if (!held || ((ElemAcc *) ev)->blocked > held->blocked)
-          held = ev;
-    }
-    if (held && held->th->last > held->th->first
-        && held->blocked >= 0.5 * (held->th->last - held->th->first)) {
-      gchar *hname = thread_name (a, held->th->pid, held->th->tid);
-      gdouble wall = held->th->last - held->th->first;
-      const Workers *w = elem_workers (a, held);
-      if (w && w->cpu_s > 0)
-        /* Blocked in its own code while its workers ran: waiting for
-         * them. */
-        res = g_strdup_printf ("%s-bound: %s with its %.0f threads (they "
-            "used %.1f cores; its own thread %s worked %.0f%% of its time "
-            "and waited for them %.0f%%)", w->kind, held->name, w->workers,
-            w->cpu_s * 1e9 / wall, hname, 100.0 * (held->total +
-                held->events) / wall, 100.0 * held->blocked / wall);
-      else
-        res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f%% of "
-            "the thread's time in its own code, not on a CPU: a sleep, a "
-            "lock or a device); busiest thread %s at %.0f%%", held->name,
-            hname, 100.0 * held->blocked / wall, tname, busy);
-      g_free (hname);
-      g_free (tname);
-      return res;
-    }
-  }
-  if (busy < 50)
-    res = g_strdup_printf ("no thread is busy most of the time (busiest: %s "
-        "at %.0f%%): the pipeline waits on something outside it (a clock, "
-        "a live source, I/O)", tname, busy);
-  else if (!top)
-    res = g_strdup_printf ("thread %s busy %.0f%%", tname, busy);
-  else
-    res = g_strdup_printf ("bound by %s on thread %s busy %.0f%% (%s: %.0f%% "
-        "of the thread%s)", top->name, tname, busy, top->name,
-        100.0 * (top->total + top->events) / (best->last - best->first),
-        top->events > top->total ? ", most of it handling events" : "");
-  g_free (tname);
-  return res;
-}
 
 static void
 thread_acc_free (gpointer p)
@@ -877,7 +888,6 @@ thread_acc_free (gpointer p)
   g_free (t);
 }
 
-
 SpProfile *
 sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
     GError ** error)
@@ -889,16 +899,8 @@ sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
   Acc a = { 0 };
   guint64 n_meta = 0;
 
-  /* A range is of each process's own running time: a first pass finds
-   * where each starts. */
-  if ((!isnan (from_s) || !isnan (till_s))
-      && !(starts = sp_trace_pid_starts (path, error)))
+  if (!(rd = sp_trace_range_open (path, from_s, till_s, &starts, error)))
     return NULL;
-  if (!(rd = sp_trace_reader_open (path, error))) {
-    if (starts)
-      g_hash_table_destroy (starts);
-    return NULL;
-  }
   a.p = sp_profile_new (path, SP_SOURCE_TRACE);
   a.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       thread_acc_free);
@@ -913,6 +915,7 @@ sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
       workers_free);
   a.names = g_hash_table_new (g_str_hash, g_str_equal);
   a.chunk = g_string_chunk_new (4096);
+  a.summaries = g_ptr_array_new_with_free_func (g_free);
 
   while (sp_trace_reader_next (rd, &ev, &err)) {
     if (too_many_names (&a)) {
@@ -924,7 +927,7 @@ sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
           sp_trace_reader_offset (rd));
       break;
     }
-    if (starts && !sp_trace_clip (ev, starts, from_s, till_s))
+    if (!sp_trace_keep (ev, starts, from_s, till_s))
       continue;
     switch (ev->ph) {
       case 'X':
@@ -932,8 +935,7 @@ sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
           on_slice (&a, ev);
         break;
       case 'C':
-        /* windows' tracks (interval=) are not queue levels */
-        if (ev->has_ts && g_strcmp0 (ev->cat, "window") != 0)
+        if (ev->has_ts)
           on_counter (&a, ev);
         break;
       case 'M':
@@ -976,7 +978,9 @@ sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
         "slices they enclose (longer than 100 ms) and could not be matched "
         "with them: their self time includes some of their children's",
         a.n_out_of_order);
-  a.p->verdict = trace_verdict (&a);
+  a.p->verdict = sp_profile_verdict (a.p);
+  if (!starts)                  /* the runs' summaries are of all their time */
+    use_summaries (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);
@@ -987,10 +991,10 @@ out:
   g_hash_table_destroy (a.pend);
   g_array_free (a.link_pids, TRUE);
   sp_trace_reader_free (rd);
-  if (starts)
-    g_hash_table_destroy (starts);
+  g_clear_pointer (&starts, g_hash_table_destroy);
   /* the rows carry copies of the names they show */
   g_hash_table_destroy (a.names);
   g_string_chunk_free (a.chunk);
+  g_ptr_array_free (a.summaries, TRUE);
   return a.p;
 }

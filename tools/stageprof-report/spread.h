@@ -12,6 +12,11 @@
 G_BEGIN_DECLS
 
 SpProfile *sp_read_summary_json (const gchar * path, GError ** error);
+/* Appends the rows of the summary JSON object `text` (a trace's
+ * stageprof_summary) to `p`'s; its verdict and pipeline (NULL if none).
+ * FALSE, nothing added: not a summary. */
+gboolean sp_summary_text_rows (SpProfile * p, const gchar * text,
+    gchar ** verdict, gchar ** pipeline);
 /* `run`: a run_id, NULL for the latest. */
 SpProfile *sp_read_db (const gchar * path, const gchar * run, GError ** error);
 /* Only what lies between `from_s` and `till_s` seconds (NAN: no bound)

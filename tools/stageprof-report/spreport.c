@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "spdecide.h"
 #include "spreport.h"
 
 /* The offsets of each row struct's fields, in schema order. */
@@ -240,6 +241,9 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->window_latency_hist =
       g_ptr_array_new_with_free_func (win_latency_hist_free);
   p->notes = g_ptr_array_new_with_free_func (g_free);
+  p->verdicts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  p->kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return p;
 }
 
@@ -265,6 +269,8 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->window_latency, TRUE);
   g_ptr_array_free (p->window_latency_hist, TRUE);
   g_ptr_array_free (p->notes, TRUE);
+  g_hash_table_destroy (p->verdicts);
+  g_hash_table_destroy (p->kinds);
   g_free (p);
 }
 
@@ -408,44 +414,184 @@ sp_profile_sort (SpProfile * p, SpSortKey key)
 
 /* ---- verdict for inputs without one (traces) ------------------------- */
 
-gchar *
-sp_profile_guess_verdict (const SpProfile * p)
+const gchar *
+sp_profile_pipeline_verdict (const SpProfile * p, const gchar * pipeline,
+    const gchar * run)
 {
-  const SpThreadRow *best = NULL;
-  const SpElemRow *top = NULL;
-  gdouble longest = 0;
-  guint i;
+  gchar *key = run ? g_strdup_printf ("%s\x1f%s", pipeline, run) :
+      g_strdup (pipeline);
+  const gchar *v = pipeline ? g_hash_table_lookup (p->verdicts, key) : NULL;
+
+  g_free (key);
+  return v;
+}
+
+/* What an element is, from the input or else from its factory's usual
+ * name ("avdec_h264-0", "x264enc0", "queue0"): the class word of
+ * "decode-bound". */
+static const gchar *
+kind_of (const SpProfile * p, const gchar * name)
+{
+  const gchar *k = g_hash_table_lookup (p->kinds, name);
+  const gchar *base = strrchr (name, '/') ? strrchr (name, '/') + 1 : name;
+
+  if (k)
+    return k;
+  if (strstr (base, "demux"))
+    return "demux";
+  if (strstr (base, "mux"))
+    return "mux";
+  if (strstr (base, "dec") && !strstr (base, "decodebin"))
+    return "decode";
+  if (strstr (base, "enc"))
+    return "encode";
+  if (strstr (base, "sink"))
+    return "sink";
+  if (strstr (base, "src"))
+    return "source";
+  if (strstr (base, "convert") || strstr (base, "scale")
+      || strstr (base, "resize"))
+    return "convert";
+  return "compute";
+}
+
+static guint
+flags_of (const SpProfile * p, const gchar * name)
+{
+  const gchar *base = strrchr (name, '/') ? strrchr (name, '/') + 1 : name;
+  guint f = 0, i;
+
+  for (i = 0; i < p->queues->len; i++)
+    if (!g_strcmp0 (((SpQueueRow *) p->queues->pdata[i])->name, name))
+      f |= SP_DECIDE_FORWARDS;
+  if (g_str_has_prefix (base, "capsfilter") || g_str_has_prefix (base,
+          "queue") || g_str_has_prefix (base, "multiqueue"))
+    f |= SP_DECIDE_FORWARDS;
+  if (g_str_has_prefix (base, "appsink"))
+    f |= SP_DECIDE_APP_SINK;
+  if (g_str_has_prefix (base, "appsrc"))
+    f |= SP_DECIDE_APP_SRC;
+  if (strstr (base, "sink"))
+    f |= SP_DECIDE_SINK;
+  return f;
+}
+
+static gdouble
+or0 (gdouble v)
+{
+  return isnan (v) ? 0 : v;
+}
+
+/* The verdict of one pipeline's (and run's) rows. */
+static gchar *
+decide_one (const SpProfile * p, const gchar * pipeline, const gchar * run)
+{
+  GArray *th = g_array_new (FALSE, TRUE, sizeof (SpDecideThread));
+  GArray *el = g_array_new (FALSE, TRUE, sizeof (SpDecideElem));
+  GPtrArray *sink_names = g_ptr_array_new ();
+  GArray *sink_fps = g_array_new (FALSE, TRUE, sizeof (gdouble));
+  SpDecideInput in = { 0 };
+  gdouble running = 0;
+  gchar *v;
+  guint i, j;
 
   for (i = 0; i < p->threads->len; i++) {
     const SpThreadRow *t = p->threads->pdata[i];
-    if (!isnan (t->wall_s))
-      longest = MAX (longest, t->wall_s);
-  }
-  /* The busiest thread among those that lived through most of the run. */
-  for (i = 0; i < p->threads->len; i++) {
-    const SpThreadRow *t = p->threads->pdata[i];
-    if (!isnan (t->wall_s) && t->wall_s < 0.5 * longest)
+    SpDecideThread d = { 0 };
+    gdouble w = or0 (t->wall_s);
+
+    if (g_strcmp0 (t->pipeline, pipeline) || g_strcmp0 (t->run, run))
       continue;
-    if (!best || t->busy_pct > best->busy_pct)
-      best = t;
+    d.name = t->name;
+    d.wall = w;
+    d.busy = or0 (t->busy_pct) * w / 100;
+    d.wait_in = or0 (t->wait_input_pct) * w / 100;
+    d.wait_out = or0 (t->wait_output_pct) * w / 100;
+    d.blocked = or0 (t->blocked_pct) * w / 100;
+    d.cpu_wait = or0 (t->cpu_wait_pct) * w / 100;
+    running = MAX (running, w);
+    g_array_append_val (th, d);
   }
-  if (!best)
-    return g_strdup ("no thread recorded");
   for (i = 0; i < p->elements->len; i++) {
     const SpElemRow *e = p->elements->pdata[i];
-    if (g_strcmp0 (e->thread, best->name) == 0
-        && g_strcmp0 (e->pipeline, best->pipeline) == 0
-        && (!top || e->total_s > top->total_s))
-      top = e;
+    SpDecideElem d = { 0 };
+
+    if (g_strcmp0 (e->pipeline, pipeline) || g_strcmp0 (e->run, run))
+      continue;
+    d.name = e->name;
+    d.kind = kind_of (p, e->name);
+    d.flags = flags_of (p, e->name);
+    d.thread = -1;
+    for (j = 0; j < th->len; j++)
+      if (!g_strcmp0 (g_array_index (th, SpDecideThread, j).name, e->thread))
+        d.thread = j;
+    d.work = or0 (e->total_s);
+    d.clock = or0 (e->clock_wait_s);
+    /* a summary's blocked_s is net of the run-queue delay it shows apart */
+    d.blocked = or0 (e->blocked_s) + or0 (e->cpu_wait_s);
+    d.workers = isnan (e->workers) ? 0 : (guint) e->workers;
+    d.worker_cpu = or0 (e->worker_cpu_s);
+    g_array_append_val (el, d);
   }
-  if (best->busy_pct < 50)
-    return g_strdup_printf ("no thread is busy most of the time (busiest: %s "
-        "at %.0f%%): the pipeline waits on something outside it (a clock, "
-        "a live source, I/O)", best->name, best->busy_pct);
-  if (!top)
-    return g_strdup_printf ("thread %s busy %.0f%%", best->name,
-        best->busy_pct);
-  return g_strdup_printf ("bound by %s on thread %s busy %.0f%% (%s: %.0f%% "
-      "of the thread)", top->name, best->name, best->busy_pct, top->name,
-      top->busy_pct);
+  for (i = 0; i < p->sinks->len; i++) {
+    const SpSinkRow *s = p->sinks->pdata[i];
+    gdouble f = or0 (s->fps);
+
+    if (g_strcmp0 (s->pipeline, pipeline) || g_strcmp0 (s->run, run))
+      continue;
+    g_ptr_array_add (sink_names, s->name);
+    g_array_append_val (sink_fps, f);
+  }
+  if (running <= 0 && !isnan (p->wall_s))
+    running = p->wall_s;
+  in.running = running;
+  /* the process's CPU is not in the rows: no CPU-starved verdict here */
+  in.elems = (const SpDecideElem *) el->data;
+  in.n_elems = el->len;
+  in.threads = (const SpDecideThread *) th->data;
+  in.n_threads = th->len;
+  in.sink_names = (const gchar * const *) sink_names->pdata;
+  in.sink_fps = (const gdouble *) sink_fps->data;
+  in.n_sinks = sink_names->len;
+  v = sp_decide_verdict (&in);
+  g_array_free (th, TRUE);
+  g_array_free (el, TRUE);
+  g_ptr_array_free (sink_names, TRUE);
+  g_array_free (sink_fps, TRUE);
+  return v;
+}
+
+gchar *
+sp_profile_verdict (const SpProfile * p)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+  GString *out = g_string_new (NULL);
+  guint i, j;
+
+  /* each pipeline and run the element rows name, in their order */
+  for (i = 0; i < p->elements->len; i++) {
+    const SpElemRow *e = p->elements->pdata[i];
+    gboolean seen = FALSE;
+    for (j = 0; j < keys->len && !seen; j++) {
+      const SpElemRow *k = keys->pdata[j];
+      seen = !g_strcmp0 (k->pipeline, e->pipeline)
+          && !g_strcmp0 (k->run, e->run);
+    }
+    if (!seen)
+      g_ptr_array_add (keys, (gpointer) e);
+  }
+  if (keys->len == 0)
+    g_string_append (out, "no element recorded");
+  for (i = 0; i < keys->len; i++) {
+    const SpElemRow *k = keys->pdata[i];
+    gchar *v = decide_one (p, k->pipeline, k->run);
+    if (keys->len > 1)
+      g_string_append_printf (out, "%s%s%s%s: ", i ? "; " : "",
+          k->pipeline ? k->pipeline : "-", k->run ? " run " : "",
+          k->run ? k->run : "");
+    g_string_append (out, v);
+    g_free (v);
+  }
+  g_ptr_array_free (keys, TRUE);
+  return g_string_free (out, FALSE);
 }

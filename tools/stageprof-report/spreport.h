@@ -172,6 +172,13 @@ typedef struct
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;
   gint64 wall_clock_us;         /* wall-clock time of trace ts 0 */
+  /* A trace's rows and verdict are the runs' summaries it carries
+   * (stageprof_summary), not recomputed from its slices. */
+  gboolean rows_from_summary;
+  /* The tracer's own verdicts: "PIPELINE" (its last run) and
+   * "PIPELINE\x1fRUN" -> verdict; and what an element is, where the input
+   * says ("x264enc0" -> "encode"), for a verdict made here. */
+  GHashTable *verdicts, *kinds;
 } SpProfile;
 
 SpProfile *sp_profile_new (const gchar * path, SpSourceKind kind);
@@ -186,10 +193,16 @@ const SpWindowRow *sp_profile_window (const SpProfile * p,
 gdouble sp_window_run_start (const SpProfile * p, const gchar * pipeline,
     const gchar * run);
 
-/* A verdict from the thread and element rows, for an input that has none
- * (an older or partial summary): the busiest thread that lived through most
- * of the run and its costliest element. */
-gchar *sp_profile_guess_verdict (const SpProfile * p);
+/* A verdict from the thread and element rows (schema/spdecide.h, the
+ * tracer's own rules), for an input that has none (a trace cut short, an
+ * older summary); a pipeline at a time, "NAME: ...; NAME: ..." for
+ * several. What rows do not say (an element's class, an appsink) comes
+ * from `kinds` or its name. */
+gchar *sp_profile_verdict (const SpProfile * p);
+/* The tracer's verdict of `pipeline` (its run `run`, or NULL: its last),
+ * or NULL. */
+const gchar *sp_profile_pipeline_verdict (const SpProfile * p,
+    const gchar * pipeline, const gchar * run);
 
 /* Sorting and small helpers shared by the renderers. */
 typedef enum

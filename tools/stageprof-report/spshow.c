@@ -241,15 +241,17 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
   if (f == SP_FORMAT_MARKDOWN)
     g_string_append_c (o, '\n');
   g_string_append_printf (o, "%sElements (times in ms, Total in s)%s\n", h,
-      p->kind == SP_SOURCE_TRACE ? ", recomputed from the trace's slices" :
-      "");
+      p->kind != SP_SOURCE_TRACE ? "" : p->rows_from_summary ?
+      ", from the runs' summaries in the trace" :
+      ", recomputed from the trace's slices");
   if (f == SP_FORMAT_MARKDOWN)
     g_string_append_c (o, '\n');
   sp_show_table (p, "elements", f, top, o);
   if (p->queues->len) {
     g_string_append_printf (o, "%s%sQueues%s\n", f == SP_FORMAT_MARKDOWN ?
-        "\n" : "", h, p->kind == SP_SOURCE_TRACE ? " (from the counter "
-        "tracks; full share and put/get waits are not in a trace)" : "");
+        "\n" : "", h, p->kind == SP_SOURCE_TRACE && !p->rows_from_summary ?
+        " (from the counter tracks; full share and put/get waits are not in "
+        "a trace)" : "");
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
     sp_show_table (p, "queues", f, 0, o);

@@ -268,7 +268,7 @@ sp_windows_to_rows (SpProfile * p)
   sp_profile_note (p, "figures of the %u windows in the range (%.3f s): "
       "counts, totals and time-weighted means; percentiles and latency "
       "are not summed over windows (the database has them per window), "
-      "and the verdict is guessed from these rows", p->windows->len, len);
+      "and the verdict is made from these rows", p->windows->len, len);
   g_ptr_array_free (e, TRUE);
   g_ptr_array_free (q, TRUE);
   g_ptr_array_free (t, TRUE);

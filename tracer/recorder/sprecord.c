@@ -69,7 +69,10 @@ typedef struct
   guint8 list;
   guint8 cpu_on;
   guint8 under_cpu;             /* an enclosing frame is timed by CPU */
-  guint8 scan;                  /* threads appearing in it are its element's */
+  /* Not 0: the number of the look at the threads before it
+   * (sp_threads_claim); threads its own thread starts in it are its
+   * element's. */
+  guint32 scan;
 } SpFrame;
 
 typedef struct
@@ -427,7 +430,9 @@ state_note_exit (SpThreadState * st)
     g_mutex_lock (&st->r->lock);
     g_hash_table_iter_init (&iter, st->thread_by_pipe);
     while (g_hash_table_iter_next (&iter, NULL, &th)) {
-      SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
+      /* a record whose run ended keeps the delay of that moment */
+      if (!((SpThreadRec *) th)->run_over)
+        SP_SET (((SpThreadRec *) th)->sched_delay_end, delay);
       SP_SET (((SpThreadRec *) th)->ended, TRUE);
     }
     g_ptr_array_remove_fast (st->r->states, &st->free_gen_seen);
@@ -608,7 +613,7 @@ frame_open (SpThreadState * st, guint depth, SpElemRec * rec, guint64 ts,
   f->list = FALSE;
   f->cpu_on = FALSE;
   f->under_cpu = depth > 0 && (f[-1].cpu_on || f[-1].under_cpu);
-  f->scan = FALSE;
+  f->scan = 0;
 }
 
 /* Doubles the frame stack; FALSE at SP_MAX_DEPTH. Only while pushing: no
@@ -651,18 +656,22 @@ charge_enclosing (SpThreadState * st, guint64 wall, guint64 cpu)
 /* The tracer's own look at /proc/self/task (sp_threads_claim, or with
  * `refresh` every thread's CPU): its time is nobody's, so the frame it
  * happens in (the one open on the stack, or the thread's top level)
- * counts it as a child's. Returns its wall time. */
+ * counts it as a child's. Returns its wall time; `look`, when not NULL,
+ * gets the number of a claim's look. */
 static guint64
 look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
-    gboolean refresh)
+    guint32 since, gboolean refresh, guint32 * look)
 {
   guint64 w0 = gst_util_get_timestamp (), c0 = sp_thread_cpu_ns ();
   guint64 w, c;
+  guint32 n = 0;
 
   if (refresh)
     sp_threads_refresh (r);
   else
-    sp_threads_claim (r, owner);
+    n = sp_threads_claim (r, owner, since, st->os_tid);
+  if (look)
+    *look = n;
   w = gst_util_get_timestamp () - w0;
   c = sp_thread_cpu_ns () - c0;
   charge_enclosing (st, w, c);
@@ -670,28 +679,28 @@ look_at_threads (SpRecorder * r, SpThreadState * st, SpElemInfo * owner,
 }
 
 /* Before one of an element's first invocations: the threads there now are
- * nobody's; those that appear during it are its workers (a codec opening
- * on its caps or first buffer), noted when it ends (finish_frame).
- * Returns how much later the invocation starts: the look's time. Cold:
- * SP_THREAD_SCANS events and SP_THREAD_CHAIN_SCANS buffers per element. */
+ * nobody's; those that its thread starts during it are its workers (a
+ * codec opening on its caps or first buffer), noted when it ends
+ * (finish_frame). Returns how much later the invocation starts: the
+ * look's time; `scan` gets the look's number. Cold: SP_THREAD_SCANS
+ * events and SP_THREAD_CHAIN_SCANS buffers per element. */
 static guint64
 scan_before (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
-    gint * left, gboolean * scan)
+    gint * left, guint32 * scan)
 {
-  *scan = FALSE;
+  *scan = 0;
   if (rec == NULL || st->depth >= SP_MAX_DEPTH
       || g_atomic_int_get (left) <= 0)
     return 0;
   g_atomic_int_add (left, -1);
-  *scan = TRUE;
-  return look_at_threads (r, st, NULL, FALSE);
+  return look_at_threads (r, st, NULL, 0, FALSE, scan);
 }
 
 static inline void
-set_scan (SpThreadState * st, gboolean scan)
+set_scan (SpThreadState * st, guint32 scan)
 {
   if (scan && st->depth > 0 && st->depth <= st->stack_size)
-    st->stack[st->depth - 1].scan = TRUE;
+    st->stack[st->depth - 1].scan = scan;
 }
 
 
@@ -962,7 +971,7 @@ finish_frame (SpRecorder * r, SpThreadState * st, SpFrame * f, guint64 ts)
   charge_enclosing (st, dur, cpu);
   /* After its figures, so the look is not its work. */
   if (G_UNLIKELY (f->scan))
-    look_at_threads (r, st, rec->info, FALSE);
+    look_at_threads (r, st, rec->info, f->scan, FALSE, NULL);
 }
 
 static inline G_ALWAYS_INLINE void
@@ -1083,7 +1092,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   guint64 bytes;
   GstClockTime start, pts;
   SpQueue *q;
-  gboolean scan = FALSE;
+  guint32 scan = 0;
 
   if (st->depth == 0) {
     rec = top_level (r, st, rec, pad, ts);
@@ -1429,7 +1438,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   SpThreadState *st = get_state (r, ts);
   GstElement *handler = event_handler (GST_PAD_PEER (pad));
   SpElemRec *rec;
-  gboolean scan = FALSE;
+  guint32 scan = 0;
 
   /* Events while linking (reconfigure) are not streaming: no records for
    * elements that are not even READY. Nor a thread of its own for an
@@ -1454,7 +1463,7 @@ sp_record_event_pre (SpRecorder * r, guint64 ts, GstPad * pad, gboolean eos)
   rec = lookup_elem (r, st, handler, ts);
   /* A codec that drains on EOS may end its workers there: read them. */
   if (G_UNLIKELY (eos))
-    ts += look_at_threads (r, st, NULL, TRUE);
+    ts += look_at_threads (r, st, NULL, 0, TRUE, NULL);
   if (G_UNLIKELY (rec && g_atomic_int_get (&rec->info->scans_left) > 0))
     ts += scan_before (r, st, rec, &rec->info->scans_left, &scan);
   push_frame (st, rec, ts, SP_FRAME_EVENT, FALSE);

@@ -170,8 +170,13 @@ typedef struct
   gint scans_left, chain_scans_left;
   guint64 worker_cpu_ns;
   guint workers;
-  /* An appsink: blocked in it is waiting for the application to pull. */
-  gboolean app_sink;
+  /* An appsink: blocked in it is waiting for the application to pull;
+   * an appsrc: its thread waiting for input waits for the application to
+   * push. */
+  gboolean app_sink, app_src;
+  /* Its GType's name (static; gst-libav's types are named after their
+   * codec: avdec_h264), for threads a codec library names itself. */
+  const gchar *type_name;
   /* With windows on: the src pad feeding it ("element:pad", owned, set
    * once at its first buffer, atomic), NULL until known; `sink_media` is
    * then read for every element, not only sinks. */
@@ -204,6 +209,10 @@ typedef struct
    * sight, and at its exit once `ended`. */
   guint64 sched_delay0, sched_delay_end;
   gboolean ended;
+  /* Its pipeline's run ended: the delay stopped at sched_delay_end there
+   * (the thread lives on in GStreamer's pool), so every later summary of
+   * that run gives the same figures. Under the recorder lock. */
+  gboolean run_over;
 } SpThreadRec;
 
 typedef struct
@@ -256,6 +265,7 @@ struct _SpRecorder
    * them, dropped when those are freed. */
   SpNames *names;
   guint64 unlisted_ns;          /* process CPU the rows missed, last look */
+  guint32 thread_looks;         /* claims so far (spthreads.c), under lock */
   /* Freeing the records of dead pipelines (sprecord.c): thread states
    * register here and say which free generation they have seen; records
    * wait in limbo until every state has seen theirs. */

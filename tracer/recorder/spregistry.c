@@ -498,6 +498,8 @@ sp_info_get (SpRecorder * r, GstElement * e)
     info->aggregator = is_aggregator (e);
     info->live_source = is_live_source (e);
     info->app_sink = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSink") == 0;
+    info->app_src = g_strcmp0 (G_OBJECT_TYPE_NAME (e), "GstAppSrc") == 0;
+    info->type_name = G_OBJECT_TYPE_NAME (e);
     info->forwards = forwards_only (e);
     info->traced = name_traced (r, info->name);
     if (is_queue_type (e)) {
@@ -780,10 +782,22 @@ pipe_new_run (SpRecorder * r, GstElement * top)
   if (p && p->run_used) {
     guint64 cpu = sp_process_cpu_ns ();
 
+    GHashTableIter iter;
+    gpointer v;
+
     p->run_used = FALSE;
     g_atomic_int_set (&p->pid, ++r->next_pid);
     g_atomic_int_inc (&p->run);
     g_array_append_val (p->run_cpu0, cpu);
+    /* The run's figures stop here: its threads' run-queue delay too. */
+    g_hash_table_iter_init (&iter, p->threads_by_tid);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpThreadRec *th = v;
+      if (!th->ended && !th->run_over) {
+        SP_SET (th->sched_delay_end, sp_sched_delay (th->tid));
+        SP_SET (th->run_over, TRUE);
+      }
+    }
     g_hash_table_remove_all (p->threads_by_tid);
     /* The new run's process is named when it records its first data
      * (sp_pipe_name_process): a pipeline stopped for good gets none. */

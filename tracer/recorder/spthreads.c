@@ -26,6 +26,10 @@ typedef struct
   SpElemInfo *owner;
   gchar *comm;                  /* the kernel's name, owned */
   gboolean was_alive;           /* at the look before the last */
+  guint32 seen;                 /* the look that saw it first */
+  /* Its owner is a guess: another streaming thread had the kernel name
+   * of the one that started it. */
+  gboolean guess;
 } SpOsThread;
 
 /* /proc/self/task/TID/schedstat: "run_ns delay_ns slices" (ns). */
@@ -72,7 +76,8 @@ sp_process_cpu_ns (void)
 guint64
 sp_thread_cpu_wait (SpThreadRec * th)
 {
-  guint64 now = th->ended ? th->sched_delay_end : sp_sched_delay (th->tid);
+  guint64 now = th->ended || th->run_over ? th->sched_delay_end :
+      sp_sched_delay (th->tid);
 
   return now > th->sched_delay0 ? now - th->sched_delay0 : 0;
 }
@@ -90,6 +95,23 @@ thread_label_locked (SpRecorder * r, guint64 tid, const gchar * comm)
       return th->name;
   }
   return comm;
+}
+
+/* Whether thread `tid` streams for the current run of a pipeline that
+ * still exists: a thread GStreamer's pool keeps after a pipeline stopped
+ * still has the name of the task it ran, and starts nothing. */
+static gboolean
+streaming_now_locked (SpRecorder * r, guint64 tid)
+{
+  guint i;
+
+  for (i = r->threads->len; i > 0; i--) {
+    SpThreadRec *th = g_ptr_array_index (r->threads, i - 1);
+    if (th->tid == tid && !th->ended && th->pipe && !th->pipe->dead_queued
+        && th->run == th->pipe->run)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 static gchar *
@@ -112,7 +134,8 @@ os_thread_label (SpRecorder * r, SpOsThread * t, const gchar * comm)
 {
   if (!t->owner)
     return g_strdup (thread_label_locked (r, t->tid, comm));
-  return g_strdup_printf ("%s:%s", t->owner->name, comm);
+  return g_strdup_printf ("%s%s:%s", t->owner->name, t->guess ? "?" : "",
+      comm);
 }
 
 static void
@@ -149,15 +172,89 @@ note_thread_locked (SpRecorder * r, SpOsThread * t, const gchar * ent,
   t->alive = TRUE;
 }
 
-void
-sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
+/* FFmpeg (from 6.1) names its codecs' threads "av:CODEC:df0" (frame
+ * threads) or "av:CODEC:sw0" (slice threads), CODEC cut to 7 bytes;
+ * gst-libav names its elements avdec_CODEC / avenc_CODEC, but for the
+ * codecs it renames (hevc: avdec_h265). */
+static gboolean
+libav_thread_of (const gchar * comm, const SpElemInfo * owner)
+{
+  static const gchar *const renamed[][2] = {
+    {"hevc", "h265"}, {"mpeg2vi", "mpeg2video"},
+  };
+  const gchar *type = owner->type_name, *end;
+  gchar codec[16];
+  guint i;
+
+  if (!g_str_has_prefix (comm, "av:") || !type
+      || !(g_str_has_prefix (type, "avdec_")
+          || g_str_has_prefix (type, "avenc_")))
+    return FALSE;
+  comm += 3;
+  end = strchr (comm, ':');
+  if (!end || end == comm || (gsize) (end - comm) >= sizeof (codec))
+    return FALSE;
+  memcpy (codec, comm, end - comm);
+  codec[end - comm] = '\0';
+  type += 6;
+  for (i = 0; i < G_N_ELEMENTS (renamed); i++)
+    if (strcmp (codec, renamed[i][0]) == 0)
+      return g_str_has_prefix (type, renamed[i][1]);
+  /* "av:mpeg4:" for avdec_mpeg4, "av:h264:" for avdec_h264; a cut name
+   * ("av:libdav1:") still names the start of the element's. */
+  return strlen (codec) == 7 ? g_str_has_prefix (type, codec)
+      : strcmp (type, codec) == 0;
+}
+
+/* A thread knows no more of where it came from than the kernel name it
+ * was given: its creator's at the time (glibc and GLib copy it), unless
+ * it renamed itself. So a thread seen since `since` (the look before the
+ * claimer's invocation began) is `owner`'s when it carries the claiming
+ * thread's name, or a codec library's name for `owner`'s codec. When
+ * another streaming thread has the claimer's name too (the kernel cuts
+ * names at 15 bytes: "multiqueue0:src_0" and "_1"), it may be that one's:
+ * the owner is then a guess, and is shown as one. */
+static gboolean
+started_by_locked (SpRecorder * r, SpOsThread * t, SpElemInfo * owner,
+    guint64 claimer, const gchar * claimer_comm, gboolean * guess)
+{
+  GHashTableIter iter;
+  gpointer v;
+
+  *guess = FALSE;
+  if (t->comm && libav_thread_of (t->comm, owner))
+    return TRUE;
+  if (!t->comm || !claimer_comm || strcmp (t->comm, claimer_comm) != 0)
+    return FALSE;
+  g_hash_table_iter_init (&iter, r->os_threads);
+  while (g_hash_table_iter_next (&iter, NULL, &v)) {
+    SpOsThread *o = v;
+    if (o->tid != claimer && o->alive && o->comm
+        && strcmp (o->comm, claimer_comm) == 0
+        && streaming_now_locked (r, o->tid))
+      *guess = TRUE;
+  }
+  return TRUE;
+}
+
+guint32
+sp_threads_claim (SpRecorder * r, SpElemInfo * owner, guint32 since,
+    guint64 claimer)
 {
   GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  gchar *claimer_comm = NULL;
   const gchar *ent;
+  guint32 look;
 
   if (!dir)
-    return;
+    return 0;
+  if (owner) {
+    gchar tid[24];
+    g_snprintf (tid, sizeof (tid), "%" G_GUINT64_FORMAT, claimer);
+    claimer_comm = read_comm (tid);
+  }
   g_mutex_lock (&r->lock);
+  look = ++r->thread_looks;
   while ((ent = g_dir_read_name (dir))) {
     guint64 tid = g_ascii_strtoull (ent, NULL, 10), run = 0, delay;
     SpOsThread *t;
@@ -167,15 +264,35 @@ sp_threads_claim (SpRecorder * r, SpElemInfo * owner)
       continue;
     t = g_new0 (SpOsThread, 1);
     t->tid = tid;
-    /* A streaming thread is its element's already, not a worker. */
-    t->owner = owner && thread_label_locked (r, tid, NULL) == NULL ?
-        owner : NULL;
+    t->seen = look;
     read_schedstat (tid, &run, &delay);
     note_thread_locked (r, t, ent, run);
     g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
   }
+  /* Threads first seen after the claimer's look before: seen by this look
+   * or by another element's meanwhile (elements that start in parallel). */
+  if (owner && since > 0) {
+    GHashTableIter iter;
+    gpointer v;
+
+    g_hash_table_iter_init (&iter, r->os_threads);
+    while (g_hash_table_iter_next (&iter, NULL, &v)) {
+      SpOsThread *t = v;
+      gboolean guess;
+
+      if (t->owner || t->seen <= since || !t->alive
+          || thread_label_locked (r, t->tid, NULL) != NULL
+          || !started_by_locked (r, t, owner, claimer, claimer_comm, &guess))
+        continue;
+      t->owner = owner;
+      t->guess = guess;
+      set_name (t, os_thread_label (r, t, t->comm));
+    }
+  }
   g_mutex_unlock (&r->lock);
   g_dir_close (dir);
+  g_free (claimer_comm);
+  return look;
 }
 
 void
@@ -201,6 +318,7 @@ static void
 adopt_siblings_locked (SpRecorder * r)
 {
   GHashTable *by_comm = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTable *guessed = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter iter;
   gpointer v;
   static gchar ambiguous;
@@ -215,6 +333,8 @@ adopt_siblings_locked (SpRecorder * r)
     o = g_hash_table_lookup (by_comm, t->comm);
     g_hash_table_insert (by_comm, (gpointer) t->comm,
         o == NULL || o == t->owner ? (gpointer) t->owner : &ambiguous);
+    if (t->guess)
+      g_hash_table_add (guessed, (gpointer) t->comm);
   }
   g_hash_table_iter_init (&iter, r->os_threads);
   while (g_hash_table_iter_next (&iter, NULL, &v)) {
@@ -227,9 +347,11 @@ adopt_siblings_locked (SpRecorder * r)
     o = g_hash_table_lookup (by_comm, t->comm);
     if (o && o != &ambiguous) {
       t->owner = o;
+      t->guess = g_hash_table_contains (guessed, t->comm);
       set_name (t, os_thread_label (r, t, t->comm));
     }
   }
+  g_hash_table_destroy (guessed);
   g_hash_table_destroy (by_comm);
 }
 
@@ -267,6 +389,7 @@ update_locked (SpRecorder * r)
     if (!t) {
       t = g_new0 (SpOsThread, 1);
       t->tid = tid;
+      t->seen = r->thread_looks + 1;    /* after the last claim's look */
       g_hash_table_insert (r->os_threads, GUINT_TO_POINTER (tid), t);
     }
     /* A thread that became a streaming thread is no worker. */

@@ -20,9 +20,11 @@ guint64 sp_process_cpu_ns (void);
 guint64 sp_thread_cpu_wait (SpThreadRec * th);
 /* spthreads.c: every OS thread of the process. */
 GstStructure *sp_os_threads (SpRecorder * r, GValue * rows);
-/* Notes the threads that appeared since the last look as `owner`'s (NULL:
- * nobody's). Takes r->lock. */
-void sp_threads_claim (SpRecorder * r, SpElemInfo * owner);
+/* Notes the threads the process has now; with an `owner`, those first
+ * seen after look number `since` that thread `claimer` (a tid) started
+ * become `owner`'s. Returns this look's number (not 0). Takes r->lock. */
+guint32 sp_threads_claim (SpRecorder * r, SpElemInfo * owner, guint32 since,
+    guint64 claimer);
 /* The elements of `p` are about to be freed: their threads become
  * nobody's (their names stay). r->lock held. */
 void sp_threads_forget_owners_locked (SpRecorder * r, SpPipe * p);

@@ -1,385 +1,88 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* spverdict: the one-line verdict of a stageprof summary, decided on
- * throughput over the pipeline's running time (see "How the verdict is
- * decided" in docs/tracer.md). The stage that sets the rate is the one
- * that held its thread longest, working or blocked in its own code (its
- * `occupied` time), if it did so for 60 % of the running time or more:
- *
- *  1. paced by the application: that stage is an appsink, blocked waiting
- *     for the application to pull;
- *  2. paced by the clock: an element synced to the clock (a sync sink,
- *     identity sync=true, clocksync) or a live source waited for it for a
- *     tenth of the running time or more, and no stage is saturated (90 %);
- *  3. CPU-starved: the process used (nearly) every core and its threads
- *     waited a tenth of the running time or more for a CPU;
- *  4. compute-bound (by the element's class: decode-bound, ...): the stage
- *     mostly worked (or was ready to work but waited for a CPU; or, with
- *     workers of its own, waited for them);
- *  5. blocked: the stage was mostly blocked in its own code (a sleep, a
- *     lock, a device);
- *  6. otherwise no single bottleneck.
- * Elements that only wait for another input's turn (funnel,
- * input-selector, a muxer, stagebin's reorder) or for room downstream are
- * never named: their waiting is not what limits the rate. Nor are those
- * that only pass data on (queues, capsfilters, bins: SpElemInfo.forwards),
- * nor work ahead of a leaky queue that dropped buffers.
+/* spverdict: a pipeline's verdict from the tracer's records: they become
+ * the plain rows of schema/spdecide.h, whose one engine stageprof-report
+ * calls too (see "How the verdict is decided" in docs/tracer.md).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include <string.h>
-
+#include "spdecide.h"
 #include "spverdict.h"
 
-#define SP_CLOCK_PACED 0.10
-#define SP_CPU_STARVED 0.10
-#define SP_CORES_USED 0.85
-#define SP_SETS_RATE 0.60
-
-typedef struct
+static guint
+flags_of (const SpElemInfo * info)
 {
-  SpElemInfo *info;
-  SpThreadRec *thread;          /* where it worked most */
-  guint64 thread_work;
-  gdouble work, demand, clock, blocked;
-  gdouble waited_workers;       /* its thread's time waiting for them */
-  gdouble occupied;             /* demand + blocked: it held its thread */
-  /* The replicas of one op in a stagebin, judged as one stage: its name
-   * (see replica_key) and how many; else NULL and 0. */
-  gchar *group;
-  guint replicas;
-} SpStage;
-
-static const gchar *
-stage_name (const SpStage * st)
-{
-  return st->group ? st->group : st->info->name;
-}
-
-static void
-stage_free (gpointer p)
-{
-  SpStage *st = p;
-
-  g_free (st->group);
-  g_free (st);
-}
-
-/* An op's copy in each replica of a stagebin, "BIN/replicaN/OPk", gets
- * the key "BIN/replica" "*" "/OP" (the digits gone); else NULL. */
-static gchar *
-replica_key (const gchar * name)
-{
-  const gchar *r = strstr (name, "/replica"), *p, *slash;
-  gsize n;
-
-  if (!r)
-    return NULL;
-  for (p = r + 8; g_ascii_isdigit (*p); p++);
-  if (p == r + 8 || *p != '/' || (slash = strchr (p + 1, '/')) != NULL)
-    return NULL;
-  n = strlen (p + 1);
-  while (n > 0 && g_ascii_isdigit (p[1 + n - 1]))
-    n--;
-  return g_strdup_printf ("%.*s/replica*/%.*s", (gint) (r - name), name,
-      (gint) n, p + 1);
-}
-
-/* The replicas of each op of a stagebin become one stage: they run side
- * by side, so the op is as busy as its average replica. */
-static void
-group_replicas (GHashTable * stages)
-{
-  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal,
-      g_free, (GDestroyNotify) g_ptr_array_unref);
-  GHashTableIter iter;
-  gpointer k, v;
-
-  g_hash_table_iter_init (&iter, stages);
-  while (g_hash_table_iter_next (&iter, NULL, &v)) {
-    SpStage *st = v;
-    gchar *key = replica_key (st->info->name);
-    GPtrArray *members;
-
-    if (!key)
-      continue;
-    members = g_hash_table_lookup (groups, key);
-    if (!members) {
-      members = g_ptr_array_new ();
-      g_hash_table_insert (groups, key, members);
-    } else {
-      g_free (key);
-    }
-    g_ptr_array_add (members, st);
-  }
-  g_hash_table_iter_init (&iter, groups);
-  while (g_hash_table_iter_next (&iter, &k, &v)) {
-    GPtrArray *members = v;
-    SpStage *g, *first = g_ptr_array_index (members, 0);
-    guint i, n = members->len;
-
-    if (n < 2)
-      continue;
-    g = g_new0 (SpStage, 1);
-    g->info = first->info;
-    g->group = g_strdup (k);
-    g->replicas = n;
-    for (i = 0; i < n; i++) {
-      SpStage *m = g_ptr_array_index (members, i);
-      g->work += m->work / n;
-      g->demand += m->demand / n;
-      g->clock += m->clock / n;
-      g->blocked += m->blocked / n;
-      g->waited_workers += m->waited_workers / n;
-      if (!g->thread || m->thread_work > g->thread_work) {
-        g->thread = m->thread;
-        g->thread_work = m->thread_work;
-      }
-      g_hash_table_remove (stages, m->info);
-    }
-    g->occupied = g->demand + g->blocked;
-    g_hash_table_insert (stages, g->info, g);
-  }
-  g_hash_table_destroy (groups);
-}
-
-/* A stage this busy sets the rate even where something also waits for the
- * clock (a live source ahead of a full queue). */
-#define SP_SATURATED 0.90
-
-/* Workers that used at least this share of the running time make their
- * element a stage with workers (a codec's frame or slice threads). */
-#define SP_WORKERS_MATTER 0.05
-
-static SpStage *
-stage_of (GHashTable * stages, SpElemRec * rec)
-{
-  SpStage *st = g_hash_table_lookup (stages, rec->info);
-
-  if (!st) {
-    st = g_new0 (SpStage, 1);
-    st->info = rec->info;
-    g_hash_table_insert (stages, rec->info, st);
-  }
-  return st;
-}
-
-/* Totals per element over its threads. The run-queue delay of a thread
- * that held up its work is shared among the elements working on it by
- * their work: time each would have been working with a CPU of its own. */
-static GHashTable *
-stages_new (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
-    const SpShares * shares)
-{
-  GHashTable *stages = g_hash_table_new_full (NULL, NULL, NULL, stage_free);
-  guint i, j;
-
-  for (i = 0; i < recs->len; i++) {
-    SpElemRec *rec = g_ptr_array_index (recs, i);
-    SpStage *st;
-    gdouble rq = 0;
-
-    /* What only passes data on never sets the rate. */
-    if (rec->info->forwards)
-      continue;
-    st = stage_of (stages, rec);
-
-    for (j = 0; j < threads->len; j++) {
-      const SpShares *sh = &shares[j];
-      gdouble rest = (gdouble) sh->wall - sh->cpu_wait;
-
-      /* The part of the delay that held up work, in proportion to the
-       * work in the thread's time that was not delay (a thread woken from
-       * its waits on a loaded machine waits for a core too, but that is
-       * not its elements' doing), shared by work. */
-      if (g_ptr_array_index (threads, j) == rec->thread && rec->thread->busy
-          && rest > 0)
-        rq = sh->cpu_wait * MIN (1.0, sh->busy / rest) * MIN (1.0,
-            (gdouble) rec->work_ns / rec->thread->busy);
-    }
-    st->work += rec->work_ns;
-    /* Ahead of a leaky queue that dropped, it does not set the rate at
-     * the sink however hard it works. */
-    if (!in->ahead || !g_hash_table_contains (in->ahead, rec->thread))
-      st->demand += rec->work_ns + rq;
-    st->clock += rec->clock_ns;
-    st->blocked += rec->blocked_ns > rq ? rec->blocked_ns - rq : 0;
-    if (!st->thread || rec->work_ns > st->thread_work) {
-      st->thread = rec->thread;
-      st->thread_work = rec->work_ns;
-    }
-  }
-  /* An element whose own threads work (a decoder's frame threads): its
-   * streaming thread "blocked" in it is waiting for them, which is the
-   * element working, and the stage is as busy as its average worker. */
-  {
-    GHashTableIter iter;
-    gpointer v;
-    gdouble run = in->running_s * 1e9;
-
-    g_hash_table_iter_init (&iter, stages);
-    while (g_hash_table_iter_next (&iter, NULL, &v)) {
-      SpStage *st = v;
-      SpElemInfo *info = st->info;
-
-      if (info->workers == 0
-          || info->worker_cpu_ns < SP_WORKERS_MATTER * run)
-        continue;
-      st->waited_workers = st->blocked;
-      st->demand = MAX (st->demand + st->blocked,
-          (gdouble) info->worker_cpu_ns / info->workers);
-      st->blocked = 0;
-    }
-    /* Work or blocked, the stage held its thread: stages on threads of
-     * their own run side by side, and the one that holds its thread the
-     * longest sets the rate, whatever it was doing. */
-    g_hash_table_iter_init (&iter, stages);
-    while (g_hash_table_iter_next (&iter, NULL, &v)) {
-      SpStage *st = v;
-      st->occupied = st->demand + st->blocked;
-    }
-  }
-  group_replicas (stages);
-  return stages;
-}
-
-/* The best stage by `field` (an offset into SpStage), ties by name so that
- * the verdict does not depend on the order records were made in. */
-static SpStage *
-stage_max (GHashTable * stages, gsize field)
-{
-  GHashTableIter iter;
-  gpointer v;
-  SpStage *best = NULL;
-
-  g_hash_table_iter_init (&iter, stages);
-  while (g_hash_table_iter_next (&iter, NULL, &v)) {
-    SpStage *st = v;
-    gdouble x = G_STRUCT_MEMBER (gdouble, st, field);
-    gdouble b = best ? G_STRUCT_MEMBER (gdouble, best, field) : -1;
-    if (x > b || (x == b && g_strcmp0 (stage_name (st), stage_name (best)) < 0))
-      best = st;
-  }
-  return best;
-}
-
-static gdouble
-sink_fps (const GValue * sinks, const gchar * prefer)
-{
-  gdouble fps = 0;
-  guint i;
-
-  for (i = 0; sinks && i < gst_value_array_get_size (sinks); i++) {
-    const GstStructure *s =
-        gst_value_get_structure (gst_value_array_get_value (sinks, i));
-    gdouble f = 0;
-    gst_structure_get_double (s, "fps", &f);
-    if (g_strcmp0 (gst_structure_get_string (s, "name"), prefer) == 0)
-      return f;
-    fps = MAX (fps, f);
-  }
-  return fps;
+  return (info->forwards ? SP_DECIDE_FORWARDS : 0)
+      | (info->app_sink ? SP_DECIDE_APP_SINK : 0)
+      | (info->app_src ? SP_DECIDE_APP_SRC : 0)
+      | (info->live_source ? SP_DECIDE_LIVE_SOURCE : 0)
+      | (info->is_sink ? SP_DECIDE_SINK : 0);
 }
 
 gchar *
 sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
     const SpShares * shares, const GValue * sinks)
 {
-  gdouble run = in->running_s * 1e9, rq = 0;
-  GHashTable *stages;
-  SpStage *busiest, *clock, *held, *setter;
-  gchar *res, *busy_txt;
-  guint i;
+  SpDecideThread *dt = g_new0 (SpDecideThread, MAX (threads->len, 1));
+  SpDecideElem *de = g_new0 (SpDecideElem, MAX (recs->len, 1));
+  guint n_sinks = sinks ? gst_value_array_get_size (sinks) : 0;
+  const gchar **sink_names = g_new0 (const gchar *, MAX (n_sinks, 1));
+  gdouble *sink_fps = g_new0 (gdouble, MAX (n_sinks, 1));
+  SpDecideInput di = { 0 };
+  gchar *v;
+  guint i, j;
 
-  if (run < 1e6 || recs->len == 0)
-    return g_strdup ("no verdict: no streaming thread ran long enough to "
-        "judge");
-  stages = stages_new (in, recs, threads, shares);
-  if (g_hash_table_size (stages) == 0) {
-    g_hash_table_destroy (stages);
-    return g_strdup ("no verdict: no element but queues, capsfilters and "
-        "bins ran");
-  }
-  for (i = 0; i < threads->len; i++)
-    rq += shares[i].cpu_wait;
-  busiest = stage_max (stages, G_STRUCT_OFFSET (SpStage, demand));
-  clock = stage_max (stages, G_STRUCT_OFFSET (SpStage, clock));
-  held = stage_max (stages, G_STRUCT_OFFSET (SpStage, occupied));
-  busy_txt = g_strdup_printf ("busiest stage %s at %.0f %%",
-      stage_name (busiest), 100.0 * busiest->work / run);
-  /* The stage that sets the rate: the one that held its thread longest
-   * (working or blocked), if it did so 60 % of the running time. */
-  setter = held->occupied >= SP_SETS_RATE * run ? held : NULL;
+  for (i = 0; i < threads->len; i++) {
+    SpThreadRec *th = g_ptr_array_index (threads, i);
+    const SpShares *sh = &shares[i];
 
-  if (setter && setter->info->app_sink && setter->blocked > setter->demand) {
-    res = g_strdup_printf ("paced by the application: appsink `%s` waited "
-        "for the application to pull %.0f %% of the running time; %s",
-        stage_name (setter), 100.0 * setter->blocked / run, busy_txt);
-  } else if (clock->clock >= SP_CLOCK_PACED * run
-      && (!setter || setter->occupied < SP_SATURATED * run)) {
-    gdouble fps = sink_fps (sinks, clock->info->name);
-    gchar *rate = fps > 0 ? g_strdup_printf (" at %.1f fps", fps) :
-        g_strdup ("");
-    res = g_strdup_printf ("paced by the clock%s (%s `%s`%s, waiting %.0f %% "
-        "of the running time); %s", rate,
-        clock->info->live_source ? "live source" :
-        clock->info->is_sink ? "sink" : "element", clock->info->name,
-        clock->info->live_source ? "" : " sync=true",
-        100.0 * clock->clock / run, busy_txt);
-    g_free (rate);
-  } else if (in->process_cpu_s >= SP_CORES_USED * in->cores * in->running_s
-      && rq >= SP_CPU_STARVED * run) {
-    res = g_strdup_printf ("CPU-starved: the process used %.1f of %u cores "
-        "and its threads waited %.1f s for a CPU; %s",
-        in->process_cpu_s / in->running_s, in->cores, rq / 1e9, busy_txt);
-  } else if (setter && setter->demand >= setter->blocked
-      && setter->info->workers > 0 && setter->waited_workers + setter->work
-      < setter->demand) {
-    /* Set by its workers more than by its own thread. */
-    res = g_strdup_printf ("%s-bound: %s with its %u threads (they used %.1f "
-        "cores; its own thread %s worked %.0f %% of the running time and "
-        "waited for them %.0f %%)", sp_kind_labels[setter->info->kind],
-        stage_name (setter), setter->info->workers,
-        setter->info->worker_cpu_ns / run, setter->thread->name,
-        100.0 * setter->work / run, 100.0 * setter->waited_workers / run);
-  } else if (setter && setter->demand >= setter->blocked) {
-    gdouble waited = setter->demand - setter->work - setter->waited_workers;
-    gchar *cpu = waited >= 0.05 * run ?
-        g_strdup_printf (", and %.0f %% waiting for a CPU",
-        100.0 * waited / run) : g_strdup ("");
-    gchar *workers = setter->waited_workers > 0 ?
-        g_strdup_printf (", waiting %.0f %% for its %u threads (%.1f cores)",
-        100.0 * setter->waited_workers / run, setter->info->workers,
-        setter->info->worker_cpu_ns / run) : g_strdup ("");
-    gchar *held_txt = setter->blocked >= 0.05 * run ?
-        g_strdup_printf (", and blocked %.0f %%", 100.0 * setter->blocked /
-        run) : g_strdup ("");
-    gchar *on = setter->replicas ? g_strdup_printf ("in %u replicas "
-        "(each ", setter->replicas) : g_strdup_printf ("on thread %s "
-        "(", setter->thread->name);
-    res = g_strdup_printf ("%s-bound: %s %sworking %.0f %% of "
-        "the running time%s%s%s)", sp_kind_labels[setter->info->kind],
-        stage_name (setter), on, 100.0 * setter->work / run, workers, cpu,
-        held_txt);
-    g_free (on);
-    g_free (cpu);
-    g_free (workers);
-    g_free (held_txt);
-  } else if (setter) {
-    gchar *worked = setter->work >= 0.05 * run ?
-        g_strdup_printf (", and working %.0f %%", 100.0 * setter->work / run)
-        : g_strdup ("");
-    res = g_strdup_printf ("blocked: %s on thread %s (blocked %.0f %% of the "
-        "running time in its own code, not on a CPU: a sleep, a lock or a "
-        "device%s); %s", stage_name (setter), setter->thread->name,
-        100.0 * setter->blocked / run, worked, busy_txt);
-    g_free (worked);
-  } else {
-    res = g_strdup_printf ("no single bottleneck: %s of the running time "
-        "(%s)", busy_txt, busiest->thread->name);
+    dt[i].name = th->name;
+    dt[i].wall = sh->wall / 1e9;
+    dt[i].busy = sh->busy / 1e9;
+    dt[i].wait_in = sh->wait_in / 1e9;
+    dt[i].wait_out = sh->wait_out / 1e9;
+    dt[i].blocked = sh->blocked / 1e9;
+    dt[i].cpu_wait = sh->cpu_wait / 1e9;
+    dt[i].ahead = in->ahead && g_hash_table_contains (in->ahead, th);
   }
-  g_free (busy_txt);
-  g_hash_table_destroy (stages);
-  return res;
+  for (i = 0; i < recs->len; i++) {
+    SpElemRec *rec = g_ptr_array_index (recs, i);
+    SpElemInfo *info = rec->info;
+
+    de[i].name = info->name;
+    de[i].kind = sp_kind_labels[info->kind];
+    de[i].flags = flags_of (info);
+    de[i].thread = -1;
+    for (j = 0; j < threads->len; j++)
+      if (g_ptr_array_index (threads, j) == rec->thread)
+        de[i].thread = j;
+    de[i].work = rec->work_ns / 1e9;
+    de[i].clock = rec->clock_ns / 1e9;
+    de[i].blocked = rec->blocked_ns / 1e9;
+    de[i].workers = info->workers;
+    de[i].worker_cpu = info->worker_cpu_ns / 1e9;
+  }
+  for (i = 0; i < n_sinks; i++) {
+    const GstStructure *s =
+        gst_value_get_structure (gst_value_array_get_value (sinks, i));
+    sink_names[i] = gst_structure_get_string (s, "name");
+    gst_structure_get_double (s, "fps", &sink_fps[i]);
+  }
+  di.running = in->running_s;
+  di.process_cpu = in->process_cpu_s;
+  di.cores = in->cores;
+  di.elems = de;
+  di.n_elems = recs->len;
+  di.threads = dt;
+  di.n_threads = threads->len;
+  di.sink_names = sink_names;
+  di.sink_fps = sink_fps;
+  di.n_sinks = n_sinks;
+  v = sp_decide_verdict (&di);
+  g_free (dt);
+  g_free (de);
+  g_free (sink_names);
+  g_free (sink_fps);
+  return v;
 }
