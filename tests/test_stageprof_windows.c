@@ -220,14 +220,15 @@ check_window (const gchar * from, const Win * w, gdouble switch_s)
   fail_unless (ABS (w->bytes_per_s - 4608 * w->fps) < 1e-3 * w->fps + 1e-6,
       "%s window %u: %g bytes/s at %g fps", from, w->window, w->bytes_per_s,
       w->fps);
-  /* Windows of at least half a second, wholly in one phase: its rate
-   * (within the count's 2 buffers and the sleep's overhead), not the run's
-   * mean. */
+  /* Windows of at least half a second, wholly in one phase: its rate, not
+   * the run's (19 fps over the whole run, above 20 until well after the
+   * switch). Up to the count's 2 buffers; below it, a loaded machine's
+   * late wake-ups may slow the sleeps (to 20 fps at 17 ms late). */
   if (len >= 0.5 && w->end_s < switch_s - 0.05)
-    fail_unless (w->fps > 26.0 - 2 / len && w->fps < 30.5 + 2 / len,
+    fail_unless (w->fps > 20.0 - 2 / len && w->fps < 30.2 + 2 / len,
         "%s window %u before the switch: %g fps", from, w->window, w->fps);
   if (len >= 0.5 && w->start_s > switch_s + 0.15)
-    fail_unless (w->fps > 8.8 - 2 / len && w->fps < 10.2 + 2 / len,
+    fail_unless (w->fps > 6.0 - 2 / len && w->fps < 10.05 + 2 / len,
         "%s window %u after the switch: %g fps", from, w->window, w->fps);
 }
 
@@ -261,7 +262,8 @@ windows_from_db (const gchar * path, GArray * out)
 /* Each window's median latency at the sink (latency=true): a frame's
  * time from its first push is the identity's hold (its sleep-time) and a
  * queue it leaves at once, so the window's median is within a bucket
- * (9 %) of the hold of its phase, plus the sleep's overshoot. */
+ * (9 %) of the hold of its phase, plus the sleep's overshoot (up to
+ * 10 ms on a loaded machine). */
 static void
 check_latency (const gchar * path, GArray * stored, gdouble switch_s)
 {
@@ -298,7 +300,7 @@ check_latency (const gchar * path, GArray * stored, gdouble switch_s)
     if (hold == 0)
       continue;
     checked++;
-    fail_unless (med >= 0.95 * hold && med <= 1.1 * hold + 2,
+    fail_unless (med >= 0.95 * hold && med <= 1.1 * hold + 10,
         "window %u: median latency %g ms, the hold is %g ms", n, med, hold);
   }
   sqlite3_finalize (st);
