@@ -660,6 +660,89 @@ GST_START_TEST (test_windows_follow_rate)
 
 GST_END_TEST;
 
+/* A queue before a consumer slower than its producer fills up to the
+ * limit that binds, which the test sets: in buffers (5 of them), or in
+ * bytes (3 frames' worth, with 200 buffers allowed). Each window after
+ * the first holds it full: its highest level at that limit, its lowest
+ * one buffer under at most (the consumer takes one out, the producer puts
+ * the next in), and names the limit that binds. */
+static void
+check_queue_binding (GstTracer * prof, const gchar * limits,
+    const gchar * binding, gint64 max_level, guint64 limit_bytes)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc ! video/x-raw,format=I420,"
+      "width=64,height=48,framerate=30/1 ! queue name=q %s "
+      "max-size-time=0 ! identity sleep-time=50000 ! fakesink", limits);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstStructure *w = NULL;
+  guint seen = 0, last = 0;
+  gint64 t0;
+
+  fail_unless (pipe != NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  t0 = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - t0 < 3500 * 1000) {
+    const GValue *qs;
+    guint n = 0;
+
+    g_usleep (100 * 1000);
+    g_signal_emit_by_name (prof, "get-window", GST_OBJECT_NAME (pipe), &w);
+    if (!w)
+      continue;
+    fail_unless (gst_structure_get_uint (w, "window", &n));
+    qs = gst_structure_get_value (w, "window_queues");
+    for (guint i = 0; n > 1 && n != last && i < gst_value_array_get_size (qs);
+        i++) {
+      const GstStructure *q =
+          gst_value_get_structure (gst_value_array_get_value (qs, i));
+      gint64 lo = -1, hi = -1;
+      gdouble full = 0;
+      guint lb = 0, ly = 0;
+
+      if (g_strcmp0 (gst_structure_get_string (q, "name"), "q"))
+        continue;
+      gst_structure_get_int64 (q, "min_level", &lo);
+      gst_structure_get_int64 (q, "max_level", &hi);
+      gst_structure_get_double (q, "full_pct", &full);
+      gst_structure_get_uint (q, "limit_buffers", &lb);
+      gst_structure_get_uint (q, "limit_bytes", &ly);
+      fail_unless_equals_string (gst_structure_get_string (q, "binding"),
+          binding);
+      fail_unless (hi == max_level && lo >= max_level - 1, "window %u: "
+          "queue level %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ", its "
+          "limit %" G_GINT64_FORMAT " buffers", n, lo, hi, max_level);
+      fail_unless (full >= 99.9, "window %u: %g %% full", n, full);
+      fail_unless_equals_int (ly, limit_bytes);
+      seen++;
+    }
+    last = n;
+    gst_structure_free (w);
+  }
+  fail_unless (gst_element_set_state (pipe, GST_STATE_NULL)
+      == GST_STATE_CHANGE_SUCCESS);
+  fail_unless (seen >= 1, "no window after the first of %s",
+      GST_OBJECT_NAME (pipe));
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+GST_START_TEST (test_window_queue_binding)
+{
+  GstTracer *prof = find_prof ();
+
+  /* 5 buffers of 4608 bytes: buffers bind */
+  check_queue_binding (prof, "max-size-buffers=5 max-size-bytes=0",
+      "buffers", 5, 0);
+  /* 3 frames of bytes, 200 buffers: bytes bind; a queue takes a buffer
+   * while under its byte limit, so it holds 3 frames at most */
+  check_queue_binding (prof, "max-size-buffers=200 max-size-bytes=13824",
+      "bytes", 3, 13824);
+  gst_object_unref (prof);
+}
+
+GST_END_TEST;
+
 /* Without interval= there are no windows: get-window says so. */
 GST_START_TEST (test_no_window_before_first)
 {
@@ -683,6 +766,7 @@ stageprof_windows_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_no_window_before_first);
   tcase_add_test (tc, test_windows_follow_rate);
+  tcase_add_test (tc, test_window_queue_binding);
   return s;
 }
 
