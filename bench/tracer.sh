@@ -9,7 +9,8 @@
 # fakesink, timed from PLAYING to EOS by bench/tracer-run.c, under: no
 # tracer, stagenull (stageprof's hooks with empty bodies: the floor of
 # GStreamer's hook dispatch), stageprof with summary=none / summary=stdout /
-# a trace / latency=true, the core `stats` and `latency(flags=element)`
+# a trace / latency=true / interval=1 (windows), the core `stats` and
+# `latency(flags=element)`
 # tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
 # none; "x floor" = overhead / stagenull's overhead.
 #
@@ -84,6 +85,9 @@ if [ $HAVE_PROF = 1 ]; then
   CONFIGS+=("stageprof summary=stdout|stageprof(summary=stdout)")
   CONFIGS+=("stageprof trace|stageprof(summary=none,trace=$TMP/worst.json)")
   CONFIGS+=("stageprof latency|stageprof(summary=none,latency=true)")
+  # windows every second (interval=1): bytes and self-time buckets on the
+  # hot path, a window closed each second
+  CONFIGS+=("stageprof interval=1|stageprof(summary=none,interval=1)")
 fi
 CONFIGS+=("core stats|stats")
 CONFIGS+=("core latency(element)|latency(flags=element)")

@@ -14,6 +14,8 @@
 #include "spregistry.h"
 #include "spthreads.h"
 #include "sptrace.h"
+#include "spwindow.h"
+#include "spwintrace.h"
 #include "stagegputiming.h"
 #ifdef HAVE_SPDB
 #include "spdb.h"
@@ -48,7 +50,8 @@ struct _GstStageProf
   gboolean latency;
 
   /* Handed to our GPU elements (stagegputiming.h); gpu_offset: hook time
-   * minus gst_util_get_timestamp(), learnt at the first element-new. */
+   * minus gst_util_get_timestamp(), learnt at the first element-new (the
+   * ticker's windows end in hook time too). */
   StageGpuTiming gpu_timing;
   gint64 gpu_offset;
   gsize gpu_offset_once;
@@ -72,6 +75,14 @@ struct _GstStageProf
    * reffed): periodic snapshots are taken per pipeline. */
   GMutex pipes_lock;
   GPtrArray *pipes;
+  /* Each of those pipelines' interval windows (SpWindows*), under
+   * pipes_lock. */
+  GHashTable *windows;
+  /* The last window closed of each pipeline (name -> GstStructure), and
+   * the name of the one closed last, for get-window; under window_lock. */
+  GMutex window_lock;
+  GHashTable *last_windows;
+  gchar *last_window_pipe;
 
   /* The ticker thread: interval snapshots and the status line. */
   GThread *ticker;
@@ -117,6 +128,9 @@ void stage_prof_records_log (GstStageProf * self, const GstStructure * s);
 void stage_prof_records_prune (GstStageProf * self, gint64 before_us);
 
 /* gststageprof-ticker.c */
+GstStructure *stage_prof_get_window (GstStageProf * self,
+    const gchar * pipeline);
+void stage_prof_end_windows (GstStageProf * self, gpointer pipeline);
 void stage_prof_ticker_restart (GstStageProf * self);
 void stage_prof_ticker_stop (GstStageProf * self);
 void stage_prof_end_progress_line (GstStageProf * self);

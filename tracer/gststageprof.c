@@ -83,6 +83,7 @@ enum
   SIGNAL_WRITE_TRACE,
   SIGNAL_GET_SUMMARY,
   SIGNAL_RESET,
+  SIGNAL_GET_WINDOW,
   LAST_SIGNAL
 };
 
@@ -258,13 +259,15 @@ do_element_new (GObject * object, GstClockTime ts, GstElement * element)
   GstStageProf *self = (GstStageProf *) object;
 
   stage_prof_meta_clock (self, ts);
+  /* Hook time from gst_util_get_timestamp(), for GPU reports and for the
+   * ends of windows (the ticker). */
+  if (g_once_init_enter (&self->gpu_offset_once)) {
+    self->gpu_offset = (gint64) ts - (gint64) gst_util_get_timestamp ();
+    g_once_init_leave (&self->gpu_offset_once, 1);
+  }
   /* Elements that can time their GPU work say so in their class metadata
    * (stageresize built with CUDA). */
   if (gst_element_get_metadata (element, STAGE_GPU_TIMING_KEY)) {
-    if (g_once_init_enter (&self->gpu_offset_once)) {
-      self->gpu_offset = (gint64) ts - (gint64) gst_util_get_timestamp ();
-      g_once_init_leave (&self->gpu_offset_once, 1);
-    }
     g_object_set_data (G_OBJECT (element), STAGE_GPU_TIMING_KEY,
         &self->gpu_timing);
   }
@@ -300,6 +303,7 @@ do_object_destroyed (GObject * object, GstClockTime ts, GstObject * obj)
   if (GST_IS_PIPELINE (obj)) {
     g_mutex_lock (&self->pipes_lock);
     g_ptr_array_remove_fast (self->pipes, obj);
+    g_hash_table_remove (self->windows, obj);
     g_mutex_unlock (&self->pipes_lock);
   }
 }
@@ -447,6 +451,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     /* A run ends here, whether the pipeline goes on to NULL or plays
      * again: its summary now (the NULL after does not repeat it). */
+    stage_prof_end_windows (self, element);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
     g_mutex_lock (&self->trace_lock);
@@ -458,6 +463,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
      * final one. */
     g_mutex_lock (&self->pipes_lock);
     g_ptr_array_remove_fast (self->pipes, element);
+    g_hash_table_remove (self->windows, element);
     g_mutex_unlock (&self->pipes_lock);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
@@ -1158,6 +1164,7 @@ stage_prof_final_output (GstStageProf * self)
     }
   }
   g_ptr_array_set_size (self->pipes, 0);
+  g_hash_table_remove_all (self->windows);
   g_mutex_unlock (&self->pipes_lock);
   where = dup_setting (self, &self->summary);
   stream = where && (strcmp (where, "stdout") == 0
@@ -1195,6 +1202,10 @@ gst_stage_prof_finalize (GObject * object)
   sp_meta_free (self->meta);
   sp_progress_free (self->progress_state);
   g_ptr_array_free (self->pipes, TRUE);
+  g_hash_table_destroy (self->windows);
+  g_hash_table_destroy (self->last_windows);
+  g_free (self->last_window_pipe);
+  g_mutex_clear (&self->window_lock);
   g_hash_table_destroy (self->written_runs);
   g_free (self->trace_path);
   g_free (self->summary);
@@ -1252,10 +1263,12 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "each queue", 0, G_MAXUINT, DEFAULT_PROP_SKIP_FIRST, flags));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
-          "Seconds between periodic snapshots: a status line on stderr "
-          "(unless progress=false or summary=none), the debug log "
-          "(GST_DEBUG=stageprof:4), the database and GstTracerRecords "
-          "(GST_DEBUG=GST_TRACER:7); 0: off, else at least 0.001",
+          "Seconds between periodic snapshots and windows (the figures of "
+          "each interval alone: database, trace counter tracks, get-window): "
+          "a status line on stderr (unless progress=false or summary=none), "
+          "the debug log (GST_DEBUG=stageprof:4), the database and "
+          "GstTracerRecords (GST_DEBUG=GST_TRACER:7); 0: off, else at least "
+          "0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
       g_param_spec_boolean ("progress", "Live status line",
@@ -1331,6 +1344,21 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   signals[SIGNAL_RESET] = g_signal_new_class_handler ("reset",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (stage_prof_reset), NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * GstStageProf::get-window:
+   * @pipeline: the name of a top-level pipeline, or NULL for the one
+   *   whose window closed last
+   *
+   * With interval=S, each interval closes a window of figures of that
+   * interval alone (docs/tracer.md, "Windows").
+   *
+   * Returns: (transfer full) (nullable): the last closed window, a
+   *   "stageprof-window" structure; NULL before the first.
+   */
+  signals[SIGNAL_GET_WINDOW] = g_signal_new_class_handler ("get-window",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (stage_prof_get_window), NULL, NULL, NULL,
+      GST_TYPE_STRUCTURE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -1349,6 +1377,11 @@ gst_stage_prof_init (GstStageProf * self)
   self->gpu_timing.data = self;
   self->progress_tty = isatty (STDERR_FILENO);
   self->pipes = g_ptr_array_new ();
+  self->windows = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) sp_windows_free);
+  self->last_windows = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, (GDestroyNotify) gst_structure_free);
+  g_mutex_init (&self->window_lock);
   self->written_runs = g_hash_table_new (NULL, NULL);
   g_mutex_init (&self->metrics_lock);
   g_mutex_init (&self->out_lock);

@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 /* The content type of what sp_metrics_render() returns. */
 #define SP_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
-/* The exposition of `summary` (sp_recorder_summary over every pipeline).
+/* The exposition of `summary` (sp_summary_build over every pipeline).
  * `cores_used`: the process's CPU time per wall second over the last
  * stretch the caller measured, or a negative number when not known yet. */
 gchar *sp_metrics_render (const GstStructure * summary, gdouble cores_used);

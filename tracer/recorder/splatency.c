@@ -55,6 +55,10 @@ typedef struct
   guint64 last_push_ts;
   StageStats through;           /* ms from entering it to leaving it */
   StageStats e2e, render;       /* sinks: ms from the origin */
+  /* Sinks: the same times by bucket (ops/stats.h) and their count and sum
+   * (ns), cumulative, for interval windows (SpLatencySink). */
+  guint64 *e2e_hist;
+  guint64 e2e_n, e2e_sum;
   guint64 unmatched;            /* frames out it could not match, or (a
                                  * sink) frames in of no known origin */
   guint64 sink_origin;
@@ -83,6 +87,7 @@ lat_elem_free (gpointer data)
   LatElem *le = data;
 
   g_array_free (le->pending, TRUE);
+  g_free (le->e2e_hist);
   g_free (le);
 }
 
@@ -92,6 +97,9 @@ lat_elem_clear_stats (LatElem * le)
   stage_stats_init (&le->through);
   stage_stats_init (&le->e2e);
   stage_stats_init (&le->render);
+  if (le->e2e_hist)
+    memset (le->e2e_hist, 0, STAGE_HIST_BUCKETS * sizeof (guint64));
+  le->e2e_n = le->e2e_sum = 0;
   le->unmatched = 0;
 }
 
@@ -444,6 +452,17 @@ trace_flow (SpLatency * l, Frame * f, guint64 ts, gboolean sink)
   f->flow_tid = tid;
 }
 
+/* A sink's end-to-end time `ns`, for windows; l->lock held. */
+static void
+sink_hist_add (LatElem * le, guint64 ns)
+{
+  if (!le->e2e_hist)
+    le->e2e_hist = g_new0 (guint64, STAGE_HIST_BUCKETS);
+  le->e2e_hist[stage_hist_bucket (ns)]++;
+  le->e2e_n++;
+  le->e2e_sum += ns;
+}
+
 void
 sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
@@ -474,6 +493,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     le->unmatched++;
   } else if (le->is_sink) {
     stage_stats_add (&le->e2e, ms (ts, f.origin));
+    sink_hist_add (le, ts > f.origin ? ts - f.origin : 0);
     le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
@@ -587,4 +607,23 @@ sp_latency_stats (SpLatency * l, gpointer pipeline)
   }
   g_mutex_unlock (&l->lock);
   return out;
+}
+
+void
+sp_latency_sinks (SpLatency * l, gpointer pipeline, GArray * out)
+{
+  g_mutex_lock (&l->lock);
+  for (guint i = 0; i < l->all->len; i++) {
+    LatElem *le = g_ptr_array_index (l->all, i);
+    SpLatencySink s;
+
+    if (!le->is_sink || !le->e2e_hist || le->top != pipeline)
+      continue;
+    s.name = le->name;
+    s.n = le->e2e_n;
+    s.sum_ns = le->e2e_sum;
+    memcpy (s.hist, le->e2e_hist, sizeof (s.hist));
+    g_array_append_val (out, s);
+  }
+  g_mutex_unlock (&l->lock);
 }

@@ -31,11 +31,13 @@ pipe_matches (SpPipe * p, gpointer pipeline)
 
 /* The run a pipeline's own summary is about: the one going on, or the one
  * that just stopped (the next is numbered at the stop). */
-static gint
-latest_run (SpPipe * p)
+gint
+sp_pipe_latest_run (SpPipe * p)
 {
   return p->run_used || p->run == 1 ? p->run : p->run - 1;
 }
+
+#define latest_run sp_pipe_latest_run
 
 /* A record of run `run` of `p` belongs to the summary for `pipeline`: all
  * runs in the summary of every pipeline, the latest one in a pipeline's
@@ -122,11 +124,6 @@ sp_summary_pipeline_name (SpRecorder * r, gpointer pipeline)
 /* Consistent copies of what streaming threads write (see SpThreadRec.seq):
  * the summary works on these, never on the live records. */
 
-typedef struct
-{
-  GPtrArray *threads;           /* SpThreadRec copies, owned */
-  GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
-} SpSnapshot;
 
 /* The seqlock reader's loads: a writer may store meanwhile (SP_SET), so
  * each word is loaded atomically (relaxed; the fences of copy_thread order
@@ -190,8 +187,8 @@ copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
 }
 
 /* Under the recorder lock (no record comes or goes meanwhile). */
-static SpSnapshot *
-snapshot_locked (SpRecorder * r)
+SpSnapshot *
+sp_snapshot_locked (SpRecorder * r)
 {
   SpSnapshot *snap = g_new0 (SpSnapshot, 1);
   GHashTable *by_thread = g_hash_table_new_full (NULL, NULL, NULL,
@@ -237,8 +234,8 @@ snapshot_locked (SpRecorder * r)
   return snap;
 }
 
-static void
-snapshot_free (SpSnapshot * snap)
+void
+sp_snapshot_free (SpSnapshot * snap)
 {
   g_ptr_array_free (snap->threads, TRUE);
   g_ptr_array_free (snap->elems, TRUE);
@@ -417,8 +414,8 @@ thread_row (SpThreadRec * th, const SpShares * sh)
 /* Video frames arrive one a buffer as raw video or as a parsed elementary
  * stream; a container (mp4mux's output) or audio arrives in buffers that are
  * no frames. */
-static gboolean
-media_is_video_frames (const gchar * media)
+gboolean
+sp_media_is_video_frames (const gchar * media)
 {
   static const gchar *const containers[] = { "video/quicktime",
     "video/x-matroska", "video/webm", "video/x-msvideo", "video/mpegts",
@@ -474,7 +471,7 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
     }
     span = last > first ? (gdouble) (last - first) : 0;
     media = g_atomic_pointer_get (&rec->info->sink_media);
-    video = media_is_video_frames (media);
+    video = sp_media_is_video_frames (media);
     sp_summary_take_row (arr, gst_structure_new ("sink",
             "name", G_TYPE_STRING, rec->info->name,
             "pipeline", G_TYPE_STRING, rec->info->pipe->name,
@@ -772,7 +769,7 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   array_init (&gv);
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
-  snap = snapshot_locked (r);
+  snap = sp_snapshot_locked (r);
   gen = g_atomic_int_get (&r->gen);
   select_records (snap, gen, pipeline, recs, threads, &first, &last);
   g_ptr_array_sort (recs, cmp_total);
@@ -833,7 +830,7 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   g_free (v);
   g_ptr_array_free (recs, TRUE);
   g_ptr_array_free (threads, TRUE);
-  snapshot_free (snap);
+  sp_snapshot_free (snap);
   return s;
 }
 
