@@ -75,7 +75,10 @@ typedef enum
   C (run,          ID,   NULL,     0, SP_COL_KEY) \
   C (gpu_mean_ms,  REAL, "GPU",    3, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (workers,      INT,  NULL,     0, SP_COL_OPTIONAL) \
-  C (worker_cpu_s, REAL, NULL,     3, SP_COL_OPTIONAL)
+  C (worker_cpu_s, REAL, NULL,     3, SP_COL_OPTIONAL) \
+  C (in_pad,       TEXT, NULL,     0, SP_COL_OPTIONAL) \
+  C (in_buffers,   INT,  NULL,     0, SP_COL_OPTIONAL) \
+  C (in_bytes,     INT,  NULL,     0, SP_COL_OPTIONAL)
 
 /* Queues: levels counted from the hooks. */
 #define SP_QUEUES_COLUMNS(C) \

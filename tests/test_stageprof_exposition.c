@@ -130,6 +130,42 @@ GST_START_TEST (test_latest_run_and_one_series)
 
 GST_END_TEST;
 
+/* What went through each src pad, summed over the threads of the element
+ * it feeds; rows without a counted pad give no pad series. */
+GST_START_TEST (test_pad_counters)
+{
+  GstStructure *s = gst_structure_new_empty ("stageprof-summary");
+  GstStructure *a = element ("p", "dec", 1, 10, 0.5);
+  GstStructure *b = element ("p", "dec", 1, 5, 0.25);
+  gchar *text, *l;
+
+  gst_structure_set (a, "in_pad", G_TYPE_STRING, "parse:src", "in_buffers",
+      G_TYPE_UINT64, (guint64) 10, "in_bytes", G_TYPE_UINT64,
+      (guint64) 40000, NULL);
+  gst_structure_set (b, "thread", G_TYPE_STRING, "t1", "in_pad",
+      G_TYPE_STRING, "parse:src", "in_buffers", G_TYPE_UINT64, (guint64) 5,
+      "in_bytes", G_TYPE_UINT64, (guint64) 2000, NULL);
+  add_row (s, "elements", a);
+  add_row (s, "elements", b);
+  add_row (s, "elements", element ("p", "conv", 1, 7, 0.1));
+  text = sp_metrics_render (s, -1);
+  l = line_of (text, "stageprof_pad_buffers_total{");
+  fail_unless_equals_string (l, "stageprof_pad_buffers_total{pipeline=\"p\","
+      "pad=\"parse:src\",element=\"dec\"} 15");
+  g_free (l);
+  l = line_of (text, "stageprof_pad_bytes_total{");
+  fail_unless_equals_string (l, "stageprof_pad_bytes_total{pipeline=\"p\","
+      "pad=\"parse:src\",element=\"dec\"} 42000");
+  g_free (l);
+  fail_unless_equals_int (count_of (text, "stageprof_pad_bytes_total{"), 1);
+  fail_unless_equals_int (count_of (text,
+          "# TYPE stageprof_pad_bytes_total counter\n"), 1);
+  g_free (text);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_queue_gauges)
 {
   GstStructure *s = gst_structure_new_empty ("stageprof-summary");
@@ -175,6 +211,7 @@ stageprof_exposition_suite (void)
   tcase_add_test (tc, test_labels_escaped);
   tcase_add_test (tc, test_latest_run_and_one_series);
   tcase_add_test (tc, test_queue_gauges);
+  tcase_add_test (tc, test_pad_counters);
   return s;
 }
 

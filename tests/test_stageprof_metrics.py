@@ -134,7 +134,7 @@ def child():
     from gi.repository import GLib, Gst
     Gst.init(None)
     rate = Gst.parse_launch(
-        "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=%d/1 ! "
+        "videotestsrc is-live=true ! video/x-raw,format=I420,width=64,height=48,framerate=%d/1 ! "
         "identity name=hold sleep-time=%d ! fakesink name=ratesink sync=false" % (FPS, HOLD_US))
     rate.set_name("ratepipe")
     sched = Gst.parse_launch(
@@ -216,6 +216,18 @@ def test_prometheus(tmp, prometheus, promtool):
         check(abs(rate - FPS) <= 0.02 * FPS,
               "rate() of the sink's buffers %.3f/s = the source's %d fps within 2 %%" % (rate, FPS))
 
+        # what went through the src pad into `hold`: 30 frames/s of 64x48
+        # I420 (4608 bytes), by the source's own caps
+        r = prom_query(base, 'rate(stageprof_pad_buffers_total{pipeline="ratepipe",element="hold"}[10s])', now)
+        prate = float(r[0]["value"][1]) if r else float("nan")
+        check(abs(prate - FPS) <= 0.02 * FPS,
+              "rate() of the pad's buffers into hold %.3f/s = %d within 2 %% (%s)"
+              % (prate, FPS, r[0]["metric"].get("pad") if r else "-"))
+        r = prom_query(base, 'rate(stageprof_pad_bytes_total{pipeline="ratepipe",element="hold"}[10s])', now)
+        brate = float(r[0]["value"][1]) if r else float("nan")
+        check(abs(brate - FPS * 4608) <= 0.02 * FPS * 4608,
+              "rate() of the pad's bytes into hold %.0f B/s = %d x 4608 within 2 %%" % (brate, FPS))
+
         r = prom_query(base, 'stageprof_latency_seconds{element="ratesink",quantile="0.5"}', now)
         med = float(r[0]["value"][1]) if r else float("nan")
         check(abs(med - HOLD_US / 1e6) <= 0.001,
@@ -241,7 +253,8 @@ def test_prometheus(tmp, prometheus, promtool):
               "promtool check metrics accepts the exposition (%s%s)" % (pc.stdout, pc.stderr))
         for name in ("stageprof_element_self_seconds_total", "stageprof_element_buffers_total",
                      "stageprof_queue_level_bytes", "stageprof_queue_level_seconds",
-                     "stageprof_cores_used", "stageprof_element_invocation_seconds_count"):
+                     "stageprof_cores_used", "stageprof_element_invocation_seconds_count",
+                     "stageprof_pad_buffers_total", "stageprof_pad_bytes_total"):
             check(re.search(r"^%s[{ ]" % name, text, re.M) is not None, "the exposition has %s" % name)
     finally:
         if prom:

@@ -71,6 +71,8 @@ stage_prof_metrics_restart (GstStageProf * self)
     e = sp_endpoint_start (spec, any, metrics_snapshot, self, &err);
     if (e) {
       self->endpoint = e;
+      /* the input bytes of each element, for the pads' counters */
+      g_atomic_int_or (&self->rec->count_input, SP_COUNT_INPUT_METRICS);
       GST_OBJECT_LOCK (self);
       self->metrics_served = g_strdup (spec);
       GST_OBJECT_UNLOCK (self);

@@ -296,6 +296,10 @@ stage_prof_ticker_restart (GstStageProf * self)
   plan = stage_prof_tick_plan (self);
   /* The hot path counts what windows need only while there are any. */
   g_atomic_int_set (&self->rec->windows, plan.snap > 0);
+  if (plan.snap > 0)
+    g_atomic_int_or (&self->rec->count_input, SP_COUNT_INPUT_WINDOWS);
+  else
+    g_atomic_int_and (&self->rec->count_input, ~SP_COUNT_INPUT_WINDOWS);
   if (!self->final_done && (plan.snap > 0 || plan.prog > 0)) {
     g_mutex_lock (&self->tick_lock);
     self->tick_stop = FALSE;

@@ -295,6 +295,65 @@ render_family (GString * out, const Family * f, GPtrArray * rows)
   }
 }
 
+/* What went through each src pad, summed over the threads of the element
+ * it feeds (the element rows' in_pad, in_buffers, in_bytes: counted while
+ * the endpoint serves or windows are on). */
+static void
+render_pads (GString * out, GPtrArray * rows)
+{
+  GHashTable *sums = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  GPtrArray *order = g_ptr_array_new ();
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    const GstStructure *row = g_ptr_array_index (rows, i);
+    const gchar *pad = gst_structure_get_string (row, "in_pad");
+    gdouble b = 0, y = 0, *sum;
+    GString *l;
+    gchar *labels;
+
+    if (!pad || !row_number (row, "in_buffers", &b))
+      continue;
+    row_number (row, "in_bytes", &y);
+    l = g_string_new (NULL);
+    append_label (l, "pipeline", gst_structure_get_string (row, "pipeline"),
+        TRUE);
+    append_label (l, "pad", pad, FALSE);
+    append_label (l, "element", gst_structure_get_string (row, "name"),
+        FALSE);
+    labels = g_string_free (l, FALSE);
+    sum = g_hash_table_lookup (sums, labels);
+    if (!sum) {
+      sum = g_new0 (gdouble, 2);
+      g_hash_table_insert (sums, labels, sum);
+      g_ptr_array_add (order, labels);
+    } else {
+      g_free (labels);
+    }
+    sum[0] += b;
+    sum[1] += y;
+  }
+  if (order->len > 0) {
+    g_string_append (out, "# HELP stageprof_pad_buffers_total Buffers that "
+        "went through the src pad into the element\n"
+        "# TYPE stageprof_pad_buffers_total counter\n");
+    for (i = 0; i < order->len; i++)
+      append_sample (out, "stageprof_pad_buffers_total", "",
+          order->pdata[i], NULL, ((gdouble *) g_hash_table_lookup (sums,
+                  order->pdata[i]))[0]);
+    g_string_append (out, "# HELP stageprof_pad_bytes_total Bytes that "
+        "went through the src pad into the element\n"
+        "# TYPE stageprof_pad_bytes_total counter\n");
+    for (i = 0; i < order->len; i++)
+      append_sample (out, "stageprof_pad_bytes_total", "",
+          order->pdata[i], NULL, ((gdouble *) g_hash_table_lookup (sums,
+                  order->pdata[i]))[1]);
+  }
+  g_ptr_array_free (order, TRUE);
+  g_hash_table_destroy (sums);
+}
+
 static void
 render_process (GString * out, const GstStructure * summary,
     gdouble cores_used)
@@ -342,6 +401,7 @@ sp_metrics_render (const GstStructure * summary, gdouble cores_used)
     if (rows->len > 0)
       render_family (out, f, rows);
   }
+  render_pads (out, g_hash_table_lookup (tables, "elements"));
   render_process (out, summary, cores_used);
   g_hash_table_destroy (tables);
   return g_string_free (out, FALSE);

@@ -1097,8 +1097,8 @@ window_name_input (SpElemInfo * info, GstPad * pad)
     gst_object_unref (peer);
 }
 
-/* With windows on: the bytes each element takes in (its upstream src
- * pad's bitrate). */
+/* With windows or the metrics endpoint on: the bytes each element takes
+ * in (its upstream src pad's bitrate). */
 static inline void
 window_input (SpElemRec * rec, GstPad * pad, GstBuffer * buf,
     GstBufferList * list)
@@ -1130,7 +1130,7 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
       __ATOMIC_RELAXED);
-  if (G_UNLIKELY (__atomic_load_n (&r->windows, __ATOMIC_RELAXED)))
+  if (G_UNLIKELY (__atomic_load_n (&r->count_input, __ATOMIC_RELAXED)))
     window_input (rec, pad, buf, list);
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->chain_scans_left) > 0))
     ts += scan_before (r, st, rec, &rec->info->chain_scans_left, &scan);
@@ -1192,7 +1192,7 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
     return;
   }
   __atomic_store_n (&rec->buffers, rec->buffers + 1, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (__atomic_load_n (&r->windows, __ATOMIC_RELAXED)))
+  if (G_UNLIKELY (__atomic_load_n (&r->count_input, __ATOMIC_RELAXED)))
     window_input (rec, pad, buf, NULL);
   frame_open (st, depth, rec, ts, SP_FRAME_CHAIN, FALSE);
 }

@@ -284,9 +284,13 @@ struct _SpRecorder
    * each other (splatency.c names elements through the registry). */
   SpLatency *latency;
   const SpLatencyOps *latency_ops;
-  /* Interval windows are on (interval=S): the hot path also counts bytes
-   * and self-time buckets. Atomic; read on every buffer. */
+  /* Interval windows are on (interval=S): the hot path also counts
+   * self-time buckets. Atomic; read on every buffer. */
   gint windows;
+  /* Each element's input bytes and src pad are counted (window_input):
+   * SP_COUNT_INPUT_WINDOWS while there are windows, SP_COUNT_INPUT_METRICS
+   * while the metrics endpoint serves them. */
+  gint count_input;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */
@@ -325,6 +329,9 @@ emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
  * atomic one, the same plain move on x86 and ARM, and the pair is free of
  * data races under the C11 model. Only the owning thread writes them, so
  * its own plain reads are fine. */
+#define SP_COUNT_INPUT_WINDOWS 1
+#define SP_COUNT_INPUT_METRICS 2
+
 #define SP_SET(lv, v) __atomic_store_n (&(lv), (v), __ATOMIC_RELAXED)
 #define SP_ADD(lv, v) SP_SET (lv, (lv) + (v))
 

@@ -363,6 +363,15 @@ element_row (SpElemRec * rec, gint gen)
       "run", G_TYPE_UINT, (guint) rec->run, NULL);
   if (gpu >= 0)
     gst_structure_set (row, "gpu_mean_ms", G_TYPE_DOUBLE, gpu, NULL);
+  /* What it took in through its upstream src pad, where counted
+   * (windows or the metrics endpoint on). */
+  {
+    const gchar *in = g_atomic_pointer_get (&rec->info->in_pad);
+    if (in)
+      gst_structure_set (row, "in_pad", G_TYPE_STRING, in,
+          "in_buffers", G_TYPE_UINT64, rec->buffers,
+          "in_bytes", G_TYPE_UINT64, rec->bytes, NULL);
+  }
   /* Threads it started (a codec's workers) and their CPU time. */
   if (rec->info->workers > 0)
     gst_structure_set (row, "workers", G_TYPE_UINT64,
