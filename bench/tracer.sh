@@ -9,7 +9,8 @@
 # fakesink, timed from PLAYING to EOS by bench/tracer-run.c, under: no
 # tracer, stagenull (stageprof's hooks with empty bodies: the floor of
 # GStreamer's hook dispatch), stageprof with summary=none / summary=stdout /
-# a trace / latency=true, the core `stats` and `latency(flags=element)`
+# a trace / latency=true / memory=true, the core `stats` and
+# `latency(flags=element)`
 # tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
 # none; "x floor" = overhead / stagenull's overhead.
 #
@@ -79,6 +80,7 @@ if [ $HAVE_PROF = 1 ]; then
   CONFIGS+=("stageprof summary=stdout|stageprof(summary=stdout)")
   CONFIGS+=("stageprof trace|stageprof(summary=none,trace=$TMP/worst.json)")
   CONFIGS+=("stageprof latency|stageprof(summary=none,latency=true)")
+  CONFIGS+=("stageprof memory|stageprof(summary=none,memory=true)")
 fi
 CONFIGS+=("core stats|stats")
 CONFIGS+=("core latency(element)|latency(flags=element)")

@@ -26,11 +26,13 @@ SP_SCHEMA_DEFINE (sp_schema_pipelines, "pipelines", SP_PIPELINES_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_latency, "latency", SP_LATENCY_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_element_latency, "element_latency",
     SP_ELEMENT_LATENCY_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_pools, "pools", SP_POOLS_COLUMNS)
 
 const SpSchema *const sp_schema_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
-  &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency, NULL
+  &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency,
+  &sp_schema_pools, NULL
 };
 
 const SpSchema *

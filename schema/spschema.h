@@ -191,6 +191,30 @@ typedef enum
   C (unmatched, INT,  "Unmatched", 0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (run,       ID,   NULL,     0, SP_COL_KEY | SP_COL_OPTIONAL)
 
+/* Buffer pools (stageprof memory=true), one row per pool that handed out
+ * buffers: who proposed it (an ALLOCATION answer, else its user), who
+ * used it, its configuration, how many buffers were out now and at most,
+ * how often all were out (empty), how long its user waited for one
+ * (wait_s; wait_pct of the time from its first buffer out to its last
+ * back) and, when it was empty, where its buffers were (held_by). */
+#define SP_POOLS_COLUMNS(C) \
+  C (name,        TEXT, "Pool",        0, SP_COL_KEY) \
+  C (pipeline,    TEXT, NULL,          0, SP_COL_KEY) \
+  C (user,        TEXT, "User",        0, 0) \
+  C (proposer,    TEXT, "Proposed by", 0, 0) \
+  C (allocator,   TEXT, "Allocator",   0, 0) \
+  C (size,        INT,  "Size",        0, 0) \
+  C (min_buffers, INT,  "Min",         0, 0) \
+  C (max_buffers, INT,  "Max",         0, 0) \
+  C (handed_out,  INT,  "Out",         0, 0) \
+  C (in_use,      INT,  "In use",      0, 0) \
+  C (max_in_use,  INT,  "Max in use",  0, 0) \
+  C (empty,       INT,  "Empty",       0, 0) \
+  C (wait_s,      REAL, "Wait s",      3, 0) \
+  C (wait_pct,    REAL, "%Wait",       1, 0) \
+  C (held_by,     TEXT, "Held when empty", 0, 0) \
+  C (run,         ID,   NULL,          0, SP_COL_KEY)
+
 typedef struct
 {
   const gchar *key;
@@ -209,7 +233,8 @@ typedef struct
 
 extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
-    sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency;
+    sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency,
+    sp_schema_pools;
 
 /* Every table, in the order the summary and its outputs list them;
  * NULL-terminated. */

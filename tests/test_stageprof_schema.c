@@ -387,7 +387,7 @@ GST_START_TEST (test_tracer_rows_are_the_schema)
   gchar *path = g_build_filename (dir, "run.json", NULL);
   gchar *trace = g_build_filename (dir, "run.trace.json", NULL);
   gchar *tracers = g_strdup_printf ("stageprof(summary=%s,trace=%s,"
-      "latency=true)", path, trace);
+      "latency=true,memory=true)", path, trace);
   SpProfile *p;
   const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
     "num-buffers=30", "!", "queue", "!", "videoconvert", "!", "fakesink",
@@ -472,7 +472,7 @@ GST_START_TEST (test_db_doc_names_every_column)
 {
   static const SpSchema *const db_tables[] = { &sp_schema_elements,
     &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
-    &sp_schema_latency, &sp_schema_element_latency
+    &sp_schema_latency, &sp_schema_element_latency, &sp_schema_pools
   };
   gchar *doc = NULL;
 

@@ -276,6 +276,19 @@ text_latency (const GstStructure * s, GString * out)
   }
 }
 
+/* memory=true: the buffer pools. */
+static void
+text_pools (const GstStructure * s, GString * out)
+{
+  if (n_rows (rows_of (s, "pools")) == 0)
+    return;
+  g_string_append (out, "Buffer pools (size in bytes; out: buffers handed "
+      "out; empty: times all max buffers were out; wait: its user waiting "
+      "for a free one; held when empty: where its buffers were, on "
+      "average):\n");
+  text_table (s, &sp_schema_pools, NULL, out);
+}
+
 /* Idle threads (under 1 ms of CPU) are counted, not listed. */
 static gboolean
 os_thread_idle (const GstStructure * row)
@@ -363,6 +376,7 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   text_queues (s, out);
   text_threads (s, out);
   text_latency (s, out);
+  text_pools (s, out);
   text_os_threads (s, out);
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);

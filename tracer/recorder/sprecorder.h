@@ -268,6 +268,8 @@ struct _SpRecorder
    * each other (splatency.c names elements through the registry). */
   SpLatency *latency;
   const SpLatencyOps *latency_ops;
+  /* memory=true: buffer pools (sppool.c); NULL until first asked for. */
+  struct _SpPools *pools;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */

@@ -13,6 +13,7 @@
 #include "spbuild.h"
 #include "splatrows.h"
 #include "spschema.h"
+#include "sppool.h"
 #include "spqueue.h"
 #include "spthreads.h"
 #include "jsontext.h"
@@ -612,6 +613,28 @@ set_latency_runs (GValue * rows, const GValue * pipes)
   }
 }
 
+/* memory=true: a pipeline whose pool kept its user waiting says so after
+ * its own verdict (spverdict.c decides). */
+static void
+add_pool_verdicts (GValue * pipes, const GValue * pools)
+{
+  for (guint i = 0; i < gst_value_array_get_size (pipes); i++) {
+    GstStructure *p = (GstStructure *)
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    gchar *pv = sp_pool_verdict (pools,
+        gst_structure_get_string (p, "pipeline"));
+    gchar *both;
+
+    if (!pv)
+      continue;
+    both = g_strdup_printf ("%s; %s", gst_structure_get_string (p,
+            "verdict"), pv);
+    gst_structure_set (p, "verdict", G_TYPE_STRING, both, NULL);
+    g_free (both);
+    g_free (pv);
+  }
+}
+
 /* The verdict field: the pipeline's own, or each pipeline's by name. */
 static gchar *
 joined_verdict (const GValue * pipes)
@@ -761,7 +784,8 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT,
-      gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT;
+      gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT,
+      plv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
@@ -814,6 +838,12 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
     set_latency_runs (&lv, &pv);
     set_latency_runs (&elv, &pv);
   }
+  if (sp_recorder_pools (r)) {
+    array_init (&plv);
+    sp_pools_rows (sp_recorder_pools (r), pipeline, &plv);
+    set_latency_runs (&plv, &pv);
+    add_pool_verdicts (&pv, &plv);
+  }
   g_free (shares);
   v = joined_verdict (&pv);
 
@@ -831,6 +861,8 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
     gst_structure_take_value (s, "latency", &lv);
     gst_structure_take_value (s, "element_latency", &elv);
   }
+  if (G_IS_VALUE (&plv))
+    gst_structure_take_value (s, "pools", &plv);
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
   /* One pipeline's summary says which, and which run. */

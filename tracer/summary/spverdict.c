@@ -2,6 +2,9 @@
 /* spverdict: a pipeline's verdict from the tracer's records: they become
  * the plain rows of schema/spdecide.h, whose one engine stageprof-report
  * calls too (see "How the verdict is decided" in docs/tracer.md).
+ * With memory=true, sp_pool_verdict adds "pool-bound: ..." for a pool
+ * that kept its user waiting for a free buffer (the wait is only counted
+ * while every buffer of the pool was out: sppool.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -85,4 +88,48 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   g_free (sink_names);
   g_free (sink_fps);
   return v;
+}
+
+/* A pool's user waited this share of the time the pool was in use: it
+ * paced its user (and with it the pipeline). */
+#define SP_POOL_BOUND 10.0
+
+static guint64
+row_uint64 (const GstStructure * row, const gchar * key)
+{
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (row, key, &v);
+  return v;
+}
+
+gchar *
+sp_pool_verdict (const GValue * pools, const gchar * pipeline)
+{
+  const GstStructure *worst = NULL;
+  gdouble worst_pct = 0;
+  guint64 max;
+
+  for (guint i = 0; i < gst_value_array_get_size (pools); i++) {
+    const GstStructure *row =
+        gst_value_get_structure (gst_value_array_get_value (pools, i));
+    gdouble pct = 0;
+
+    gst_structure_get_double (row, "wait_pct", &pct);
+    if (g_strcmp0 (gst_structure_get_string (row, "pipeline"), pipeline)
+        || row_uint64 (row, "empty") == 0 || pct < SP_POOL_BOUND
+        || pct <= worst_pct)
+      continue;
+    worst = row;
+    worst_pct = pct;
+  }
+  if (!worst)
+    return NULL;
+  max = row_uint64 (worst, "max_buffers");
+  return g_strdup_printf ("pool-bound: %s waited %.0f %% of the running "
+      "time for a free buffer of its pool %s (%" G_GUINT64_FORMAT " buffers, "
+      "all %" G_GUINT64_FORMAT " held: %s)",
+      gst_structure_get_string (worst, "user"), worst_pct,
+      gst_structure_get_string (worst, "name"), max, max,
+      gst_structure_get_string (worst, "held_by"));
 }

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stageprof memory=true against ground truth: buffer pools.
+ *
+ * `stagepoolsrc` (tests/truth-pool.h) takes its buffers from a pool of a
+ * known size and measures its own waits in gst_buffer_pool_acquire_buffer;
+ * downstream, `stagetruth mode=sleep` (tests/truth-element.h) holds each
+ * buffer a known time behind a queue, or the application holds each
+ * appsink sample. Each case asserts, on the summary of the same run:
+ *  - the pools table has the pool's configuration (size, min, max), its
+ *    user and proposer, every buffer handed out, and at most as many out
+ *    as the pool has;
+ *  - a pool smaller than what the pipeline holds runs dry: the user's wait
+ *    is its own measurement within 2 %, and the verdict says pool-bound,
+ *    naming the pool and where its buffers were;
+ *  - the same pipeline with a pool larger than that never runs dry: no
+ *    wait, no pool verdict (the queue sets the pace there).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+
+#include "stageprof-check.h"
+#include "truth-element.h"
+#include "truth-pool.h"
+#include "spsummary.h"
+#include "lib/stagetest.h"
+
+/* A buffer held downstream (ms): long beside a thread's wake-up (tens of
+ * µs on a loaded machine), which the source's own measurement holds and
+ * stageprof's does not (it ends the wait at the buffer's return). */
+#define HOLD_US 10000
+#define N_BUFFERS 60
+
+static GstElement *
+run_keep (const gchar * name, const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", desc,
+      err ? err->message : "?");
+  gst_object_set_name (GST_OBJECT (p), name);
+  stage_test_play_to_eos (p, 60 * GST_SECOND, name);
+  gst_element_set_state (p, GST_STATE_NULL);
+  return p;
+}
+
+static guint64
+prop_u64 (GstElement * p, const gchar * name, const gchar * what)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p), name);
+  guint64 v = 0;
+
+  fail_unless (e != NULL, "no element %s", name);
+  g_object_get (e, what, &v, NULL);
+  gst_object_unref (e);
+  return v;
+}
+
+/* The one pool of `pipeline` that `user` used. */
+static const GstStructure *
+pool_of (const GstStructure * s, const gchar * pipeline, const gchar * user)
+{
+  const GValue *arr = gst_structure_get_value (s, "pools");
+  const GstStructure *found = NULL;
+
+  fail_unless (arr != NULL, "memory=true but no pools table");
+  for (guint i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (g_strcmp0 (gst_structure_get_string (r, "pipeline"), pipeline) == 0
+        && g_strcmp0 (gst_structure_get_string (r, "user"), user) == 0) {
+      fail_unless (found == NULL, "two pools of %s in %s", user, pipeline);
+      found = r;
+    }
+  }
+  if (!found) {
+    gchar *text = sp_summary_to_text (s, NULL);
+    fail ("no pool of %s in %s\n%s", user, pipeline, text);
+  }
+  return found;
+}
+
+static const gchar *
+pipeline_verdict (const GstStructure * s, const gchar * pipeline)
+{
+  const GValue *arr = gst_structure_get_value (s, "pipelines");
+
+  for (guint i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (!g_strcmp0 (gst_structure_get_string (r, "pipeline"), pipeline))
+      return gst_structure_get_string (r, "verdict");
+  }
+  fail ("no pipeline row for %s", pipeline);
+  return NULL;
+}
+
+/* "3 in q, 1 in hold": the buffers per holder add up to `total`, and each
+ * of `names` is among them. */
+static void
+assert_held (const gchar * held, guint total, const gchar * const *names)
+{
+  gchar **parts = g_strsplit (held, ", ", -1);
+  gdouble sum = 0;
+
+  for (guint i = 0; parts[i]; i++)
+    sum += g_ascii_strtod (parts[i], NULL);
+  fail_unless (fabs (sum - total) < 0.2, "held '%s' adds up to %.1f, not %u",
+      held, sum, total);
+  for (guint i = 0; names[i]; i++) {
+    gboolean any = FALSE;
+    for (guint j = 0; parts[j]; j++)
+      any |= g_str_has_suffix (parts[j], names[i]);
+    fail_unless (any, "held '%s' does not name %s", held, names[i]);
+  }
+  g_strfreev (parts);
+}
+
+static void
+assert_wait (gdouble stageprof_s, guint64 own_ns, const GstStructure * s)
+{
+  gdouble own = own_ns / 1e9;
+
+  if (fabs (stageprof_s - own) > 0.02 * own) {
+    gchar *text = sp_summary_to_text (s, NULL);
+    fail ("pool wait %.4f s, the source measured %.4f s\n%s", stageprof_s,
+        own, text);
+  }
+}
+
+static GstElement *
+run_pool (const gchar * name, guint pool_size)
+{
+  gchar *desc = g_strdup_printf ("stagepoolsrc name=src pool-size=%u "
+      "buffer-size=8192 num-buffers=%u ! queue name=q max-size-buffers=4 "
+      "max-size-bytes=0 max-size-time=0 ! stagetruth name=hold mode=sleep "
+      "us=%u ! fakesink name=sink sync=false enable-last-sample=false",
+      pool_size, N_BUFFERS,
+      HOLD_US);
+  GstElement *p = run_keep (name, desc);
+
+  g_free (desc);
+  return p;
+}
+
+/* Pool of 4, behind it a queue of 4 and a holder: all 4 buffers out (3 in
+ * the queue, 1 held) before the queue fills, so the source waits on its
+ * pool, for the holder's time a buffer. */
+GST_START_TEST (test_pool_bound)
+{
+  GstElement *p = run_pool ("p4", 4);
+  GstStructure *s = get_summary ();
+  const GstStructure *r = pool_of (s, "p4", "src");
+  const gchar *v = pipeline_verdict (s, "p4");
+  const gchar *const holders[] = { "in q", "in hold", NULL };
+  guint64 own_wait = prop_u64 (p, "src", "wait-ns");
+
+  fail_unless_equals_uint64 (uget (r, "size"), 8192);
+  fail_unless_equals_uint64 (uget (r, "min_buffers"), 4);
+  fail_unless_equals_uint64 (uget (r, "max_buffers"), 4);
+  fail_unless_equals_uint64 (uget (r, "handed_out"),
+      prop_u64 (p, "src", "acquired"));
+  fail_unless_equals_uint64 (uget (r, "handed_out"), N_BUFFERS);
+  fail_unless_equals_uint64 (uget (r, "max_in_use"), 4);
+  fail_unless_equals_uint64 (uget (r, "in_use"), 0);
+  fail_unless_equals_string (gst_structure_get_string (r, "proposer"), "src");
+  fail_unless_equals_string (gst_structure_get_string (r, "allocator"),
+      GST_ALLOCATOR_SYSMEM);
+  fail_unless (uget (r, "empty") >= N_BUFFERS / 2, "empty %" G_GUINT64_FORMAT,
+      uget (r, "empty"));
+  /* The holder's sleeps, less the first 4 buffers' (the pool was full) */
+  fail_unless (own_wait > (N_BUFFERS - 5) * HOLD_US * 900ULL);
+  assert_wait (dget (r, "wait_s"), own_wait, s);
+  assert_held (gst_structure_get_string (r, "held_by"), 4, holders);
+  fail_unless (strstr (v, "pool-bound: src waited") != NULL, "verdict: %s",
+      v);
+  fail_unless (strstr (v, gst_structure_get_string (r, "name")) != NULL,
+      "verdict does not name the pool: %s", v);
+  fail_unless (strstr (v, "in q") && strstr (v, "in hold"), "verdict: %s", v);
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* The same pipeline with a pool of 16: at most 4 in the queue, 1 held and
+ * 1 waiting to enter the queue are out, the pool never runs dry and the
+ * source waits on the queue: no pool wait, no pool verdict. */
+GST_START_TEST (test_pool_roomy)
+{
+  GstElement *p = run_pool ("p16", 16);
+  GstStructure *s = get_summary ();
+  const GstStructure *r = pool_of (s, "p16", "src");
+  const gchar *v = pipeline_verdict (s, "p16");
+
+  fail_unless_equals_uint64 (uget (r, "max_buffers"), 16);
+  fail_unless_equals_uint64 (uget (r, "handed_out"), N_BUFFERS);
+  fail_unless (uget (r, "max_in_use") <= 6, "max in use %" G_GUINT64_FORMAT,
+      uget (r, "max_in_use"));
+  fail_unless_equals_uint64 (uget (r, "empty"), 0);
+  fail_unless_equals_float (dget (r, "wait_s"), 0.0);
+  /* and the source's own measurement agrees: it never waited long */
+  fail_unless (prop_u64 (p, "src", "wait-ns") < 5 * GST_MSECOND);
+  fail_unless (strstr (v, "pool-bound") == NULL, "verdict: %s", v);
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* The application holds each sample HOLD_US before it lets it go: with a
+ * pool of 4, all 4 are the application's when the source waits. */
+static guint64
+app_holds (GstElement * p, const gchar * sink_name)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), sink_name);
+  GstSample *sample;
+  guint64 n = 0;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              10 * GST_SECOND))) {
+    g_usleep (HOLD_US);
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  return n;
+}
+
+GST_START_TEST (test_application_holds)
+{
+  gchar *desc = g_strdup_printf ("stagepoolsrc name=src pool-size=4 "
+      "num-buffers=%u ! appsink name=app sync=false", N_BUFFERS);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstStructure *s;
+  const GstStructure *r;
+  const gchar *v;
+  const gchar *const holders[] = { "in the application's app", NULL };
+
+  gst_object_set_name (GST_OBJECT (p), "papp");
+  fail_unless_equals_uint64 (app_holds (p, "app"), N_BUFFERS);
+  s = get_summary ();
+  r = pool_of (s, "papp", "src");
+  v = pipeline_verdict (s, "papp");
+  fail_unless_equals_uint64 (uget (r, "max_in_use"), 4);
+  assert_wait (dget (r, "wait_s"), prop_u64 (p, "src", "wait-ns"), s);
+  assert_held (gst_structure_get_string (r, "held_by"), 4, holders);
+  fail_unless (strstr (v, "pool-bound: src") != NULL, "verdict: %s", v);
+  gst_structure_free (s);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static Suite *
+stageprof_pools_suite (void)
+{
+  Suite *s = suite_create ("stageprof_pools");
+  TCase *tc = tcase_create ("pools");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_pool_bound);
+  tcase_add_test (tc, test_pool_roomy);
+  tcase_add_test (tc, test_application_holds);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  g_setenv ("GST_TRACERS", "stageprof(summary=none,memory=true)", TRUE);
+  gst_check_init (&argc, &argv);
+  truth_element_register ();
+  truth_pool_register ();
+  s = stageprof_pools_suite ();
+  return gst_check_run_suite (s, "stageprof_pools", __FILE__);
+}

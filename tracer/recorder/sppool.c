@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sppool: buffer pools, their buffers out, waits and holders. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "sppool.h"
+#include "sprecorder.h"
+
+/* An element that held buffers: named when first seen, so that a row can
+ * name it after it went. */
+typedef struct
+{
+  gpointer element;             /* identity only; NULL once destroyed */
+  gchar *name;
+  gboolean app;                 /* an appsink: the application holds them */
+} Holder;
+
+typedef struct
+{
+  gpointer pool;                /* identity only; NULL once finalized */
+  gpointer top;                 /* its user's top-level pipeline */
+  gchar *name, *pipeline, *user, *proposer, *allocator;
+  GstPad *out_pad;              /* identity: where its user pushes them */
+  guint size, min, max;
+  guint64 handed_out;
+  guint in_use, max_in_use;
+  guint64 empty_count;
+  guint64 empty_since;          /* 0: not empty */
+  gboolean sampled;             /* holders counted for this empty spell */
+  guint64 last_return;          /* the user's last push returned */
+  gboolean in_push, eos;
+  guint64 wait_ns;
+  guint64 first_ts, last_ts;
+  GHashTable *held;             /* Holder* -> buffers, summed over samples */
+  guint64 samples;
+} PoolRec;
+
+typedef struct
+{
+  PoolRec *pool;
+  Holder *holder;
+} BufRec;
+
+struct _SpPools
+{
+  GMutex lock;
+  GHashTable *by_pool;          /* live GstBufferPool* -> PoolRec* */
+  GPtrArray *all;               /* every PoolRec, finalized pools too */
+  GHashTable *bufs;             /* GstBuffer* out -> BufRec* */
+  GHashTable *holders;          /* live GstElement* -> Holder* */
+  GPtrArray *all_holders;
+  GHashTable *proposals;        /* GstBufferPool* -> proposer's name */
+};
+
+static void
+holder_free (gpointer data)
+{
+  Holder *h = data;
+
+  g_free (h->name);
+  g_free (h);
+}
+
+static void
+pool_rec_free (gpointer data)
+{
+  PoolRec *rec = data;
+
+  g_free (rec->name);
+  g_free (rec->pipeline);
+  g_free (rec->user);
+  g_free (rec->proposer);
+  g_free (rec->allocator);
+  g_hash_table_destroy (rec->held);
+  g_free (rec);
+}
+
+static SpPools *
+sp_pools_new (void)
+{
+  SpPools *p = g_new0 (SpPools, 1);
+
+  g_mutex_init (&p->lock);
+  p->by_pool = g_hash_table_new (NULL, NULL);
+  p->all = g_ptr_array_new_with_free_func (pool_rec_free);
+  p->bufs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  p->holders = g_hash_table_new (NULL, NULL);
+  p->all_holders = g_ptr_array_new_with_free_func (holder_free);
+  p->proposals = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  return p;
+}
+
+SpPools *
+sp_recorder_enable_pools (SpRecorder * r)
+{
+  g_mutex_lock (&r->lock);
+  if (!r->pools)
+    g_atomic_pointer_set (&r->pools, sp_pools_new ());
+  g_mutex_unlock (&r->lock);
+  return r->pools;
+}
+
+SpPools *
+sp_recorder_pools (SpRecorder * r)
+{
+  return g_atomic_pointer_get (&r->pools);
+}
+
+void
+sp_pools_free (SpPools * p)
+{
+  if (!p)
+    return;
+  g_hash_table_destroy (p->by_pool);
+  g_hash_table_destroy (p->bufs);
+  g_hash_table_destroy (p->holders);
+  g_hash_table_destroy (p->proposals);
+  g_ptr_array_free (p->all, TRUE);
+  g_ptr_array_free (p->all_holders, TRUE);
+  g_mutex_clear (&p->lock);
+  g_free (p);
+}
+
+static void
+pool_rec_clear (gpointer data, gpointer unused)
+{
+  PoolRec *rec = data;
+
+  rec->handed_out = 0;
+  rec->max_in_use = rec->in_use;
+  rec->empty_count = 0;
+  rec->wait_ns = 0;
+  rec->first_ts = rec->last_ts = 0;
+  rec->samples = 0;
+  g_hash_table_remove_all (rec->held);
+}
+
+void
+sp_pools_reset (SpPools * p)
+{
+  if (!p)
+    return;
+  g_mutex_lock (&p->lock);
+  g_ptr_array_foreach (p->all, pool_rec_clear, NULL);
+  g_mutex_unlock (&p->lock);
+}
+
+/* The element a pad belongs to; NULL for ghost and proxy pads (the real
+ * pads inside get their own hooks). */
+static GstElement *
+pad_element (GstPad * pad)
+{
+  GstObject *parent;
+
+  if (GST_IS_PROXY_PAD (pad))
+    return NULL;
+  parent = GST_OBJECT_PARENT (pad);
+  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) : NULL;
+}
+
+static GstObject *
+top_of (GstElement * e)
+{
+  GstObject *o = GST_OBJECT_CAST (e);
+
+  while (GST_OBJECT_PARENT (o))
+    o = GST_OBJECT_PARENT (o);
+  return o;
+}
+
+/* p->lock held: cold, once per element. */
+static Holder *
+holder_of (SpPools * p, GstElement * e)
+{
+  Holder *h = g_hash_table_lookup (p->holders, e);
+  const gchar *type;
+
+  if (h)
+    return h;
+  h = g_new0 (Holder, 1);
+  h->element = e;
+  h->name = g_strdup (GST_OBJECT_NAME (e));
+  type = G_OBJECT_TYPE_NAME (e);
+  h->app = strcmp (type, "GstAppSink") == 0;
+  g_hash_table_insert (p->holders, e, h);
+  g_ptr_array_add (p->all_holders, h);
+  return h;
+}
+
+/* A pool first seen handing out a buffer on `pad` of `user`: its
+ * configuration, read without our lock (the pool takes its own). */
+static PoolRec *
+pool_rec_new (GstBufferPool * pool, GstElement * user, GstPad * pad)
+{
+  PoolRec *rec = g_new0 (PoolRec, 1);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocator *alloc = NULL;
+  GstCaps *caps = NULL;
+
+  rec->pool = pool;
+  rec->name = g_strdup (GST_OBJECT_NAME (pool));
+  rec->user = g_strdup (GST_OBJECT_NAME (user));
+  rec->top = top_of (user);
+  rec->pipeline = g_strdup (GST_OBJECT_NAME (rec->top));
+  rec->out_pad = pad;
+  if (config) {
+    gst_buffer_pool_config_get_params (config, &caps, &rec->size, &rec->min,
+        &rec->max);
+    gst_buffer_pool_config_get_allocator (config, &alloc, NULL);
+    /* No allocator: the pool allocates system memory. */
+    rec->allocator = g_strdup (alloc && alloc->mem_type ? alloc->mem_type :
+        GST_ALLOCATOR_SYSMEM);
+    gst_structure_free (config);
+  } else {
+    rec->allocator = g_strdup ("?");
+  }
+  rec->held = g_hash_table_new (NULL, NULL);
+  return rec;
+}
+
+/* p->lock held. */
+static PoolRec *
+pool_rec_find (SpPools * p, GstBufferPool * pool, GstElement * e,
+    GstPad * pad)
+{
+  PoolRec *rec = g_hash_table_lookup (p->by_pool, pool), *made;
+  const gchar *proposer;
+
+  if (rec)
+    return rec;
+  g_mutex_unlock (&p->lock);
+  made = pool_rec_new (pool, e, pad);
+  g_mutex_lock (&p->lock);
+  rec = g_hash_table_lookup (p->by_pool, pool);
+  if (rec) {
+    pool_rec_free (made);
+    return rec;
+  }
+  /* No ALLOCATION answer offered it: its user made it. */
+  proposer = g_hash_table_lookup (p->proposals, pool);
+  made->proposer = g_strdup (proposer ? proposer : made->user);
+  g_hash_table_insert (p->by_pool, pool, made);
+  g_ptr_array_add (p->all, made);
+  return made;
+}
+
+/* Where the buffers out of an empty pool are: one sample per empty
+ * spell, at its user's first push return in it (the buffer it pushed last
+ * has entered the next element by then). p->lock held. */
+static void
+sample_holders (SpPools * p, PoolRec * rec)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&it, p->bufs);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    BufRec *b = value;
+    if (b->pool == rec) {
+      guint64 n = GPOINTER_TO_SIZE (g_hash_table_lookup (rec->held,
+              b->holder));
+      g_hash_table_insert (rec->held, b->holder, GSIZE_TO_POINTER (n + 1));
+    }
+  }
+  rec->samples++;
+  rec->sampled = TRUE;
+}
+
+/* p->lock held. */
+static void
+hand_out (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
+    GstBuffer * buf)
+{
+  PoolRec *rec;
+  BufRec *b;
+
+  if (g_hash_table_contains (p->bufs, buf))
+    return;
+  rec = pool_rec_find (p, buf->pool, e, pad);
+  b = g_new (BufRec, 1);
+  b->pool = rec;
+  b->holder = holder_of (p, e);
+  g_hash_table_insert (p->bufs, buf, b);
+  if (rec->handed_out++ == 0)
+    rec->first_ts = ts;
+  rec->last_ts = ts;
+  rec->in_use++;
+  rec->max_in_use = MAX (rec->max_in_use, rec->in_use);
+  rec->eos = FALSE;
+  if (rec->max > 0 && rec->in_use >= rec->max && rec->empty_since == 0) {
+    rec->empty_since = ts;
+    rec->empty_count++;
+    rec->sampled = FALSE;
+  }
+}
+
+static void
+push_one (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
+    GstBuffer * buf)
+{
+  PoolRec *rec;
+
+  if (!buf->pool)
+    return;
+  hand_out (p, ts, pad, e, buf);
+  rec = g_hash_table_lookup (p->by_pool, buf->pool);
+  if (rec && rec->out_pad == pad)
+    rec->in_push = TRUE;
+}
+
+void
+sp_pools_push (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf)
+{
+  GstElement *e;
+
+  if (G_LIKELY (buf->pool == NULL) || !(e = pad_element (pad)))
+    return;
+  g_mutex_lock (&p->lock);
+  push_one (p, ts, pad, e, buf);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+sp_pools_push_list (SpPools * p, guint64 ts, GstPad * pad,
+    GstBufferList * list)
+{
+  GstElement *e = pad_element (pad);
+  guint i, n = gst_buffer_list_length (list);
+
+  if (!e)
+    return;
+  g_mutex_lock (&p->lock);
+  for (i = 0; i < n; i++)
+    push_one (p, ts, pad, e, gst_buffer_list_get (list, i));
+  g_mutex_unlock (&p->lock);
+}
+
+void
+sp_pools_push_post (SpPools * p, guint64 ts, GstPad * pad)
+{
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < p->all->len; i++) {
+    PoolRec *rec = g_ptr_array_index (p->all, i);
+    if (rec->out_pad != pad || rec->pool == NULL)
+      continue;
+    rec->in_push = FALSE;
+    rec->last_return = ts;
+    if (rec->empty_since && !rec->sampled)
+      sample_holders (p, rec);
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+/* An EOS from a user: it acquires nothing more, so the pool's next
+ * return ends no wait of it. */
+void
+sp_pools_event (SpPools * p, guint64 ts, GstPad * pad, GstEvent * ev)
+{
+  if (GST_EVENT_TYPE (ev) != GST_EVENT_EOS)
+    return;
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < p->all->len; i++) {
+    PoolRec *rec = g_ptr_array_index (p->all, i);
+    if (rec->out_pad == pad && rec->pool != NULL)
+      rec->eos = TRUE;
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+chain_one (SpPools * p, GstElement * e, GstBuffer * buf)
+{
+  BufRec *b;
+
+  if (buf->pool && (b = g_hash_table_lookup (p->bufs, buf)))
+    b->holder = holder_of (p, e);
+}
+
+void
+sp_pools_chain (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf)
+{
+  GstElement *e;
+
+  if (G_LIKELY (buf->pool == NULL) || !(e = pad_element (pad)))
+    return;
+  g_mutex_lock (&p->lock);
+  chain_one (p, e, buf);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+sp_pools_chain_list (SpPools * p, guint64 ts, GstPad * pad,
+    GstBufferList * list)
+{
+  GstElement *e = pad_element (pad);
+  guint i, n = gst_buffer_list_length (list);
+
+  if (!e)
+    return;
+  g_mutex_lock (&p->lock);
+  for (i = 0; i < n; i++)
+    chain_one (p, e, gst_buffer_list_get (list, i));
+  g_mutex_unlock (&p->lock);
+}
+
+/* The last reference of a pooled buffer went: _gst_buffer_dispose()
+ * returns it to its pool right after this hook. */
+void
+sp_pools_unreffed (SpPools * p, guint64 ts, GstMiniObject * obj,
+    gint refcount)
+{
+  BufRec *b;
+  PoolRec *rec;
+
+  if (G_LIKELY (refcount != 0) || !GST_IS_BUFFER (obj)
+      || ((GstBuffer *) obj)->pool == NULL)
+    return;
+  g_mutex_lock (&p->lock);
+  b = g_hash_table_lookup (p->bufs, obj);
+  if (b) {
+    rec = b->pool;
+    if (rec->empty_since) {
+      guint64 from = MAX (rec->empty_since, rec->last_return);
+      if (!rec->in_push && !rec->eos && ts > from)
+        rec->wait_ns += ts - from;
+      rec->empty_since = 0;
+    }
+    rec->in_use--;
+    rec->last_ts = ts;
+    g_hash_table_remove (p->bufs, obj);
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+/* An ALLOCATION query's answer: the pools it offers and who offered
+ * them. The hook fires on the asking pad (gst_pad_peer_query: the
+ * answer is its peer's) and on the answering one (gst_pad_query). */
+void
+sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query, gboolean res)
+{
+  GstElement *by = NULL;
+  guint i, n;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION || !res)
+    return;
+  if (GST_PAD_IS_SINK (pad)) {
+    by = pad_element (pad);
+    if (by)
+      gst_object_ref (by);
+  } else {
+    GstPad *peer = gst_pad_get_peer (pad);
+    if (peer) {
+      by = (GstElement *) gst_object_get_parent (GST_OBJECT (peer));
+      gst_object_unref (peer);
+    }
+  }
+  if (!by)
+    return;
+  n = gst_query_get_n_allocation_pools (query);
+  for (i = 0; i < n; i++) {
+    GstBufferPool *pool = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &pool, NULL, NULL, NULL);
+    if (!pool)
+      continue;
+    g_mutex_lock (&p->lock);
+    g_hash_table_insert (p->proposals, pool, g_strdup (GST_OBJECT_NAME (by)));
+    g_mutex_unlock (&p->lock);
+    gst_object_unref (pool);
+  }
+  gst_object_unref (by);
+}
+
+static gboolean
+buf_of_pool (gpointer key, gpointer value, gpointer pool)
+{
+  return ((BufRec *) value)->pool == pool;
+}
+
+void
+sp_pools_object_destroyed (SpPools * p, gpointer obj)
+{
+  PoolRec *rec;
+  Holder *h;
+
+  g_mutex_lock (&p->lock);
+  g_hash_table_remove (p->proposals, obj);
+  if ((rec = g_hash_table_lookup (p->by_pool, obj))) {
+    /* A finalized pool has all its buffers back; its identity may be
+     * reused by the next pool. */
+    g_hash_table_foreach_remove (p->bufs, buf_of_pool, rec);
+    rec->in_use = 0;
+    rec->pool = NULL;
+    rec->out_pad = NULL;
+    g_hash_table_remove (p->by_pool, obj);
+  }
+  if ((h = g_hash_table_lookup (p->holders, obj))) {
+    h->element = NULL;
+    g_hash_table_remove (p->holders, obj);
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+static gint
+cmp_held (gconstpointer a, gconstpointer b, gpointer held)
+{
+  guint64 na = GPOINTER_TO_SIZE (g_hash_table_lookup (held, *(gpointer *) a)),
+      nb = GPOINTER_TO_SIZE (g_hash_table_lookup (held, *(gpointer *) b));
+
+  return na < nb ? 1 : na > nb ? -1 : 0;
+}
+
+/* "3 in queue0, 1 in the application's appsink0": the buffers out of the
+ * pool when it ran dry, on average over its empty spells, most first. */
+static gchar *
+held_text (PoolRec * rec)
+{
+  GPtrArray *hs = g_ptr_array_new ();
+  GString *out = g_string_new (NULL);
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, rec->held);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (hs, key);
+  g_ptr_array_sort_with_data (hs, cmp_held, rec->held);
+  for (guint i = 0; i < hs->len && rec->samples; i++) {
+    Holder *h = g_ptr_array_index (hs, i);
+    gdouble mean = GPOINTER_TO_SIZE (g_hash_table_lookup (rec->held, h)) /
+        (gdouble) rec->samples;
+
+    g_string_append (out, i ? ", " : "");
+    if (fabs (mean - round (mean)) < 0.05)
+      g_string_append_printf (out, "%.0f", round (mean));
+    else
+      g_string_append_printf (out, "%.1f", mean);
+    g_string_append_printf (out, " in %s%s", h->app ? "the application's " :
+        "", h->name);
+  }
+  g_ptr_array_free (hs, TRUE);
+  return g_string_free (out, FALSE);
+}
+
+static GstStructure *
+pool_row (PoolRec * rec)
+{
+  gdouble span = rec->last_ts > rec->first_ts ?
+      (gdouble) (rec->last_ts - rec->first_ts) : 0.0;
+  gchar *held = held_text (rec);
+  GstStructure *row = gst_structure_new ("pool",
+      "name", G_TYPE_STRING, rec->name,
+      "pipeline", G_TYPE_STRING, rec->pipeline,
+      "user", G_TYPE_STRING, rec->user,
+      "proposer", G_TYPE_STRING, rec->proposer,
+      "allocator", G_TYPE_STRING, rec->allocator,
+      "size", G_TYPE_UINT64, (guint64) rec->size,
+      "min_buffers", G_TYPE_UINT64, (guint64) rec->min,
+      "max_buffers", G_TYPE_UINT64, (guint64) rec->max,
+      "handed_out", G_TYPE_UINT64, rec->handed_out,
+      "in_use", G_TYPE_UINT64, (guint64) rec->in_use,
+      "max_in_use", G_TYPE_UINT64, (guint64) rec->max_in_use,
+      "empty", G_TYPE_UINT64, rec->empty_count,
+      "wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
+      "wait_pct", G_TYPE_DOUBLE, span > 0 ? 100.0 * rec->wait_ns / span : 0.0,
+      "held_by", G_TYPE_STRING, held, NULL);
+
+  g_free (held);
+  return row;
+}
+
+void
+sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows)
+{
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < p->all->len; i++) {
+    PoolRec *rec = g_ptr_array_index (p->all, i);
+    GValue v = G_VALUE_INIT;
+
+    if (rec->handed_out == 0 || (pipeline && rec->top != pipeline))
+      continue;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, pool_row (rec));
+    gst_value_array_append_and_take_value (rows, &v);
+  }
+  g_mutex_unlock (&p->lock);
+}

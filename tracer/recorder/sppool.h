@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sppool: buffer pools, who proposed and who uses each, how many of its
+ * buffers are out, how long its user waited for a free one and who held
+ * them meanwhile (stageprof memory=true; docs/tracer.md, Buffer pools).
+ *
+ * Portable to GStreamer 1.22, which has no pool hooks, and exact for the
+ * buffers it sees:
+ *  - a pool is learnt from the ALLOCATION queries' answers (its proposer)
+ *    and from the first buffer of it that an element pushes (its user, and
+ *    its configuration: size, min and max buffers, allocator);
+ *  - a buffer is handed out from its first push (on any pad) after it left
+ *    the pool, and back when its last reference goes (the mini-object
+ *    unref to 0 of a buffer whose `pool` is set is the one that returns it
+ *    to the pool: _gst_buffer_dispose());
+ *  - its holder is the element whose sink pad it entered last, or its user
+ *    until it entered one;
+ *  - the pool is empty while all `max` buffers are out; the user waits
+ *    from its last push's return (or the moment the pool ran dry, if
+ *    later) to the return of a buffer, unless it was inside a push (then
+ *    it waits downstream, not on the pool) or had pushed EOS.
+ * A buffer its user acquired and holds unpushed (a decoder's reference
+ * frames) is not seen out, so such a pool may look less full than it is
+ * (docs/tracer.md).
+ *
+ * Its own lock and registry, apart from the default hot path: it costs
+ * nothing while memory=false (no hook of it is registered).
+ */
+#ifndef __SP_POOL_H__
+#define __SP_POOL_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SpPools SpPools;
+struct _SpRecorder;                     /* sprecorder.h */
+
+/* memory=true: the recorder's pool accounting, made on first call. */
+SpPools *sp_recorder_enable_pools (struct _SpRecorder * r);
+/* NULL until enabled. */
+SpPools *sp_recorder_pools (struct _SpRecorder * r);
+void sp_pools_free (SpPools * p);
+/* Forget the figures (the `reset` action); buffers out stay counted. */
+void sp_pools_reset (SpPools * p);
+
+/* From the hooks, any thread. */
+void sp_pools_push (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf);
+void sp_pools_push_list (SpPools * p, guint64 ts, GstPad * pad,
+    GstBufferList * list);
+void sp_pools_push_post (SpPools * p, guint64 ts, GstPad * pad);
+void sp_pools_event (SpPools * p, guint64 ts, GstPad * pad, GstEvent * ev);
+void sp_pools_chain (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf);
+void sp_pools_chain_list (SpPools * p, guint64 ts, GstPad * pad,
+    GstBufferList * list);
+void sp_pools_unreffed (SpPools * p, guint64 ts, GstMiniObject * obj,
+    gint refcount);
+void sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query,
+    gboolean res);
+void sp_pools_object_destroyed (SpPools * p, gpointer obj);
+
+/* Rows of the schema's "pools" table for the pools used by elements of
+ * top-level `pipeline` (NULL: all); `run` is left for the caller. */
+void sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows);
+
+G_END_DECLS
+
+#endif /* __SP_POOL_H__ */
