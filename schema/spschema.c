@@ -27,12 +27,13 @@ SP_SCHEMA_DEFINE (sp_schema_latency, "latency", SP_LATENCY_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_element_latency, "element_latency",
     SP_ELEMENT_LATENCY_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_pools, "pools", SP_POOLS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_memory, "memory", SP_MEMORY_COLUMNS)
 
 const SpSchema *const sp_schema_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
   &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency,
-  &sp_schema_pools, NULL
+  &sp_schema_pools, &sp_schema_memory, NULL
 };
 
 const SpSchema *

@@ -144,14 +144,20 @@ typedef enum
   C (alive,     BOOL, NULL,        0, 0)
 
 /* One row per pipeline and run: its own verdict; final: the run ended
- * (the pipeline stopped) and its figures will not change. */
+ * (the pipeline stopped) and its figures will not change. With
+ * memory=true: the most bytes of its elements' allocations alive at once
+ * (peak_bytes), and the process's resident memory now and at most
+ * (rss_bytes, rss_peak_bytes: VmRSS and VmHWM). */
 #define SP_PIPELINES_COLUMNS(C) \
   C (pipeline,      TEXT, NULL, 0, SP_COL_KEY) \
   C (run,           ID,   NULL, 0, SP_COL_KEY) \
   C (wall_s,        REAL, NULL, 3, 0) \
   C (process_cpu_s, REAL, NULL, 3, 0) \
   C (verdict,       TEXT, NULL, 0, 0) \
-  C (final,         BOOL, NULL, 0, 0)
+  C (final,         BOOL, NULL, 0, 0) \
+  C (peak_bytes,    INT,  NULL, 0, SP_COL_OPTIONAL) \
+  C (rss_bytes,     INT,  NULL, 0, SP_COL_OPTIONAL) \
+  C (rss_peak_bytes, INT, NULL, 0, SP_COL_OPTIONAL)
 
 /* Latency (stageprof latency=true), one row per sink: from a frame's first
  * push to its arrival at the sink; render: to the return of the sink's
@@ -215,6 +221,21 @@ typedef enum
   C (held_by,     TEXT, "Held when empty", 0, 0) \
   C (run,         ID,   NULL,          0, SP_COL_KEY)
 
+/* Memory per element (stageprof memory=true): what it allocated (the
+ * memories that left it first in a push, a share counted as the memory
+ * it shares), the pool buffers it handed out, and of its allocations the
+ * bytes alive now and at most. */
+#define SP_MEMORY_COLUMNS(C) \
+  C (name,            TEXT, "Node",        0, SP_COL_KEY) \
+  C (pipeline,        TEXT, NULL,          0, SP_COL_KEY) \
+  C (memories,        INT,  "Allocs",      0, 0) \
+  C (allocated_bytes, INT,  "Bytes",       0, 0) \
+  C (pooled_buffers,  INT,  "Pool bufs",   0, 0) \
+  C (pooled_bytes,    INT,  "Pool bytes",  0, 0) \
+  C (live_bytes,      INT,  "Alive bytes", 0, 0) \
+  C (peak_bytes,      INT,  "Peak bytes",  0, 0) \
+  C (run,             ID,   NULL,          0, SP_COL_KEY)
+
 typedef struct
 {
   const gchar *key;
@@ -234,7 +255,7 @@ typedef struct
 extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
     sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency,
-    sp_schema_pools;
+    sp_schema_pools, sp_schema_memory;
 
 /* Every table, in the order the summary and its outputs list them;
  * NULL-terminated. */

@@ -262,6 +262,136 @@ GST_START_TEST (test_application_holds)
 
 GST_END_TEST;
 
+/* Memory by element. The test's own count: a pad probe on each source
+ * sums the sizes of the buffers it pushes and, with weak references,
+ * how many of them are alive at once. */
+typedef struct
+{
+  GHashTable *seen;             /* its buffers' memories (the pool's) */
+  guint64 buffers, bytes, mem_bytes;
+  guint alive, max_alive;
+} Alloc;
+
+static void
+alloc_gone (gpointer data, GstMiniObject * obj)
+{
+  Alloc *a = data;
+
+  a->alive--;
+}
+
+static GstPadProbeReturn
+count_alloc (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Alloc *a = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  a->buffers++;
+  a->bytes += gst_buffer_get_size (buf);
+  /* what was allocated: each memory's whole size, alignment included */
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    if (g_hash_table_add (a->seen, mem))
+      a->mem_bytes += mem->maxsize;
+  }
+  if (!buf->pool) {
+    a->alive++;
+    a->max_alive = MAX (a->max_alive, a->alive);
+    gst_mini_object_weak_ref (GST_MINI_OBJECT (buf), alloc_gone, a);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+watch (GstElement * p, const gchar * name, Alloc * a)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p), name);
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_alloc, a, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+}
+
+static const GstStructure *
+memory_of (const GstStructure * s, const gchar * pipeline, const gchar * name)
+{
+  GPtrArray *r = rows (s, "memory", name, pipeline);
+  const GstStructure *res;
+
+  fail_unless (r->len == 1, "%u memory rows for %s", r->len, name);
+  res = g_ptr_array_index (r, 0);
+  g_ptr_array_free (r, TRUE);
+  return res;
+}
+
+static guint64
+own_hwm (void)
+{
+  gchar *text = NULL;
+  const gchar *hwm;
+  guint64 kb;
+
+  fail_unless (g_file_get_contents ("/proc/self/status", &text, NULL, NULL));
+  hwm = strstr (text, "VmHWM:");
+  fail_unless (hwm != NULL);
+  kb = g_ascii_strtoull (hwm + 6, NULL, 10);
+  g_free (text);
+  return kb * 1024;
+}
+
+GST_START_TEST (test_memory_by_element)
+{
+  GstElement *p = gst_parse_launch ("fakesrc name=fs num-buffers=40 "
+      "sizetype=fixed sizemax=3000 filltype=zero ! queue ! "
+      "fakesink enable-last-sample=false "
+      "stagepoolsrc name=src pool-size=4 buffer-size=8192 num-buffers=30 ! "
+      "fakesink enable-last-sample=false", NULL);
+  Alloc fs = { g_hash_table_new (NULL, NULL) },
+      src = { g_hash_table_new (NULL, NULL) };
+  GstStructure *s;
+  const GstStructure *m, *pr;
+  guint64 rss_peak = 0, hwm;
+
+  gst_object_set_name (GST_OBJECT (p), "pmem");
+  watch (p, "fs", &fs);
+  watch (p, "src", &src);
+  stage_test_play_to_eos (p, 60 * GST_SECOND, "pmem");
+  gst_element_set_state (p, GST_STATE_NULL);
+  s = get_summary ();
+  hwm = own_hwm ();
+  fail_unless_equals_uint64 (fs.buffers, 40);
+  /* fakesrc allocates every buffer: all its memory, none from a pool */
+  m = memory_of (s, "pmem", "fs");
+  fail_unless_equals_uint64 (uget (m, "memories"), fs.buffers);
+  fail_unless_equals_uint64 (uget (m, "allocated_bytes"), fs.bytes);
+  fail_unless_equals_uint64 (uget (m, "pooled_buffers"), 0);
+  fail_unless_equals_uint64 (uget (m, "live_bytes"), 0);
+  fail_unless_equals_uint64 (uget (m, "peak_bytes"),
+      (guint64) fs.max_alive * 3000);
+  /* the pool source hands out its 4 buffers over and over */
+  m = memory_of (s, "pmem", "src");
+  fail_unless_equals_uint64 (uget (m, "pooled_buffers"),
+      prop_u64 (p, "src", "acquired"));
+  fail_unless_equals_uint64 (uget (m, "pooled_bytes"), src.bytes);
+  fail_unless_equals_uint64 (uget (m, "memories"), 4);
+  fail_unless_equals_uint64 (g_hash_table_size (src.seen), 4);
+  fail_unless_equals_uint64 (uget (m, "allocated_bytes"), src.mem_bytes);
+  fail_unless (src.mem_bytes >= 4 * 8192);
+  /* the process's peak RSS, as the test reads it just after */
+  pr = row (s, "pipelines", NULL, "pmem");
+  fail_unless (gst_structure_get_uint64 (pr, "rss_peak_bytes", &rss_peak));
+  fail_unless (rss_peak <= hwm && rss_peak >= hwm * 9 / 10,
+      "rss peak %" G_GUINT64_FORMAT ", /proc says %" G_GUINT64_FORMAT,
+      rss_peak, hwm);
+  gst_structure_free (s);
+  gst_object_unref (p);
+  g_hash_table_destroy (fs.seen);
+  g_hash_table_destroy (src.seen);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_pools_suite (void)
 {
@@ -273,6 +403,7 @@ stageprof_pools_suite (void)
   tcase_add_test (tc, test_pool_bound);
   tcase_add_test (tc, test_pool_roomy);
   tcase_add_test (tc, test_application_holds);
+  tcase_add_test (tc, test_memory_by_element);
   return s;
 }
 

@@ -472,7 +472,8 @@ GST_START_TEST (test_db_doc_names_every_column)
 {
   static const SpSchema *const db_tables[] = { &sp_schema_elements,
     &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
-    &sp_schema_latency, &sp_schema_element_latency, &sp_schema_pools
+    &sp_schema_latency, &sp_schema_element_latency, &sp_schema_pools,
+    &sp_schema_memory
   };
   gchar *doc = NULL;
 

@@ -45,6 +45,31 @@ typedef struct
   Holder *holder;
 } BufRec;
 
+/* Memory an element allocated: the memories (their root, for shares of
+ * another) that left it first, and of those the bytes still alive. */
+typedef struct
+{
+  gpointer element;             /* identity only; NULL once destroyed */
+  gpointer top;
+  gchar *name, *pipeline;
+  guint64 mems, bytes;          /* allocated */
+  guint64 pooled, pooled_bytes; /* pool buffers it handed out */
+  gint64 live, peak;            /* bytes of its memories alive */
+} ElemMem;
+
+typedef struct
+{
+  gpointer top;
+  gint64 live, peak;
+} PipeMem;
+
+typedef struct
+{
+  ElemMem *by;
+  PipeMem *pipe;
+  gsize size;
+} MemRec;
+
 struct _SpPools
 {
   GMutex lock;
@@ -54,6 +79,10 @@ struct _SpPools
   GHashTable *holders;          /* live GstElement* -> Holder* */
   GPtrArray *all_holders;
   GHashTable *proposals;        /* GstBufferPool* -> proposer's name */
+  GHashTable *mems;             /* GstMemory* alive, seen -> MemRec* */
+  GHashTable *elem_mems;        /* live GstElement* -> ElemMem* */
+  GPtrArray *all_elem_mems;
+  GHashTable *pipe_mems;        /* top-level object -> PipeMem* */
 };
 
 static void
@@ -79,6 +108,16 @@ pool_rec_free (gpointer data)
   g_free (rec);
 }
 
+static void
+elem_mem_free (gpointer data)
+{
+  ElemMem *m = data;
+
+  g_free (m->name);
+  g_free (m->pipeline);
+  g_free (m);
+}
+
 static SpPools *
 sp_pools_new (void)
 {
@@ -91,6 +130,10 @@ sp_pools_new (void)
   p->holders = g_hash_table_new (NULL, NULL);
   p->all_holders = g_ptr_array_new_with_free_func (holder_free);
   p->proposals = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  p->mems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  p->elem_mems = g_hash_table_new (NULL, NULL);
+  p->all_elem_mems = g_ptr_array_new_with_free_func (elem_mem_free);
+  p->pipe_mems = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   return p;
 }
 
@@ -119,6 +162,10 @@ sp_pools_free (SpPools * p)
   g_hash_table_destroy (p->bufs);
   g_hash_table_destroy (p->holders);
   g_hash_table_destroy (p->proposals);
+  g_hash_table_destroy (p->mems);
+  g_hash_table_destroy (p->elem_mems);
+  g_hash_table_destroy (p->pipe_mems);
+  g_ptr_array_free (p->all_elem_mems, TRUE);
   g_ptr_array_free (p->all, TRUE);
   g_ptr_array_free (p->all_holders, TRUE);
   g_mutex_clear (&p->lock);
@@ -139,6 +186,15 @@ pool_rec_clear (gpointer data, gpointer unused)
   g_hash_table_remove_all (rec->held);
 }
 
+static void
+elem_mem_clear (gpointer data, gpointer unused)
+{
+  ElemMem *m = data;
+
+  m->mems = m->bytes = m->pooled = m->pooled_bytes = 0;
+  m->peak = m->live;
+}
+
 void
 sp_pools_reset (SpPools * p)
 {
@@ -146,6 +202,7 @@ sp_pools_reset (SpPools * p)
     return;
   g_mutex_lock (&p->lock);
   g_ptr_array_foreach (p->all, pool_rec_clear, NULL);
+  g_ptr_array_foreach (p->all_elem_mems, elem_mem_clear, NULL);
   g_mutex_unlock (&p->lock);
 }
 
@@ -270,6 +327,64 @@ sample_holders (SpPools * p, PoolRec * rec)
   rec->sampled = TRUE;
 }
 
+/* p->lock held: cold, once per element. */
+static ElemMem *
+elem_mem_of (SpPools * p, GstElement * e)
+{
+  ElemMem *m = g_hash_table_lookup (p->elem_mems, e);
+
+  if (m)
+    return m;
+  m = g_new0 (ElemMem, 1);
+  m->element = e;
+  m->top = top_of (e);
+  m->name = g_strdup (GST_OBJECT_NAME (e));
+  m->pipeline = g_strdup (GST_OBJECT_NAME (m->top));
+  g_hash_table_insert (p->elem_mems, e, m);
+  g_ptr_array_add (p->all_elem_mems, m);
+  return m;
+}
+
+/* The memories of a buffer that `e` pushes: those not seen before are
+ * its allocations (a share of another memory counts as its root). p->lock
+ * held. */
+static void
+count_memories (SpPools * p, GstElement * e, GstBuffer * buf)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+  ElemMem *m = NULL;
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    MemRec *mr;
+    PipeMem *pm;
+
+    while (mem->parent)
+      mem = mem->parent;
+    if (g_hash_table_contains (p->mems, mem))
+      continue;
+    if (!m)
+      m = elem_mem_of (p, e);
+    pm = g_hash_table_lookup (p->pipe_mems, m->top);
+    if (!pm) {
+      pm = g_new0 (PipeMem, 1);
+      pm->top = m->top;
+      g_hash_table_insert (p->pipe_mems, m->top, pm);
+    }
+    mr = g_new (MemRec, 1);
+    mr->by = m;
+    mr->pipe = pm;
+    mr->size = mem->maxsize;
+    g_hash_table_insert (p->mems, mem, mr);
+    m->mems++;
+    m->bytes += mr->size;
+    m->live += mr->size;
+    m->peak = MAX (m->peak, m->live);
+    pm->live += mr->size;
+    pm->peak = MAX (pm->peak, pm->live);
+  }
+}
+
 /* p->lock held. */
 static void
 hand_out (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
@@ -285,6 +400,11 @@ hand_out (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
   b->pool = rec;
   b->holder = holder_of (p, e);
   g_hash_table_insert (p->bufs, buf, b);
+  {
+    ElemMem *m = elem_mem_of (p, e);
+    m->pooled++;
+    m->pooled_bytes += rec->size;
+  }
   if (rec->handed_out++ == 0)
     rec->first_ts = ts;
   rec->last_ts = ts;
@@ -304,6 +424,7 @@ push_one (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
 {
   PoolRec *rec;
 
+  count_memories (p, e, buf);
   if (!buf->pool)
     return;
   hand_out (p, ts, pad, e, buf);
@@ -317,7 +438,7 @@ sp_pools_push (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e;
 
-  if (G_LIKELY (buf->pool == NULL) || !(e = pad_element (pad)))
+  if (!(e = pad_element (pad)))
     return;
   g_mutex_lock (&p->lock);
   push_one (p, ts, pad, e, buf);
@@ -409,15 +530,38 @@ sp_pools_chain_list (SpPools * p, guint64 ts, GstPad * pad,
 
 /* The last reference of a pooled buffer went: _gst_buffer_dispose()
  * returns it to its pool right after this hook. */
+/* A memory we counted is freed. */
+static void
+memory_freed (SpPools * p, GstMiniObject * obj)
+{
+  MemRec *mr;
+
+  g_mutex_lock (&p->lock);
+  if ((mr = g_hash_table_lookup (p->mems, obj))) {
+    mr->by->live -= mr->size;
+    mr->pipe->live -= mr->size;
+    g_hash_table_remove (p->mems, obj);
+  }
+  g_mutex_unlock (&p->lock);
+}
+
 void
 sp_pools_unreffed (SpPools * p, guint64 ts, GstMiniObject * obj,
     gint refcount)
 {
+  static GType memory_type;
   BufRec *b;
   PoolRec *rec;
 
-  if (G_LIKELY (refcount != 0) || !GST_IS_BUFFER (obj)
-      || ((GstBuffer *) obj)->pool == NULL)
+  if (G_LIKELY (refcount != 0))
+    return;
+  if (G_UNLIKELY (memory_type == 0))
+    memory_type = GST_TYPE_MEMORY;
+  if (GST_MINI_OBJECT_TYPE (obj) == memory_type) {
+    memory_freed (p, obj);
+    return;
+  }
+  if (!GST_IS_BUFFER (obj) || ((GstBuffer *) obj)->pool == NULL)
     return;
   g_mutex_lock (&p->lock);
   b = g_hash_table_lookup (p->bufs, obj);
@@ -501,6 +645,10 @@ sp_pools_object_destroyed (SpPools * p, gpointer obj)
   if ((h = g_hash_table_lookup (p->holders, obj))) {
     h->element = NULL;
     g_hash_table_remove (p->holders, obj);
+  }
+  if (g_hash_table_lookup (p->elem_mems, obj)) {
+    ((ElemMem *) g_hash_table_lookup (p->elem_mems, obj))->element = NULL;
+    g_hash_table_remove (p->elem_mems, obj);
   }
   g_mutex_unlock (&p->lock);
 }
@@ -587,4 +735,62 @@ sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows)
     gst_value_array_append_and_take_value (rows, &v);
   }
   g_mutex_unlock (&p->lock);
+}
+
+void
+sp_memory_rows (SpPools * p, gpointer pipeline, GValue * rows)
+{
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < p->all_elem_mems->len; i++) {
+    ElemMem *m = g_ptr_array_index (p->all_elem_mems, i);
+    GValue v = G_VALUE_INIT;
+
+    if ((m->mems == 0 && m->pooled == 0) || (pipeline && m->top != pipeline))
+      continue;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gst_structure_new ("memory",
+            "name", G_TYPE_STRING, m->name,
+            "pipeline", G_TYPE_STRING, m->pipeline,
+            "memories", G_TYPE_UINT64, m->mems,
+            "allocated_bytes", G_TYPE_UINT64, m->bytes,
+            "pooled_buffers", G_TYPE_UINT64, m->pooled,
+            "pooled_bytes", G_TYPE_UINT64, m->pooled_bytes,
+            "live_bytes", G_TYPE_UINT64, (guint64) MAX (m->live, 0),
+            "peak_bytes", G_TYPE_UINT64, (guint64) MAX (m->peak, 0), NULL));
+    gst_value_array_append_and_take_value (rows, &v);
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+guint64
+sp_memory_pipeline_peak (SpPools * p, gpointer pipeline)
+{
+  PipeMem *pm;
+  guint64 peak = 0;
+
+  g_mutex_lock (&p->lock);
+  if ((pm = g_hash_table_lookup (p->pipe_mems, pipeline)))
+    peak = MAX (pm->peak, 0);
+  g_mutex_unlock (&p->lock);
+  return peak;
+}
+
+gboolean
+sp_process_rss (guint64 * now, guint64 * peak)
+{
+  gchar *text = NULL;
+  const gchar *rss, *hwm;
+  gboolean ok;
+
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return FALSE;
+  rss = strstr (text, "\nVmRSS:");
+  hwm = strstr (text, "\nVmHWM:");
+  ok = rss && hwm;
+  if (ok) {
+    *now = g_ascii_strtoull (rss + 7, NULL, 10) * 1024;
+    *peak = g_ascii_strtoull (hwm + 7, NULL, 10) * 1024;
+  }
+  g_free (text);
+  return ok;
 }

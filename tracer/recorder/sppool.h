@@ -22,6 +22,10 @@
  * frames) is not seen out, so such a pool may look less full than it is
  * (docs/tracer.md).
  *
+ * memory=true also counts, per element, the memory it allocated (the
+ * GstMemory objects that leave it first in a push, pooled or not) and how
+ * many bytes of them are alive (until each memory's last unref).
+ *
  * Its own lock and registry, apart from the default hot path: it costs
  * nothing while memory=false (no hook of it is registered).
  */
@@ -61,6 +65,18 @@ void sp_pools_object_destroyed (SpPools * p, gpointer obj);
 /* Rows of the schema's "pools" table for the pools used by elements of
  * top-level `pipeline` (NULL: all); `run` is left for the caller. */
 void sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows);
+
+/* Memory per element: rows of the schema's "memory" table (what each
+ * element allocated: the memories that left it first, by their root for
+ * shares; the pool buffers it handed out; of its memories, the bytes
+ * alive now and at most). */
+void sp_memory_rows (SpPools * p, gpointer pipeline, GValue * rows);
+/* The most bytes of memories counted above alive at once in top-level
+ * `pipeline` (identity). */
+guint64 sp_memory_pipeline_peak (SpPools * p, gpointer pipeline);
+/* The process's resident memory now and at most (bytes; /proc/self/status
+ * VmRSS and VmHWM); FALSE where there is no /proc. */
+gboolean sp_process_rss (guint64 * now, guint64 * peak);
 
 G_END_DECLS
 

@@ -635,6 +635,37 @@ add_pool_verdicts (GValue * pipes, const GValue * pools)
   }
 }
 
+/* memory=true: each pipeline row's peak of allocations alive and the
+ * process's RSS. The pipelines are found by name under the lock: their
+ * rows carry names only. */
+static void
+add_memory_peaks (SpRecorder * r, GValue * pipes)
+{
+  guint64 rss = 0, rss_peak = 0;
+  gboolean have_rss = sp_process_rss (&rss, &rss_peak);
+
+  for (guint i = 0; i < gst_value_array_get_size (pipes); i++) {
+    GstStructure *row = (GstStructure *)
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    const gchar *name = gst_structure_get_string (row, "pipeline");
+    gpointer obj = NULL;
+
+    g_mutex_lock (&r->lock);
+    for (guint j = 0; j < r->pipes->len && !obj; j++) {
+      SpPipe *p = g_ptr_array_index (r->pipes, j);
+      if (g_strcmp0 (p->name, name) == 0)
+        obj = p->obj;
+    }
+    g_mutex_unlock (&r->lock);
+    if (obj)
+      gst_structure_set (row, "peak_bytes", G_TYPE_UINT64,
+          sp_memory_pipeline_peak (sp_recorder_pools (r), obj), NULL);
+    if (have_rss)
+      gst_structure_set (row, "rss_bytes", G_TYPE_UINT64, rss,
+          "rss_peak_bytes", G_TYPE_UINT64, rss_peak, NULL);
+  }
+}
+
 /* The verdict field: the pipeline's own, or each pipeline's by name. */
 static gchar *
 joined_verdict (const GValue * pipes)
@@ -785,7 +816,7 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT,
       gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT,
-      plv = G_VALUE_INIT;
+      plv = G_VALUE_INIT, mv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
@@ -843,6 +874,10 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
     sp_pools_rows (sp_recorder_pools (r), pipeline, &plv);
     set_latency_runs (&plv, &pv);
     add_pool_verdicts (&pv, &plv);
+    array_init (&mv);
+    sp_memory_rows (sp_recorder_pools (r), pipeline, &mv);
+    set_latency_runs (&mv, &pv);
+    add_memory_peaks (r, &pv);
   }
   g_free (shares);
   v = joined_verdict (&pv);
@@ -861,8 +896,10 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
     gst_structure_take_value (s, "latency", &lv);
     gst_structure_take_value (s, "element_latency", &elv);
   }
-  if (G_IS_VALUE (&plv))
+  if (G_IS_VALUE (&plv)) {
     gst_structure_take_value (s, "pools", &plv);
+    gst_structure_take_value (s, "memory", &mv);
+  }
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);
   /* One pipeline's summary says which, and which run. */
