@@ -175,6 +175,8 @@ check_profile (SpProfile * p, gboolean db)
   check_rows (&sp_queue_kind, p->queues, db, p->path);
   check_rows (&sp_thread_kind, p->threads, db, p->path);
   check_rows (&sp_sink_kind, p->sinks, db, p->path);
+  check_rows (&sp_pool_kind, p->pools, db, p->path);
+  check_rows (&sp_memory_kind, p->memory, db, p->path);
   fail_unless_equals_float (p->wall_s, 12.5);
   fail_unless_equals_string (p->verdict, "source-bound: src");
 }
@@ -329,7 +331,7 @@ GST_START_TEST (test_report_json_has_every_column)
   JsonParser *parser = json_parser_new ();
   JsonObject *root;
   const SpRowKind *kinds[] = { &sp_elem_kind, &sp_queue_kind,
-    &sp_thread_kind, &sp_sink_kind
+    &sp_thread_kind, &sp_sink_kind, &sp_pool_kind, &sp_memory_kind
   };
 
   fail_unless (sp_summary_write_file (s, path, &err));

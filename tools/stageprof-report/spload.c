@@ -103,6 +103,8 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   FILTER (p->sinks, SpSinkRow);
   FILTER (p->latency, SpLatencyRow);
   FILTER (p->element_latency, SpElemLatencyRow);
+  FILTER (p->pools, SpPoolRow);
+  FILTER (p->memory, SpMemoryRow);
   if (sel->pipeline)
     for (i = p->links->len; i-- > 0;)
       if (g_strcmp0 (((SpLink *) p->links->pdata[i])->pipeline,

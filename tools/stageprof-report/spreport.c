@@ -27,6 +27,10 @@ static const gsize latency_offsets[] = { SP_LATENCY_COLUMNS (SP_LAT_OFFSET) };
 static const gsize elem_latency_offsets[] = {
   SP_ELEMENT_LATENCY_COLUMNS (SP_ELAT_OFFSET)
 };
+#define SP_POOL_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpPoolRow, key),
+#define SP_MEM_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpMemoryRow, key),
+static const gsize pool_offsets[] = { SP_POOLS_COLUMNS (SP_POOL_OFFSET) };
+static const gsize memory_offsets[] = { SP_MEMORY_COLUMNS (SP_MEM_OFFSET) };
 
 const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow),
   elem_offsets
@@ -45,6 +49,12 @@ const SpRowKind sp_latency_kind = { &sp_schema_latency,
 };
 const SpRowKind sp_elem_latency_kind = { &sp_schema_element_latency,
   sizeof (SpElemLatencyRow), elem_latency_offsets
+};
+const SpRowKind sp_pool_kind = { &sp_schema_pools, sizeof (SpPoolRow),
+  pool_offsets
+};
+const SpRowKind sp_memory_kind = { &sp_schema_memory, sizeof (SpMemoryRow),
+  memory_offsets
 };
 
 static gboolean
@@ -143,6 +153,18 @@ elem_latency_free (gpointer p)
 }
 
 static void
+pool_free (gpointer p)
+{
+  sp_row_free (&sp_pool_kind, p);
+}
+
+static void
+memory_free (gpointer p)
+{
+  sp_row_free (&sp_memory_kind, p);
+}
+
+static void
 link_free (gpointer p)
 {
   SpLink *l = p;
@@ -169,6 +191,8 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->sinks = g_ptr_array_new_with_free_func (sink_free);
   p->latency = g_ptr_array_new_with_free_func (latency_free);
   p->element_latency = g_ptr_array_new_with_free_func (elem_latency_free);
+  p->pools = g_ptr_array_new_with_free_func (pool_free);
+  p->memory = g_ptr_array_new_with_free_func (memory_free);
   p->links = g_ptr_array_new_with_free_func (link_free);
   p->notes = g_ptr_array_new_with_free_func (g_free);
   p->verdicts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -190,6 +214,8 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->sinks, TRUE);
   g_ptr_array_free (p->latency, TRUE);
   g_ptr_array_free (p->element_latency, TRUE);
+  g_ptr_array_free (p->pools, TRUE);
+  g_ptr_array_free (p->memory, TRUE);
   g_ptr_array_free (p->links, TRUE);
   g_ptr_array_free (p->notes, TRUE);
   g_hash_table_destroy (p->verdicts);

@@ -80,6 +80,16 @@ typedef struct
   SP_ELEMENT_LATENCY_COLUMNS (SP_REPORT_FIELD)
 } SpElemLatencyRow;
 
+typedef struct
+{
+  SP_POOLS_COLUMNS (SP_REPORT_FIELD)
+} SpPoolRow;
+
+typedef struct
+{
+  SP_MEMORY_COLUMNS (SP_REPORT_FIELD)
+} SpMemoryRow;
+
 /* What the generic code needs of a row struct: its table in the schema, its
  * size, where each column's field is, and the profile's array of them. */
 typedef struct
@@ -90,7 +100,8 @@ typedef struct
 } SpRowKind;
 
 extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
-    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind;
+    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_pool_kind,
+    sp_memory_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
@@ -119,6 +130,8 @@ typedef struct
   GPtrArray *sinks;             /* SpSinkRow */
   GPtrArray *latency;           /* SpLatencyRow (stageprof latency=true) */
   GPtrArray *element_latency;   /* SpElemLatencyRow */
+  GPtrArray *pools;             /* SpPoolRow (stageprof memory=true) */
+  GPtrArray *memory;            /* SpMemoryRow */
   GPtrArray *links;             /* SpLink */
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;
