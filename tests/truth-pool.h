@@ -11,13 +11,17 @@
  * The pool has min = max = N buffers of B bytes; it is offered to nobody
  * and downstream's proposals are ignored, so its user and proposer are
  * this element. Read-only: acquired (buffers acquired), wait-ns (time
- * inside acquire, summed).
+ * inside acquire, summed), wait-runnable-ns (of that, the time its thread
+ * was ready to run but had no CPU: the kernel's run delay of the thread,
+ * /proc/thread-self/schedstat, across each acquire; on a loaded machine
+ * the wake-up after a buffer came back, which is no wait on the pool).
  *
  * Register with truth_pool_register () after gst_check_init ().
  */
 #ifndef __TRUTH_POOL_H__
 #define __TRUTH_POOL_H__
 
+#include <stdio.h>
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
 
@@ -25,7 +29,7 @@ typedef struct
 {
   GstBaseSrc parent;
   guint pool_size, buffer_size;
-  guint64 acquired, wait_ns;
+  guint64 acquired, wait_ns, runnable_ns;
 } StagePoolSrc;
 
 typedef struct
@@ -40,6 +44,7 @@ enum
   POOL_PROP_BUFFER_SIZE,
   POOL_PROP_ACQUIRED,
   POOL_PROP_WAIT,
+  POOL_PROP_RUNNABLE,
 };
 
 static GType stage_pool_src_get_type (void);
@@ -68,6 +73,19 @@ stage_pool_src_decide_allocation (GstBaseSrc * bs, GstQuery * query)
   return TRUE;
 }
 
+/* This thread's run delay (ns): time ready to run without a CPU. */
+static guint64
+truth_run_delay (void)
+{
+  gchar *text = NULL;
+  guint64 cpu = 0, delay = 0;
+
+  if (g_file_get_contents ("/proc/thread-self/schedstat", &text, NULL, NULL))
+    sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &cpu, &delay);
+  g_free (text);
+  return delay;
+}
+
 static GstFlowReturn
 stage_pool_src_alloc (GstBaseSrc * bs, guint64 offset, guint size,
     GstBuffer ** buf)
@@ -76,15 +94,19 @@ stage_pool_src_alloc (GstBaseSrc * bs, guint64 offset, guint size,
   GstBufferPool *pool = gst_base_src_get_buffer_pool (bs);
   GstFlowReturn ret;
   GstClockTime t0, t1;
+  guint64 d0, d1;
 
   if (!pool)
     return GST_FLOW_NOT_NEGOTIATED;
+  d0 = truth_run_delay ();
   t0 = gst_util_get_timestamp ();
   ret = gst_buffer_pool_acquire_buffer (pool, buf, NULL);
   t1 = gst_util_get_timestamp ();
+  d1 = truth_run_delay ();
   gst_object_unref (pool);
   GST_OBJECT_LOCK (self);
   self->wait_ns += t1 - t0;
+  self->runnable_ns += d1 - d0;
   if (ret == GST_FLOW_OK)
     self->acquired++;
   GST_OBJECT_UNLOCK (self);
@@ -133,6 +155,9 @@ stage_pool_src_get_property (GObject * o, guint id, GValue * v,
     case POOL_PROP_WAIT:
       g_value_set_uint64 (v, self->wait_ns);
       break;
+    case POOL_PROP_RUNNABLE:
+      g_value_set_uint64 (v, self->runnable_ns);
+      break;
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -161,6 +186,10 @@ stage_pool_src_class_init (StagePoolSrcClass * klass)
   g_object_class_install_property (oc, POOL_PROP_WAIT,
       g_param_spec_uint64 ("wait-ns", "Wait", "Time inside "
           "gst_buffer_pool_acquire_buffer (ns)", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (oc, POOL_PROP_RUNNABLE,
+      g_param_spec_uint64 ("wait-runnable-ns", "Runnable", "Of wait-ns, "
+          "the time this thread was ready to run without a CPU (ns)", 0,
+          G_MAXUINT64, 0, ro));
   caps = gst_caps_new_empty_simple ("application/x-stage-pool-truth");
   gst_element_class_add_pad_template (ec,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
