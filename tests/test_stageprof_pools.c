@@ -17,6 +17,8 @@
  *    naming the pool and where its buffers were;
  *  - the same pipeline with a pool larger than that never runs dry: no
  *    wait, no pool verdict (the queue sets the pace there);
+ *  - a camera stand-in (videotestsrc) that takes the small pool its
+ *    application offers: pool-bound, its frames with the application;
  *  - a real decoder (avdec_h264, whose pool has no limit) into an
  *    application that holds its frames: buffers out as the test counts
  *    them, and no pool verdict;
@@ -30,6 +32,7 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
 
 #include "stageprof-check.h"
 #include "truth-element.h"
@@ -278,6 +281,76 @@ GST_START_TEST (test_application_holds)
 
 GST_END_TEST;
 
+/* A camera stand-in: videotestsrc behind a passthrough videoconvert, and
+ * the application, at its appsink, offers a video pool of POOL_MAX
+ * buffers in the ALLOCATION answer (as an application that bounds a
+ * camera's memory does); then it holds each frame HOLD_US. The source
+ * takes the offered pool, all POOL_MAX frames end up with the
+ * application, and the source waits for them. */
+#define POOL_MAX 4
+
+static GstPadProbeReturn
+offer_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  GstCaps *caps;
+  GstVideoInfo vi;
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (q, &caps, NULL);
+  fail_unless (caps && gst_video_info_from_caps (&vi, caps));
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, vi.size, POOL_MAX,
+      POOL_MAX);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_query_add_allocation_pool (q, pool, vi.size, POOL_MAX, POOL_MAX);
+  gst_object_unref (pool);
+  /* appsink's own answer adds nothing to it */
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_camera_stand_in)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc name=cam num-buffers=40 ! "
+      "video/x-raw,format=I420,width=320,height=240,framerate=1000/1 ! "
+      "videoconvert ! appsink name=app sync=false", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "app");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  const gchar *const holders[] = { "in the application's app", NULL };
+  GstStructure *s;
+  const GstStructure *r;
+  const gchar *v;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_pool,
+      NULL, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_set_name (GST_OBJECT (p), "pcam");
+  fail_unless_equals_uint64 (app_holds (p, "app"), 40);
+  s = get_summary ();
+  r = pool_of (s, "pcam", "cam");
+  v = pipeline_verdict (s, "pcam");
+  fail_unless_equals_string (gst_structure_get_string (r, "proposer"), "app");
+  fail_unless_equals_uint64 (uget (r, "max_buffers"), POOL_MAX);
+  fail_unless_equals_uint64 (uget (r, "handed_out"), 40);
+  fail_unless_equals_uint64 (uget (r, "max_in_use"), POOL_MAX);
+  fail_unless (uget (r, "empty") > 0);
+  /* the application's hold, less the first POOL_MAX frames' */
+  fail_unless (dget (r, "wait_s") > (40 - POOL_MAX - 2) * HOLD_US * 0.9e-6,
+      "wait %.3f s", dget (r, "wait_s"));
+  assert_held (gst_structure_get_string (r, "held_by"), POOL_MAX, holders);
+  fail_unless (strstr (v, "pool-bound: cam waited") != NULL, "verdict: %s",
+      v);
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* A real decoder feeding an application that holds each frame HOLD_US:
  * gst-libav's avdec_h264 decodes into a pool of its own without a limit
  * (max 0: it never runs dry; it keeps no downstream maximum), so the
@@ -493,6 +566,7 @@ stageprof_pools_suite (void)
   tcase_add_test (tc, test_pool_roomy);
   tcase_add_test (tc, test_application_holds);
   tcase_add_test (tc, test_memory_by_element);
+  tcase_add_test (tc, test_camera_stand_in);
   stage_test_add_unless (tc, test_decoder_application,
       stage_test_missing_elements ("x264enc", "h264parse", "avdec_h264",
           NULL));

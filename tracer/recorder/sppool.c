@@ -589,7 +589,11 @@ sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query, gboolean res)
   GstElement *by = NULL;
   guint i, n;
 
-  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION || !res)
+  /* Read whatever the query holds, also when it returned FALSE: the
+   * asking element decides on what it holds either way (basesrc does,
+   * and an application's pad probe that adds a pool to appsink's answer
+   * leaves it FALSE). */
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
     return;
   if (GST_PAD_IS_SINK (pad)) {
     by = pad_element (pad);
@@ -611,8 +615,13 @@ sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query, gboolean res)
     gst_query_parse_nth_allocation_pool (query, i, &pool, NULL, NULL, NULL);
     if (!pool)
       continue;
+    /* The innermost answer comes first: an element that forwards the
+     * query (a passthrough videoconvert, a capsfilter) answers after the
+     * one that offered the pool. */
     g_mutex_lock (&p->lock);
-    g_hash_table_insert (p->proposals, pool, g_strdup (GST_OBJECT_NAME (by)));
+    if (!g_hash_table_contains (p->proposals, pool))
+      g_hash_table_insert (p->proposals, pool,
+          g_strdup (GST_OBJECT_NAME (by)));
     g_mutex_unlock (&p->lock);
     gst_object_unref (pool);
   }
