@@ -74,6 +74,7 @@ struct _SpPools
 {
   GMutex lock;
   GHashTable *by_pool;          /* live GstBufferPool* -> PoolRec* */
+  GHashTable *by_pad;           /* out_pad of a live pool -> PoolRec* */
   GPtrArray *all;               /* every PoolRec, finalized pools too */
   GHashTable *bufs;             /* GstBuffer* out -> BufRec* */
   GHashTable *holders;          /* live GstElement* -> Holder* */
@@ -125,6 +126,7 @@ sp_pools_new (void)
 
   g_mutex_init (&p->lock);
   p->by_pool = g_hash_table_new (NULL, NULL);
+  p->by_pad = g_hash_table_new (NULL, NULL);
   p->all = g_ptr_array_new_with_free_func (pool_rec_free);
   p->bufs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   p->holders = g_hash_table_new (NULL, NULL);
@@ -159,6 +161,7 @@ sp_pools_free (SpPools * p)
   if (!p)
     return;
   g_hash_table_destroy (p->by_pool);
+  g_hash_table_destroy (p->by_pad);
   g_hash_table_destroy (p->bufs);
   g_hash_table_destroy (p->holders);
   g_hash_table_destroy (p->proposals);
@@ -301,6 +304,7 @@ pool_rec_find (SpPools * p, GstBufferPool * pool, GstElement * e,
   proposer = g_hash_table_lookup (p->proposals, pool);
   made->proposer = g_strdup (proposer ? proposer : made->user);
   g_hash_table_insert (p->by_pool, pool, made);
+  g_hash_table_insert (p->by_pad, made->out_pad, made);
   g_ptr_array_add (p->all, made);
   return made;
 }
@@ -428,8 +432,8 @@ push_one (SpPools * p, guint64 ts, GstPad * pad, GstElement * e,
   if (!buf->pool)
     return;
   hand_out (p, ts, pad, e, buf);
-  rec = g_hash_table_lookup (p->by_pool, buf->pool);
-  if (rec && rec->out_pad == pad)
+  rec = g_hash_table_lookup (p->by_pad, pad);
+  if (rec && rec->pool == buf->pool)
     rec->in_push = TRUE;
 }
 
@@ -463,11 +467,10 @@ sp_pools_push_list (SpPools * p, guint64 ts, GstPad * pad,
 void
 sp_pools_push_post (SpPools * p, guint64 ts, GstPad * pad)
 {
+  PoolRec *rec;
+
   g_mutex_lock (&p->lock);
-  for (guint i = 0; i < p->all->len; i++) {
-    PoolRec *rec = g_ptr_array_index (p->all, i);
-    if (rec->out_pad != pad || rec->pool == NULL)
-      continue;
+  if ((rec = g_hash_table_lookup (p->by_pad, pad))) {
     rec->in_push = FALSE;
     rec->last_return = ts;
     if (rec->empty_since && !rec->sampled)
@@ -481,14 +484,13 @@ sp_pools_push_post (SpPools * p, guint64 ts, GstPad * pad)
 void
 sp_pools_event (SpPools * p, guint64 ts, GstPad * pad, GstEvent * ev)
 {
+  PoolRec *rec;
+
   if (GST_EVENT_TYPE (ev) != GST_EVENT_EOS)
     return;
   g_mutex_lock (&p->lock);
-  for (guint i = 0; i < p->all->len; i++) {
-    PoolRec *rec = g_ptr_array_index (p->all, i);
-    if (rec->out_pad == pad && rec->pool != NULL)
-      rec->eos = TRUE;
-  }
+  if ((rec = g_hash_table_lookup (p->by_pad, pad)))
+    rec->eos = TRUE;
   g_mutex_unlock (&p->lock);
 }
 
@@ -642,12 +644,16 @@ sp_pools_object_destroyed (SpPools * p, gpointer obj)
 
   g_mutex_lock (&p->lock);
   g_hash_table_remove (p->proposals, obj);
+  /* a pad that went: its address may be the next pad's */
+  g_hash_table_remove (p->by_pad, obj);
   if ((rec = g_hash_table_lookup (p->by_pool, obj))) {
     /* A finalized pool has all its buffers back; its identity may be
      * reused by the next pool. */
     g_hash_table_foreach_remove (p->bufs, buf_of_pool, rec);
     rec->in_use = 0;
     rec->pool = NULL;
+    if (g_hash_table_lookup (p->by_pad, rec->out_pad) == rec)
+      g_hash_table_remove (p->by_pad, rec->out_pad);
     rec->out_pad = NULL;
     g_hash_table_remove (p->by_pool, obj);
   }
