@@ -90,10 +90,6 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   return v;
 }
 
-/* A pool's user waited this share of the time the pool was in use: it
- * paced its user (and with it the pipeline). */
-#define SP_POOL_BOUND 10.0
-
 static guint64
 row_uint64 (const GstStructure * row, const gchar * key)
 {
@@ -106,30 +102,25 @@ row_uint64 (const GstStructure * row, const gchar * key)
 gchar *
 sp_pool_verdict (const GValue * pools, const gchar * pipeline)
 {
-  const GstStructure *worst = NULL;
-  gdouble worst_pct = 0;
-  guint64 max;
+  guint n = gst_value_array_get_size (pools), k = 0;
+  SpDecidePool *dp = g_new0 (SpDecidePool, MAX (n, 1));
+  gchar *v;
 
-  for (guint i = 0; i < gst_value_array_get_size (pools); i++) {
+  for (guint i = 0; i < n; i++) {
     const GstStructure *row =
         gst_value_get_structure (gst_value_array_get_value (pools, i));
-    gdouble pct = 0;
 
-    gst_structure_get_double (row, "wait_pct", &pct);
-    if (g_strcmp0 (gst_structure_get_string (row, "pipeline"), pipeline)
-        || row_uint64 (row, "empty") == 0 || pct < SP_POOL_BOUND
-        || pct <= worst_pct)
+    if (g_strcmp0 (gst_structure_get_string (row, "pipeline"), pipeline))
       continue;
-    worst = row;
-    worst_pct = pct;
+    dp[k].name = gst_structure_get_string (row, "name");
+    dp[k].user = gst_structure_get_string (row, "user");
+    dp[k].held_by = gst_structure_get_string (row, "held_by");
+    dp[k].max_buffers = row_uint64 (row, "max_buffers");
+    dp[k].empty = row_uint64 (row, "empty");
+    gst_structure_get_double (row, "wait_pct", &dp[k].wait_pct);
+    k++;
   }
-  if (!worst)
-    return NULL;
-  max = row_uint64 (worst, "max_buffers");
-  return g_strdup_printf ("pool-bound: %s waited %.0f %% of the running "
-      "time for a free buffer of its pool %s (%" G_GUINT64_FORMAT " buffers, "
-      "all %" G_GUINT64_FORMAT " held: %s)",
-      gst_structure_get_string (worst, "user"), worst_pct,
-      gst_structure_get_string (worst, "name"), max, max,
-      gst_structure_get_string (worst, "held_by"));
+  v = sp_decide_pool_verdict (dp, k);
+  g_free (dp);
+  return v;
 }
