@@ -669,112 +669,116 @@ sp_pools_object_destroyed (SpPools * p, gpointer obj)
 }
 
 static gint
-cmp_held (gconstpointer a, gconstpointer b, gpointer held)
+cmp_held (gconstpointer a, gconstpointer b)
 {
-  guint64 na = GPOINTER_TO_SIZE (g_hash_table_lookup (held, *(gpointer *) a)),
-      nb = GPOINTER_TO_SIZE (g_hash_table_lookup (held, *(gpointer *) b));
+  gdouble x = ((const SpPoolHeld *) a)->mean, y = ((const SpPoolHeld *) b)->mean;
 
-  return na < nb ? 1 : na > nb ? -1 : 0;
+  return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* "3 in queue0, 1 in the application's appsink0": the buffers out of the
- * pool when it ran dry, on average over its empty spells, most first. */
-static gchar *
-held_text (PoolRec * rec)
+/* p->lock held. */
+static GArray *
+held_of (PoolRec * rec)
 {
-  GPtrArray *hs = g_ptr_array_new ();
-  GString *out = g_string_new (NULL);
+  GArray *held = g_array_new (FALSE, FALSE, sizeof (SpPoolHeld));
   GHashTableIter it;
-  gpointer key;
+  gpointer key, value;
 
   g_hash_table_iter_init (&it, rec->held);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (hs, key);
-  g_ptr_array_sort_with_data (hs, cmp_held, rec->held);
-  for (guint i = 0; i < hs->len && rec->samples; i++) {
-    Holder *h = g_ptr_array_index (hs, i);
-    gdouble mean = GPOINTER_TO_SIZE (g_hash_table_lookup (rec->held, h)) /
-        (gdouble) rec->samples;
-
-    g_string_append (out, i ? ", " : "");
-    if (fabs (mean - round (mean)) < 0.05)
-      g_string_append_printf (out, "%.0f", round (mean));
-    else
-      g_string_append_printf (out, "%.1f", mean);
-    g_string_append_printf (out, " in %s%s", h->app ? "the application's " :
-        "", h->name);
+  while (rec->samples && g_hash_table_iter_next (&it, &key, &value)) {
+    Holder *h = key;
+    SpPoolHeld e = { g_strdup (h->name), h->app,
+      GPOINTER_TO_SIZE (value) / (gdouble) rec->samples
+    };
+    g_array_append_val (held, e);
   }
-  g_ptr_array_free (hs, TRUE);
-  return g_string_free (out, FALSE);
+  g_array_sort (held, cmp_held);
+  return held;
 }
 
-static GstStructure *
-pool_row (PoolRec * rec)
+GArray *
+sp_pools_stats (SpPools * p, gpointer pipeline)
 {
-  gdouble span = rec->last_ts > rec->first_ts ?
-      (gdouble) (rec->last_ts - rec->first_ts) : 0.0;
-  gchar *held = held_text (rec);
-  GstStructure *row = gst_structure_new ("pool",
-      "name", G_TYPE_STRING, rec->name,
-      "pipeline", G_TYPE_STRING, rec->pipeline,
-      "user", G_TYPE_STRING, rec->user,
-      "proposer", G_TYPE_STRING, rec->proposer,
-      "allocator", G_TYPE_STRING, rec->allocator,
-      "size", G_TYPE_UINT64, (guint64) rec->size,
-      "min_buffers", G_TYPE_UINT64, (guint64) rec->min,
-      "max_buffers", G_TYPE_UINT64, (guint64) rec->max,
-      "handed_out", G_TYPE_UINT64, rec->handed_out,
-      "in_use", G_TYPE_UINT64, (guint64) rec->in_use,
-      "max_in_use", G_TYPE_UINT64, (guint64) rec->max_in_use,
-      "empty", G_TYPE_UINT64, rec->empty_count,
-      "wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
-      "wait_pct", G_TYPE_DOUBLE, span > 0 ? 100.0 * rec->wait_ns / span : 0.0,
-      "held_by", G_TYPE_STRING, held, NULL);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (SpPoolStat));
 
-  g_free (held);
-  return row;
-}
-
-void
-sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows)
-{
   g_mutex_lock (&p->lock);
   for (guint i = 0; i < p->all->len; i++) {
     PoolRec *rec = g_ptr_array_index (p->all, i);
-    GValue v = G_VALUE_INIT;
+    SpPoolStat st = { 0 };
 
     if (rec->handed_out == 0 || (pipeline && rec->top != pipeline))
       continue;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&v, pool_row (rec));
-    gst_value_array_append_and_take_value (rows, &v);
+    st.name = g_strdup (rec->name);
+    st.pipeline = g_strdup (rec->pipeline);
+    st.user = g_strdup (rec->user);
+    st.proposer = g_strdup (rec->proposer);
+    st.allocator = g_strdup (rec->allocator);
+    st.size = rec->size;
+    st.min = rec->min;
+    st.max = rec->max;
+    st.handed_out = rec->handed_out;
+    st.in_use = rec->in_use;
+    st.max_in_use = rec->max_in_use;
+    st.empty = rec->empty_count;
+    st.wait_ns = rec->wait_ns;
+    st.span_ns = rec->last_ts > rec->first_ts ?
+        rec->last_ts - rec->first_ts : 0;
+    st.held = held_of (rec);
+    g_array_append_val (out, st);
   }
   g_mutex_unlock (&p->lock);
+  return out;
 }
 
 void
-sp_memory_rows (SpPools * p, gpointer pipeline, GValue * rows)
+sp_pools_stats_free (GArray * pools)
 {
+  for (guint i = 0; i < pools->len; i++) {
+    SpPoolStat *st = &g_array_index (pools, SpPoolStat, i);
+    g_free (st->name);
+    g_free (st->pipeline);
+    g_free (st->user);
+    g_free (st->proposer);
+    g_free (st->allocator);
+    for (guint j = 0; j < st->held->len; j++)
+      g_free (g_array_index (st->held, SpPoolHeld, j).name);
+    g_array_free (st->held, TRUE);
+  }
+  g_array_free (pools, TRUE);
+}
+
+GArray *
+sp_memory_stats (SpPools * p, gpointer pipeline)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (SpMemStat));
+
   g_mutex_lock (&p->lock);
   for (guint i = 0; i < p->all_elem_mems->len; i++) {
     ElemMem *m = g_ptr_array_index (p->all_elem_mems, i);
-    GValue v = G_VALUE_INIT;
+    SpMemStat st = { g_strdup (m->name), g_strdup (m->pipeline), m->mems,
+      m->bytes, m->pooled, m->pooled_bytes, (guint64) MAX (m->live, 0),
+      (guint64) MAX (m->peak, 0)
+    };
 
-    if ((m->mems == 0 && m->pooled == 0) || (pipeline && m->top != pipeline))
+    if ((m->mems == 0 && m->pooled == 0) || (pipeline && m->top != pipeline)) {
+      g_free (st.name);
+      g_free (st.pipeline);
       continue;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&v, gst_structure_new ("memory",
-            "name", G_TYPE_STRING, m->name,
-            "pipeline", G_TYPE_STRING, m->pipeline,
-            "memories", G_TYPE_UINT64, m->mems,
-            "allocated_bytes", G_TYPE_UINT64, m->bytes,
-            "pooled_buffers", G_TYPE_UINT64, m->pooled,
-            "pooled_bytes", G_TYPE_UINT64, m->pooled_bytes,
-            "live_bytes", G_TYPE_UINT64, (guint64) MAX (m->live, 0),
-            "peak_bytes", G_TYPE_UINT64, (guint64) MAX (m->peak, 0), NULL));
-    gst_value_array_append_and_take_value (rows, &v);
+    }
+    g_array_append_val (out, st);
   }
   g_mutex_unlock (&p->lock);
+  return out;
+}
+
+void
+sp_memory_stats_free (GArray * mems)
+{
+  for (guint i = 0; i < mems->len; i++) {
+    g_free (g_array_index (mems, SpMemStat, i).name);
+    g_free (g_array_index (mems, SpMemStat, i).pipeline);
+  }
+  g_array_free (mems, TRUE);
 }
 
 guint64

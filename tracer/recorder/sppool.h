@@ -62,15 +62,39 @@ void sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query,
     gboolean res);
 void sp_pools_object_destroyed (SpPools * p, gpointer obj);
 
-/* Rows of the schema's "pools" table for the pools used by elements of
- * top-level `pipeline` (NULL: all); `run` is left for the caller. */
-void sp_pools_rows (SpPools * p, gpointer pipeline, GValue * rows);
+/* What it measured, copies for the summary layer to make rows of
+ * (tracer/summary/sppoolrows.c). Names are the copies' own: free an
+ * array with sp_pools_stats_free. */
+typedef struct
+{
+  gchar *name;                  /* where the pool's buffers were */
+  gboolean app;                 /* an appsink: the application's */
+  gdouble mean;                 /* buffers, on average over empty spells */
+} SpPoolHeld;
 
-/* Memory per element: rows of the schema's "memory" table (what each
- * element allocated: the memories that left it first, by their root for
- * shares; the pool buffers it handed out; of its memories, the bytes
- * alive now and at most). */
-void sp_memory_rows (SpPools * p, gpointer pipeline, GValue * rows);
+typedef struct
+{
+  gchar *name, *pipeline, *user, *proposer, *allocator;
+  guint size, min, max;
+  guint64 handed_out;
+  guint in_use, max_in_use;
+  guint64 empty;
+  guint64 wait_ns, span_ns;     /* span: first buffer out to last back */
+  GArray *held;                 /* SpPoolHeld, most first */
+} SpPoolStat;
+
+typedef struct
+{
+  gchar *name, *pipeline;
+  guint64 mems, bytes, pooled, pooled_bytes, live, peak;
+} SpMemStat;
+
+/* The pools that handed out buffers and the elements that allocated, of
+ * top-level `pipeline` (NULL: all). */
+GArray *sp_pools_stats (SpPools * p, gpointer pipeline);
+GArray *sp_memory_stats (SpPools * p, gpointer pipeline);
+void sp_pools_stats_free (GArray * pools);
+void sp_memory_stats_free (GArray * mems);
 /* The most bytes of memories counted above alive at once in top-level
  * `pipeline` (identity). */
 guint64 sp_memory_pipeline_peak (SpPools * p, gpointer pipeline);

@@ -13,7 +13,7 @@
 #include "spbuild.h"
 #include "splatrows.h"
 #include "spschema.h"
-#include "sppool.h"
+#include "sppoolrows.h"
 #include "spqueue.h"
 #include "spthreads.h"
 #include "jsontext.h"
@@ -871,11 +871,10 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   }
   if (sp_recorder_pools (r)) {
     array_init (&plv);
-    sp_pools_rows (sp_recorder_pools (r), pipeline, &plv);
+    array_init (&mv);
+    sp_summary_pool_rows (sp_recorder_pools (r), pipeline, &plv, &mv);
     set_latency_runs (&plv, &pv);
     add_pool_verdicts (&pv, &plv);
-    array_init (&mv);
-    sp_memory_rows (sp_recorder_pools (r), pipeline, &mv);
     set_latency_runs (&mv, &pv);
     add_memory_peaks (r, &pv);
   }
