@@ -554,6 +554,30 @@ GST_START_TEST (test_memory_by_element)
 
 GST_END_TEST;
 
+/* The reset action forgets the figures: no pool handed out anything
+ * since. */
+GST_START_TEST (test_reset)
+{
+  GstElement *p = run_pool ("preset", 4);
+  GstTracer *t = find_prof ();
+  GstStructure *s;
+  const GValue *arr;
+
+  g_signal_emit_by_name (t, "reset");
+  gst_object_unref (t);
+  s = get_summary ();
+  arr = gst_structure_get_value (s, "pools");
+  fail_unless (arr != NULL);
+  for (guint i = 0; i < gst_value_array_get_size (arr); i++)
+    fail_if (!g_strcmp0 (gst_structure_get_string (gst_value_get_structure
+                (gst_value_array_get_value (arr, i)), "pipeline"), "preset"),
+        "a pool row after reset");
+  gst_structure_free (s);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 stageprof_pools_suite (void)
 {
@@ -567,6 +591,7 @@ stageprof_pools_suite (void)
   tcase_add_test (tc, test_application_holds);
   tcase_add_test (tc, test_memory_by_element);
   tcase_add_test (tc, test_camera_stand_in);
+  tcase_add_test (tc, test_reset);
   stage_test_add_unless (tc, test_decoder_application,
       stage_test_missing_elements ("x264enc", "h264parse", "avdec_h264",
           NULL));
