@@ -9,15 +9,19 @@
 # fakesink, timed from PLAYING to EOS by bench/tracer-run.c, under: no
 # tracer, stagenull (stageprof's hooks with empty bodies: the floor of
 # GStreamer's hook dispatch), stageprof with summary=none / summary=stdout /
-# a trace / latency=true / memory=true, the core `stats` and
-# `latency(flags=element)`
-# tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
+# a trace / latency=true / memory=true / interval=1 (windows), the core
+# `stats` and `latency(flags=element)` tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
 # none; "x floor" = overhead / stagenull's overhead.
+#
+# Monitored service: the same pipeline with MONITOR_BUFFERS (1000000)
+# buffers, stageprof's default against interval=1 with metrics= scraped
+# every second.
 #
 # Realistic case: 1080p H.264 decode -> videoscale to 720p -> avenc_mpeg4,
 # without and with stageprof's trace: overhead % and trace bytes per event.
 #
 # Environment: BUILD_DIR or BUILD (default build), REPS (5), BUFFERS (200000),
+# MONITOR_BUFFERS (1000000),
 # REAL_REPS (3), BENCH_TMP (a fresh temporary directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +35,7 @@ REAL=1
 for a in "$@"; do
   case "$a" in
     --no-real) REAL=0 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "tracer.sh: unknown argument '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,6 +85,9 @@ if [ $HAVE_PROF = 1 ]; then
   CONFIGS+=("stageprof trace|stageprof(summary=none,trace=$TMP/worst.json)")
   CONFIGS+=("stageprof latency|stageprof(summary=none,latency=true)")
   CONFIGS+=("stageprof memory|stageprof(summary=none,memory=true)")
+  # windows every second (interval=1): bytes and self-time buckets on the
+  # hot path, a window closed each second
+  CONFIGS+=("stageprof interval=1|stageprof(summary=none,interval=1)")
 fi
 CONFIGS+=("core stats|stats")
 CONFIGS+=("core latency(element)|latency(flags=element)")
@@ -173,6 +180,71 @@ if "stageprof latency" in ratios and "core latency(element)" in ratios:
     print(f"  goal stageprof latency=true below a third of core latency: "
           f"{r:.2f}x vs {c:.2f}x / 3 = {c / 3:.2f}x  {'met' if r < c / 3 else 'NOT met'}")
 PY
+
+# ---- a monitored service -----------------------------------------------------
+# interval=1 and the metrics endpoint, scraped every second as Prometheus
+# would, against the default stageprof, on a run long enough for several
+# ticks and scrapes (MONITOR_BUFFERS, default 1000000: about 5 s).
+# (gst-inspect-1.0 lists a tracer's properties only from 1.26: ask stageprof)
+HAVE_METRICS=0
+if [ $HAVE_PROF = 1 ] && ! GST_TRACERS="stageprof(summary=none,metrics=127.0.0.1:1)" \
+    gst-launch-1.0 -q fakesrc num-buffers=1 ! fakesink 2>&1 | grep -q "no metrics endpoint"; then
+  HAVE_METRICS=1
+fi
+[ $HAVE_METRICS = 1 ] || { echo; echo "monitored service: stageprof built without the metrics endpoint, skipped"; }
+if [ $HAVE_METRICS = 1 ]; then
+  MBUF=${MONITOR_BUFFERS:-1000000}
+  MPIPE="fakesrc num-buffers=$MBUF sizetype=empty ! $IDS ! fakesink"
+  PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # Scrapes until killed; bash's /dev/tcp, so no HTTP client is needed. A
+  # scrape before the endpoint is up fails quietly.
+  scrape_loop() {
+    while :; do
+      if exec 3<>"/dev/tcp/127.0.0.1/$PORT"; then
+        printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
+        head -n 1 <&3 >>"$TMP/scrapes.txt"
+        cat <&3 >/dev/null
+        exec 3<&-
+      fi
+      sleep 1
+    done 2>/dev/null
+  }
+  MRES="$TMP/monitor.txt"
+  : >"$MRES"
+  : >"$TMP/scrapes.txt"
+  echo
+  echo "monitored service: $MPIPE, $REPS reps"
+  for rep in $(seq 1 "$REPS"); do
+    for c in "default|stageprof(summary=none)" \
+        "interval=1 + metrics|stageprof(summary=none,progress=false,interval=1,metrics=127.0.0.1:$PORT)"; do
+      label=${c%%|*}; tr=${c#*|}
+      scraper=""
+      case "$tr" in *metrics=*) scrape_loop & scraper=$! ;; esac
+      out=$(GST_TRACERS="$tr" "$DRIVER" "$MPIPE" 2>"$TMP/err.txt" | grep '^run ' || true)
+      if [ -n "$scraper" ]; then
+        kill "$scraper"
+        wait "$scraper" 2>/dev/null || true
+      fi
+      [ -n "$out" ] && echo "$label|$out" >>"$MRES" || echo "  $label: run failed: $(tail -1 "$TMP/err.txt")" >&2
+    done
+  done
+  python3 - "$MRES" "$(grep -c ' 200 ' "$TMP/scrapes.txt" || true)" <<'PY'
+import sys, statistics, collections
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    label, rest = line.rstrip("\n").split("|", 1)
+    kv = dict(x.split("=") for x in rest.split()[1:])
+    runs[label].append((int(kv["wall_ns"]), int(kv["cpu_ns"])))
+if len(runs) < 2:
+    sys.exit("  monitored service: runs failed")
+(dw, dc), (mw, mc) = [(statistics.median(w for w, _ in runs[k]), statistics.median(c for _, c in runs[k]))
+                      for k in ("default", "interval=1 + metrics")]
+print(f"  default              : wall {dw/1e6:8.1f} ms  cpu {dc/1e6:8.1f} ms")
+print(f"  interval=1 + metrics : wall {mw/1e6:8.1f} ms  cpu {mc/1e6:8.1f} ms  ({sys.argv[2]} scrapes answered 200)")
+print(f"  goal interval=1 + metrics within 5 % of the default stageprof: cpu {100*(mc-dc)/dc:+.1f} %, "
+      f"wall {100*(mw-dw)/dw:+.1f} %  {'met' if mc <= 1.05 * dc else 'NOT met'}")
+PY
+fi
 
 # ---- realistic case --------------------------------------------------------
 [ $REAL = 1 ] || exit 0

@@ -76,6 +76,11 @@ struct _GstStageStoreSrc
   gboolean decode;
   GstCaps *caps;
   StageStoreReader *reader;
+  /* H.264: a decode that starts at a keyframe that is not an IDR gets its
+   * frame_num values lowered by `fn_shift` up to the next IDR (NULL: not
+   * H.264; 0: no shift in this run). */
+  StagePicOrder *fn_po;
+  guint fn_shift;
 
   /* streaming state (the streaming thread only) */
   GBytes *block;                /* the bytes of packets [blk_first, blk_last] */
@@ -103,6 +108,7 @@ void
 gst_stage_store_src_close (GstStageStoreSrc * self)
 {
   g_clear_pointer (&self->reader, stage_store_reader_free);
+  g_clear_pointer (&self->fn_po, stage_store_pic_order_free);
   g_clear_pointer (&self->block, g_bytes_unref);
   g_clear_pointer (&self->frames, g_free);
   g_clear_pointer (&self->pos_of, g_free);
@@ -264,6 +270,7 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
     gsize len;
     const guint8 *cd = g_bytes_get_data (self->info->codec_data, &len);
     self->frames_only = stage_store_h264_frames_only (cd, len);
+    self->fn_po = stage_store_pic_order_new ("h264", cd, len);
   }
   self->skip_nonref = FALSE;
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
@@ -632,6 +639,48 @@ skippable (GstStageStoreSrc * self, gsize p)
       self->nal_length_size);
 }
 
+/* FFmpeg takes the frame_num values before the first picture it gets as
+ * lost and makes concealment pictures for them when that picture is an
+ * H.264 I picture that is not an IDR; gst-libav 1.24 and later give each
+ * such picture the packet's own frame and release it when FFmpeg frees
+ * one, so the picture is lost (docs/store.md). A run that starts at such a
+ * keyframe is fed with frame_num lowered to 0 there, up to the next IDR:
+ * the same pictures (references between pictures are relative), no gap.
+ * Returns `buf`, or its shifted copy. */
+static GstBuffer *
+shift_frame_num (GstStageStoreSrc * self, gsize p, GstBuffer * buf)
+{
+  const guint8 *data = packet_data (self, p, NULL);
+  gsize size = self->frames[p].size;
+  guint fnum = 0;
+  gboolean idr = FALSE, known;
+  GBytes *shifted;
+  GstBuffer *out;
+
+  if (!self->fn_po || !data)
+    return buf;
+  known = stage_store_h264_frame_num (self->fn_po, data, size, &fnum, &idr);
+  if (p == self->run_start)
+    self->fn_shift = known && !idr ? fnum : 0;
+  else if (known && idr)
+    self->fn_shift = 0;
+  if (self->fn_shift == 0)
+    return buf;
+  shifted = stage_store_h264_shift_frame_num (self->fn_po, data, size,
+      self->fn_shift);
+  if (!shifted) {
+    GST_DEBUG_OBJECT (self, "packet %" G_GSIZE_FORMAT ": frame_num not "
+        "found, fed as stored", p);
+    self->fn_shift = 0;
+    return buf;
+  }
+  out = gst_buffer_new_wrapped_bytes (shifted);
+  g_bytes_unref (shifted);
+  GST_BUFFER_FLAGS (out) = GST_BUFFER_FLAGS (buf);
+  gst_buffer_unref (buf);
+  return out;
+}
+
 static GstFlowReturn
 create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
 {
@@ -684,6 +733,7 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
+  buf = shift_frame_num (self, self->p, buf);
   GST_BUFFER_PTS (buf) = self->frames[self->p].index * SYNTH_UNIT;
   GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (buf) = SYNTH_UNIT;

@@ -411,3 +411,47 @@ stage_stats_p99 (const StageStats *s)
     return 0.0;
   return ordered (lanes_estimate (s, 2), stage_stats_p90 (s), s->max);
 }
+
+void
+stage_hist_bounds (unsigned idx, double *lo, double *hi)
+{
+  unsigned e, m;
+
+  if (idx < 8) {
+    *lo = idx * 128.0;
+    *hi = (idx + 1) * 128.0;
+    return;
+  }
+  e = 10 + (idx - 8) / 8;
+  m = (idx - 8) % 8;
+  *lo = ldexp (1.0 + m / 8.0, (int) e);
+  *hi = ldexp (1.0 + (m + 1) / 8.0, (int) e);
+}
+
+/* The sample of rank p * (n - 1), placed inside its bucket as if the
+ * bucket's samples were spread evenly over it. */
+double
+stage_hist_quantile (const uint64_t *counts, double p)
+{
+  uint64_t n = 0, below = 0;
+  double rank, lo, hi;
+  unsigned i;
+
+  for (i = 0; i < STAGE_HIST_BUCKETS; i++)
+    n += counts[i];
+  if (n == 0)
+    return 0.0;
+  rank = (p < 0 ? 0 : p > 1 ? 1 : p) * (double) (n - 1);
+  for (i = 0; i < STAGE_HIST_BUCKETS; i++) {
+    if (counts[i] == 0)
+      continue;
+    if (rank < (double) (below + counts[i])) {
+      stage_hist_bounds (i, &lo, &hi);
+      return lo + (hi - lo) * (rank - (double) below + 0.5) /
+          (double) counts[i];
+    }
+    below += counts[i];
+  }
+  stage_hist_bounds (STAGE_HIST_BUCKETS - 1, &lo, &hi);
+  return hi;
+}

@@ -29,6 +29,26 @@ SP_SCHEMA_DEFINE (sp_schema_element_latency, "element_latency",
 SP_SCHEMA_DEFINE (sp_schema_pools, "pools", SP_POOLS_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_memory, "memory", SP_MEMORY_COLUMNS)
 
+SP_SCHEMA_DEFINE (sp_schema_windows, "windows", SP_WINDOWS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_elements, "window_elements",
+    SP_WINDOW_ELEMENTS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_pads, "window_pads",
+    SP_WINDOW_PADS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_queues, "window_queues",
+    SP_WINDOW_QUEUES_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_threads, "window_threads",
+    SP_WINDOW_THREADS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_latency, "window_latency",
+    SP_WINDOW_LATENCY_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_window_latency_hist, "window_latency_hist",
+    SP_WINDOW_LATENCY_HIST_COLUMNS)
+
+const SpSchema *const sp_schema_window_tables[] = {
+  &sp_schema_window_elements, &sp_schema_window_pads,
+  &sp_schema_window_queues, &sp_schema_window_threads,
+  &sp_schema_window_latency, &sp_schema_window_latency_hist, NULL
+};
+
 const SpSchema *const sp_schema_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
@@ -70,15 +90,22 @@ sp_column_sql_type (const SpColumn * c)
 gchar *
 sp_schema_create_sql (const SpSchema * t)
 {
+  return sp_schema_create_sql_in (t, "snapshots", "snapshot_id");
+}
+
+gchar *
+sp_schema_create_sql_in (const SpSchema * t, const gchar * parent,
+    const gchar * key)
+{
   GString *sql = g_string_new (NULL);
 
   g_string_append_printf (sql, "CREATE TABLE IF NOT EXISTS %s ("
-      " snapshot_id INTEGER NOT NULL REFERENCES snapshots(snapshot_id)",
-      t->name);
+      " %s INTEGER NOT NULL REFERENCES %s(%s)", t->name, key, parent, key);
   for (guint i = 0; i < t->n_cols; i++)
     g_string_append_printf (sql, ", %s %s", t->cols[i].key,
         sp_column_sql_type (&t->cols[i]));
-  g_string_append_printf (sql, ");CREATE INDEX IF NOT EXISTS %s_snapshot ON "
-      "%s(snapshot_id);", t->name, t->name);
+  g_string_append_printf (sql, ");CREATE INDEX IF NOT EXISTS %s_%s ON "
+      "%s(%s);", t->name, strcmp (key, "snapshot_id") == 0 ? "snapshot" : key,
+      t->name, key);
   return g_string_free (sql, FALSE);
 }

@@ -96,6 +96,8 @@ typedef enum
   C (limit_bytes,   INT,  NULL,         0, 0) \
   C (limit_time_s,  REAL, NULL,         3, 0) \
   C (level_time_s,  REAL, NULL,         3, 0) \
+  C (level,         INT,  NULL,         0, 0) \
+  C (level_bytes,   INT,  NULL,         0, 0) \
   C (leaky,         BOOL, NULL,         0, 0) \
   C (dropped,       INT,  "Dropped",    0, SP_COL_IF_ANY) \
   C (run,           ID,   NULL,         0, SP_COL_KEY)
@@ -235,6 +237,114 @@ typedef enum
   C (live_bytes,      INT,  "Alive bytes", 0, 0) \
   C (peak_bytes,      INT,  "Peak bytes",  0, 0) \
   C (run,             ID,   NULL,          0, SP_COL_KEY)
+/* Windows (stageprof interval=S): each interval closes a window holding
+ * figures of that interval alone (docs/tracer.md, "Windows"). `windows`
+ * has one row per pipeline run and window; the other window tables one
+ * row per element, pad, queue or thread in it, keyed by the window's
+ * number. Times are seconds on the trace's time axis. */
+#define SP_WINDOWS_COLUMNS(C) \
+  C (pipeline,        TEXT, NULL, 0, SP_COL_KEY) \
+  C (run,             ID,   NULL, 0, SP_COL_KEY) \
+  C (window,          INT,  NULL, 0, SP_COL_KEY) \
+  C (start_s,         REAL, NULL, 3, 0) \
+  C (end_s,           REAL, NULL, 3, 0) \
+  C (length_s,        REAL, NULL, 3, 0) \
+  C (process_cpu_pct, REAL, NULL, 1, 0)
+
+/* An element's self time in the window: invocations that ended in it. */
+#define SP_WINDOW_ELEMENTS_COLUMNS(C) \
+  C (name,         TEXT, "Node",   0, SP_COL_KEY) \
+  C (thread,       TEXT, "Thread", 0, SP_COL_KEY) \
+  C (pipeline,     TEXT, NULL,     0, SP_COL_KEY) \
+  C (run,          ID,   NULL,     0, SP_COL_KEY) \
+  C (window,       INT,  NULL,     0, SP_COL_KEY) \
+  C (count,        INT,  "Count",  0, 0) \
+  C (mean_ms,      REAL, "Mean",   3, 0) \
+  C (median_ms,    REAL, "Median", 3, 0) \
+  C (p90_ms,       REAL, "P90",    3, 0) \
+  C (p99_ms,       REAL, "P99",    3, 0) \
+  C (total_s,      REAL, "Total",  3, 0) \
+  C (busy_pct,     REAL, "%Busy",  1, 0) \
+  C (worker_cpu_s, REAL, NULL,     3, SP_COL_OPTIONAL)
+
+/* What each src pad sent in the window, counted where it arrives (the
+ * peer's chain): pad is "element:pad" of the sender, element the
+ * receiver; fps only where the data is video frames (unit). */
+#define SP_WINDOW_PADS_COLUMNS(C) \
+  C (pad,           TEXT, "Pad",       0, SP_COL_KEY) \
+  C (element,       TEXT, "To",        0, SP_COL_KEY) \
+  C (pipeline,      TEXT, NULL,        0, SP_COL_KEY) \
+  C (run,           ID,   NULL,        0, SP_COL_KEY) \
+  C (window,        INT,  NULL,        0, SP_COL_KEY) \
+  C (buffers,       INT,  "Buffers",   0, 0) \
+  C (buffers_per_s, REAL, "Buffers/s", 2, 0) \
+  C (bytes_per_s,   REAL, "Bytes/s",   0, 0) \
+  C (fps,           REAL, "fps",       2, 0) \
+  C (unit,          TEXT, NULL,        0, 0)
+
+/* A queue's level in the window, in buffers, bytes and stream time, each
+ * against its limit (0: none); binding: the limit closest to full at the
+ * window's highest level, full_pct how full it came. */
+#define SP_WINDOW_QUEUES_COLUMNS(C) \
+  C (name,          TEXT, "Queue",    0, SP_COL_KEY) \
+  C (pipeline,      TEXT, NULL,       0, SP_COL_KEY) \
+  C (run,           ID,   NULL,       0, SP_COL_KEY) \
+  C (window,        INT,  NULL,       0, SP_COL_KEY) \
+  C (level,         INT,  "Level",    0, 0) \
+  C (min_level,     INT,  "Min",      0, 0) \
+  C (max_level,     INT,  "Max",      0, 0) \
+  C (mean_level,    REAL, "Mean",     2, 0) \
+  C (bytes,         INT,  NULL,       0, 0) \
+  C (min_bytes,     INT,  NULL,       0, 0) \
+  C (max_bytes,     INT,  NULL,       0, 0) \
+  C (mean_bytes,    REAL, NULL,       0, 0) \
+  C (time_s,        REAL, NULL,       3, 0) \
+  C (min_time_s,    REAL, NULL,       3, 0) \
+  C (max_time_s,    REAL, NULL,       3, 0) \
+  C (limit_buffers, INT,  NULL,       0, 0) \
+  C (limit_bytes,   INT,  NULL,       0, 0) \
+  C (limit_time_s,  REAL, NULL,       3, 0) \
+  C (binding,       TEXT, "Binds",    0, 0) \
+  C (full_pct,      REAL, "%Full",    1, 0) \
+  C (items_per_s,   REAL, "Items/s",  1, 0) \
+  C (dropped,       INT,  NULL,       0, 0)
+
+/* Shares of the window's length per streaming thread (booked when each
+ * interval of the thread ends). */
+#define SP_WINDOW_THREADS_COLUMNS(C) \
+  C (name,            TEXT, "Thread",       0, SP_COL_KEY) \
+  C (pipeline,        TEXT, NULL,           0, SP_COL_KEY) \
+  C (run,             ID,   NULL,           0, SP_COL_KEY) \
+  C (window,          INT,  NULL,           0, SP_COL_KEY) \
+  C (tid,             INT,  NULL,           0, 0) \
+  C (busy_pct,        REAL, "%Busy",        1, 0) \
+  C (wait_input_pct,  REAL, "%Wait input",  1, 0) \
+  C (wait_output_pct, REAL, "%Wait output", 1, 0) \
+  C (blocked_pct,     REAL, "%Blocked",     1, 0)
+
+/* Latency (latency=true) of the frames that reached each sink in the
+ * window, from a frame's first push; percentiles from log buckets. */
+#define SP_WINDOW_LATENCY_COLUMNS(C) \
+  C (name,      TEXT, "Sink",   0, SP_COL_KEY) \
+  C (pipeline,  TEXT, NULL,     0, SP_COL_KEY) \
+  C (run,       ID,   NULL,     0, SP_COL_KEY) \
+  C (window,    INT,  NULL,     0, SP_COL_KEY) \
+  C (frames,    INT,  "Frames", 0, 0) \
+  C (mean_ms,   REAL, "Mean",   3, 0) \
+  C (median_ms, REAL, "Median", 3, 0) \
+  C (p90_ms,    REAL, "P90",    3, 0) \
+  C (p99_ms,    REAL, "P99",    3, 0)
+
+/* The same frames as a histogram: one row per non-empty bucket
+ * [lo_ms, hi_ms) of each sink and window. */
+#define SP_WINDOW_LATENCY_HIST_COLUMNS(C) \
+  C (name,     TEXT, NULL, 0, SP_COL_KEY) \
+  C (pipeline, TEXT, NULL, 0, SP_COL_KEY) \
+  C (run,      ID,   NULL, 0, SP_COL_KEY) \
+  C (window,   INT,  NULL, 0, SP_COL_KEY) \
+  C (lo_ms,    REAL, NULL, 4, SP_COL_KEY) \
+  C (hi_ms,    REAL, NULL, 4, 0) \
+  C (frames,   INT,  NULL, 0, 0)
 
 typedef struct
 {
@@ -256,6 +366,13 @@ extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
     sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency,
     sp_schema_pools, sp_schema_memory;
+extern const SpSchema sp_schema_windows, sp_schema_window_elements,
+    sp_schema_window_pads, sp_schema_window_queues, sp_schema_window_threads,
+    sp_schema_window_latency, sp_schema_window_latency_hist;
+
+/* The tables of a window (the "stageprof-window" structure's arrays), in
+ * order; NULL-terminated. Not in sp_schema_tables: a summary has none. */
+extern const SpSchema *const sp_schema_window_tables[];
 
 /* Every table, in the order the summary and its outputs list them;
  * NULL-terminated. */
@@ -270,6 +387,10 @@ const gchar *sp_column_sql_type (const SpColumn * c);
 /* CREATE TABLE text for a table of the database: `snapshot_id`, then its
  * columns. */
 gchar *sp_schema_create_sql (const SpSchema * t);
+/* The same for a table whose rows belong to a row of `parent` (its
+ * integer primary key `parent_key` first). */
+gchar *sp_schema_create_sql_in (const SpSchema * t, const gchar * parent,
+    const gchar * parent_key);
 
 /* A thread's run-queue delay `rq` (time it was ready but had no CPU) was
  * booked as whatever the thread was doing meanwhile; it comes out of its

@@ -9,6 +9,9 @@ STAGES_BUILD_PACKAGES="meson ninja-build pkg-config gcc libglib2.0-dev \
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 gstreamer1.0-plugins-bad gstreamer1.0-libav libsqlite3-dev libjson-glib-dev"
+# stageprof's metrics endpoint (metrics=HOST:PORT, meson option `metrics`,
+# optional): libmicrohttpd.
+STAGES_BUILD_PACKAGES="$STAGES_BUILD_PACKAGES libmicrohttpd-dev"
 # meson asks dpkg-architecture for Debian's multiarch libdir: without it,
 # `meson install` puts the plugins in lib64/, where GStreamer never looks.
 STAGES_BUILD_PACKAGES="$STAGES_BUILD_PACKAGES dpkg-dev"
@@ -35,6 +38,9 @@ STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm6
 # tests/test_slurm.py runs docs/distributed.md's Slurm recipe on a one-node
 # Slurm of its own (munged, slurmctld, slurmd) and parses its Kubernetes Job.
 STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES slurm-wlm munge python3-yaml"
+# tests/test_stageprof_metrics.py scrapes a live pipeline with a real
+# Prometheus server and checks the exposition with promtool.
+STAGES_TEST_PACKAGES="$STAGES_TEST_PACKAGES prometheus"
 # bench/resize.sh compares with libyuv and swscale in process.
 STAGES_BENCH_PACKAGES="libyuv-dev libswscale-dev valgrind python3-opencv"
 

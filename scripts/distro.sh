@@ -88,18 +88,21 @@ stages_distro_root () {
 # Runs scripts/test.sh (with the given arguments) on a fresh copy of this
 # tree inside the root of release $1.
 stages_distro_test () {
-  local name=$1 root="$STAGES_ROOTS/$1" status=0 ver
+  local name=$1 root="$STAGES_ROOTS/$1" status=0 ver src
   shift
   if stages_distro_root "$name"; then
     ver=$(chroot "$root" dpkg-query -W -f='${Version}' libgstreamer1.0-0)
     echo "gst-stages: $name root: GStreamer $ver"
-    rm -rf "$root/src/gst-stages"
-    mkdir -p "$root/src/gst-stages"
+    # A folder of its own for each checkout: two checkouts (worktrees)
+    # testing in one root at once do not delete each other's tree.
+    src="/src/gst-stages-$(printf %s "$PWD" | md5sum | cut -c1-8)"
+    rm -rf "$root$src"
+    mkdir -p "$root$src"
     git ls-files -co --exclude-standard -z | xargs -0 tar -cf - \
-      | tar -xf - -C "$root/src/gst-stages"
+      | tar -xf - -C "$root$src"
     chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       HOME=/root LANG=C.UTF-8 CI="${CI:-}" TERM=dumb \
-      bash -c 'cd /src/gst-stages && bash scripts/test.sh "$@"' test.sh "$@" || status=$?
+      bash -c 'cd "$0" && bash scripts/test.sh "$@"' "$src" "$@" || status=$?
   else
     status=1
   fi

@@ -613,3 +613,186 @@ stage_store_pic_order_next (StagePicOrder * po, const guint8 * au,
   *key += po->seq * (G_GINT64_CONSTANT (1) << 34);
   return TRUE;
 }
+
+/* ---- H.264 frame_num, and a decode that starts where it is not 0 ---- */
+
+/* The bit of the RBSP (after the NAL header byte) where slice `nal`'s
+ * frame_num starts, and its width; FALSE when its parameter sets are not
+ * known. */
+static gboolean
+h264_frame_num_at (StagePicOrder * po, const guint8 * nal, gsize len,
+    gsize * bit, guint * width)
+{
+  BitReader br;
+  gint64 pps_id;
+  const Sps *s;
+
+  br_init (&br, nal + 1, len - 1);
+  if (br_ue (&br) < 0 || br_ue (&br) < 0)
+    return FALSE;
+  pps_id = br_ue (&br);
+  if (pps_id < 0 || pps_id > 255 || !po->pps[pps_id].valid)
+    return FALSE;
+  s = &po->sps[po->pps[pps_id].sps];
+  if (!s->valid || (s->separate_colour_plane && br_bits (&br, 2) < 0))
+    return FALSE;
+  *bit = br.bit;
+  *width = s->log2_max_frame_num;
+  return br.bit + *width <= br.len * 8;
+}
+
+/* Follows the parameter sets of `au`; calls `slice` on each slice. */
+static gboolean
+h264_walk (StagePicOrder * po, const guint8 * au, gsize size,
+    gboolean (*slice) (StagePicOrder *, const guint8 *, gsize, gpointer),
+    gpointer data)
+{
+  gsize pos = 0, len;
+  const guint8 *nal;
+  gboolean ok = TRUE;
+
+  if (po == NULL || po->h265)
+    return FALSE;
+  while (ok && store_next_nal (au, size, po->nls, &pos, &nal, &len)) {
+    guint type = nal[0] & 0x1f;
+
+    if (len < 2)
+      return FALSE;
+    if (type == 7)
+      ok = h264_sps (po, nal, len);
+    else if (type == 8)
+      ok = h264_pps (po, nal, len);
+    if (slice && ok)
+      ok = slice (po, nal, len, data);
+  }
+  return ok && pos + po->nls >= size;
+}
+
+typedef struct
+{
+  gboolean have, idr;
+  guint frame_num;
+} FirstSlice;
+
+static gboolean
+first_slice (StagePicOrder * po, const guint8 * nal, gsize len, gpointer data)
+{
+  FirstSlice *f = data;
+  guint type = nal[0] & 0x1f, width;
+  gsize bit;
+  BitReader br;
+
+  if ((type != 1 && type != 5) || f->have)
+    return TRUE;
+  if (!h264_frame_num_at (po, nal, len, &bit, &width))
+    return FALSE;
+  br_init (&br, nal + 1, len - 1);
+  br.bit = bit;
+  f->frame_num = br_bits (&br, width);
+  f->idr = type == 5;
+  f->have = TRUE;
+  return TRUE;
+}
+
+gboolean
+stage_store_h264_frame_num (StagePicOrder * po, const guint8 * au,
+    gsize size, guint * frame_num, gboolean * idr)
+{
+  FirstSlice f = { 0 };
+
+  if (!h264_walk (po, au, size, first_slice, &f) || !f.have)
+    return FALSE;
+  *frame_num = f.frame_num;
+  *idr = f.idr;
+  return TRUE;
+}
+
+typedef struct
+{
+  guint shift, nls;
+  GByteArray *out;
+  const guint8 *au;
+} Shift;
+
+/* Appends NAL `nal` to the shifted unit, a slice with its frame_num
+ * lowered: its RBSP rewritten in place (frame_num has a fixed width) and
+ * its emulation prevention made anew, so its length may change. */
+static gboolean
+shift_nal (StagePicOrder * po, const guint8 * nal, gsize len, gpointer data)
+{
+  Shift *sh = data;
+  guint type = nal[0] & 0x1f, width, i;
+  GByteArray *rbsp;
+  gsize bit, k, zeros = 0, start = sh->out->len;
+  guint64 v = 0, mask;
+
+  for (i = 0; i < sh->nls; i++)
+    g_byte_array_append (sh->out, (const guint8 *) "", 1);
+  if (type != 1 && type != 5) {
+    g_byte_array_append (sh->out, nal, len);
+  } else {
+    if (!h264_frame_num_at (po, nal, len, &bit, &width))
+      return FALSE;
+    rbsp = g_byte_array_sized_new (len);
+    for (k = 1; k < len; k++) {
+      if (zeros >= 2 && nal[k] == 3) {
+        zeros = 0;
+        continue;
+      }
+      zeros = nal[k] == 0 ? zeros + 1 : 0;
+      g_byte_array_append (rbsp, nal + k, 1);
+    }
+    for (i = 0; i < width; i++)
+      v = v << 1 | ((rbsp->data[(bit + i) / 8] >> (7 - (bit + i) % 8)) & 1);
+    mask = (G_GUINT64_CONSTANT (1) << width) - 1;
+    v = (v - sh->shift) & mask;
+    for (i = 0; i < width; i++) {
+      gsize b = bit + i;
+      guint8 m = 1 << (7 - b % 8);
+      if ((v >> (width - 1 - i)) & 1)
+        rbsp->data[b / 8] |= m;
+      else
+        rbsp->data[b / 8] &= ~m;
+    }
+    g_byte_array_append (sh->out, nal, 1);
+    zeros = 0;
+    for (k = 0; k < rbsp->len; k++) {
+      guint8 c = rbsp->data[k], three = 3;
+      if (zeros >= 2 && c <= 3) {
+        g_byte_array_append (sh->out, &three, 1);
+        zeros = 0;
+      }
+      g_byte_array_append (sh->out, &c, 1);
+      zeros = c == 0 ? zeros + 1 : 0;
+    }
+    if (rbsp->len > 0 && rbsp->data[rbsp->len - 1] == 0) {
+      guint8 three = 3;
+      g_byte_array_append (sh->out, &three, 1);
+    }
+    g_byte_array_free (rbsp, TRUE);
+  }
+  /* the length, big-endian, in its nls bytes */
+  {
+    gsize n = sh->out->len - start - sh->nls;
+    for (i = 0; i < sh->nls; i++)
+      sh->out->data[start + i] = (n >> (8 * (sh->nls - 1 - i))) & 0xff;
+    if (sh->nls < 4 && n >> (8 * sh->nls))
+      return FALSE;             /* no longer fits its length field */
+  }
+  return TRUE;
+}
+
+GBytes *
+stage_store_h264_shift_frame_num (StagePicOrder * po, const guint8 * au,
+    gsize size, guint shift)
+{
+  Shift sh = { shift, po ? po->nls : 0, g_byte_array_sized_new (size + 16),
+    au
+  };
+
+  if (!h264_walk (po, au, size, shift_nal, &sh)) {
+    g_byte_array_free (sh.out, TRUE);
+    return NULL;
+  }
+  return g_byte_array_free_to_bytes (sh.out);
+}

@@ -363,6 +363,19 @@ gboolean stage_store_pic_order_next (StagePicOrder * po, const guint8 * au,
     gsize size, gint64 * key);
 void stage_store_pic_order_free (StagePicOrder * po);
 
+/* H.264: the frame_num of access unit @au's first slice and whether it is
+ * an IDR, following the parameter sets in it; FALSE when not told. */
+gboolean stage_store_h264_frame_num (StagePicOrder * po, const guint8 * au,
+    gsize size, guint * frame_num, gboolean * idr);
+/* H.264: @au with every slice's frame_num lowered by @shift (modulo
+ * MaxFrameNum), parameter sets in it followed; NULL when a slice's cannot
+ * be found. A decode that starts at a keyframe that is not an IDR, shifted
+ * so that it has frame_num 0 up to the next IDR, decodes the same
+ * pictures (every reference between pictures is relative), and FFmpeg
+ * makes no concealment pictures for the frame_num values before it. */
+GBytes *stage_store_h264_shift_frame_num (StagePicOrder * po,
+    const guint8 * au, gsize size, guint shift);
+
 /* The NAL length size of @codec_data (avcC byte 4, hvcC byte 21); 4 when
  * there is none. */
 guint stage_store_nal_length_size (const gchar * codec,

@@ -482,6 +482,68 @@ GST_START_TEST (test_p2_same_as_paper_edges)
 
 GST_END_TEST;
 
+/* Every duration lies in the bucket stage_hist_bucket() gives it, and the
+ * buckets tile the axis without gaps. */
+GST_START_TEST (test_hist_buckets)
+{
+  double lo, hi, plo, phi;
+  uint64_t v;
+  unsigned i;
+
+  for (v = 0; v < G_GUINT64_CONSTANT (1) << 37; v = v * 1.01 + 1) {
+    i = stage_hist_bucket (v);
+    stage_hist_bounds (i, &lo, &hi);
+    if (i < STAGE_HIST_BUCKETS - 1)
+      fail_unless (lo <= (double) v && (double) v < hi,
+          "%" G_GUINT64_FORMAT " ns in bucket %u [%g, %g)", v, i, lo, hi);
+  }
+  for (i = 1; i < STAGE_HIST_BUCKETS; i++) {
+    stage_hist_bounds (i - 1, &plo, &phi);
+    stage_hist_bounds (i, &lo, &hi);
+    fail_unless (phi == lo, "bucket %u starts at %g, %u ends at %g", i, lo,
+        i - 1, phi);
+  }
+  fail_unless_equals_int (stage_hist_bucket (G_MAXUINT64),
+      STAGE_HIST_BUCKETS - 1);
+}
+
+GST_END_TEST;
+
+/* Quantiles of log-uniform durations (1 us to 100 ms) and of a two-valued
+ * set, against the exact ones: within one bucket width (9 %). */
+GST_START_TEST (test_hist_quantiles)
+{
+  const double ps[] = { 0.5, 0.9, 0.99 };
+  GRand *r = g_rand_new_with_seed (7);
+  const size_t n = 20000;
+  double *d = g_new (double, n);
+  uint64_t counts[STAGE_HIST_BUCKETS] = { 0 };
+  size_t i, k;
+
+  for (i = 0; i < n; i++) {
+    d[i] = floor (pow (10.0, g_rand_double_range (r, 3.0, 8.0)));
+    counts[stage_hist_bucket ((uint64_t) d[i])]++;
+  }
+  for (k = 0; k < G_N_ELEMENTS (ps); k++) {
+    double exact = exact_quantile (d, n, ps[k]);
+    double got = stage_hist_quantile (counts, ps[k]);
+    fail_unless (fabs (got - exact) <= 0.09 * exact,
+        "p%g: %g ns, exact %g ns", ps[k] * 100, got, exact);
+  }
+  /* 90 samples of 2 ms and 10 of 20 ms: the median is 2 ms, P99 20 ms. */
+  memset (counts, 0, sizeof counts);
+  counts[stage_hist_bucket (2000000)] = 90;
+  counts[stage_hist_bucket (20000000)] = 10;
+  fail_unless (fabs (stage_hist_quantile (counts, 0.5) - 2e6) < 0.09 * 2e6);
+  fail_unless (fabs (stage_hist_quantile (counts, 0.99) - 2e7) < 0.09 * 2e7);
+  memset (counts, 0, sizeof counts);
+  fail_unless_equals_float (stage_hist_quantile (counts, 0.5), 0.0);
+  g_free (d);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 ops_stats_suite (void)
 {
@@ -499,6 +561,8 @@ ops_stats_suite (void)
   tcase_add_test (tc, test_no_nan_on_duplicates);
   tcase_add_test (tc, test_p2_same_as_paper);
   tcase_add_test (tc, test_p2_same_as_paper_edges);
+  tcase_add_test (tc, test_hist_buckets);
+  tcase_add_test (tc, test_hist_quantiles);
   return s;
 }
 

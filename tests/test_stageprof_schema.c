@@ -475,7 +475,11 @@ GST_START_TEST (test_db_doc_names_every_column)
   static const SpSchema *const db_tables[] = { &sp_schema_elements,
     &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
     &sp_schema_latency, &sp_schema_element_latency, &sp_schema_pools,
-    &sp_schema_memory
+    &sp_schema_memory,
+    &sp_schema_windows,
+    &sp_schema_window_elements, &sp_schema_window_pads,
+    &sp_schema_window_queues, &sp_schema_window_threads,
+    &sp_schema_window_latency, &sp_schema_window_latency_hist
   };
   gchar *doc = NULL;
 

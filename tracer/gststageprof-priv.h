@@ -14,6 +14,8 @@
 #include "spregistry.h"
 #include "spthreads.h"
 #include "sptrace.h"
+#include "spwindow.h"
+#include "spwintrace.h"
 #include "stagegputiming.h"
 #ifdef HAVE_SPDB
 #include "spdb.h"
@@ -51,7 +53,8 @@ struct _GstStageProf
   gboolean memory, pools_hooked, constructed;
 
   /* Handed to our GPU elements (stagegputiming.h); gpu_offset: hook time
-   * minus gst_util_get_timestamp(), learnt at the first element-new. */
+   * minus gst_util_get_timestamp(), learnt at the first element-new (the
+   * ticker's windows end in hook time too). */
   StageGpuTiming gpu_timing;
   gint64 gpu_offset;
   gsize gpu_offset_once;
@@ -75,6 +78,14 @@ struct _GstStageProf
    * reffed): periodic snapshots are taken per pipeline. */
   GMutex pipes_lock;
   GPtrArray *pipes;
+  /* Each of those pipelines' interval windows (SpWindows*), under
+   * pipes_lock. */
+  GHashTable *windows;
+  /* The last window closed of each pipeline (name -> GstStructure), and
+   * the name of the one closed last, for get-window; under window_lock. */
+  GMutex window_lock;
+  GHashTable *last_windows;
+  gchar *last_window_pipe;
 
   /* The ticker thread: interval snapshots and the status line. */
   GThread *ticker;
@@ -83,6 +94,24 @@ struct _GstStageProf
   gboolean tick_stop;
   GMutex tick_ctl_lock;         /* serialises restarts */
   SpProgress *progress_state;   /* ticker only */
+  /* GstTracerRecords of the interval snapshots (gststageprof-records.c):
+   * each row's figures at the previous tick, and when the ticker started;
+   * ticker only. */
+  GHashTable *record_prev;
+  gint64 record_start;
+
+  /* The metrics endpoint (gststageprof-metrics.c): the address asked for
+   * and the opt-in for other than loopback (object lock), the address
+   * served (object lock; NULL when none), the server (metrics_lock, which
+   * serialises starts and stops). */
+  gchar *metrics;
+  gboolean metrics_any_address;
+  gchar *metrics_served;
+  GMutex metrics_lock;
+  gpointer endpoint;
+  /* The params string is being applied: the endpoint starts after it, so
+   * that metrics=...,metrics-any-address=true works in either order. */
+  gboolean parsing_params;
   gboolean progress_tty;
   gint progress_on_screen;      /* atomic: a tty line awaits its newline */
 };
@@ -92,7 +121,19 @@ GstStructure *stage_prof_pipeline_summary (GstStageProf * self,
     gpointer pipeline, gboolean final);
 void stage_prof_db_add (GstStageProf * self, GstStructure * s);
 
+/* gststageprof-metrics.c */
+void stage_prof_metrics_restart (GstStageProf * self);
+void stage_prof_metrics_stop (GstStageProf * self);
+
+/* gststageprof-records.c */
+void stage_prof_records_init (void);
+void stage_prof_records_log (GstStageProf * self, const GstStructure * s);
+void stage_prof_records_prune (GstStageProf * self, gint64 before_us);
+
 /* gststageprof-ticker.c */
+GstStructure *stage_prof_get_window (GstStageProf * self,
+    const gchar * pipeline);
+void stage_prof_end_windows (GstStageProf * self, gpointer pipeline);
 void stage_prof_ticker_restart (GstStageProf * self);
 void stage_prof_ticker_stop (GstStageProf * self);
 void stage_prof_end_progress_line (GstStageProf * self);

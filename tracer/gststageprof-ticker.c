@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stageprof's ticker: one thread, started only when `interval` or the
  * status line is on, that takes a snapshot of each live pipeline every
- * `interval` (debug log, database) and prints the status line
+ * `interval` (debug log, database, GstTracerRecords) and prints the status line
  * (spprogress.c) every second on a terminal, every `interval` otherwise.
  * See docs/tracer.md, "Live status line".
  */
@@ -49,16 +49,91 @@ summary_final (const GstStructure * s)
   return final;
 }
 
-/* One snapshot per live pipeline: to the debug log and the database. */
+/* The pipeline's window closes: to the database, the trace's counter
+ * tracks and get-window. pipes_lock held. */
+static void
+stage_prof_close_window (GstStageProf * self, gpointer pipe, guint64 now,
+    gboolean last)
+{
+  SpWindows *w = g_hash_table_lookup (self->windows, pipe);
+  GstStructure *win;
+  gchar *name;
+
+  if (!w) {
+    w = sp_windows_new (pipe);
+    g_hash_table_insert (self->windows, pipe, w);
+  }
+  win = sp_windows_close (w, self->rec, now, last);
+  if (!win)
+    return;
+  stage_prof_db_add (self, win);
+  g_mutex_lock (&self->trace_lock);
+  if (self->trace)
+    sp_window_trace (self->trace, win);
+  g_mutex_unlock (&self->trace_lock);
+  name = g_strdup (gst_structure_get_string (win, "pipeline"));
+  g_mutex_lock (&self->window_lock);
+  g_hash_table_insert (self->last_windows, g_strdup (name), win);
+  g_free (self->last_window_pipe);
+  self->last_window_pipe = name;
+  g_mutex_unlock (&self->window_lock);
+}
+
+/* Now in hook time (the `ts` of the hooks, the trace's axis). */
+static guint64
+hook_now (GstStageProf * self)
+{
+  gint64 now = (gint64) gst_util_get_timestamp ();
+
+  if (g_atomic_pointer_get (&self->gpu_offset_once))
+    now += self->gpu_offset;
+  return now > 0 ? (guint64) now : 0;
+}
+
+/* A run ends (the pipeline stops): its last window, shorter than the
+ * interval, closes now, so the windows cover the whole run. */
+void
+stage_prof_end_windows (GstStageProf * self, gpointer pipe)
+{
+  if (!g_atomic_int_get (&self->rec->windows))
+    return;
+  g_mutex_lock (&self->pipes_lock);
+  if (g_ptr_array_find (self->pipes, pipe, NULL))
+    stage_prof_close_window (self, pipe, hook_now (self), TRUE);
+  g_mutex_unlock (&self->pipes_lock);
+}
+
+/* The last window closed of `pipeline` (its name), or of the pipeline
+ * whose window closed last when NULL; NULL when none closed yet. */
+GstStructure *
+stage_prof_get_window (GstStageProf * self, const gchar * pipeline)
+{
+  GstStructure *w;
+
+  g_mutex_lock (&self->window_lock);
+  w = g_hash_table_lookup (self->last_windows,
+      pipeline ? pipeline : self->last_window_pipe ? self->last_window_pipe :
+      "");
+  w = w ? gst_structure_copy (w) : NULL;
+  g_mutex_unlock (&self->window_lock);
+  return w;
+}
+
+/* One snapshot per live pipeline: to the debug log and the database; and
+ * its window closes. */
 static void
 stage_prof_snapshot (GstStageProf * self)
 {
+  guint64 now = hook_now (self);
   guint i;
 
   g_mutex_lock (&self->pipes_lock);
   for (i = 0; i < self->pipes->len; i++) {
     gpointer pipe = g_ptr_array_index (self->pipes, i);
     GstStructure *s;
+
+    if (sp_summary_has_data (self->rec, pipe))
+      stage_prof_close_window (self, pipe, now, FALSE);
 
     if (!sp_summary_has_data (self->rec, pipe))
       continue;
@@ -76,6 +151,7 @@ stage_prof_snapshot (GstStageProf * self)
       g_free (text);
     }
     stage_prof_db_add (self, s);
+    stage_prof_records_log (self, s);
     gst_structure_free (s);
   }
   g_mutex_unlock (&self->pipes_lock);
@@ -147,6 +223,8 @@ ticker_func (gpointer data)
   gint64 next_snap = now + snap_us;
   gint64 next_prog = now + prog_us;
 
+  self->record_start = now;
+
   g_mutex_lock (&self->tick_lock);
   while (!self->tick_stop) {
     gint64 due = G_MAXINT64;
@@ -165,6 +243,8 @@ ticker_func (gpointer data)
     if (plan.snap > 0 && now >= next_snap) {
       gint64 took;
       stage_prof_snapshot (self);
+      stage_prof_records_prune (self, now - MAX (60 * G_TIME_SPAN_SECOND,
+              3 * snap_us));
       took = g_get_monotonic_time () - now;
       /* A slow snapshot skips ticks rather than bunching them, and the
        * ticker then rests at least as long as the snapshot took: at most
@@ -214,6 +294,8 @@ stage_prof_ticker_restart (GstStageProf * self)
   g_mutex_lock (&self->tick_ctl_lock);
   stage_prof_ticker_stop (self);
   plan = stage_prof_tick_plan (self);
+  /* The hot path counts what windows need only while there are any. */
+  g_atomic_int_set (&self->rec->windows, plan.snap > 0);
   if (!self->final_done && (plan.snap > 0 || plan.prog > 0)) {
     g_mutex_lock (&self->tick_lock);
     self->tick_stop = FALSE;

@@ -61,6 +61,8 @@
 #define DEFAULT_PROP_CUDA_SYNC FALSE
 #define DEFAULT_PROP_LATENCY FALSE
 #define DEFAULT_PROP_MEMORY FALSE
+#define DEFAULT_PROP_METRICS NULL
+#define DEFAULT_PROP_METRICS_ANY_ADDRESS FALSE
 
 enum
 {
@@ -75,6 +77,8 @@ enum
   PROP_CUDA_SYNC,
   PROP_LATENCY,
   PROP_MEMORY,
+  PROP_METRICS,
+  PROP_METRICS_ANY_ADDRESS,
 };
 
 enum
@@ -82,6 +86,7 @@ enum
   SIGNAL_WRITE_TRACE,
   SIGNAL_GET_SUMMARY,
   SIGNAL_RESET,
+  SIGNAL_GET_WINDOW,
   LAST_SIGNAL
 };
 
@@ -364,13 +369,15 @@ do_element_new (GObject * object, GstClockTime ts, GstElement * element)
   GstStageProf *self = (GstStageProf *) object;
 
   stage_prof_meta_clock (self, ts);
+  /* Hook time from gst_util_get_timestamp(), for GPU reports and for the
+   * ends of windows (the ticker). */
+  if (g_once_init_enter (&self->gpu_offset_once)) {
+    self->gpu_offset = (gint64) ts - (gint64) gst_util_get_timestamp ();
+    g_once_init_leave (&self->gpu_offset_once, 1);
+  }
   /* Elements that can time their GPU work say so in their class metadata
    * (stageresize built with CUDA). */
   if (gst_element_get_metadata (element, STAGE_GPU_TIMING_KEY)) {
-    if (g_once_init_enter (&self->gpu_offset_once)) {
-      self->gpu_offset = (gint64) ts - (gint64) gst_util_get_timestamp ();
-      g_once_init_leave (&self->gpu_offset_once, 1);
-    }
     g_object_set_data (G_OBJECT (element), STAGE_GPU_TIMING_KEY,
         &self->gpu_timing);
   }
@@ -406,6 +413,7 @@ do_object_destroyed (GObject * object, GstClockTime ts, GstObject * obj)
   if (GST_IS_PIPELINE (obj)) {
     g_mutex_lock (&self->pipes_lock);
     g_ptr_array_remove_fast (self->pipes, obj);
+    g_hash_table_remove (self->windows, obj);
     g_mutex_unlock (&self->pipes_lock);
   }
 }
@@ -553,6 +561,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
   } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     /* A run ends here, whether the pipeline goes on to NULL or plays
      * again: its summary now (the NULL after does not repeat it). */
+    stage_prof_end_windows (self, element);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
     g_mutex_lock (&self->trace_lock);
@@ -564,6 +573,7 @@ do_change_state_post (GObject * object, GstClockTime ts, GstElement * element,
      * final one. */
     g_mutex_lock (&self->pipes_lock);
     g_ptr_array_remove_fast (self->pipes, element);
+    g_hash_table_remove (self->windows, element);
     g_mutex_unlock (&self->pipes_lock);
     stage_prof_write_summary (self, element, GST_OBJECT_NAME (element),
         TRUE);
@@ -1077,6 +1087,24 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
     case PROP_FILTER:
       stage_prof_set_filter (self, g_value_get_string (value));
       break;
+    case PROP_METRICS:
+      GST_OBJECT_LOCK (self);
+      g_free (self->metrics);
+      self->metrics = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (self);
+      if (!self->parsing_params)
+        stage_prof_metrics_restart (self);
+      break;
+    case PROP_METRICS_ANY_ADDRESS:{
+      gboolean asked;
+      GST_OBJECT_LOCK (self);
+      self->metrics_any_address = g_value_get_boolean (value);
+      asked = self->metrics != NULL;
+      GST_OBJECT_UNLOCK (self);
+      if (!self->parsing_params && asked)
+        stage_prof_metrics_restart (self);
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1121,6 +1149,12 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MEMORY:
       g_value_set_boolean (value, self->memory);
       break;
+    case PROP_METRICS:
+      g_value_set_string (value, self->metrics_served);
+      break;
+    case PROP_METRICS_ANY_ADDRESS:
+      g_value_set_boolean (value, self->metrics_any_address);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1154,8 +1188,12 @@ gst_stage_prof_constructed (GObject * object)
 
   sp_guard_init ();
   g_object_get (object, "params", &params, NULL);
+  self->parsing_params = TRUE;
   stage_prof_parse_params (self, params);
+  self->parsing_params = FALSE;
   g_free (params);
+  if (self->metrics)
+    stage_prof_metrics_restart (self);
 
   gst_tracing_register_hook (tracer, "pad-push-pre", G_CALLBACK (do_push_pre));
   gst_tracing_register_hook (tracer, "pad-push-post",
@@ -1230,6 +1268,9 @@ stage_prof_final_output (GstStageProf * self)
   self->final_done = TRUE;
   g_mutex_unlock (&self->out_lock);
 
+  /* No scrape from here on: the recorder goes with the tracer. */
+  stage_prof_metrics_stop (self);
+
   g_mutex_lock (&self->tick_ctl_lock);
   stage_prof_ticker_stop (self);
   g_mutex_unlock (&self->tick_ctl_lock);
@@ -1245,6 +1286,7 @@ stage_prof_final_output (GstStageProf * self)
     }
   }
   g_ptr_array_set_size (self->pipes, 0);
+  g_hash_table_remove_all (self->windows);
   g_mutex_unlock (&self->pipes_lock);
   where = dup_setting (self, &self->summary);
   stream = where && (strcmp (where, "stdout") == 0
@@ -1282,11 +1324,20 @@ gst_stage_prof_finalize (GObject * object)
   sp_meta_free (self->meta);
   sp_progress_free (self->progress_state);
   g_ptr_array_free (self->pipes, TRUE);
+  g_hash_table_destroy (self->windows);
+  g_hash_table_destroy (self->last_windows);
+  g_free (self->last_window_pipe);
+  g_mutex_clear (&self->window_lock);
   g_hash_table_destroy (self->written_runs);
   g_free (self->trace_path);
   g_free (self->summary);
   g_free (self->db_path);
   g_free (self->filter);
+  g_free (self->metrics);
+  g_free (self->metrics_served);
+  if (self->record_prev)
+    g_hash_table_destroy (self->record_prev);
+  g_mutex_clear (&self->metrics_lock);
   g_mutex_clear (&self->out_lock);
   g_mutex_clear (&self->trace_lock);
   g_mutex_clear (&self->db_lock);
@@ -1309,6 +1360,7 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   gobject_class->get_property = gst_stage_prof_get_property;
   gobject_class->constructed = gst_stage_prof_constructed;
   gobject_class->finalize = gst_stage_prof_finalize;
+  stage_prof_records_init ();
   /* GStreamer 1.26 added gst_tracer_class_set_use_structure_params(): core
    * then parses "stageprof(...)" itself and sets the properties. We do not
    * use it: core refuses to create the tracer at all for one unknown name,
@@ -1333,9 +1385,11 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "each queue", 0, G_MAXUINT, DEFAULT_PROP_SKIP_FIRST, flags));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_double ("interval", "Snapshot interval",
-          "Seconds between periodic snapshots: a status line on stderr "
-          "(unless progress=false or summary=none), the debug log "
-          "(GST_DEBUG=stageprof:4) and the database; 0: off, else at least "
+          "Seconds between periodic snapshots and windows (the figures of "
+          "each interval alone: database, trace counter tracks, get-window): "
+          "a status line on stderr (unless progress=false or summary=none), "
+          "the debug log (GST_DEBUG=stageprof:4), the database and "
+          "GstTracerRecords (GST_DEBUG=GST_TRACER:7); 0: off, else at least "
           "0.001",
           0, 1e6, DEFAULT_PROP_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_PROGRESS,
@@ -1378,6 +1432,19 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "Regular expression on element names: only matching elements get "
           "trace slices (the tables still count every element); NULL: all",
           DEFAULT_PROP_FILTER, flags));
+  g_object_class_install_property (gobject_class, PROP_METRICS,
+      g_param_spec_string ("metrics", "Metrics endpoint",
+          "Serve live metrics for Prometheus at http://HOST:PORT/metrics "
+          "from a thread of its own (HOST: 127.0.0.1, [::1] or localhost; "
+          "another address also needs metrics-any-address=true); reads back "
+          "NULL when nothing is served (refused, port taken, or a build "
+          "without libmicrohttpd)", DEFAULT_PROP_METRICS, flags));
+  g_object_class_install_property (gobject_class, PROP_METRICS_ANY_ADDRESS,
+      g_param_spec_boolean ("metrics-any-address", "Serve metrics to others",
+          "Let metrics= listen on an address other machines reach (e.g. "
+          "0.0.0.0:9100). The endpoint has no authentication: it shows "
+          "element and pipeline names to whoever connects",
+          DEFAULT_PROP_METRICS_ANY_ADDRESS, flags));
 
   /**
    * GstStageProf::write-trace:
@@ -1408,6 +1475,21 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
   signals[SIGNAL_RESET] = g_signal_new_class_handler ("reset",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (stage_prof_reset), NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * GstStageProf::get-window:
+   * @pipeline: the name of a top-level pipeline, or NULL for the one
+   *   whose window closed last
+   *
+   * With interval=S, each interval closes a window of figures of that
+   * interval alone (docs/tracer.md, "Windows").
+   *
+   * Returns: (transfer full) (nullable): the last closed window, a
+   *   "stageprof-window" structure; NULL before the first.
+   */
+  signals[SIGNAL_GET_WINDOW] = g_signal_new_class_handler ("get-window",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (stage_prof_get_window), NULL, NULL, NULL,
+      GST_TYPE_STRUCTURE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -1427,7 +1509,13 @@ gst_stage_prof_init (GstStageProf * self)
   self->gpu_timing.data = self;
   self->progress_tty = isatty (STDERR_FILENO);
   self->pipes = g_ptr_array_new ();
+  self->windows = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) sp_windows_free);
+  self->last_windows = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, (GDestroyNotify) gst_structure_free);
+  g_mutex_init (&self->window_lock);
   self->written_runs = g_hash_table_new (NULL, NULL);
+  g_mutex_init (&self->metrics_lock);
   g_mutex_init (&self->out_lock);
   g_mutex_init (&self->trace_lock);
   g_mutex_init (&self->db_lock);

@@ -189,6 +189,24 @@ worker_ms (const SpElemRow * r)
   return 1000.0 * r->worker_cpu_s / r->count;
 }
 
+/* The lowest and highest of element `e`'s workers' CPU per buffer over
+ * `runs`; FALSE when a run lacks it. */
+static gboolean
+worker_range (GPtrArray * runs, const SpProfile * ep, const SpElemRow * e,
+    gdouble * lo, gdouble * hi)
+{
+  *lo = INFINITY;
+  *hi = 0;
+  for (guint i = 0; i < runs->len; i++) {
+    gdouble v = worker_ms (find_elem (runs->pdata[i], ep, e));
+    if (isnan (v))
+      return FALSE;
+    *lo = MIN (*lo, v);
+    *hi = MAX (*hi, v);
+  }
+  return TRUE;
+}
+
 /* Whether an element's workers changed: x264enc's own thread does the
  * same at preset medium and slow, its threads use 60 % more. Over runs,
  * as judge_runs; from one run a side (no spread known), only a change of
@@ -197,27 +215,14 @@ static SpChange
 judge_workers (const SpDiff * d, const SpElemRow * ea, const SpElemRow * eb)
 {
   gdouble ma = worker_ms (ea), mb = worker_ms (eb), rel = pct (ma, mb);
-  guint i;
 
   if (isnan (rel) || fabs (mb - ma) < SP_DIFF_MIN_MS)
     return SP_CHANGE_NOISE;
   if (d->runs_a->len >= 2 && d->runs_b->len >= 2) {
-    gdouble lo_a = INFINITY, hi_a = 0, lo_b = INFINITY, hi_b = 0;
-    for (i = 0; i < d->runs_a->len; i++) {
-      gdouble v = worker_ms (find_elem (d->runs_a->pdata[i], d->a, ea));
-      if (isnan (v))
-        return SP_CHANGE_NOISE;
-      lo_a = MIN (lo_a, v);
-      hi_a = MAX (hi_a, v);
-    }
-    for (i = 0; i < d->runs_b->len; i++) {
-      gdouble v = worker_ms (find_elem (d->runs_b->pdata[i], d->a, ea));
-      if (isnan (v))
-        return SP_CHANGE_NOISE;
-      lo_b = MIN (lo_b, v);
-      hi_b = MAX (hi_b, v);
-    }
-    if (fabs (rel) < SP_DIFF_MIN_PCT)
+    gdouble lo_a, hi_a, lo_b, hi_b;
+    if (!worker_range (d->runs_a, d->a, ea, &lo_a, &hi_a)
+        || !worker_range (d->runs_b, d->a, ea, &lo_b, &hi_b)
+        || fabs (rel) < SP_DIFF_MIN_PCT)
       return SP_CHANGE_NOISE;
     return lo_b > hi_a ? SP_CHANGE_SLOWER : hi_b < lo_a ? SP_CHANGE_FASTER
         : SP_CHANGE_NOISE;

@@ -10,86 +10,10 @@
 #include <string.h>
 
 #include "sphtml.h"
+#include "sphtml-svg.h"
+#include "sphtml-windows.h"
 #include "spdiff.h"
 #include "spshow.h"
-
-#define W 900
-#define LEFT 260
-#define ROW 20
-#define MAX_ROWS 20
-
-static const gchar *const palette[] = { "#4e79a7", "#f28e2b", "#e15759",
-  "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-  "#bab0ac"
-};
-
-static void
-esc (GString * o, const gchar * s)
-{
-  gchar *e = g_markup_escape_text (s ? s : "", -1);
-
-  g_string_append (o, e);
-  g_free (e);
-}
-
-static void
-num (GString * o, gdouble v)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  g_string_append (o, g_ascii_formatd (buf, sizeof (buf), "%.1f",
-          isnan (v) ? 0 : v));
-}
-
-static gchar *
-elem_label (const SpElemRow * r)
-{
-  return g_strdup_printf ("%s [%s]", r->name, r->thread ? r->thread : "-");
-}
-
-static void
-svg_open (GString * o, gint h, const gchar * title)
-{
-  g_string_append_printf (o, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-      "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
-      "<title>", W, h, W, h);
-  esc (o, title);
-  g_string_append (o, "</title>\n");
-}
-
-static void
-text (GString * o, gdouble x, gdouble y, const gchar * anchor,
-    const gchar * s)
-{
-  g_string_append (o, "<text x=\"");
-  num (o, x);
-  g_string_append (o, "\" y=\"");
-  num (o, y);
-  g_string_append_printf (o, "\" text-anchor=\"%s\">", anchor);
-  esc (o, s);
-  g_string_append (o, "</text>\n");
-}
-
-static void
-rect (GString * o, gdouble x, gdouble y, gdouble w, gdouble h,
-    const gchar * fill, const gchar * tip)
-{
-  g_string_append (o, "<rect x=\"");
-  num (o, x);
-  g_string_append (o, "\" y=\"");
-  num (o, y);
-  g_string_append (o, "\" width=\"");
-  num (o, MAX (w, 0));
-  g_string_append (o, "\" height=\"");
-  num (o, h);
-  g_string_append_printf (o, "\" fill=\"%s\">", fill);
-  if (tip) {
-    g_string_append (o, "<title>");
-    esc (o, tip);
-    g_string_append (o, "</title>");
-  }
-  g_string_append (o, "</rect>\n");
-}
 
 /* ---- plots ---------------------------------------------------------- */
 
@@ -177,15 +101,6 @@ static gdouble
 qy (gdouble v, gdouble lmax, gdouble h, gdouble base)
 {
   return base - h * v / lmax;
-}
-
-static void
-xy (GString * o, gdouble x, gdouble y)
-{
-  num (o, x);
-  g_string_append_c (o, ',');
-  num (o, y);
-  g_string_append_c (o, ' ');
 }
 
 /* The range each point stands for, lowest to highest sample, as a shaded
@@ -556,6 +471,8 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
   }
   section (o, "Per-buffer time distribution");
   plot_latency (o, p);
+  if (p->windows->len)
+    sp_html_windows (o, p);
   section (o, "Elements (times in ms, Total in s)");
   sp_show_table (p, "elements", SP_FORMAT_HTML, 0, o);
   if (p->queues->len) {

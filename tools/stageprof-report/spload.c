@@ -9,8 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <math.h>
+
 #include "spload.h"
 #include "spread.h"
+#include "spwindows.h"
 
 /* ---- detection ------------------------------------------------------- */
 
@@ -105,6 +108,13 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   FILTER (p->element_latency, SpElemLatencyRow);
   FILTER (p->pools, SpPoolRow);
   FILTER (p->memory, SpMemoryRow);
+  FILTER (p->windows, SpWindowRow);
+  FILTER (p->window_elements, SpWinElemRow);
+  FILTER (p->window_pads, SpWinPadRow);
+  FILTER (p->window_queues, SpWinQueueRow);
+  FILTER (p->window_threads, SpWinThreadRow);
+  FILTER (p->window_latency, SpWinLatencyRow);
+  FILTER (p->window_latency_hist, SpWinLatencyHistRow);
   if (sel->pipeline)
     for (i = p->links->len; i-- > 0;)
       if (g_strcmp0 (((SpLink *) p->links->pdata[i])->pipeline,
@@ -122,10 +132,83 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   return TRUE;
 }
 
+/* ---- time range ------------------------------------------------------ */
+
+gboolean
+sp_select_parse_time (const gchar * option, const gchar * text,
+    gdouble * out, GError ** error)
+{
+  gchar *end = NULL;
+  gdouble v = text ? g_ascii_strtod (text, &end) : NAN;
+
+  if (!text || !*text || !end || *end || end == text || !isfinite (v)
+      || v < 0) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+        "%s '%s' is not a time: give seconds of running time, 0 or more "
+        "(%s 12.5)", option, text ? text : "", option);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+sp_select_set_range (SpSelect * sel, const gchar * from, const gchar * till,
+    GError ** error)
+{
+  sel->from = sel->till = NAN;
+  if (from && !sp_select_parse_time ("--from", from, &sel->from, error))
+    return FALSE;
+  if (till && !sp_select_parse_time ("--till", till, &sel->till, error))
+    return FALSE;
+  if (from && till && sel->till <= sel->from) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+        "--till %s is not after --from %s: the range would be empty", till,
+        from);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+has_range (const SpSelect * sel)
+{
+  return !isnan (sel->from) || !isnan (sel->till);
+}
+
+/* A database's figures of the range, from its windows. */
+static gboolean
+apply_range (SpProfile * p, const SpSelect * sel, GError ** error)
+{
+  gdouble end = 0;
+
+  if (p->kind != SP_SOURCE_DB)
+    return TRUE;
+  if (p->windows->len == 0) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+        "%s: --from/--till need windows, and this database has none for "
+        "the run (it was written without interval=: use "
+        "stageprof(db=...,interval=1), or give the trace)", p->path);
+    return FALSE;
+  }
+  for (guint i = 0; i < p->windows->len; i++) {
+    SpWindowRow *w = p->windows->pdata[i];
+    end = MAX (end, w->end_s - sp_window_run_start (p, w->pipeline, w->run));
+  }
+  if (sp_windows_keep_range (p, sel->from, sel->till) == 0) {
+    g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+        "%s: no window in the range (its windows cover 0 to %.3f s of "
+        "running time)", p->path, end);
+    return FALSE;
+  }
+  sp_windows_to_rows (p);
+  return TRUE;
+}
+
 SpProfile *
 sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
 {
-  static const SpSelect none = { NULL, NULL };
+  static const SpSelect none = SP_SELECT_ALL;
   SpProfile *p = NULL;
   GError *err = NULL;
   Kind k;
@@ -135,13 +218,19 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
   k = detect (path, &err);
   switch (k) {
     case KIND_SUMMARY:
-      p = sp_read_summary_json (path, &err);
+      if (has_range (sel))
+        g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_NO_MATCH,
+            "%s: a summary has no time axis, so --from/--till cannot cut "
+            "it; give the trace (trace=) or a database written with "
+            "interval=", path);
+      else
+        p = sp_read_summary_json (path, &err);
       break;
     case KIND_DB:
       p = sp_read_db (path, sel->run, &err);
       break;
     case KIND_TRACE:
-      p = sp_read_trace (path, &err);
+      p = sp_read_trace_range (path, sel->from, sel->till, &err);
       break;
     case KIND_EMPTY:
       g_set_error (&err, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,
@@ -160,6 +249,10 @@ sp_profile_load (const gchar * path, const SpSelect * sel, GError ** error)
             "trace in JSON array format, or a stageprof SQLite database)",
             path);
       break;
+  }
+  if (p && has_range (sel) && !apply_range (p, sel, &err)) {
+    sp_profile_free (p);
+    p = NULL;
   }
   if (p && !apply_select (p, sel, &err)) {
     sp_profile_free (p);

@@ -174,6 +174,57 @@ read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
   read_table (db, &sp_memory_kind, run, final, run_s, p->memory);
 }
 
+/* Every row of a windows table in the run, oldest window first; `parent`:
+ * the windows table itself (its own run_id) or one keyed by window_id. */
+static void
+read_window_table (sqlite3 * db, const SpRowKind * k, gint64 run,
+    GPtrArray * dst)
+{
+  gboolean top = k == &sp_window_kind;
+  gchar *sql = top ? g_strdup ("SELECT w.* FROM windows w WHERE "
+      "w.run_id = ?1 ORDER BY w.window_id") : g_strdup_printf ("SELECT t.* "
+      "FROM %s t JOIN windows w USING (window_id) WHERE w.run_id = ?1 "
+      "ORDER BY w.window_id", k->schema->name);
+  Rows r;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &r.st, NULL) != SQLITE_OK) {
+    g_free (sql);
+    return;
+  }
+  g_free (sql);
+  sqlite3_bind_int64 (r.st, 1, run);
+  r.ncols = sqlite3_column_count (r.st);
+  while (sqlite3_step (r.st) == SQLITE_ROW) {
+    gpointer row = sp_row_new (k);
+
+    for (guint c = 0; c < k->schema->n_cols; c++) {
+      const SpColumn *col = &k->schema->cols[c];
+      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+        sp_row_take_text (k, row, c, scol (&r, col->key));
+      else
+        sp_row_set_num (k, row, c, dcol (&r, col->key));
+    }
+    g_ptr_array_add (dst, row);
+  }
+  sqlite3_finalize (r.st);
+}
+
+/* The run's windows (interval=), for plots and --from/--till. */
+static void
+read_windows (sqlite3 * db, SpProfile * p, gint64 run)
+{
+  if (!has_table (db, "windows"))
+    return;
+  read_window_table (db, &sp_window_kind, run, p->windows);
+  read_window_table (db, &sp_win_elem_kind, run, p->window_elements);
+  read_window_table (db, &sp_win_pad_kind, run, p->window_pads);
+  read_window_table (db, &sp_win_queue_kind, run, p->window_queues);
+  read_window_table (db, &sp_win_thread_kind, run, p->window_threads);
+  read_window_table (db, &sp_win_latency_kind, run, p->window_latency);
+  read_window_table (db, &sp_win_latency_hist_kind, run,
+      p->window_latency_hist);
+}
+
 static void
 read_snapshot_info (sqlite3 * db, SpProfile * p, gint64 run, gboolean final)
 {
@@ -249,6 +300,7 @@ sp_read_db (const gchar * path, const gchar * run_arg, GError ** error)
         "stop cleanly): showing its latest periodic snapshot", run_s);
   read_snapshot_info (db, p, run, final);
   read_tables (db, p, run, final, run_s);
+  read_windows (db, p, run);
   if (p->elements->len == 0) {
     g_set_error (error, SP_REPORT_ERROR, SP_REPORT_ERROR_EMPTY,
         "%s: run %s has no element rows", path, run_s);

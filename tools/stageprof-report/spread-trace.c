@@ -23,6 +23,7 @@
 #include "spread.h"
 #include "sptracereader.h"
 #include "spread-trace-queue.h"
+#include "spread-trace-range.h"
 
 #define COUNTER_HOLD_NS (2 * G_GINT64_CONSTANT (1000000000))
 
@@ -887,17 +888,18 @@ thread_acc_free (gpointer p)
   g_free (t);
 }
 
-
 SpProfile *
-sp_read_trace (const gchar * path, GError ** error)
+sp_read_trace_range (const gchar * path, gdouble from_s, gdouble till_s,
+    GError ** error)
 {
-  SpTraceReader *rd = sp_trace_reader_open (path, error);
+  GHashTable *starts = NULL;
+  SpTraceReader *rd;
   GError *err = NULL;
   SpEvent *ev;
   Acc a = { 0 };
   guint64 n_meta = 0;
 
-  if (!rd)
+  if (!(rd = sp_trace_range_open (path, from_s, till_s, &starts, error)))
     return NULL;
   a.p = sp_profile_new (path, SP_SOURCE_TRACE);
   a.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -925,6 +927,8 @@ sp_read_trace (const gchar * path, GError ** error)
           sp_trace_reader_offset (rd));
       break;
     }
+    if (!sp_trace_keep (ev, starts, from_s, till_s))
+      continue;
     switch (ev->ph) {
       case 'X':
         if (ev->has_ts && ev->has_dur)
@@ -975,7 +979,8 @@ sp_read_trace (const gchar * path, GError ** error)
         "with them: their self time includes some of their children's",
         a.n_out_of_order);
   a.p->verdict = sp_profile_verdict (a.p);
-  use_summaries (&a);
+  if (!starts)                  /* the runs' summaries are of all their time */
+    use_summaries (&a);
 out:
   g_hash_table_destroy (a.threads);
   g_hash_table_destroy (a.queues);
@@ -986,6 +991,7 @@ out:
   g_hash_table_destroy (a.pend);
   g_array_free (a.link_pids, TRUE);
   sp_trace_reader_free (rd);
+  g_clear_pointer (&starts, g_hash_table_destroy);
   /* the rows carry copies of the names they show */
   g_hash_table_destroy (a.names);
   g_string_chunk_free (a.chunk);

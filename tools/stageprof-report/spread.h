@@ -5,6 +5,8 @@
 #ifndef __SPREAD_H__
 #define __SPREAD_H__
 
+#include <math.h>
+
 #include "spreport.h"
 
 G_BEGIN_DECLS
@@ -17,7 +19,17 @@ gboolean sp_summary_text_rows (SpProfile * p, const gchar * text,
     gchar ** verdict, gchar ** pipeline);
 /* `run`: a run_id, NULL for the latest. */
 SpProfile *sp_read_db (const gchar * path, const gchar * run, GError ** error);
-SpProfile *sp_read_trace (const gchar * path, GError ** error);
+/* Only what lies between `from_s` and `till_s` seconds (NAN: no bound)
+ * after the start of each process (pipeline run) of the trace: slices cut
+ * at the bounds, counters outside them left out. */
+SpProfile *sp_read_trace_range (const gchar * path, gdouble from_s,
+    gdouble till_s, GError ** error);
+
+static inline SpProfile *
+sp_read_trace (const gchar * path, GError ** error)
+{
+  return sp_read_trace_range (path, NAN, NAN, error);
+}
 
 G_END_DECLS
 

@@ -32,6 +32,58 @@ static const gsize elem_latency_offsets[] = {
 static const gsize pool_offsets[] = { SP_POOLS_COLUMNS (SP_POOL_OFFSET) };
 static const gsize memory_offsets[] = { SP_MEMORY_COLUMNS (SP_MEM_OFFSET) };
 
+#define SP_WIN_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWindowRow, key),
+#define SP_WELEM_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWinElemRow, key),
+#define SP_WPAD_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWinPadRow, key),
+#define SP_WQUEUE_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWinQueueRow, key),
+#define SP_WTHREAD_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpWinThreadRow, key),
+static const gsize window_offsets[] = { SP_WINDOWS_COLUMNS (SP_WIN_OFFSET) };
+static const gsize win_elem_offsets[] = {
+  SP_WINDOW_ELEMENTS_COLUMNS (SP_WELEM_OFFSET)
+};
+static const gsize win_pad_offsets[] = {
+  SP_WINDOW_PADS_COLUMNS (SP_WPAD_OFFSET)
+};
+static const gsize win_queue_offsets[] = {
+  SP_WINDOW_QUEUES_COLUMNS (SP_WQUEUE_OFFSET)
+};
+static const gsize win_thread_offsets[] = {
+  SP_WINDOW_THREADS_COLUMNS (SP_WTHREAD_OFFSET)
+};
+#define SP_WLAT_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpWinLatencyRow, key),
+#define SP_WHIST_OFFSET(key, t, h, d, f) \
+  G_STRUCT_OFFSET (SpWinLatencyHistRow, key),
+static const gsize win_latency_offsets[] = {
+  SP_WINDOW_LATENCY_COLUMNS (SP_WLAT_OFFSET)
+};
+static const gsize win_latency_hist_offsets[] = {
+  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_WHIST_OFFSET)
+};
+
+const SpRowKind sp_win_latency_kind = { &sp_schema_window_latency,
+  sizeof (SpWinLatencyRow), win_latency_offsets
+};
+const SpRowKind sp_win_latency_hist_kind = { &sp_schema_window_latency_hist,
+  sizeof (SpWinLatencyHistRow), win_latency_hist_offsets
+};
+const SpRowKind sp_window_kind = { &sp_schema_windows, sizeof (SpWindowRow),
+  window_offsets
+};
+const SpRowKind sp_win_elem_kind = { &sp_schema_window_elements,
+  sizeof (SpWinElemRow), win_elem_offsets
+};
+const SpRowKind sp_win_pad_kind = { &sp_schema_window_pads,
+  sizeof (SpWinPadRow), win_pad_offsets
+};
+const SpRowKind sp_win_queue_kind = { &sp_schema_window_queues,
+  sizeof (SpWinQueueRow), win_queue_offsets
+};
+const SpRowKind sp_win_thread_kind = { &sp_schema_window_threads,
+  sizeof (SpWinThreadRow), win_thread_offsets
+};
+
 const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow),
   elem_offsets
 };
@@ -152,6 +204,16 @@ elem_latency_free (gpointer p)
   sp_row_free (&sp_elem_latency_kind, p);
 }
 
+#define SP_ROW_FREE_FUNC(fn, kind) \
+  static void fn (gpointer p) { sp_row_free (&kind, p); }
+SP_ROW_FREE_FUNC (window_free, sp_window_kind)
+SP_ROW_FREE_FUNC (win_elem_free, sp_win_elem_kind)
+SP_ROW_FREE_FUNC (win_pad_free, sp_win_pad_kind)
+SP_ROW_FREE_FUNC (win_queue_free, sp_win_queue_kind)
+SP_ROW_FREE_FUNC (win_thread_free, sp_win_thread_kind)
+SP_ROW_FREE_FUNC (win_latency_free, sp_win_latency_kind)
+SP_ROW_FREE_FUNC (win_latency_hist_free, sp_win_latency_hist_kind)
+
 static void
 pool_free (gpointer p)
 {
@@ -194,6 +256,14 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->pools = g_ptr_array_new_with_free_func (pool_free);
   p->memory = g_ptr_array_new_with_free_func (memory_free);
   p->links = g_ptr_array_new_with_free_func (link_free);
+  p->windows = g_ptr_array_new_with_free_func (window_free);
+  p->window_elements = g_ptr_array_new_with_free_func (win_elem_free);
+  p->window_pads = g_ptr_array_new_with_free_func (win_pad_free);
+  p->window_queues = g_ptr_array_new_with_free_func (win_queue_free);
+  p->window_threads = g_ptr_array_new_with_free_func (win_thread_free);
+  p->window_latency = g_ptr_array_new_with_free_func (win_latency_free);
+  p->window_latency_hist =
+      g_ptr_array_new_with_free_func (win_latency_hist_free);
   p->notes = g_ptr_array_new_with_free_func (g_free);
   p->verdicts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       g_free);
@@ -217,10 +287,45 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->pools, TRUE);
   g_ptr_array_free (p->memory, TRUE);
   g_ptr_array_free (p->links, TRUE);
+  g_ptr_array_free (p->windows, TRUE);
+  g_ptr_array_free (p->window_elements, TRUE);
+  g_ptr_array_free (p->window_pads, TRUE);
+  g_ptr_array_free (p->window_queues, TRUE);
+  g_ptr_array_free (p->window_threads, TRUE);
+  g_ptr_array_free (p->window_latency, TRUE);
+  g_ptr_array_free (p->window_latency_hist, TRUE);
   g_ptr_array_free (p->notes, TRUE);
   g_hash_table_destroy (p->verdicts);
   g_hash_table_destroy (p->kinds);
   g_free (p);
+}
+
+const SpWindowRow *
+sp_profile_window (const SpProfile * p, const gchar * pipeline,
+    const gchar * run, gdouble w)
+{
+  for (guint i = 0; i < p->windows->len; i++) {
+    const SpWindowRow *r = p->windows->pdata[i];
+    if (r->window == w && g_strcmp0 (r->pipeline, pipeline) == 0
+        && g_strcmp0 (r->run, run) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+gdouble
+sp_window_run_start (const SpProfile * p, const gchar * pipeline,
+    const gchar * run)
+{
+  gdouble t = NAN;
+
+  for (guint i = 0; i < p->windows->len; i++) {
+    const SpWindowRow *r = p->windows->pdata[i];
+    if (g_strcmp0 (r->pipeline, pipeline) == 0 && g_strcmp0 (r->run, run) == 0
+        && (isnan (t) || r->start_s < t))
+      t = r->start_s;
+  }
+  return t;
 }
 
 void

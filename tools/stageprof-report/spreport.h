@@ -89,6 +89,43 @@ typedef struct
 {
   SP_MEMORY_COLUMNS (SP_REPORT_FIELD)
 } SpMemoryRow;
+/* Interval windows (stageprof interval=S, a database's windows tables):
+ * the figures of each interval alone, for plots over time and for
+ * --from/--till. */
+typedef struct
+{
+  SP_WINDOWS_COLUMNS (SP_REPORT_FIELD)
+} SpWindowRow;
+
+typedef struct
+{
+  SP_WINDOW_ELEMENTS_COLUMNS (SP_REPORT_FIELD)
+} SpWinElemRow;
+
+typedef struct
+{
+  SP_WINDOW_PADS_COLUMNS (SP_REPORT_FIELD)
+} SpWinPadRow;
+
+typedef struct
+{
+  SP_WINDOW_QUEUES_COLUMNS (SP_REPORT_FIELD)
+} SpWinQueueRow;
+
+typedef struct
+{
+  SP_WINDOW_THREADS_COLUMNS (SP_REPORT_FIELD)
+} SpWinThreadRow;
+
+typedef struct
+{
+  SP_WINDOW_LATENCY_COLUMNS (SP_REPORT_FIELD)
+} SpWinLatencyRow;
+
+typedef struct
+{
+  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_REPORT_FIELD)
+} SpWinLatencyHistRow;
 
 /* What the generic code needs of a row struct: its table in the schema, its
  * size, where each column's field is, and the profile's array of them. */
@@ -101,7 +138,9 @@ typedef struct
 
 extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
     sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_pool_kind,
-    sp_memory_kind;
+    sp_memory_kind, sp_window_kind, sp_win_elem_kind, sp_win_pad_kind,
+    sp_win_queue_kind, sp_win_thread_kind, sp_win_latency_kind,
+    sp_win_latency_hist_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
@@ -132,6 +171,15 @@ typedef struct
   GPtrArray *element_latency;   /* SpElemLatencyRow */
   GPtrArray *pools;             /* SpPoolRow (stageprof memory=true) */
   GPtrArray *memory;            /* SpMemoryRow */
+  /* Windows, oldest first (a database written with interval=); empty
+   * for other inputs. */
+  GPtrArray *windows;           /* SpWindowRow */
+  GPtrArray *window_elements;   /* SpWinElemRow */
+  GPtrArray *window_pads;       /* SpWinPadRow */
+  GPtrArray *window_queues;     /* SpWinQueueRow */
+  GPtrArray *window_threads;    /* SpWinThreadRow */
+  GPtrArray *window_latency;    /* SpWinLatencyRow */
+  GPtrArray *window_latency_hist;       /* SpWinLatencyHistRow */
   GPtrArray *links;             /* SpLink */
   GPtrArray *notes;             /* gchar*: what the reader could not read */
   gboolean have_clock;
@@ -148,6 +196,14 @@ typedef struct
 SpProfile *sp_profile_new (const gchar * path, SpSourceKind kind);
 void sp_profile_free (SpProfile * p);
 void sp_profile_note (SpProfile * p, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* The window `w` of a pipeline run, NULL when the profile has none. */
+const SpWindowRow *sp_profile_window (const SpProfile * p,
+    const gchar * pipeline, const gchar * run, gdouble w);
+/* Seconds of running time of a window's start and end: since the start
+ * of its run's first window. */
+gdouble sp_window_run_start (const SpProfile * p, const gchar * pipeline,
+    const gchar * run);
 
 /* A verdict from the thread and element rows (schema/spdecide.h, the
  * tracer's own rules), for an input that has none (a trace cut short, an

@@ -164,15 +164,37 @@ usage_error (GOptionContext * ctx, const gchar * msg)
   return EXIT_USAGE;
 }
 
+/* --from/--till: a usage error (exit 2) for a value that is no time. */
+#define SP_RANGE_ENTRIES(from, till) \
+    {"from", 0, 0, G_OPTION_ARG_STRING, &from, \
+        "Only from this second of running time on (a trace, or a database " \
+          "written with interval=)", "S"}, \
+    {"till", 0, 0, G_OPTION_ARG_STRING, &till, \
+        "Only up to this second of running time", "S"}
+
+static gboolean
+set_range (GOptionContext * ctx, SpSelect * sel, const gchar * from,
+    const gchar * till, gint * ret)
+{
+  GError *err = NULL;
+
+  if (sp_select_set_range (sel, from, till, &err))
+    return TRUE;
+  *ret = usage_error (ctx, err->message);
+  g_clear_error (&err);
+  return FALSE;
+}
+
 /* ---- show ----------------------------------------------------------- */
 
 static gint
 cmd_show (gint argc, gchar ** argv)
 {
   gchar *pipeline = NULL, *run = NULL, *sort = NULL, *format = NULL;
-  gchar *table = NULL, *out = NULL;
+  gchar *table = NULL, *out = NULL, *from = NULL, *till = NULL;
   gint top = 0, ret = EXIT_USAGE;
   GOptionEntry entries[] = {
+    SP_RANGE_ENTRIES (from, till),
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
         "Only the rows of this pipeline", "NAME"},
     {"run", 'r', 0, G_OPTION_ARG_STRING, &run,
@@ -206,7 +228,8 @@ cmd_show (gint argc, gchar ** argv)
       "levels, thread shares and the verdict.\nA trace alone is enough: the "
       "figures are recomputed from its slices.");
   g_option_context_set_description (ctx, "Example:\n  stageprof-report show "
-      "run.json --sort p99 --top 5 --format markdown\n");
+      "run.json --sort p99 --top 5 --format markdown\n"
+      "  stageprof-report show run.db --from 60 --till 120\n");
   if (!parse (ctx, &argc, &argv))
     goto out;
   if (argc != 2) {
@@ -240,6 +263,8 @@ cmd_show (gint argc, gchar ** argv)
   }
   sel.pipeline = pipeline;
   sel.run = run;
+  if (!set_range (ctx, &sel, from, till, &ret))
+    goto out;
   if (!(p = load (argv[1], &sel)))
     goto out;
   sp_profile_sort (p, key);
@@ -256,6 +281,8 @@ out:
   g_free (format);
   g_free (table);
   g_free (out);
+  g_free (from);
+  g_free (till);
   return ret;
 }
 
@@ -339,10 +366,11 @@ static gint
 cmd_diff (gint argc, gchar ** argv)
 {
   gchar *pipeline = NULL, *run_a = NULL, *run_b = NULL, *format = NULL;
-  gchar *out = NULL;
+  gchar *out = NULL, *from = NULL, *till = NULL;
   gdouble fail_above = -1, min_share = 1.0;
   gint ret = EXIT_USAGE;
   GOptionEntry entries[] = {
+    SP_RANGE_ENTRIES (from, till),
     {"fail-above", 0, 0, G_OPTION_ARG_DOUBLE, &fail_above,
         "Exit 1 when an element's total self time grew more than PCT %",
         "PCT"},
@@ -392,6 +420,9 @@ cmd_diff (gint argc, gchar ** argv)
   sa.pipeline = sb.pipeline = pipeline;
   sa.run = run_a;
   sb.run = run_b;
+  if (!set_range (ctx, &sa, from, till, &ret)
+      || !set_range (ctx, &sb, from, till, &ret))
+    goto out;
   for (k = 1; k < argc; k++) {
     SpProfile *p = load (argv[k], k < sep ? &sa : &sb);
 
@@ -415,6 +446,8 @@ out:
   g_free (run_b);
   g_free (format);
   g_free (out);
+  g_free (from);
+  g_free (till);
   return ret;
 }
 
@@ -490,28 +523,35 @@ out:
 static gint
 cmd_html_dot (gint argc, gchar ** argv, gboolean html)
 {
-  gchar *out = NULL, *pipeline = NULL;
+  gchar *out = NULL, *pipeline = NULL, *from = NULL, *till = NULL;
   gint ret = EXIT_USAGE;
   GOptionEntry entries[] = {
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
         "Where to write (required; - for stdout)", "FILE"},
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &pipeline,
         "Only the rows of this pipeline", "NAME"},
+    SP_RANGE_ENTRIES (from, till),
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new (html ?
       "INPUT [INPUT2] - a self-contained HTML report" :
       "INPUT - the pipeline graph with the profile on it, as Graphviz DOT");
   SpProfile *a = NULL, *b = NULL;
-  SpSelect sel = { NULL, NULL };
+  SpSelect sel = SP_SELECT_ALL;
   gchar *text;
 
+  /* dot draws the whole run: no range */
+  if (!html)
+    entries[2] = (GOptionEntry) {
+  NULL};
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (html) {
     g_option_context_set_summary (ctx, "Tables, the verdict and inline SVG "
         "plots (self time per element, thread shares,\nqueue levels over "
-        "time, per-buffer time median/P90/P99); with two inputs, their\n"
-        "diff first. One file: no network, no external script.");
+        "time, per-buffer time median/P90/P99; a database written with\n"
+        "interval=: its windows over time, frames/s and bitrate per pad, "
+        "latency); with two\ninputs, their diff first. One file: no "
+        "network, no external script.");
     g_option_context_set_description (ctx, "Example:\n  stageprof-report "
         "html -o report.html before.json after.json\n");
   } else {
@@ -537,6 +577,8 @@ cmd_html_dot (gint argc, gchar ** argv, gboolean html)
     goto out;
   }
   sel.pipeline = pipeline;
+  if (!set_range (ctx, &sel, from, till, &ret))
+    goto out;
   if (!(a = load (argv[1], &sel)))
     goto out;
   print_notes (a);
@@ -557,6 +599,8 @@ out:
   g_option_context_free (ctx);
   g_free (out);
   g_free (pipeline);
+  g_free (from);
+  g_free (till);
   return ret;
 }
 

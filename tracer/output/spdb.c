@@ -35,6 +35,16 @@ static const SpSchema *const sp_db_tables[] = {
   &sp_schema_pools, &sp_schema_memory,
 };
 
+/* Interval windows (schema/spschema.h): `windows`, one row per pipeline
+ * run and window, and its tables, keyed by window_id. */
+static const SpSchema *const sp_db_window_tables[] = {
+  &sp_schema_window_elements, &sp_schema_window_pads,
+  &sp_schema_window_queues, &sp_schema_window_threads,
+  &sp_schema_window_latency, &sp_schema_window_latency_hist,
+};
+
+#define SP_DB_WINDOW_TABLES G_N_ELEMENTS (sp_db_window_tables)
+
 static const gchar sp_db_fixed_schema[] =
     "CREATE TABLE IF NOT EXISTS runs ("
     " run_id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
@@ -53,6 +63,8 @@ struct _SpDb
   gint64 run_id;
   sqlite3_stmt *snap_stmt;
   sqlite3_stmt *row_stmt[G_N_ELEMENTS (sp_db_tables)];
+  sqlite3_stmt *win_stmt;
+  sqlite3_stmt *win_row_stmt[SP_DB_WINDOW_TABLES];
   GAsyncQueue *queue;           /* GstStructure *, or &sp_db_stop */
   GThread *writer;
   gint dropped;                 /* atomic */
@@ -134,6 +146,39 @@ sp_db_insert_run (SpDb * db, GError ** error)
   g_free (now);
   g_free (argv);
   return ok;
+}
+
+/* INSERT INTO table (key, columns...) VALUES (?, ...) */
+static gboolean
+sp_db_prepare_insert (SpDb * db, const SpSchema * t, const gchar * key,
+    sqlite3_stmt ** st)
+{
+  GString *sql = g_string_new (NULL);
+  gint rc;
+
+  g_string_append_printf (sql, "INSERT INTO %s (%s", t->name, key);
+  for (guint j = 0; j < t->n_cols; j++)
+    g_string_append_printf (sql, ", %s", t->cols[j].key);
+  g_string_append (sql, ") VALUES (?");
+  for (guint j = 0; j < t->n_cols; j++)
+    g_string_append (sql, ", ?");
+  g_string_append (sql, ")");
+  rc = sqlite3_prepare_v2 (db->db, sql->str, -1, st, NULL);
+  g_string_free (sql, TRUE);
+  return rc == SQLITE_OK;
+}
+
+static gboolean
+sp_db_prepare_windows (SpDb * db)
+{
+  if (!sp_db_prepare_insert (db, &sp_schema_windows, "run_id",
+          &db->win_stmt))
+    return FALSE;
+  for (guint i = 0; i < SP_DB_WINDOW_TABLES; i++)
+    if (!sp_db_prepare_insert (db, sp_db_window_tables[i], "window_id",
+            &db->win_row_stmt[i]))
+      return FALSE;
+  return TRUE;
 }
 
 static gboolean
@@ -223,11 +268,9 @@ sp_db_bind (sqlite3_stmt * st, gint idx, const GstStructure * s,
 }
 
 static gboolean
-sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
-    const GstStructure * summary)
+sp_db_insert_rows_of (SpDb * db, const SpSchema * t, sqlite3_stmt * st,
+    gint64 snap_id, const GstStructure * summary)
 {
-  const SpSchema *t = sp_db_tables[ti];
-  sqlite3_stmt *st = db->row_stmt[ti];
   const GValue *arr = gst_structure_get_value (summary, t->name);
   guint i, j, n;
 
@@ -266,6 +309,86 @@ sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
     }
   }
   return TRUE;
+}
+
+static gboolean
+sp_db_insert_rows (SpDb * db, guint ti, gint64 snap_id,
+    const GstStructure * summary)
+{
+  return sp_db_insert_rows_of (db, sp_db_tables[ti], db->row_stmt[ti],
+      snap_id, summary);
+}
+
+static gboolean sp_db_create_table (SpDb * db, const SpSchema * t,
+    gchar * sql, gchar ** msg);
+static gchar *sp_db_windows_sql (void);
+
+/* The windows tables, made at the first window (writer thread): a
+ * database written without interval= does not carry them (seven tables
+ * and their indexes, 56 KiB empty). */
+static gboolean
+sp_db_windows_ready (SpDb * db)
+{
+  gchar *msg = NULL;
+  gboolean ok;
+
+  if (db->win_stmt)
+    return TRUE;
+  ok = sp_db_create_table (db, &sp_schema_windows, sp_db_windows_sql (),
+      &msg);
+  for (guint i = 0; ok && i < SP_DB_WINDOW_TABLES; i++)
+    ok = sp_db_create_table (db, sp_db_window_tables[i],
+        sp_schema_create_sql_in (sp_db_window_tables[i], "windows",
+            "window_id"), &msg);
+  sqlite3_free (msg);
+  if (ok && !sp_db_prepare_windows (db)) {
+    sqlite3_finalize (db->win_stmt);
+    db->win_stmt = NULL;
+    ok = FALSE;
+  }
+  return ok;
+}
+
+/* One window (summary/spwindow.h): its row and its tables' rows, all or
+ * nothing. */
+static void
+sp_db_insert_window (SpDb * db, const GstStructure * w)
+{
+  sqlite3_stmt *st;
+  gboolean ok;
+  gint64 id;
+
+  if (!sp_db_windows_ready (db)) {
+    sp_db_warn (db, "creating the windows tables");
+    g_atomic_int_inc (&db->failed);
+    return;
+  }
+  st = db->win_stmt;
+  if (sqlite3_exec (db->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+    sp_db_warn (db, "BEGIN");
+    return;
+  }
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  sqlite3_bind_int64 (st, 1, db->run_id);
+  for (guint j = 0; j < sp_schema_windows.n_cols; j++)
+    sp_db_bind (st, j + 2, w, &sp_schema_windows.cols[j]);
+  ok = sqlite3_step (st) == SQLITE_DONE;
+  if (!ok)
+    sp_db_warn (db, "windows");
+  id = sqlite3_last_insert_rowid (db->db);
+  for (guint i = 0; ok && i < SP_DB_WINDOW_TABLES; i++)
+    ok = sp_db_insert_rows_of (db, sp_db_window_tables[i],
+        db->win_row_stmt[i], id, w);
+  if (ok && sqlite3_exec (db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+    sp_db_warn (db, "COMMIT");
+    ok = FALSE;
+  }
+  if (!ok) {
+    if (!sqlite3_get_autocommit (db->db))
+      sqlite3_exec (db->db, "ROLLBACK", NULL, NULL, NULL);
+    g_atomic_int_inc (&db->failed);
+  }
 }
 
 static void
@@ -329,7 +452,10 @@ sp_db_writer (gpointer data)
   while ((s = g_async_queue_pop (db->queue)) != sp_db_stop) {
     /* The queue orders the snapshot's copy before its use here. */
     SP_TSAN_ACQUIRE (db->queue);
-    sp_db_insert_snapshot (db, s);
+    if (gst_structure_has_name (s, "stageprof-window"))
+      sp_db_insert_window (db, s);
+    else
+      sp_db_insert_snapshot (db, s);
     gst_structure_free (s);
   }
   return NULL;
@@ -345,6 +471,9 @@ sp_db_free (SpDb * db)
   sqlite3_finalize (db->snap_stmt);
   for (i = 0; i < G_N_ELEMENTS (sp_db_tables); i++)
     sqlite3_finalize (db->row_stmt[i]);
+  sqlite3_finalize (db->win_stmt);
+  for (i = 0; i < SP_DB_WINDOW_TABLES; i++)
+    sqlite3_finalize (db->win_row_stmt[i]);
   sqlite3_close (db->db);
   if (db->queue)
     g_async_queue_unref (db->queue);
@@ -388,10 +517,12 @@ sp_db_check_only_ours (SpDb * db, GError ** error)
   while (sqlite3_step (st) == SQLITE_ROW) {
     const gchar *name = (const gchar *) sqlite3_column_text (st, 0);
     gboolean ours = !g_strcmp0 (name, "runs")
-        || !g_strcmp0 (name, "snapshots");
+        || !g_strcmp0 (name, "snapshots") || !g_strcmp0 (name, "windows");
 
     for (guint i = 0; !ours && i < G_N_ELEMENTS (sp_db_tables); i++)
       ours = !g_strcmp0 (name, sp_db_tables[i]->name);
+    for (guint i = 0; !ours && i < SP_DB_WINDOW_TABLES; i++)
+      ours = !g_strcmp0 (name, sp_db_window_tables[i]->name);
     if (ours || !name)
       continue;
     if (n++ < 5)
@@ -439,6 +570,45 @@ sp_db_check_version (SpDb * db, GError ** error)
 /* The schema's tables, created where missing; a database written by an
  * older stageprof gets the columns added since (NULL in its old rows);
  * nothing is removed. */
+/* `sql` creates `t` if missing; then the columns added since. */
+static gboolean
+sp_db_create_table (SpDb * db, const SpSchema * t, gchar * sql, gchar ** msg)
+{
+  gint rc = sqlite3_exec (db->db, sql, NULL, NULL, msg);
+
+  g_free (sql);
+  if (rc != SQLITE_OK)
+    return FALSE;
+  for (guint j = 0; j < t->n_cols; j++) {
+    if (sp_db_has_column (db, t->name, t->cols[j].key))
+      continue;
+    sql = g_strdup_printf ("ALTER TABLE %s ADD COLUMN %s %s", t->name,
+        t->cols[j].key, sp_column_sql_type (&t->cols[j]));
+    rc = sqlite3_exec (db->db, sql, NULL, NULL, msg);
+    g_free (sql);
+    if (rc != SQLITE_OK)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* CREATE TABLE windows: window_id, run_id, then its schema columns. */
+static gchar *
+sp_db_windows_sql (void)
+{
+  const SpSchema *t = &sp_schema_windows;
+  GString *sql = g_string_new ("CREATE TABLE IF NOT EXISTS windows ("
+      " window_id INTEGER PRIMARY KEY,"
+      " run_id INTEGER NOT NULL REFERENCES runs(run_id)");
+
+  for (guint i = 0; i < t->n_cols; i++)
+    g_string_append_printf (sql, ", %s %s", t->cols[i].key,
+        sp_column_sql_type (&t->cols[i]));
+  g_string_append (sql, ");CREATE INDEX IF NOT EXISTS windows_run ON "
+      "windows(run_id);");
+  return g_string_free (sql, FALSE);
+}
+
 static gboolean
 sp_db_create_tables (SpDb * db, GError ** error)
 {
@@ -446,25 +616,11 @@ sp_db_create_tables (SpDb * db, GError ** error)
 
   if (sqlite3_exec (db->db, sp_db_fixed_schema, NULL, NULL, &msg) != SQLITE_OK)
     goto fail;
-  for (guint i = 0; i < G_N_ELEMENTS (sp_db_tables); i++) {
-    const SpSchema *t = sp_db_tables[i];
-    gchar *sql = sp_schema_create_sql (t);
-    gint rc = sqlite3_exec (db->db, sql, NULL, NULL, &msg);
-
-    g_free (sql);
-    if (rc != SQLITE_OK)
+  for (guint i = 0; i < G_N_ELEMENTS (sp_db_tables); i++)
+    if (!sp_db_create_table (db, sp_db_tables[i],
+            sp_schema_create_sql (sp_db_tables[i]), &msg))
       goto fail;
-    for (guint j = 0; j < t->n_cols; j++) {
-      if (sp_db_has_column (db, t->name, t->cols[j].key))
-        continue;
-      sql = g_strdup_printf ("ALTER TABLE %s ADD COLUMN %s %s", t->name,
-          t->cols[j].key, sp_column_sql_type (&t->cols[j]));
-      rc = sqlite3_exec (db->db, sql, NULL, NULL, &msg);
-      g_free (sql);
-      if (rc != SQLITE_OK)
-        goto fail;
-    }
-  }
+
   /* snapshots' pipeline and run came in version 2 */
   if (!sp_db_has_column (db, "snapshots", "pipeline")
       && (sqlite3_exec (db->db, "ALTER TABLE snapshots ADD COLUMN pipeline "

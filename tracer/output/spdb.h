@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 
 typedef struct _SpDb SpDb;
 SpDb *sp_db_open (const gchar *path, GError **error);   /* creates the schema; starts its writer thread; error names the path */
-void  sp_db_add_snapshot (SpDb *db, const GstStructure *summary); /* copies, queues; the writer thread inserts. Never blocks on I/O. */
+void  sp_db_add_snapshot (SpDb *db, const GstStructure *summary); /* copies, queues; the writer thread inserts. Never blocks on I/O. A "stageprof-window" structure (summary/spwindow.h) goes into the windows tables. */
 void  sp_db_close (SpDb *db);                            /* drains the queue, closes */
 
 /* Additions beyond the fixed interface. */
@@ -31,7 +31,8 @@ guint  sp_db_get_dropped (SpDb *db);
  * whole; sp_db_close() warns when non-zero. */
 guint  sp_db_get_failed (SpDb *db);
 
-#define SP_DB_SCHEMA_VERSION 5
+/* 6: the windows tables */
+#define SP_DB_SCHEMA_VERSION 6
 #define SP_DB_MAX_PENDING 1024
 
 G_END_DECLS

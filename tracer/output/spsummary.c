@@ -84,6 +84,16 @@ get_u (const GstStructure * s, const gchar * f)
   return u;
 }
 
+void
+sp_summary_take_row (GValue * array, GstStructure * s)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, s);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
 gchar *
 sp_summary_escape (const gchar * str)
 {

@@ -36,6 +36,10 @@ gchar *sp_summary_csv_path (const gchar * path, const gchar * table);
 gchar *sp_summary_render (const GstStructure * summary, SpSummaryFormat format,
     const gchar * title);
 
+/* Appends row `s` (taken) to the GST_TYPE_ARRAY `array`: how the summary
+ * layer fills its tables. */
+void sp_summary_take_row (GValue * array, GstStructure * s);
+
 /* `str` with control characters and bytes that are not UTF-8 escaped
  * (\n, \t, \xNN): valid UTF-8 on one line, for tables, CSV and names. */
 gchar *sp_summary_escape (const gchar * str);

@@ -33,6 +33,7 @@ typedef struct
 typedef struct
 {
   GstClockTime rt;              /* its running time entering, or NONE */
+  guint64 rtp;                  /* an RTP packet's key (rtp_key), or 0 */
   guint64 in_ts;
   Frame f;
 } Entry;
@@ -54,6 +55,10 @@ typedef struct
   guint64 last_push_ts;
   StageStats through;           /* ms from entering it to leaving it */
   StageStats e2e, render;       /* sinks: ms from the origin */
+  /* Sinks: the same times by bucket (ops/stats.h) and their count and sum
+   * (ns), cumulative, for interval windows (SpLatencySink). */
+  guint64 *e2e_hist;
+  guint64 e2e_n, e2e_sum;
   guint64 unmatched;            /* frames out it could not match, or (a
                                  * sink) frames in of no known origin */
   guint64 sink_origin;
@@ -72,7 +77,7 @@ struct _SpLatency
 };
 
 /* The buffer pushed last on this thread and its origin: the chain that
- * the push calls (same thread) takes it. */
+ * the push calls (same thread) takes it, and clears it. */
 static __thread gpointer tls_buf;
 static __thread Frame tls_frame;
 
@@ -82,6 +87,7 @@ lat_elem_free (gpointer data)
   LatElem *le = data;
 
   g_array_free (le->pending, TRUE);
+  g_free (le->e2e_hist);
   g_free (le);
 }
 
@@ -91,6 +97,9 @@ lat_elem_clear_stats (LatElem * le)
   stage_stats_init (&le->through);
   stage_stats_init (&le->e2e);
   stage_stats_init (&le->render);
+  if (le->e2e_hist)
+    memset (le->e2e_hist, 0, STAGE_HIST_BUCKETS * sizeof (guint64));
+  le->e2e_n = le->e2e_sum = 0;
   le->unmatched = 0;
 }
 
@@ -187,6 +196,32 @@ lat_elem_get (SpLatency * l, GstElement * e)
   return le;
 }
 
+/* An RTP packet's identity across elements that re-stamp it (a jitter
+ * buffer puts packets on its own timeline: no running time matches), its
+ * SSRC and sequence number; 0 for a buffer on a pad whose caps are not
+ * RTP, or too short to be a packet. A pad's caps are looked at once per
+ * buffer only where latency=true. */
+static guint64
+rtp_key (GstPad * pad, GstBuffer * buf)
+{
+  GstCaps *caps;
+  gboolean rtp = FALSE;
+  guint8 h[12];
+
+  if (gst_buffer_get_size (buf) < 12)
+    return 0;
+  caps = gst_pad_get_current_caps (pad);
+  if (caps) {
+    rtp = gst_caps_get_size (caps) > 0 && gst_structure_has_name
+        (gst_caps_get_structure (caps, 0), "application/x-rtp");
+    gst_caps_unref (caps);
+  }
+  if (!rtp || gst_buffer_extract (buf, 0, h, 12) != 12 || (h[0] >> 6) != 2)
+    return 0;
+  return G_GUINT64_CONSTANT (1) << 48 | (guint64) GST_READ_UINT32_BE (h + 8)
+      << 16 | GST_READ_UINT16_BE (h + 2);
+}
+
 static gdouble
 ms (guint64 later, guint64 earlier)
 {
@@ -229,7 +264,8 @@ running_time (GstPad * pad, GstBuffer * buf)
  * and none matches, no other frame is taken for it: it is counted as
  * unmatched and its origin is unknown. *first: the frame starts here. */
 static Frame
-take_frame (LatElem * le, GstClockTime rt, guint64 ts, gboolean * first)
+take_frame (LatElem * le, GstClockTime rt, guint64 rtp, guint64 ts,
+    gboolean * first)
 {
   gint at = -1;
   gboolean timed = FALSE;
@@ -242,6 +278,12 @@ take_frame (LatElem * le, GstClockTime rt, guint64 ts, gboolean * first)
     *first = TRUE;
     return f;
   }
+  /* An RTP packet out: the packet in with its SSRC and sequence number
+   * (a jitter buffer re-stamps, reorders and drops); else by running
+   * time. */
+  for (guint i = 0; rtp && i < le->pending->len && at < 0; i++)
+    if (g_array_index (le->pending, Entry, i).rtp == rtp)
+      at = (gint) i;
   for (guint i = 0; i < le->pending->len && at < 0; i++) {
     GstClockTime prt = g_array_index (le->pending, Entry, i).rt;
 
@@ -340,13 +382,15 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   Frame f;
   gboolean first = FALSE, live;
   GstClockTime rt;
+  guint64 rtp;
 
   if (!e || !buf)
     return;
   rt = running_time (pad, buf);
+  rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  f = take_frame (le, rt, ts, &first);
+  f = take_frame (le, rt, rtp, ts, &first);
   live = le->live_source;
   le->pushed = TRUE;
   le->last_push_ts = ts;
@@ -408,6 +452,17 @@ trace_flow (SpLatency * l, Frame * f, guint64 ts, gboolean sink)
   f->flow_tid = tid;
 }
 
+/* A sink's end-to-end time `ns`, for windows; l->lock held. */
+static void
+sink_hist_add (LatElem * le, guint64 ns)
+{
+  if (!le->e2e_hist)
+    le->e2e_hist = g_new0 (guint64, STAGE_HIST_BUCKETS);
+  le->e2e_hist[stage_hist_bucket (ns)]++;
+  le->e2e_n++;
+  le->e2e_sum += ns;
+}
+
 void
 sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
@@ -415,13 +470,20 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   LatElem *le;
   Frame f;
   GstClockTime rt;
+  guint64 rtp;
 
-  /* Only the buffer this thread just pushed has a known origin. */
-  if (!e || !buf || buf != tls_buf)
+  /* The frame this thread pushed last and no chain took yet: a push runs
+   * the peer's chain on the pushing thread, so this chain is that push's,
+   * even where a pad probe in between replaced the buffer (stagesrc
+   * stamps its decoder's frames on a writable copy). NULL after a chain
+   * took it: the buffers of a list after its first, which the default
+   * chain-list function hands on one by one, are the same frame. */
+  if (!e || !buf || !tls_buf)
     return;
   f = tls_frame;
   tls_buf = NULL;
   rt = running_time (pad, buf);
+  rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   le->had_input = TRUE;
@@ -431,10 +493,11 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     le->unmatched++;
   } else if (le->is_sink) {
     stage_stats_add (&le->e2e, ms (ts, f.origin));
+    sink_hist_add (le, ts > f.origin ? ts - f.origin : 0);
     le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
-    Entry ent = { rt, ts, f };
+    Entry ent = { rt, rtp, ts, f };
 
     if (le->pending->len >= SP_LATENCY_MAX_PENDING)
       g_array_remove_index (le->pending, 0);
@@ -544,4 +607,23 @@ sp_latency_stats (SpLatency * l, gpointer pipeline)
   }
   g_mutex_unlock (&l->lock);
   return out;
+}
+
+void
+sp_latency_sinks (SpLatency * l, gpointer pipeline, GArray * out)
+{
+  g_mutex_lock (&l->lock);
+  for (guint i = 0; i < l->all->len; i++) {
+    LatElem *le = g_ptr_array_index (l->all, i);
+    SpLatencySink s;
+
+    if (!le->is_sink || !le->e2e_hist || le->top != pipeline)
+      continue;
+    s.name = le->name;
+    s.n = le->e2e_n;
+    s.sum_ns = le->e2e_sum;
+    memcpy (s.hist, le->e2e_hist, sizeof (s.hist));
+    g_array_append_val (out, s);
+  }
+  g_mutex_unlock (&l->lock);
 }

@@ -70,6 +70,20 @@ typedef struct
  * saw a frame or could not match one: an array of SpLatencyStat. */
 GArray *sp_latency_stats (SpLatency * l, gpointer pipeline);
 
+/* A sink's end-to-end times so far (cumulative: interval windows take
+ * the difference of two copies): how many, their sum and their buckets
+ * (ops/stats.h). `name` lives as long as the follower. */
+typedef struct
+{
+  const gchar *name;
+  guint64 n, sum_ns;
+  guint64 hist[STAGE_HIST_BUCKETS];
+} SpLatencySink;
+
+/* Appends one SpLatencySink per sink of top-level `pipeline` that got a
+ * frame. */
+void sp_latency_sinks (SpLatency * l, gpointer pipeline, GArray * out);
+
 G_END_DECLS
 
 #endif /* __SP_LATENCY_H__ */

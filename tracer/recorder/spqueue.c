@@ -39,6 +39,9 @@ sp_queue_reset_stats_locked (SpQueue * q)
   q->dropped = 0;
   q->max_level = q->level;
   q->max_bytes_seen = q->bytes;
+  q->win_level_integral = q->win_bytes_integral = 0;
+  q->win_items = q->win_dropped = 0;
+  q->win_ts = 0;
   stage_stats_init (&q->put);
   stage_stats_init (&q->get);
 }
@@ -131,9 +134,38 @@ queue_advance_locked (SpQueue * q, guint64 ts)
   q->last_ts = ts;
 }
 
+/* The stream time the queue holds, as its max-size-time counts it. */
+static guint64
+queue_level_time_locked (SpQueue * q)
+{
+  GstClockTime out = GST_CLOCK_TIME_IS_VALID (q->out_pts) ? q->out_pts :
+      q->first_in_pts;
+
+  if (q->level <= 0 || !GST_CLOCK_TIME_IS_VALID (q->in_pts)
+      || !GST_CLOCK_TIME_IS_VALID (out) || q->in_pts <= out)
+    return 0;
+  return q->in_pts - out;
+}
+
+/* The window's lowest and highest levels (a few compares, under the
+ * queue's lock the caller holds anyway). */
+static void
+queue_note_window_locked (SpQueue * q)
+{
+  guint64 t = queue_level_time_locked (q);
+
+  q->win_min_level = MIN (q->win_min_level, q->level);
+  q->win_max_level = MAX (q->win_max_level, q->level);
+  q->win_min_bytes = MIN (q->win_min_bytes, q->bytes);
+  q->win_max_bytes = MAX (q->win_max_bytes, q->bytes);
+  q->win_min_time = MIN (q->win_min_time, t);
+  q->win_max_time = MAX (q->win_max_time, t);
+}
+
 static void
 queue_note_max_locked (SpQueue * q)
 {
+  queue_note_window_locked (q);
   if (q->level > 0 && (guint64) q->level > q->max_level)
     q->max_level = q->level;
   if (q->bytes > 0 && (guint64) q->bytes > q->max_bytes_seen)
@@ -258,6 +290,7 @@ sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n, guint64 bytes,
     queue_admit_pending_locked (q);
     queue_note_max_locked (q);
   }
+  queue_note_window_locked (q);
   emit_counter (r, q, ts);
   g_mutex_unlock (&q->lock);
 }
@@ -282,6 +315,7 @@ sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
   q->early_out = 0;
   q->early_bytes = 0;
   q->in_pts = q->out_pts = q->first_in_pts = GST_CLOCK_TIME_NONE;
+  queue_note_window_locked (q);
   emit_counter (r, q, ts);
   g_mutex_unlock (&q->lock);
 }
@@ -291,13 +325,7 @@ sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts)
 static gdouble
 queue_level_time_s (SpQueue * q)
 {
-  GstClockTime out = GST_CLOCK_TIME_IS_VALID (q->out_pts) ? q->out_pts :
-      q->first_in_pts;
-
-  if (q->level <= 0 || !GST_CLOCK_TIME_IS_VALID (q->in_pts)
-      || !GST_CLOCK_TIME_IS_VALID (out) || q->in_pts <= out)
-    return 0.0;
-  return (q->in_pts - out) / 1e9;
+  return queue_level_time_locked (q) / 1e9;
 }
 
 GstStructure *
@@ -325,7 +353,84 @@ sp_queue_row (SpQueue * q)
       "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
       0.0,
       "level_time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
+      /* what it holds now: the metrics endpoint's gauges */
+      "level", G_TYPE_UINT64, (guint64) MAX (q->level, 0),
+      "level_bytes", G_TYPE_UINT64, (guint64) MAX (q->bytes, 0),
       "leaky", G_TYPE_BOOLEAN, q->leaky,
       "dropped", G_TYPE_UINT64, q->dropped,
       "run", G_TYPE_UINT, (guint) q->run, NULL);
+}
+
+/* How full `v` is of `limit` (0: no limit), in percent. */
+static gdouble
+fill_pct (gdouble v, gdouble limit)
+{
+  return limit > 0 ? 100.0 * v / limit : 0.0;
+}
+
+/* The queue's figures since the last window closed, which closes now
+ * (`now`: hook time); NULL when it saw nothing in its current run. */
+GstStructure *
+sp_queue_window_row (SpQueue * q, gint run, guint64 now, guint window)
+{
+  GstStructure *row = NULL;
+  gdouble len, fb, fy, ft, full;
+  const gchar *binding = "none";
+
+  g_mutex_lock (&q->lock);
+  /* nothing yet in this run (its figures are still the last run's) */
+  if (!q->started || q->run != run)
+    goto done;
+  queue_advance_locked (q, now);
+  if (q->win_ts == 0 || q->win_ts < q->first_ts)
+    q->win_ts = q->first_ts;
+  len = q->last_ts > q->win_ts ? (gdouble) (q->last_ts - q->win_ts) : 0.0;
+  /* Against each limit at the window's highest level: the one that came
+   * closest to full binds. */
+  fb = q->limits_known ? fill_pct (q->win_max_level, q->max_buffers) : 0;
+  fy = q->limits_known ? fill_pct (q->win_max_bytes, q->max_bytes) : 0;
+  ft = q->limits_known ? fill_pct (q->win_max_time, q->max_time) : 0;
+  full = MAX (fb, MAX (fy, ft));
+  if (full > 0)
+    binding = full == fb ? "buffers" : full == fy ? "bytes" : "time";
+  row = gst_structure_new ("window-queue",
+      "name", G_TYPE_STRING, q->name,
+      "pipeline", G_TYPE_STRING, q->pipe->name,
+      "run", G_TYPE_UINT, (guint) q->run,
+      "window", G_TYPE_UINT, window,
+      "level", G_TYPE_INT64, q->level,
+      "min_level", G_TYPE_INT64, q->win_min_level,
+      "max_level", G_TYPE_INT64, q->win_max_level,
+      "mean_level", G_TYPE_DOUBLE, len > 0 ?
+      (q->level_integral - q->win_level_integral) / len : (gdouble) q->level,
+      "bytes", G_TYPE_INT64, q->bytes,
+      "min_bytes", G_TYPE_INT64, q->win_min_bytes,
+      "max_bytes", G_TYPE_INT64, q->win_max_bytes,
+      "mean_bytes", G_TYPE_DOUBLE, len > 0 ?
+      (q->bytes_integral - q->win_bytes_integral) / len : (gdouble) q->bytes,
+      "time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
+      "min_time_s", G_TYPE_DOUBLE, q->win_min_time / 1e9,
+      "max_time_s", G_TYPE_DOUBLE, q->win_max_time / 1e9,
+      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
+      "limit_bytes", G_TYPE_UINT, q->limits_known ? q->max_bytes : 0,
+      "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
+      0.0,
+      "binding", G_TYPE_STRING, binding,
+      "full_pct", G_TYPE_DOUBLE, MIN (full, 100.0),
+      "items_per_s", G_TYPE_DOUBLE, len > 0 ?
+      (q->items - q->win_items) / (len / 1e9) : 0.0,
+      "dropped", G_TYPE_UINT64, q->dropped - MIN (q->win_dropped, q->dropped),
+      NULL);
+done:
+  /* The next window starts at the level the queue has now. */
+  q->win_level_integral = q->level_integral;
+  q->win_bytes_integral = q->bytes_integral;
+  q->win_items = q->items;
+  q->win_dropped = q->dropped;
+  q->win_ts = MAX (q->last_ts, now);
+  q->win_min_level = q->win_max_level = q->level;
+  q->win_min_bytes = q->win_max_bytes = q->bytes;
+  q->win_min_time = q->win_max_time = queue_level_time_locked (q);
+  g_mutex_unlock (&q->lock);
+  return row;
 }

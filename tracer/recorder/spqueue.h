@@ -23,6 +23,12 @@ void sp_queue_get (SpRecorder * r, SpQueue * q, guint64 ts, guint n,
 void sp_queue_get_wait (SpRecorder * r, SpQueue * q, guint64 wait);
 void sp_queue_empty_out (SpRecorder * r, SpQueue * q, guint64 ts);
 GstStructure *sp_queue_row (SpQueue * q);
+/* A "window-queue" row (schema/spschema.h SP_WINDOW_QUEUES_COLUMNS) of what
+ * the queue did since the last call, which starts the next window at
+ * `now` (hook time); NULL when it has seen nothing of pipeline run
+ * `run`. */
+GstStructure *sp_queue_window_row (SpQueue * q, gint run, guint64 now,
+    guint window);
 
 G_END_DECLS
 

@@ -133,6 +133,9 @@ rec_reset (SpElemRec * rec, gint gen)
   SP_SET (rec->clock_ns, 0);
   SP_SET (rec->wait_ns, 0);
   SP_SET (rec->blocked_ns, 0);
+  SP_SET (rec->bytes, 0);
+  for (guint i = 0; i < STAGE_HIST_BUCKETS; i++)
+    SP_SET (rec->hist[i], 0);
   if (rec->sample_left != G_MAXUINT)
     SP_SET (rec->sample_left, SP_CPU_FIRST_SAMPLES);
   stage_stats_init (&rec->stats);
@@ -588,8 +591,11 @@ add_sample (SpRecorder * r, SpElemRec * rec, guint64 ns, guint64 ts)
     SP_SET (rec->first_ts, ts);
   SP_SET (rec->last_ts, ts);
   SP_ADD (rec->work_ns, ns);
-  if (seen > (guint64) (guint) g_atomic_int_get (&r->skip_first))
+  if (seen > (guint64) (guint) g_atomic_int_get (&r->skip_first)) {
     stage_stats_add (&rec->stats, ns * 1e-6);
+    if (G_UNLIKELY (__atomic_load_n (&r->windows, __ATOMIC_RELAXED)))
+      SP_ADD (rec->hist[stage_hist_bucket (ns)], 1);
+  }
 }
 
 /* Opens the frame at `depth` (below st->stack_size) on the stack: the one
@@ -1059,6 +1065,50 @@ data_info (GstBuffer * buf, GstBufferList * list, guint64 * bytes,
     *end += GST_BUFFER_DURATION (last);
 }
 
+/* Where the element's input comes from and what it is, read once at its
+ * first buffer with windows on (cold: a pad lock, a caps ref). */
+static G_GNUC_NO_INLINE void
+window_name_input (SpElemInfo * info, GstPad * pad)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  GstObject *up = peer ? gst_object_get_parent (GST_OBJECT (peer)) : NULL;
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gchar *name;
+
+  /* A ghost's or proxy's peer: name the element that owns it. */
+  while (up && GST_IS_PAD (up)) {
+    GstObject *next = gst_object_get_parent (up);
+    gst_object_unref (up);
+    up = next;
+  }
+  name = g_strdup_printf ("%s:%s", up ? GST_OBJECT_NAME (up) : "?",
+      peer ? GST_OBJECT_NAME (peer) : "?");
+  if (!g_atomic_pointer_compare_and_exchange (&info->in_pad, NULL, name))
+    g_free (name);
+  if (caps && gst_caps_get_size (caps) > 0
+      && !g_atomic_pointer_get (&info->sink_media))
+    g_atomic_pointer_set (&info->sink_media, g_intern_string
+        (gst_structure_get_name (gst_caps_get_structure (caps, 0))));
+  if (caps)
+    gst_caps_unref (caps);
+  if (up)
+    gst_object_unref (up);
+  if (peer)
+    gst_object_unref (peer);
+}
+
+/* With windows on: the bytes each element takes in (its upstream src
+ * pad's bitrate). */
+static inline void
+window_input (SpElemRec * rec, GstPad * pad, GstBuffer * buf,
+    GstBufferList * list)
+{
+  SP_ADD (rec->bytes, buf ? gst_buffer_get_size (buf) :
+      gst_buffer_list_calculate_size (list));
+  if (G_UNLIKELY (!g_atomic_pointer_get (&rec->info->in_pad)))
+    window_name_input (rec->info, pad);
+}
+
 /* Every case; sp_record_chain_pre() handles the common one itself. */
 static G_GNUC_NO_INLINE void
 chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
@@ -1080,6 +1130,8 @@ chain_pre_full (SpRecorder * r, SpThreadState * st, SpElemRec * rec,
   }
   __atomic_store_n (&rec->buffers, rec->buffers + n_buffers,
       __ATOMIC_RELAXED);
+  if (G_UNLIKELY (__atomic_load_n (&r->windows, __ATOMIC_RELAXED)))
+    window_input (rec, pad, buf, list);
   if (G_UNLIKELY (g_atomic_int_get (&rec->info->chain_scans_left) > 0))
     ts += scan_before (r, st, rec, &rec->info->chain_scans_left, &scan);
   q = rec->info->queue;
@@ -1140,6 +1192,8 @@ sp_record_chain_pre (SpRecorder * r, guint64 ts, GstPad * pad,
     return;
   }
   __atomic_store_n (&rec->buffers, rec->buffers + 1, __ATOMIC_RELAXED);
+  if (G_UNLIKELY (__atomic_load_n (&r->windows, __ATOMIC_RELAXED)))
+    window_input (rec, pad, buf, NULL);
   frame_open (st, depth, rec, ts, SP_FRAME_CHAIN, FALSE);
 }
 

@@ -118,6 +118,13 @@ typedef struct
   /* Rows of its earlier runs (GstStructure*), kept when a new run starts
    * over; under `lock`, NULL until the first. */
   GPtrArray *past_rows;
+  /* The lowest and highest level since the last window closed (interval
+   * windows, summary/spwindow.c), in buffers, bytes and stream time. */
+  gint64 win_min_level, win_max_level, win_min_bytes, win_max_bytes;
+  guint64 win_min_time, win_max_time;
+  /* The cumulative figures when it closed. */
+  gdouble win_level_integral, win_bytes_integral;
+  guint64 win_items, win_dropped, win_ts;
 } SpQueue;
 
 typedef struct
@@ -175,6 +182,10 @@ typedef struct
   /* Its GType's name (static; gst-libav's types are named after their
    * codec: avdec_h264), for threads a codec library names itself. */
   const gchar *type_name;
+  /* With windows on: the src pad feeding it ("element:pad", owned, set
+   * once at its first buffer, atomic), NULL until known; `sink_media` is
+   * then read for every element, not only sinks. */
+  gchar *in_pad;
 } SpElemInfo;
 
 /* Invocations of each element after which stageprof looks for threads
@@ -230,6 +241,11 @@ typedef struct
   /* Sample CPU time at the end of this element's next push: its last task
    * interval was long or it always waits (split_task). */
   gboolean split_next;
+  /* With windows on (SpRecorder.windows): bytes of its input buffers and
+   * its self times past skip-first by bucket (ops/stats.h), cumulative; a
+   * window's figures are the difference of two copies. */
+  guint64 bytes;
+  guint64 hist[STAGE_HIST_BUCKETS];
 } SpElemRec;
 
 
@@ -270,6 +286,9 @@ struct _SpRecorder
   const SpLatencyOps *latency_ops;
   /* memory=true: buffer pools (sppool.c); NULL until first asked for. */
   struct _SpPools *pools;
+  /* Interval windows are on (interval=S): the hot path also counts bytes
+   * and self-time buckets. Atomic; read on every buffer. */
+  gint windows;
 };
 
 /* Trace helpers: compiled out when the trace writer is not built. */

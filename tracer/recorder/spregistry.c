@@ -557,6 +557,7 @@ info_free (gpointer data)
   SpElemInfo *info = data;
 
   g_hash_table_destroy (info->recs_by_thread);
+  g_free (info->in_pad);
   g_free (info);
 }
 

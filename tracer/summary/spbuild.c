@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spbuild.h"
+#include "spsummary.h"
 #include "splatrows.h"
 #include "spschema.h"
 #include "sppoolrows.h"
@@ -31,11 +32,13 @@ pipe_matches (SpPipe * p, gpointer pipeline)
 
 /* The run a pipeline's own summary is about: the one going on, or the one
  * that just stopped (the next is numbered at the stop). */
-static gint
-latest_run (SpPipe * p)
+gint
+sp_pipe_latest_run (SpPipe * p)
 {
   return p->run_used || p->run == 1 ? p->run : p->run - 1;
 }
+
+#define latest_run sp_pipe_latest_run
 
 /* A record of run `run` of `p` belongs to the summary for `pipeline`: all
  * runs in the summary of every pipeline, the latest one in a pipeline's
@@ -122,11 +125,6 @@ sp_summary_pipeline_name (SpRecorder * r, gpointer pipeline)
 /* Consistent copies of what streaming threads write (see SpThreadRec.seq):
  * the summary works on these, never on the live records. */
 
-typedef struct
-{
-  GPtrArray *threads;           /* SpThreadRec copies, owned */
-  GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
-} SpSnapshot;
 
 /* The seqlock reader's loads: a writer may store meanwhile (SP_SET), so
  * each word is loaded atomically (relaxed; the fences of copy_thread order
@@ -190,8 +188,8 @@ copy_thread (SpThreadRec * th, GPtrArray * recs, SpThreadRec * th_copy,
 }
 
 /* Under the recorder lock (no record comes or goes meanwhile). */
-static SpSnapshot *
-snapshot_locked (SpRecorder * r)
+SpSnapshot *
+sp_snapshot_locked (SpRecorder * r)
 {
   SpSnapshot *snap = g_new0 (SpSnapshot, 1);
   GHashTable *by_thread = g_hash_table_new_full (NULL, NULL, NULL,
@@ -237,8 +235,8 @@ snapshot_locked (SpRecorder * r)
   return snap;
 }
 
-static void
-snapshot_free (SpSnapshot * snap)
+void
+sp_snapshot_free (SpSnapshot * snap)
 {
   g_ptr_array_free (snap->threads, TRUE);
   g_ptr_array_free (snap->elems, TRUE);
@@ -304,16 +302,6 @@ cmp_total (gconstpointer a, gconstpointer b)
   if (ra->stats.total != rb->stats.total)
     return ra->stats.total < rb->stats.total ? 1 : -1;
   return g_strcmp0 (ra->info->name, rb->info->name);
-}
-
-static void
-array_append_structure (GValue * array, GstStructure * s)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, s);
-  gst_value_array_append_and_take_value (array, &v);
 }
 
 /* The element's GPU time a frame (ms), or -1 when it reported none. */
@@ -397,7 +385,7 @@ add_gpu_rows (SpRecorder * r, GValue * arr, gpointer pipeline, gint gen,
 
     if (mean < 0 || !info->pipe || !pipe_matches (info->pipe, pipeline))
       continue;
-    array_append_structure (arr, gst_structure_new ("gpu",
+    sp_summary_take_row (arr, gst_structure_new ("gpu",
             "name", G_TYPE_STRING, info->name,
             "pipeline", G_TYPE_STRING, info->pipe->name,
             "run", G_TYPE_UINT, (guint) info->pipe->run,
@@ -427,8 +415,8 @@ thread_row (SpThreadRec * th, const SpShares * sh)
 /* Video frames arrive one a buffer as raw video or as a parsed elementary
  * stream; a container (mp4mux's output) or audio arrives in buffers that are
  * no frames. */
-static gboolean
-media_is_video_frames (const gchar * media)
+gboolean
+sp_media_is_video_frames (const gchar * media)
 {
   static const gchar *const containers[] = { "video/quicktime",
     "video/x-matroska", "video/webm", "video/x-msvideo", "video/mpegts",
@@ -484,8 +472,8 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
     }
     span = last > first ? (gdouble) (last - first) : 0;
     media = g_atomic_pointer_get (&rec->info->sink_media);
-    video = media_is_video_frames (media);
-    array_append_structure (arr, gst_structure_new ("sink",
+    video = sp_media_is_video_frames (media);
+    sp_summary_take_row (arr, gst_structure_new ("sink",
             "name", G_TYPE_STRING, rec->info->name,
             "pipeline", G_TYPE_STRING, rec->info->pipe->name,
             "frames", G_TYPE_UINT64, video ? frames : (guint64) 0,
@@ -749,10 +737,10 @@ add_queue_rows (SpRecorder * r, gpointer pipeline, GValue * qv)
     g_mutex_lock (&q->lock);
     for (guint j = 0; pipeline == NULL && q->past_rows
         && j < q->past_rows->len; j++)
-      array_append_structure (qv,
+      sp_summary_take_row (qv,
           gst_structure_copy (g_ptr_array_index (q->past_rows, j)));
     if (q->items > 0 || q->put_seen > 0)
-      array_append_structure (qv, sp_queue_row (q));
+      sp_summary_take_row (qv, sp_queue_row (q));
     g_mutex_unlock (&q->lock);
   }
 }
@@ -775,7 +763,7 @@ add_pipeline_rows (SpRecorder * r, gpointer pipeline, SpSnapshot * snap,
         any = th->pipe == p && th->run == run;
       }
       if (any)
-        array_append_structure (pv, pipeline_row (p, run, snap->elems, recs,
+        sp_summary_take_row (pv, pipeline_row (p, run, snap->elems, recs,
                 threads, shares));
     }
     if (p->obj == pipeline && pipeline != NULL)
@@ -836,18 +824,18 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   array_init (&gv);
   proc = sp_os_threads (r, &ov);
   g_mutex_lock (&r->lock);
-  snap = snapshot_locked (r);
+  snap = sp_snapshot_locked (r);
   gen = g_atomic_int_get (&r->gen);
   select_records (snap, gen, pipeline, recs, threads, &first, &last);
   g_ptr_array_sort (recs, cmp_total);
   for (guint i = 0; i < recs->len; i++)
-    array_append_structure (&ev, element_row (g_ptr_array_index (recs, i),
+    sp_summary_take_row (&ev, element_row (g_ptr_array_index (recs, i),
             gen));
   add_queue_rows (r, pipeline, &qv);
   shares = g_new0 (SpShares, MAX (threads->len, 1));
   for (guint i = 0; i < threads->len; i++) {
     sp_summary_thread_shares (g_ptr_array_index (threads, i), &shares[i]);
-    array_append_structure (&tv, thread_row (g_ptr_array_index (threads, i),
+    sp_summary_take_row (&tv, thread_row (g_ptr_array_index (threads, i),
             &shares[i]));
   }
   add_sinks (&sv, recs, threads);
@@ -910,7 +898,7 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   g_free (v);
   g_ptr_array_free (recs, TRUE);
   g_ptr_array_free (threads, TRUE);
-  snapshot_free (snap);
+  sp_snapshot_free (snap);
   return s;
 }
 

@@ -38,6 +38,25 @@ gchar *sp_summary_pipeline_name (SpRecorder * r, gpointer pipeline);
 void sp_summary_trace_meta (SpRecorder * r, SpTrace * t,
     gpointer pipeline);
 
+/* Consistent copies of what streaming threads write (SpThreadRec.seq),
+ * taken under r->lock: what summaries and windows (spwindow.c) work on,
+ * never the live records. */
+typedef struct
+{
+  GPtrArray *threads;           /* SpThreadRec copies, owned */
+  GPtrArray *elems;             /* SpElemRec copies, owned; ->thread: copy */
+} SpSnapshot;
+
+SpSnapshot *sp_snapshot_locked (SpRecorder * r);
+/* The run a pipeline's own summary is about: the one going on, or the
+ * one that just stopped (the next is numbered at the stop). */
+gint sp_pipe_latest_run (SpPipe * p);
+void sp_snapshot_free (SpSnapshot * snap);
+
+/* Whether buffers of `media` (a caps name) are video frames, one a buffer
+ * (raw or a parsed elementary stream; not a container). */
+gboolean sp_media_is_video_frames (const gchar * media);
+
 /* A thread's shares of its wall time (ns). */
 void sp_summary_thread_shares (SpThreadRec * th, SpShares * out);
 

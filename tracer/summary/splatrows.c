@@ -9,16 +9,7 @@
 #include <math.h>
 
 #include "splatrows.h"
-
-static void
-append_row (GValue * rows, GstStructure * row)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, GST_TYPE_STRUCTURE);
-  g_value_take_boxed (&v, row);
-  gst_value_array_append_and_take_value (rows, &v);
-}
+#include "spsummary.h"
 
 /* The columns the two tables share: who, how many, and the distribution
  * of `s` (ms). */
@@ -56,9 +47,11 @@ sink_row (const SpLatencyStat * le)
       gst_structure_set (row, "reported_max_ms", G_TYPE_DOUBLE,
           le->rmax / 1e6, NULL);
     /* A live pipeline renders each frame its reported latency after its
-     * capture: a frame that takes longer arrives late. */
-    gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
-        && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
+     * capture: a frame that takes longer arrives late. Not known where no
+     * frame of known origin arrived (all unmatched): no `late` then. */
+    if (s->count > 0)
+      gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
+          && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
   }
   return row;
 }
@@ -92,9 +85,9 @@ sp_summary_latency_rows (SpLatency * l, gpointer pipeline,
     const SpLatencyStat *le = &g_array_index (stats, SpLatencyStat, i);
 
     if (le->is_sink)
-      append_row (sink_rows, sink_row (le));
+      sp_summary_take_row (sink_rows, sink_row (le));
     else
-      append_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
+      sp_summary_take_row (elem_rows, elem_row (le, work (le->name, le->pipeline,
                   work_data)));
   }
   g_array_free (stats, TRUE);
