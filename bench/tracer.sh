@@ -9,9 +9,8 @@
 # fakesink, timed from PLAYING to EOS by bench/tracer-run.c, under: no
 # tracer, stagenull (stageprof's hooks with empty bodies: the floor of
 # GStreamer's hook dispatch), stageprof with summary=none / summary=stdout /
-# a trace / latency=true / interval=1 (windows), the core `stats` and
-# `latency(flags=element)`
-# tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
+# a trace / latency=true / memory=true / interval=1 (windows), the core
+# `stats` and `latency(flags=element)` tracers. Each config runs $REPS times, interleaved, and the median counts. Overhead = config -
 # none; "x floor" = overhead / stagenull's overhead.
 #
 # Monitored service: the same pipeline with MONITOR_BUFFERS (1000000)
@@ -85,6 +84,7 @@ if [ $HAVE_PROF = 1 ]; then
   CONFIGS+=("stageprof summary=stdout|stageprof(summary=stdout)")
   CONFIGS+=("stageprof trace|stageprof(summary=none,trace=$TMP/worst.json)")
   CONFIGS+=("stageprof latency|stageprof(summary=none,latency=true)")
+  CONFIGS+=("stageprof memory|stageprof(summary=none,memory=true)")
   # windows every second (interval=1): bytes and self-time buckets on the
   # hot path, a window closed each second
   CONFIGS+=("stageprof interval=1|stageprof(summary=none,interval=1)")

@@ -494,3 +494,22 @@ sp_decide_verdict (const SpDecideInput * in)
   g_hash_table_destroy (stages);
   return res;
 }
+
+gchar *
+sp_decide_pool_verdict (const SpDecidePool * pools, guint n)
+{
+  const SpDecidePool *worst = NULL;
+
+  for (guint i = 0; i < n; i++)
+    if (pools[i].empty > 0 && pools[i].max_buffers > 0
+        && pools[i].wait_pct >= SP_DECIDE_POOL_BOUND
+        && (!worst || pools[i].wait_pct > worst->wait_pct))
+      worst = &pools[i];
+  if (!worst)
+    return NULL;
+  return g_strdup_printf ("pool-bound: %s waited %.0f %% of the running "
+      "time for a free buffer of its pool %s (%" G_GUINT64_FORMAT " buffers, "
+      "all %" G_GUINT64_FORMAT " held: %s)", worst->user, worst->wait_pct,
+      worst->name, worst->max_buffers, worst->max_buffers,
+      worst->held_by ? worst->held_by : "?");
+}

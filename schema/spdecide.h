@@ -67,6 +67,24 @@ typedef struct
 /* The one-line verdict (free with g_free). */
 gchar *sp_decide_verdict (const SpDecideInput * in);
 
+/* One buffer pool of a pipeline (stageprof memory=true: the "pools"
+ * table's row). */
+typedef struct
+{
+  const gchar *name, *user, *held_by;
+  guint64 max_buffers, empty;
+  gdouble wait_pct;             /* its user waiting for a free buffer */
+} SpDecidePool;
+
+/* "pool-bound: USER waited N % of the running time for a free buffer of
+ * its pool POOL (M buffers, all M held: ...)" for the pool that kept its
+ * user waiting longest, when that is SP_DECIDE_POOL_BOUND % or more of
+ * the time the pool was in use and it ran dry; NULL otherwise. The wait
+ * is only counted while every buffer of the pool was out, so it is never
+ * a wait elsewhere (a full queue downstream). */
+#define SP_DECIDE_POOL_BOUND 10.0
+gchar *sp_decide_pool_verdict (const SpDecidePool * pools, guint n);
+
 G_END_DECLS
 
 #endif /* __SP_DECIDE_H__ */

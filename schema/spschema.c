@@ -26,6 +26,8 @@ SP_SCHEMA_DEFINE (sp_schema_pipelines, "pipelines", SP_PIPELINES_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_latency, "latency", SP_LATENCY_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_element_latency, "element_latency",
     SP_ELEMENT_LATENCY_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_pools, "pools", SP_POOLS_COLUMNS)
+SP_SCHEMA_DEFINE (sp_schema_memory, "memory", SP_MEMORY_COLUMNS)
 
 SP_SCHEMA_DEFINE (sp_schema_windows, "windows", SP_WINDOWS_COLUMNS)
 SP_SCHEMA_DEFINE (sp_schema_window_elements, "window_elements",
@@ -50,7 +52,8 @@ const SpSchema *const sp_schema_window_tables[] = {
 const SpSchema *const sp_schema_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_os_threads, &sp_schema_pipelines,
-  &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency, NULL
+  &sp_schema_gpu, &sp_schema_latency, &sp_schema_element_latency,
+  &sp_schema_pools, &sp_schema_memory, NULL
 };
 
 const SpSchema *

@@ -149,14 +149,20 @@ typedef enum
   C (alive,     BOOL, NULL,        0, 0)
 
 /* One row per pipeline and run: its own verdict; final: the run ended
- * (the pipeline stopped) and its figures will not change. */
+ * (the pipeline stopped) and its figures will not change. With
+ * memory=true: the most bytes of its elements' allocations alive at once
+ * (peak_bytes), and the process's resident memory now and at most
+ * (rss_bytes, rss_peak_bytes: VmRSS and VmHWM). */
 #define SP_PIPELINES_COLUMNS(C) \
   C (pipeline,      TEXT, NULL, 0, SP_COL_KEY) \
   C (run,           ID,   NULL, 0, SP_COL_KEY) \
   C (wall_s,        REAL, NULL, 3, 0) \
   C (process_cpu_s, REAL, NULL, 3, 0) \
   C (verdict,       TEXT, NULL, 0, 0) \
-  C (final,         BOOL, NULL, 0, 0)
+  C (final,         BOOL, NULL, 0, 0) \
+  C (peak_bytes,    INT,  NULL, 0, SP_COL_OPTIONAL) \
+  C (rss_bytes,     INT,  NULL, 0, SP_COL_OPTIONAL) \
+  C (rss_peak_bytes, INT, NULL, 0, SP_COL_OPTIONAL)
 
 /* Latency (stageprof latency=true), one row per sink: from a frame's first
  * push to its arrival at the sink; render: to the return of the sink's
@@ -196,6 +202,44 @@ typedef enum
   C (unmatched, INT,  "Unmatched", 0, SP_COL_OPTIONAL | SP_COL_IF_ANY) \
   C (run,       ID,   NULL,     0, SP_COL_KEY | SP_COL_OPTIONAL)
 
+/* Buffer pools (stageprof memory=true), one row per pool that handed out
+ * buffers: who proposed it (an ALLOCATION answer, else its user), who
+ * used it, its configuration, how many buffers were out now and at most,
+ * how often all were out (empty), how long its user waited for one
+ * (wait_s; wait_pct of the time from its first buffer out to its last
+ * back) and, when it was empty, where its buffers were (held_by). */
+#define SP_POOLS_COLUMNS(C) \
+  C (name,        TEXT, "Pool",        0, SP_COL_KEY) \
+  C (pipeline,    TEXT, NULL,          0, SP_COL_KEY) \
+  C (user,        TEXT, "User",        0, 0) \
+  C (proposer,    TEXT, "Proposed by", 0, 0) \
+  C (allocator,   TEXT, "Allocator",   0, 0) \
+  C (size,        INT,  "Size",        0, 0) \
+  C (min_buffers, INT,  "Min",         0, 0) \
+  C (max_buffers, INT,  "Max",         0, 0) \
+  C (handed_out,  INT,  "Out",         0, 0) \
+  C (in_use,      INT,  "In use",      0, 0) \
+  C (max_in_use,  INT,  "Max in use",  0, 0) \
+  C (empty,       INT,  "Empty",       0, 0) \
+  C (wait_s,      REAL, "Wait s",      3, 0) \
+  C (wait_pct,    REAL, "%Wait",       1, 0) \
+  C (held_by,     TEXT, "Held when empty", 0, 0) \
+  C (run,         ID,   NULL,          0, SP_COL_KEY)
+
+/* Memory per element (stageprof memory=true): what it allocated (the
+ * memories that left it first in a push, a share counted as the memory
+ * it shares), the pool buffers it handed out, and of its allocations the
+ * bytes alive now and at most. */
+#define SP_MEMORY_COLUMNS(C) \
+  C (name,            TEXT, "Node",        0, SP_COL_KEY) \
+  C (pipeline,        TEXT, NULL,          0, SP_COL_KEY) \
+  C (memories,        INT,  "Allocs",      0, 0) \
+  C (allocated_bytes, INT,  "Bytes",       0, 0) \
+  C (pooled_buffers,  INT,  "Pool bufs",   0, 0) \
+  C (pooled_bytes,    INT,  "Pool bytes",  0, 0) \
+  C (live_bytes,      INT,  "Alive bytes", 0, 0) \
+  C (peak_bytes,      INT,  "Peak bytes",  0, 0) \
+  C (run,             ID,   NULL,          0, SP_COL_KEY)
 /* Windows (stageprof interval=S): each interval closes a window holding
  * figures of that interval alone (docs/tracer.md, "Windows"). `windows`
  * has one row per pipeline run and window; the other window tables one
@@ -323,7 +367,8 @@ typedef struct
 
 extern const SpSchema sp_schema_elements, sp_schema_queues,
     sp_schema_threads, sp_schema_sinks, sp_schema_gpu, sp_schema_os_threads,
-    sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency;
+    sp_schema_pipelines, sp_schema_latency, sp_schema_element_latency,
+    sp_schema_pools, sp_schema_memory;
 extern const SpSchema sp_schema_windows, sp_schema_window_elements,
     sp_schema_window_pads, sp_schema_window_queues, sp_schema_window_threads,
     sp_schema_window_latency, sp_schema_window_latency_hist;

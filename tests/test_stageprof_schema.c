@@ -175,6 +175,8 @@ check_profile (SpProfile * p, gboolean db)
   check_rows (&sp_queue_kind, p->queues, db, p->path);
   check_rows (&sp_thread_kind, p->threads, db, p->path);
   check_rows (&sp_sink_kind, p->sinks, db, p->path);
+  check_rows (&sp_pool_kind, p->pools, db, p->path);
+  check_rows (&sp_memory_kind, p->memory, db, p->path);
   fail_unless_equals_float (p->wall_s, 12.5);
   fail_unless_equals_string (p->verdict, "source-bound: src");
 }
@@ -329,7 +331,7 @@ GST_START_TEST (test_report_json_has_every_column)
   JsonParser *parser = json_parser_new ();
   JsonObject *root;
   const SpRowKind *kinds[] = { &sp_elem_kind, &sp_queue_kind,
-    &sp_thread_kind, &sp_sink_kind
+    &sp_thread_kind, &sp_sink_kind, &sp_pool_kind, &sp_memory_kind
   };
 
   fail_unless (sp_summary_write_file (s, path, &err));
@@ -387,7 +389,7 @@ GST_START_TEST (test_tracer_rows_are_the_schema)
   gchar *path = g_build_filename (dir, "run.json", NULL);
   gchar *trace = g_build_filename (dir, "run.trace.json", NULL);
   gchar *tracers = g_strdup_printf ("stageprof(summary=%s,trace=%s,"
-      "latency=true)", path, trace);
+      "latency=true,memory=true)", path, trace);
   SpProfile *p;
   const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
     "num-buffers=30", "!", "queue", "!", "videoconvert", "!", "fakesink",
@@ -472,7 +474,9 @@ GST_START_TEST (test_db_doc_names_every_column)
 {
   static const SpSchema *const db_tables[] = { &sp_schema_elements,
     &sp_schema_queues, &sp_schema_threads, &sp_schema_sinks,
-    &sp_schema_latency, &sp_schema_element_latency, &sp_schema_windows,
+    &sp_schema_latency, &sp_schema_element_latency, &sp_schema_pools,
+    &sp_schema_memory,
+    &sp_schema_windows,
     &sp_schema_window_elements, &sp_schema_window_pads,
     &sp_schema_window_queues, &sp_schema_window_threads,
     &sp_schema_window_latency, &sp_schema_window_latency_hist

@@ -48,6 +48,9 @@ struct _GstStageProf
   /* latency=true: frames followed source to sink; read by the hooks as
    * cuda_sync is. */
   gboolean latency;
+  /* memory=true: buffer pools; its hooks are registered once, at the end
+   * of construction or when set later (pools_hooked). */
+  gboolean memory, pools_hooked, constructed;
 
   /* Handed to our GPU elements (stagegputiming.h); gpu_offset: hook time
    * minus gst_util_get_timestamp(), learnt at the first element-new (the

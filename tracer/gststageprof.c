@@ -44,6 +44,7 @@
 #include "jsontext.h"
 #include "spguard.h"
 #include "spmeta.h"
+#include "sppool.h"
 #include "spsummary.h"
 
 #define GST_CAT_DEFAULT gst_stage_prof_debug
@@ -59,6 +60,7 @@
 #define DEFAULT_PROP_PROGRESS FALSE
 #define DEFAULT_PROP_CUDA_SYNC FALSE
 #define DEFAULT_PROP_LATENCY FALSE
+#define DEFAULT_PROP_MEMORY FALSE
 #define DEFAULT_PROP_METRICS NULL
 #define DEFAULT_PROP_METRICS_ANY_ADDRESS FALSE
 
@@ -74,6 +76,7 @@ enum
   PROP_PROGRESS,
   PROP_CUDA_SYNC,
   PROP_LATENCY,
+  PROP_MEMORY,
   PROP_METRICS,
   PROP_METRICS_ANY_ADDRESS,
 };
@@ -226,6 +229,113 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
   sp_guard_enter ();
   sp_record_event_post (((GstStageProf *) self)->rec, ts, pad);
   sp_guard_leave ();
+}
+
+/* memory=true: buffer pools (sppool.c). Hooks of their own, registered
+ * only when it is on, so that the default hot path does not test for it. */
+static void
+do_pool_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf)
+{
+  sp_pools_push (sp_recorder_pools (((GstStageProf *) self)->rec), ts, pad,
+      buf);
+}
+
+static void
+do_pool_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBufferList * list)
+{
+  sp_pools_push_list (sp_recorder_pools (((GstStageProf *) self)->rec), ts,
+      pad, list);
+}
+
+static void
+do_pool_push_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  sp_pools_push_post (sp_recorder_pools (((GstStageProf *) self)->rec), ts,
+      pad);
+}
+
+static void
+do_pool_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf)
+{
+  sp_pools_chain (sp_recorder_pools (((GstStageProf *) self)->rec), ts, pad,
+      buf);
+}
+
+static void
+do_pool_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBufferList * list)
+{
+  sp_pools_chain_list (sp_recorder_pools (((GstStageProf *) self)->rec), ts,
+      pad, list);
+}
+
+static void
+do_pool_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstEvent * event)
+{
+  sp_pools_event (sp_recorder_pools (((GstStageProf *) self)->rec), ts, pad,
+      event);
+}
+
+static void
+do_pool_unreffed (GObject * self, GstClockTime ts, GstMiniObject * obj,
+    gint refcount)
+{
+  sp_pools_unreffed (sp_recorder_pools (((GstStageProf *) self)->rec), ts,
+      obj, refcount);
+}
+
+static void
+do_pool_query_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstQuery * query, gboolean res)
+{
+  sp_pools_query (sp_recorder_pools (((GstStageProf *) self)->rec), pad,
+      query, res);
+}
+
+static void
+do_pool_object_destroyed (GObject * self, GstClockTime ts, GstObject * obj)
+{
+  sp_pools_object_destroyed (sp_recorder_pools (((GstStageProf *) self)->rec),
+      obj);
+}
+
+/* Once, from the parameters or the first memory=true. GStreamer's hook
+ * table is not locked: registered while no pipeline streams (in
+ * GST_TRACERS, or before the first pipeline starts; docs/tracer.md). */
+static void
+stage_prof_hook_pools (GstStageProf * self)
+{
+  GstTracer *tracer = GST_TRACER (self);
+
+  if (self->pools_hooked)
+    return;
+  self->pools_hooked = TRUE;
+  sp_recorder_enable_pools (self->rec);
+  gst_tracing_register_hook (tracer, "pad-push-pre",
+      G_CALLBACK (do_pool_push_pre));
+  gst_tracing_register_hook (tracer, "pad-push-list-pre",
+      G_CALLBACK (do_pool_push_list_pre));
+  gst_tracing_register_hook (tracer, "pad-push-post",
+      G_CALLBACK (do_pool_push_post));
+  gst_tracing_register_hook (tracer, "pad-push-list-post",
+      G_CALLBACK (do_pool_push_post));
+  gst_tracing_register_hook (tracer, "pad-chain-pre",
+      G_CALLBACK (do_pool_chain_pre));
+  gst_tracing_register_hook (tracer, "pad-chain-list-pre",
+      G_CALLBACK (do_pool_chain_list_pre));
+  gst_tracing_register_hook (tracer, "pad-push-event-pre",
+      G_CALLBACK (do_pool_event_pre));
+  gst_tracing_register_hook (tracer, "mini-object-unreffed",
+      G_CALLBACK (do_pool_unreffed));
+  gst_tracing_register_hook (tracer, "pad-query-post",
+      G_CALLBACK (do_pool_query_post));
+  gst_tracing_register_hook (tracer, "object-destroyed",
+      G_CALLBACK (do_pool_object_destroyed));
 }
 
 /* element-new and pad-link-post are registered for their keys (see
@@ -956,6 +1066,12 @@ gst_stage_prof_set_property (GObject * object, guint prop_id,
         sp_recorder_enable_latency (self->rec);
       g_atomic_int_set (&self->latency, g_value_get_boolean (value));
       break;
+    case PROP_MEMORY:
+      self->memory = g_value_get_boolean (value);
+      /* Before construction ends, the hooks wait for it (constructed). */
+      if (self->memory && self->constructed)
+        stage_prof_hook_pools (self);
+      break;
     case PROP_SKIP_FIRST:
       GST_OBJECT_LOCK (self);
       self->skip_first = g_value_get_uint (value);
@@ -1029,6 +1145,9 @@ gst_stage_prof_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_LATENCY:
       g_value_set_boolean (value, g_atomic_int_get (&self->latency));
+      break;
+    case PROP_MEMORY:
+      g_value_set_boolean (value, self->memory);
       break;
     case PROP_METRICS:
       g_value_set_string (value, self->metrics_served);
@@ -1118,6 +1237,9 @@ gst_stage_prof_constructed (GObject * object)
       G_CALLBACK (do_element_new));
   gst_tracing_register_hook (tracer, "pad-link-post",
       G_CALLBACK (do_pad_link_post));
+  self->constructed = TRUE;
+  if (self->memory)
+    stage_prof_hook_pools (self);
 
   live_prof = self;
   if (!atexit_registered) {
@@ -1292,6 +1414,15 @@ gst_stage_prof_class_init (GstStageProfClass * klass)
           "each element, split into work and dwell (docs/tracer.md, "
           "Latency). Off by default: it costs a lock a buffer and element",
           DEFAULT_PROP_LATENCY, flags));
+  g_object_class_install_property (gobject_class, PROP_MEMORY,
+      g_param_spec_boolean ("memory", "Buffer pools",
+          "Follow every buffer pool: who proposed and who uses it, its "
+          "size and buffers, how many are out, how long its user waited "
+          "for a free one and who held them then (the pools table and the "
+          "pool-bound verdict; docs/tracer.md, Buffer pools). Off by "
+          "default: it costs a lock a pooled buffer and hook. Set it in "
+          "GST_TRACERS or before any pipeline starts",
+          DEFAULT_PROP_MEMORY, flags));
   g_object_class_install_property (gobject_class, PROP_DB,
       g_param_spec_string ("db", "SQLite database",
           "Store the final and periodic statistics in this SQLite database; "
@@ -1372,6 +1503,7 @@ gst_stage_prof_init (GstStageProf * self)
   self->progress = DEFAULT_PROP_PROGRESS;
   self->cuda_sync = DEFAULT_PROP_CUDA_SYNC;
   self->latency = DEFAULT_PROP_LATENCY;
+  self->memory = DEFAULT_PROP_MEMORY;
   self->gpu_timing.abi = STAGE_GPU_TIMING_ABI;
   self->gpu_timing.report = gpu_report;
   self->gpu_timing.data = self;

@@ -495,6 +495,16 @@ profile_part (GString * o, const SpProfile * p, const gchar * tag)
         "dwell: waiting inside)");
     sp_show_table (p, "element_latency", SP_FORMAT_HTML, 0, o);
   }
+  if (p->pools->len) {
+    section (o, "Buffer pools (wait: its user waiting for a free buffer; "
+        "held when empty: where its buffers were)");
+    sp_show_table (p, "pools", SP_FORMAT_HTML, 0, o);
+  }
+  if (p->memory->len) {
+    section (o, "Memory by element (bytes it allocated, pool buffers it "
+        "handed out, alive now and at most)");
+    sp_show_table (p, "memory", SP_FORMAT_HTML, 0, o);
+  }
   g_free (pipes);
   g_free (wall);
 }

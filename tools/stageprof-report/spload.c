@@ -106,6 +106,8 @@ apply_select (SpProfile * p, const SpSelect * sel, GError ** error)
   FILTER (p->sinks, SpSinkRow);
   FILTER (p->latency, SpLatencyRow);
   FILTER (p->element_latency, SpElemLatencyRow);
+  FILTER (p->pools, SpPoolRow);
+  FILTER (p->memory, SpMemoryRow);
   FILTER (p->windows, SpWindowRow);
   FILTER (p->window_elements, SpWinElemRow);
   FILTER (p->window_pads, SpWinPadRow);

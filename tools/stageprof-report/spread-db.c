@@ -170,6 +170,8 @@ read_tables (sqlite3 * db, SpProfile * p, gint64 run, gboolean final,
   read_table (db, &sp_latency_kind, run, final, run_s, p->latency);
   read_table (db, &sp_elem_latency_kind, run, final, run_s,
       p->element_latency);
+  read_table (db, &sp_pool_kind, run, final, run_s, p->pools);
+  read_table (db, &sp_memory_kind, run, final, run_s, p->memory);
 }
 
 /* Every row of a windows table in the run, oldest window first; `parent`:

@@ -119,6 +119,8 @@ add_rows (JsonObject * o, SpProfile * p)
   read_rows (o, &sp_sink_kind, p->sinks);
   read_rows (o, &sp_latency_kind, p->latency);
   read_rows (o, &sp_elem_latency_kind, p->element_latency);
+  read_rows (o, &sp_pool_kind, p->pools);
+  read_rows (o, &sp_memory_kind, p->memory);
 }
 
 gboolean

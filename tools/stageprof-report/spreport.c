@@ -27,6 +27,10 @@ static const gsize latency_offsets[] = { SP_LATENCY_COLUMNS (SP_LAT_OFFSET) };
 static const gsize elem_latency_offsets[] = {
   SP_ELEMENT_LATENCY_COLUMNS (SP_ELAT_OFFSET)
 };
+#define SP_POOL_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpPoolRow, key),
+#define SP_MEM_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpMemoryRow, key),
+static const gsize pool_offsets[] = { SP_POOLS_COLUMNS (SP_POOL_OFFSET) };
+static const gsize memory_offsets[] = { SP_MEMORY_COLUMNS (SP_MEM_OFFSET) };
 
 #define SP_WIN_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWindowRow, key),
 #define SP_WELEM_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SpWinElemRow, key),
@@ -97,6 +101,12 @@ const SpRowKind sp_latency_kind = { &sp_schema_latency,
 };
 const SpRowKind sp_elem_latency_kind = { &sp_schema_element_latency,
   sizeof (SpElemLatencyRow), elem_latency_offsets
+};
+const SpRowKind sp_pool_kind = { &sp_schema_pools, sizeof (SpPoolRow),
+  pool_offsets
+};
+const SpRowKind sp_memory_kind = { &sp_schema_memory, sizeof (SpMemoryRow),
+  memory_offsets
 };
 
 static gboolean
@@ -205,6 +215,18 @@ SP_ROW_FREE_FUNC (win_latency_free, sp_win_latency_kind)
 SP_ROW_FREE_FUNC (win_latency_hist_free, sp_win_latency_hist_kind)
 
 static void
+pool_free (gpointer p)
+{
+  sp_row_free (&sp_pool_kind, p);
+}
+
+static void
+memory_free (gpointer p)
+{
+  sp_row_free (&sp_memory_kind, p);
+}
+
+static void
 link_free (gpointer p)
 {
   SpLink *l = p;
@@ -231,6 +253,8 @@ sp_profile_new (const gchar * path, SpSourceKind kind)
   p->sinks = g_ptr_array_new_with_free_func (sink_free);
   p->latency = g_ptr_array_new_with_free_func (latency_free);
   p->element_latency = g_ptr_array_new_with_free_func (elem_latency_free);
+  p->pools = g_ptr_array_new_with_free_func (pool_free);
+  p->memory = g_ptr_array_new_with_free_func (memory_free);
   p->links = g_ptr_array_new_with_free_func (link_free);
   p->windows = g_ptr_array_new_with_free_func (window_free);
   p->window_elements = g_ptr_array_new_with_free_func (win_elem_free);
@@ -260,6 +284,8 @@ sp_profile_free (SpProfile * p)
   g_ptr_array_free (p->sinks, TRUE);
   g_ptr_array_free (p->latency, TRUE);
   g_ptr_array_free (p->element_latency, TRUE);
+  g_ptr_array_free (p->pools, TRUE);
+  g_ptr_array_free (p->memory, TRUE);
   g_ptr_array_free (p->links, TRUE);
   g_ptr_array_free (p->windows, TRUE);
   g_ptr_array_free (p->window_elements, TRUE);

@@ -80,6 +80,15 @@ typedef struct
   SP_ELEMENT_LATENCY_COLUMNS (SP_REPORT_FIELD)
 } SpElemLatencyRow;
 
+typedef struct
+{
+  SP_POOLS_COLUMNS (SP_REPORT_FIELD)
+} SpPoolRow;
+
+typedef struct
+{
+  SP_MEMORY_COLUMNS (SP_REPORT_FIELD)
+} SpMemoryRow;
 /* Interval windows (stageprof interval=S, a database's windows tables):
  * the figures of each interval alone, for plots over time and for
  * --from/--till. */
@@ -128,9 +137,10 @@ typedef struct
 } SpRowKind;
 
 extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
-    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_window_kind,
-    sp_win_elem_kind, sp_win_pad_kind, sp_win_queue_kind, sp_win_thread_kind,
-    sp_win_latency_kind, sp_win_latency_hist_kind;
+    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_pool_kind,
+    sp_memory_kind, sp_window_kind, sp_win_elem_kind, sp_win_pad_kind,
+    sp_win_queue_kind, sp_win_thread_kind, sp_win_latency_kind,
+    sp_win_latency_hist_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
@@ -159,6 +169,8 @@ typedef struct
   GPtrArray *sinks;             /* SpSinkRow */
   GPtrArray *latency;           /* SpLatencyRow (stageprof latency=true) */
   GPtrArray *element_latency;   /* SpElemLatencyRow */
+  GPtrArray *pools;             /* SpPoolRow (stageprof memory=true) */
+  GPtrArray *memory;            /* SpMemoryRow */
   /* Windows, oldest first (a database written with interval=); empty
    * for other inputs. */
   GPtrArray *windows;           /* SpWindowRow */

@@ -143,6 +143,8 @@ static const struct
   {"latency", &sp_latency_kind, G_STRUCT_OFFSET (SpProfile, latency)},
   {"element_latency", &sp_elem_latency_kind,
       G_STRUCT_OFFSET (SpProfile, element_latency)},
+  {"pools", &sp_pool_kind, G_STRUCT_OFFSET (SpProfile, pools)},
+  {"memory", &sp_memory_kind, G_STRUCT_OFFSET (SpProfile, memory)},
 };
 
 void
@@ -209,6 +211,8 @@ render_json (const SpProfile * p, guint top, GString * o)
   json_rows (o, "latency", &sp_latency_kind, p->latency, 0);
   json_rows (o, "element_latency", &sp_elem_latency_kind, p->element_latency,
       0);
+  json_rows (o, "pools", &sp_pool_kind, p->pools, 0);
+  json_rows (o, "memory", &sp_memory_kind, p->memory, 0);
   g_string_append (o, ",\n\"notes\":[");
   for (guint i = 0; i < p->notes->len; i++) {
     if (i)
@@ -285,6 +289,22 @@ sp_show_render (const SpProfile * p, SpFormat f, guint top,
     if (f == SP_FORMAT_MARKDOWN)
       g_string_append_c (o, '\n');
     sp_show_table (p, "element_latency", f, 0, o);
+  }
+  if (p->pools->len) {
+    g_string_append_printf (o, "%s%sBuffer pools (wait: its user waiting "
+        "for a free buffer; held when empty: where its buffers were)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    sp_show_table (p, "pools", f, 0, o);
+  }
+  if (p->memory->len) {
+    g_string_append_printf (o, "%s%sMemory by element (bytes it "
+        "allocated, pool buffers it handed out, alive now and at most)\n",
+        f == SP_FORMAT_MARKDOWN ? "\n" : "", h);
+    if (f == SP_FORMAT_MARKDOWN)
+      g_string_append_c (o, '\n');
+    sp_show_table (p, "memory", f, 0, o);
   }
   g_string_append_printf (o, "%sVerdict: %s\n", f == SP_FORMAT_MARKDOWN ?
       "\n**" : "", p->verdict ? p->verdict : "-");

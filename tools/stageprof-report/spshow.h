@@ -14,7 +14,7 @@ gboolean sp_format_parse (const gchar * s, SpFormat * f);
 
 /* `top`: at most that many element rows (0: all). `table` (CSV only, one
  * tidy table per output): "elements", "queues", "threads", "sinks",
- * "latency" or "element_latency". */
+ * "latency", "element_latency", "pools" or "memory". */
 gchar *sp_show_render (const SpProfile * p, SpFormat format, guint top,
     const gchar * table);
 

@@ -209,7 +209,7 @@ cmd_show (gint argc, gchar ** argv)
         "text (default), json, csv or markdown", "FORMAT"},
     {"table", 't', 0, G_OPTION_ARG_STRING, &table,
         "With --format csv: which table (elements, queues, threads, sinks, "
-        "latency, element_latency)",
+        "latency, element_latency, pools, memory)",
         "NAME"},
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
         "Write here instead of stdout", "FILE"},
@@ -247,9 +247,10 @@ cmd_show (gint argc, gchar ** argv)
   }
   if (table && strcmp (table, "elements") && strcmp (table, "queues")
       && strcmp (table, "threads") && strcmp (table, "sinks")
-      && strcmp (table, "latency") && strcmp (table, "element_latency")) {
+      && strcmp (table, "latency") && strcmp (table, "element_latency")
+      && strcmp (table, "pools") && strcmp (table, "memory")) {
     ret = usage_error (ctx, "unknown --table (elements, queues, threads, "
-        "sinks, latency, element_latency)");
+        "sinks, latency, element_latency, pools, memory)");
     goto out;
   }
   if (top < 0) {

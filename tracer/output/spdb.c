@@ -32,6 +32,7 @@
 static const SpSchema *const sp_db_tables[] = {
   &sp_schema_elements, &sp_schema_queues, &sp_schema_threads,
   &sp_schema_sinks, &sp_schema_latency, &sp_schema_element_latency,
+  &sp_schema_pools, &sp_schema_memory,
 };
 
 /* Interval windows (schema/spschema.h): `windows`, one row per pipeline

@@ -286,6 +286,48 @@ text_latency (const GstStructure * s, GString * out)
   }
 }
 
+/* memory=true: the buffer pools. */
+static void
+text_pools (const GstStructure * s, GString * out)
+{
+  if (n_rows (rows_of (s, "pools")) == 0)
+    return;
+  g_string_append (out, "Buffer pools (size in bytes; out: buffers handed "
+      "out; empty: times all max buffers were out; wait: its user waiting "
+      "for a free one; held when empty: where its buffers were, on "
+      "average):\n");
+  text_table (s, &sp_schema_pools, NULL, out);
+}
+
+/* memory=true: what each element allocated, and the process's RSS. */
+static void
+text_memory (const GstStructure * s, GString * out)
+{
+  const GValue *pipes = rows_of (s, "pipelines");
+
+  if (n_rows (rows_of (s, "memory")) == 0)
+    return;
+  g_string_append (out, "Memory by element (allocs and bytes: memory that "
+      "left it first; pool: pool buffers it handed out; alive and peak: "
+      "bytes of its allocations alive now and at most):\n");
+  text_table (s, &sp_schema_memory, NULL, out);
+  for (guint i = 0; i < n_rows (pipes); i++) {
+    const GstStructure *r = row_at (pipes, i);
+    guint64 peak = 0, rss = 0, rss_peak = 0;
+    gchar *name;
+
+    if (!gst_structure_get_uint64 (r, "rss_peak_bytes", &rss_peak))
+      continue;
+    gst_structure_get_uint64 (r, "peak_bytes", &peak);
+    gst_structure_get_uint64 (r, "rss_bytes", &rss);
+    name = get_esc (r, "pipeline");
+    g_string_append_printf (out, "Memory of %s: its allocations at most "
+        "%.1f MB alive at once; process RSS %.1f MB (peak %.1f MB)\n", name,
+        peak / 1e6, rss / 1e6, rss_peak / 1e6);
+    g_free (name);
+  }
+}
+
 /* Idle threads (under 1 ms of CPU) are counted, not listed. */
 static gboolean
 os_thread_idle (const GstStructure * row)
@@ -373,6 +415,8 @@ sp_summary_to_text (const GstStructure * s, const gchar * title)
   text_queues (s, out);
   text_threads (s, out);
   text_latency (s, out);
+  text_pools (s, out);
+  text_memory (s, out);
   text_os_threads (s, out);
   for (guint i = 0; i < n_rows (sinks); i++) {
     const GstStructure *r = row_at (sinks, i);

@@ -284,6 +284,8 @@ struct _SpRecorder
    * each other (splatency.c names elements through the registry). */
   SpLatency *latency;
   const SpLatencyOps *latency_ops;
+  /* memory=true: buffer pools (sppool.c); NULL until first asked for. */
+  struct _SpPools *pools;
   /* Interval windows are on (interval=S): the hot path also counts
    * self-time buckets. Atomic; read on every buffer. */
   gint windows;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sppool.h"
 #include "spqueue.h"
 #include "spregistry.h"
 #include "spthreads.h"
@@ -189,6 +190,7 @@ sp_recorder_free (SpRecorder * r)
   g_mutex_clear (&r->lock);
   if (r->latency)
     r->latency_ops->free (r->latency);
+  sp_pools_free (r->pools);
   /* Last: every record above carried its names. */
   sp_names_free (r->names);
   g_free (r);
@@ -270,6 +272,7 @@ sp_recorder_reset (SpRecorder * r)
    * (docs/architecture.md, "Locks") */
   if (r->latency)
     r->latency_ops->reset (r->latency);
+  sp_pools_reset (sp_recorder_pools (r));
 }
 
 /* ------------------------------------------------------------------ */

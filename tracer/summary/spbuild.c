@@ -14,6 +14,7 @@
 #include "spsummary.h"
 #include "splatrows.h"
 #include "spschema.h"
+#include "sppoolrows.h"
 #include "spqueue.h"
 #include "spthreads.h"
 #include "jsontext.h"
@@ -609,6 +610,59 @@ set_latency_runs (GValue * rows, const GValue * pipes)
   }
 }
 
+/* memory=true: a pipeline whose pool kept its user waiting says so after
+ * its own verdict (spverdict.c decides). */
+static void
+add_pool_verdicts (GValue * pipes, const GValue * pools)
+{
+  for (guint i = 0; i < gst_value_array_get_size (pipes); i++) {
+    GstStructure *p = (GstStructure *)
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    gchar *pv = sp_pool_verdict (pools,
+        gst_structure_get_string (p, "pipeline"));
+    gchar *both;
+
+    if (!pv)
+      continue;
+    both = g_strdup_printf ("%s; %s", gst_structure_get_string (p,
+            "verdict"), pv);
+    gst_structure_set (p, "verdict", G_TYPE_STRING, both, NULL);
+    g_free (both);
+    g_free (pv);
+  }
+}
+
+/* memory=true: each pipeline row's peak of allocations alive and the
+ * process's RSS. The pipelines are found by name under the lock: their
+ * rows carry names only. */
+static void
+add_memory_peaks (SpRecorder * r, GValue * pipes)
+{
+  guint64 rss = 0, rss_peak = 0;
+  gboolean have_rss = sp_process_rss (&rss, &rss_peak);
+
+  for (guint i = 0; i < gst_value_array_get_size (pipes); i++) {
+    GstStructure *row = (GstStructure *)
+        gst_value_get_structure (gst_value_array_get_value (pipes, i));
+    const gchar *name = gst_structure_get_string (row, "pipeline");
+    gpointer obj = NULL;
+
+    g_mutex_lock (&r->lock);
+    for (guint j = 0; j < r->pipes->len && !obj; j++) {
+      SpPipe *p = g_ptr_array_index (r->pipes, j);
+      if (g_strcmp0 (p->name, name) == 0)
+        obj = p->obj;
+    }
+    g_mutex_unlock (&r->lock);
+    if (obj)
+      gst_structure_set (row, "peak_bytes", G_TYPE_UINT64,
+          sp_memory_pipeline_peak (sp_recorder_pools (r), obj), NULL);
+    if (have_rss)
+      gst_structure_set (row, "rss_bytes", G_TYPE_UINT64, rss,
+          "rss_peak_bytes", G_TYPE_UINT64, rss_peak, NULL);
+  }
+}
+
 /* The verdict field: the pipeline's own, or each pipeline's by name. */
 static gchar *
 joined_verdict (const GValue * pipes)
@@ -758,7 +812,8 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   GPtrArray *recs = g_ptr_array_new (), *threads = g_ptr_array_new ();
   GValue ev = G_VALUE_INIT, qv = G_VALUE_INIT, tv = G_VALUE_INIT,
       sv = G_VALUE_INIT, ov = G_VALUE_INIT, pv = G_VALUE_INIT,
-      gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT;
+      gv = G_VALUE_INIT, lv = G_VALUE_INIT, elv = G_VALUE_INIT,
+      plv = G_VALUE_INIT, mv = G_VALUE_INIT;
   GstStructure *s, *proc;
   SpShares *shares;
   SpSnapshot *snap;
@@ -811,6 +866,15 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
     set_latency_runs (&lv, &pv);
     set_latency_runs (&elv, &pv);
   }
+  if (sp_recorder_pools (r)) {
+    array_init (&plv);
+    array_init (&mv);
+    sp_summary_pool_rows (sp_recorder_pools (r), pipeline, &plv, &mv);
+    set_latency_runs (&plv, &pv);
+    add_pool_verdicts (&pv, &plv);
+    set_latency_runs (&mv, &pv);
+    add_memory_peaks (r, &pv);
+  }
   g_free (shares);
   v = joined_verdict (&pv);
 
@@ -827,6 +891,10 @@ sp_summary_build (SpRecorder * r, gpointer pipeline, gboolean final)
   if (G_IS_VALUE (&lv)) {
     gst_structure_take_value (s, "latency", &lv);
     gst_structure_take_value (s, "element_latency", &elv);
+  }
+  if (G_IS_VALUE (&plv)) {
+    gst_structure_take_value (s, "pools", &plv);
+    gst_structure_take_value (s, "memory", &mv);
   }
   gst_structure_set (s, "verdict", G_TYPE_STRING, v,
       "process", GST_TYPE_STRUCTURE, proc, NULL);

@@ -2,6 +2,9 @@
 /* spverdict: a pipeline's verdict from the tracer's records: they become
  * the plain rows of schema/spdecide.h, whose one engine stageprof-report
  * calls too (see "How the verdict is decided" in docs/tracer.md).
+ * With memory=true, sp_pool_verdict adds "pool-bound: ..." for a pool
+ * that kept its user waiting for a free buffer (the wait is only counted
+ * while every buffer of the pool was out: sppool.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -84,5 +87,40 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   g_free (de);
   g_free (sink_names);
   g_free (sink_fps);
+  return v;
+}
+
+static guint64
+row_uint64 (const GstStructure * row, const gchar * key)
+{
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (row, key, &v);
+  return v;
+}
+
+gchar *
+sp_pool_verdict (const GValue * pools, const gchar * pipeline)
+{
+  guint n = gst_value_array_get_size (pools), k = 0;
+  SpDecidePool *dp = g_new0 (SpDecidePool, MAX (n, 1));
+  gchar *v;
+
+  for (guint i = 0; i < n; i++) {
+    const GstStructure *row =
+        gst_value_get_structure (gst_value_array_get_value (pools, i));
+
+    if (g_strcmp0 (gst_structure_get_string (row, "pipeline"), pipeline))
+      continue;
+    dp[k].name = gst_structure_get_string (row, "name");
+    dp[k].user = gst_structure_get_string (row, "user");
+    dp[k].held_by = gst_structure_get_string (row, "held_by");
+    dp[k].max_buffers = row_uint64 (row, "max_buffers");
+    dp[k].empty = row_uint64 (row, "empty");
+    gst_structure_get_double (row, "wait_pct", &dp[k].wait_pct);
+    k++;
+  }
+  v = sp_decide_pool_verdict (dp, k);
+  g_free (dp);
   return v;
 }

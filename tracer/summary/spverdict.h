@@ -28,6 +28,12 @@ typedef struct
 gchar *sp_verdict (const SpVerdictInput * in, GPtrArray * recs,
     GPtrArray * threads, const SpShares * shares, const GValue * sinks);
 
+/* memory=true: the pool-bound sentence of the verdict engine
+ * (schema/spdecide.h, sp_decide_pool_verdict) for the rows of the
+ * schema's "pools" table of `pipeline`; NULL when no pool of it ran dry
+ * long enough to matter. */
+gchar *sp_pool_verdict (const GValue * pools, const gchar * pipeline);
+
 G_END_DECLS
 
 #endif /* __SP_VERDICT_H__ */
