@@ -142,20 +142,6 @@ sp_latency_free (SpLatency * l)
   g_free (l);
 }
 
-/* The element a pad belongs to; NULL for ghost and proxy pads (the real
- * pads inside get their own hooks). */
-static GstElement *
-pad_element (GstPad * pad)
-{
-  GstObject *parent;
-
-  if (GST_IS_PROXY_PAD (pad))
-    return NULL;
-  parent = GST_OBJECT_PARENT (pad);
-  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) :
-      NULL;
-}
-
 /* l->lock held. */
 static LatElem *
 lat_elem_get (SpLatency * l, GstElement * e)
@@ -377,7 +363,7 @@ reference_age (GstBuffer * buf, guint64 * age)
 void
 sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
-  GstElement *e = pad_element (pad);
+  GstElement *e = sp_pad_element (pad);
   LatElem *le;
   Frame f;
   gboolean first = FALSE, live;
@@ -466,7 +452,7 @@ sink_hist_add (LatElem * le, guint64 ns)
 void
 sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
-  GstElement *e = pad_element (pad);
+  GstElement *e = sp_pad_element (pad);
   LatElem *le;
   Frame f;
   GstClockTime rt;
@@ -510,7 +496,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
 void
 sp_latency_chain_post (SpLatency * l, guint64 ts, GstPad * pad)
 {
-  GstElement *e = pad_element (pad);
+  GstElement *e = sp_pad_element (pad);
   LatElem *le;
 
   if (!e)

@@ -209,19 +209,6 @@ sp_pools_reset (SpPools * p)
   g_mutex_unlock (&p->lock);
 }
 
-/* The element a pad belongs to; NULL for ghost and proxy pads (the real
- * pads inside get their own hooks). */
-static GstElement *
-pad_element (GstPad * pad)
-{
-  GstObject *parent;
-
-  if (GST_IS_PROXY_PAD (pad))
-    return NULL;
-  parent = GST_OBJECT_PARENT (pad);
-  return parent && GST_IS_ELEMENT (parent) ? GST_ELEMENT_CAST (parent) : NULL;
-}
-
 static GstObject *
 top_of (GstElement * e)
 {
@@ -442,7 +429,7 @@ sp_pools_push (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e;
 
-  if (!(e = pad_element (pad)))
+  if (!(e = sp_pad_element (pad)))
     return;
   g_mutex_lock (&p->lock);
   push_one (p, ts, pad, e, buf);
@@ -453,7 +440,7 @@ void
 sp_pools_push_list (SpPools * p, guint64 ts, GstPad * pad,
     GstBufferList * list)
 {
-  GstElement *e = pad_element (pad);
+  GstElement *e = sp_pad_element (pad);
   guint i, n = gst_buffer_list_length (list);
 
   if (!e)
@@ -508,7 +495,7 @@ sp_pools_chain (SpPools * p, guint64 ts, GstPad * pad, GstBuffer * buf)
 {
   GstElement *e;
 
-  if (G_LIKELY (buf->pool == NULL) || !(e = pad_element (pad)))
+  if (G_LIKELY (buf->pool == NULL) || !(e = sp_pad_element (pad)))
     return;
   g_mutex_lock (&p->lock);
   chain_one (p, e, buf);
@@ -519,7 +506,7 @@ void
 sp_pools_chain_list (SpPools * p, guint64 ts, GstPad * pad,
     GstBufferList * list)
 {
-  GstElement *e = pad_element (pad);
+  GstElement *e = sp_pad_element (pad);
   guint i, n = gst_buffer_list_length (list);
 
   if (!e)
@@ -598,7 +585,7 @@ sp_pools_query (SpPools * p, GstPad * pad, GstQuery * query, gboolean res)
   if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
     return;
   if (GST_PAD_IS_SINK (pad)) {
-    by = pad_element (pad);
+    by = sp_pad_element (pad);
     if (by)
       gst_object_ref (by);
   } else {

@@ -325,15 +325,16 @@ emit_counter (SpRecorder * r, SpQueue * q, guint64 ts)
 #define SLICE_WAIT_INPUT SP_SLICE_WAIT_INPUT
 #define SLICE_WAIT_OUTPUT SP_SLICE_WAIT_OUTPUT
 
+/* SpRecorder.count_input: who wants each element's input counted. */
+#define SP_COUNT_INPUT_WINDOWS 1
+#define SP_COUNT_INPUT_METRICS 2
+
 /* Stores to the fields of SpThreadRec and SpElemRec after they are
  * published: a summary may copy them meanwhile (the seqlock reader,
  * spbuild.c copy_thread, loads them atomically), so each store is a relaxed
  * atomic one, the same plain move on x86 and ARM, and the pair is free of
  * data races under the C11 model. Only the owning thread writes them, so
  * its own plain reads are fine. */
-#define SP_COUNT_INPUT_WINDOWS 1
-#define SP_COUNT_INPUT_METRICS 2
-
 #define SP_SET(lv, v) __atomic_store_n (&(lv), (v), __ATOMIC_RELAXED)
 #define SP_ADD(lv, v) SP_SET (lv, (lv) + (v))
 
