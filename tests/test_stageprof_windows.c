@@ -577,6 +577,39 @@ run_schedule (GstTracer * prof, GArray * polled)
   return switch_s;
 }
 
+/* The windows' rows logged in the GST_TRACER channel (GST_DEBUG=
+ * GST_TRACER:7): the `stageprof-window-pad` rows of PAD, by window. */
+static GMutex logged_lock;
+static GHashTable *logged;      /* window -> buffers (guint64*) */
+
+static void
+log_window_rows (GstDebugCategory * cat, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * obj,
+    GstDebugMessage * msg, gpointer data)
+{
+  const gchar *text;
+  GstStructure *s;
+  const gchar *pad;
+  guint window = 0;
+  guint64 buffers = 0;
+
+  if (level != GST_LEVEL_TRACE
+      || g_strcmp0 (gst_debug_category_get_name (cat), "GST_TRACER") != 0
+      || !(text = gst_debug_message_get (msg))
+      || !g_str_has_prefix (text, "stageprof-window-pad,")
+      || !(s = gst_structure_from_string (text, NULL)))
+    return;
+  pad = gst_structure_get_string (s, "pad");
+  if (g_strcmp0 (pad, PAD) == 0 && gst_structure_get_uint (s, "window",
+          &window) && gst_structure_get_uint64 (s, "buffers", &buffers)) {
+    g_mutex_lock (&logged_lock);
+    g_hash_table_insert (logged, GUINT_TO_POINTER (window),
+        g_memdup2 (&buffers, sizeof (buffers)));
+    g_mutex_unlock (&logged_lock);
+  }
+  gst_structure_free (s);
+}
+
 GST_START_TEST (test_windows_follow_rate)
 {
   gchar *dir = g_dir_make_tmp ("stageprof-windows-XXXXXX", NULL);
@@ -592,6 +625,9 @@ GST_START_TEST (test_windows_follow_rate)
   guint before = 0, after = 0;
 
   arrivals = g_array_new (FALSE, FALSE, sizeof (guint64));
+  logged = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  gst_debug_set_threshold_for_name ("GST_TRACER", GST_LEVEL_TRACE);
+  gst_debug_add_log_function (log_window_rows, NULL, NULL);
   truth = g_object_new (arrival_tracer_get_type (), NULL);
   g_object_set (prof, "db", db, "trace", trace, "latency", TRUE, NULL);
 
@@ -627,6 +663,17 @@ GST_START_TEST (test_windows_follow_rate)
     before += w->length_s >= 0.5 && w->end_s < switch_s - 0.05;
     after += w->length_s >= 0.5 && w->start_s > switch_s + 0.15;
   }
+  /* The same windows in GStreamer's tracer channel. */
+  gst_debug_remove_log_function (log_window_rows);
+  gst_debug_set_threshold_for_name ("GST_TRACER", GST_LEVEL_NONE);
+  for (guint i = 0; i < stored->len; i++) {
+    Win *w = &g_array_index (stored, Win, i);
+    guint64 *b = g_hash_table_lookup (logged, GUINT_TO_POINTER (w->window));
+    fail_unless (b != NULL && *b == w->buffers, "window %u: %"
+        G_GUINT64_FORMAT " buffers in the database, %s in GST_TRACER",
+        w->window, w->buffers, b ? "other" : "none");
+  }
+  g_hash_table_destroy (logged);
   /* Both phases have whole windows of their own. */
   fail_unless (before >= 2 && after >= 2, "%u windows before the switch, "
       "%u after", before, after);

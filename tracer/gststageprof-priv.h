@@ -128,6 +128,7 @@ void stage_prof_metrics_stop (GstStageProf * self);
 /* gststageprof-records.c */
 void stage_prof_records_init (void);
 void stage_prof_records_log (GstStageProf * self, const GstStructure * s);
+void stage_prof_records_log_window (const GstStructure * win);
 void stage_prof_records_prune (GstStageProf * self, gint64 before_us);
 
 /* gststageprof-ticker.c */

@@ -210,6 +210,47 @@ stage_prof_records_log (GstStageProf * self, const GstStructure * s)
   foreach_row (s, "queues", queue_row, NULL);
 }
 
+/* Each row of a closed window (docs/tracer.md, Windows) in the same
+ * channel and format: a `stageprof-window-element`, `-pad`, `-queue`,
+ * `-thread` or `-latency` structure, the window's own figures. Serialized
+ * only when the GST_TRACER category logs at TRACE level. */
+void
+stage_prof_records_log_window (const GstStructure * win)
+{
+  static const gchar *const tables[][2] = {
+    {"window_elements", "stageprof-window-element"},
+    {"window_pads", "stageprof-window-pad"},
+    {"window_queues", "stageprof-window-queue"},
+    {"window_threads", "stageprof-window-thread"},
+    {"window_latency", "stageprof-window-latency"},
+  };
+  static GstDebugCategory *cat;
+  guint t, i;
+
+  if (g_once_init_enter (&cat)) {
+    GstDebugCategory *c = _gst_debug_get_category ("GST_TRACER");
+    g_once_init_leave (&cat, c ? c : GST_CAT_DEFAULT);
+  }
+  if (gst_debug_category_get_threshold (cat) < GST_LEVEL_TRACE)
+    return;
+  for (t = 0; t < G_N_ELEMENTS (tables); t++) {
+    const GValue *arr = gst_structure_get_value (win, tables[t][0]);
+
+    for (i = 0; arr && GST_VALUE_HOLDS_ARRAY (arr)
+        && i < gst_value_array_get_size (arr); i++) {
+      GstStructure *row = gst_structure_copy (gst_value_get_structure
+          (gst_value_array_get_value (arr, i)));
+      gchar *text;
+
+      gst_structure_set_name (row, tables[t][1]);
+      text = gst_structure_to_string (row);
+      GST_CAT_LEVEL_LOG (cat, GST_LEVEL_TRACE, NULL, "%s", text);
+      g_free (text);
+      gst_structure_free (row);
+    }
+  }
+}
+
 static gboolean
 prev_older (gpointer key, gpointer value, gpointer data)
 {

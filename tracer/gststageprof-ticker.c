@@ -67,6 +67,7 @@ stage_prof_close_window (GstStageProf * self, gpointer pipe, guint64 now,
   if (!win)
     return;
   stage_prof_db_add (self, win);
+  stage_prof_records_log_window (win);
   g_mutex_lock (&self->trace_lock);
   if (self->trace)
     sp_window_trace (self->trace, win);
