@@ -650,14 +650,17 @@ skippable (GstStageStoreSrc * self, gsize p)
 static GstBuffer *
 shift_frame_num (GstStageStoreSrc * self, gsize p, GstBuffer * buf)
 {
-  const guint8 *data = packet_data (self, p, NULL);
+  const guint8 *data;
   gsize size = self->frames[p].size;
   guint fnum = 0;
   gboolean idr = FALSE, known;
   GBytes *shifted;
   GstBuffer *out;
 
-  if (!self->fn_po || !data)
+  /* Parsed only at a run's start and while a shift lasts: an IDR-started
+   * run (nearly every read) costs no bitstream walk a packet. */
+  if (!self->fn_po || (p != self->run_start && self->fn_shift == 0)
+      || !(data = packet_data (self, p, NULL)))
     return buf;
   known = stage_store_h264_frame_num (self->fn_po, data, size, &fnum, &idr);
   if (p == self->run_start)
