@@ -393,6 +393,11 @@ assert_same_profile (JsonObject * a, JsonObject * b, const gchar * what)
 
   fail_unless_equals_string (json_object_get_string_member (b, "verdict"),
       json_object_get_string_member (a, "verdict"));
+  /* the running time in the header is the run's, not the span of the
+   * trace's events */
+  fail_unless (fabs (dmember (b, "wall_s") - dmember (a, "wall_s")) <=
+      1e-4 * dmember (a, "wall_s"), "%s: wall %f, %f in the summary", what,
+      dmember (b, "wall_s"), dmember (a, "wall_s"));
   for (ti = 0; ti < G_N_ELEMENTS (tables); ti++) {
     JsonArray *rs = json_object_get_array_member (a, tables[ti]);
     fail_unless_equals_int (json_array_get_length (rs),

@@ -137,6 +137,7 @@ sp_summary_text_rows (SpProfile * p, const gchar * text, gchar ** verdict,
       && JSON_NODE_HOLDS_OBJECT (root)
       && rows (o = json_node_get_object (root), "elements")) {
     add_rows (o, p);
+    p->wall_s = num (o, "wall_s");
     *verdict = str (o, "verdict");
     *pipeline = str (o, "pipeline");
     ok = TRUE;

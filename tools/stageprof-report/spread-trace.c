@@ -671,6 +671,10 @@ use_summaries (Acc * a)
       a->p->verdicts = t->verdicts;
       t->verdicts = x;
     }
+    /* one run: its running time is the summary's, not the span of the
+     * trace's events (which starts at the tracer's first event) */
+    if (a->summaries->len == 1 && !isnan (t->wall_s))
+      a->p->wall_s = t->wall_s;
     if (n_pipes > 0) {
       g_free (a->p->verdict);
       a->p->verdict = g_string_free (verdicts, FALSE);
