@@ -28,6 +28,7 @@ typedef struct
   guint64 first_ts, first_tid, flow_tid;
   guint first_pid;
   gboolean unknown;             /* unmatched on its way: no origin */
+  gboolean bytes;               /* a container's own bytes: no frame */
 } Frame;
 
 typedef struct
@@ -36,6 +37,10 @@ typedef struct
   guint64 rtp;                  /* an RTP packet's key (rtp_key), or 0 */
   guint64 in_ts;
   Frame f;
+  /* its first memory (identity only) and that memory's size: a muxer
+   * passes the memory itself on into its file */
+  GstMemory *mem;
+  gsize mem_size;
 } Entry;
 
 typedef struct
@@ -50,6 +55,7 @@ typedef struct
   gboolean live_source;         /* its PTS is a capture time */
   GArray *pending;              /* Entry, oldest first */
   gboolean had_input;
+  gboolean frames_in;           /* an input in a time segment: frames */
   Frame last;                   /* the frame it last passed on */
   gboolean pushed;              /* it has pushed, last at last_push_ts */
   guint64 last_push_ts;
@@ -218,23 +224,28 @@ ms (guint64 later, guint64 earlier)
  * (and the pad's offset), which an element keeps across its input and
  * output where it shifts its output timestamps (x264enc's 1000 hours, an
  * encoder's lookahead): raw PTS never match there. NONE without a PTS or
- * outside the segment; the raw PTS where the pad has no time segment. */
+ * outside the segment, and where the pad's segment is not in time, which
+ * *bytes then says (a muxer's file: mp4mux puts its PTS on its own time
+ * line, shifted by the B-frames' delay); the raw PTS where the pad has no
+ * segment. */
 static GstClockTime
-running_time (GstPad * pad, GstBuffer * buf)
+running_time (GstPad * pad, GstBuffer * buf, gboolean * bytes)
 {
   GstClockTime pts = GST_BUFFER_PTS (buf), rt = pts;
   GstEvent *ev;
   const GstSegment *seg;
 
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return GST_CLOCK_TIME_NONE;
   ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  *bytes = FALSE;
   if (ev) {
     gst_event_parse_segment (ev, &seg);
-    if (seg->format == GST_FORMAT_TIME)
+    *bytes = seg->format != GST_FORMAT_TIME;
+    if (!*bytes && GST_CLOCK_TIME_IS_VALID (pts))
       rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts);
     gst_event_unref (ev);
   }
+  if (*bytes || !GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (rt)) {
     gint64 off = gst_pad_get_offset (pad);
 
@@ -305,6 +316,45 @@ take_frame (LatElem * le, GstClockTime rt, guint64 rtp, guint64 ts,
   return ent.f;
 }
 
+/* `buf` leaving `le` at `ts` on a pad whose segment is not in time (a
+ * muxer's file, where no running time is a frame's): the frame whose
+ * entry holds one of its memories, since muxers that write a frame's data
+ * (mp4mux, qtmux) push the input's own GstMemory. The newest such entry
+ * of this element, with the same size: a memory's address is reused only
+ * once it is freed, so an older entry at that address is one the element
+ * dropped, and the size guards against a new buffer (a header) at a
+ * dropped one's address. Where none holds one and the element's input
+ * was frames, `buf` is the container's own bytes (a header, the moov):
+ * no frame, taking no entry and not unmatched; sinks count nothing for
+ * it. FALSE: take_frame's rules (no input yet, or bytes in and out). */
+static gboolean
+take_bytes (LatElem * le, GstBuffer * buf, guint64 ts, Frame * f)
+{
+  guint n = gst_buffer_n_memory (buf);
+
+  if (!le->had_input)
+    return FALSE;
+  for (gint i = (gint) le->pending->len - 1; i >= 0; i--) {
+    Entry *ent = &g_array_index (le->pending, Entry, i);
+
+    for (guint m = 0; ent->mem && m < n; m++) {
+      GstMemory *mem = gst_buffer_peek_memory (buf, m);
+
+      if (mem == ent->mem && mem->size == ent->mem_size) {
+        *f = ent->f;
+        stage_stats_add (&le->through, ms (ts, ent->in_ts));
+        g_array_remove_index (le->pending, i);
+        return TRUE;
+      }
+    }
+  }
+  if (!le->frames_in)
+    return FALSE;
+  memset (f, 0, sizeof (*f));
+  f->bytes = TRUE;
+  return TRUE;
+}
+
 /* How long ago a live source captured `buf`: its PTS is the running time
  * of the capture, on the pipeline clock. 0 where that is unknown or not
  * plausible (over 10 s). */
@@ -366,17 +416,18 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   GstElement *e = sp_pad_element (pad);
   LatElem *le;
   Frame f;
-  gboolean first = FALSE, live;
+  gboolean first = FALSE, live, bytes;
   GstClockTime rt;
   guint64 rtp;
 
   if (!e || !buf)
     return;
-  rt = running_time (pad, buf);
+  rt = running_time (pad, buf, &bytes);
   rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
-  f = take_frame (le, rt, rtp, ts, &first);
+  if (!bytes || !take_bytes (le, buf, ts, &f))
+    f = take_frame (le, rt, rtp, ts, &first);
   live = le->live_source;
   le->pushed = TRUE;
   le->last_push_ts = ts;
@@ -457,6 +508,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   Frame f;
   GstClockTime rt;
   guint64 rtp;
+  gboolean bytes;
 
   /* The frame this thread pushed last and no chain took yet: a push runs
    * the peer's chain on the pushing thread, so this chain is that push's,
@@ -468,13 +520,17 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     return;
   f = tls_frame;
   tls_buf = NULL;
-  rt = running_time (pad, buf);
+  rt = running_time (pad, buf, &bytes);
   rtp = rtp_key (pad, buf);
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   le->had_input = TRUE;
-  trace_flow (l, &f, ts, le->is_sink);
-  if (le->is_sink && f.unknown) {
+  le->frames_in |= !bytes;
+  if (!f.bytes)
+    trace_flow (l, &f, ts, le->is_sink);
+  if (le->is_sink && f.bytes) {
+    /* a container's own bytes (take_bytes): no frame */
+  } else if (le->is_sink && f.unknown) {
     /* no latency drawn from a frame of no known origin */
     le->unmatched++;
   } else if (le->is_sink) {
@@ -485,6 +541,10 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   } else {
     Entry ent = { rt, rtp, ts, f };
 
+    if (gst_buffer_n_memory (buf) > 0) {
+      ent.mem = gst_buffer_peek_memory (buf, 0);
+      ent.mem_size = ent.mem->size;
+    }
     if (le->pending->len >= SP_LATENCY_MAX_PENDING)
       g_array_remove_index (le->pending, 0);
     g_array_append_val (le->pending, ent);
