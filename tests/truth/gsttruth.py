@@ -41,6 +41,15 @@ How frames are followed (the matching rule):
   timestamped input and an output that matches nothing (videorate on its
   own grid) counts the output as unmatched, and that frame's origin is
   unknown downstream.
+- A buffer leaving an element on a pad whose segment is not in time (a
+  muxer's file: mp4mux puts its PTS on its own time line, shifted by the
+  B-frames' delay) is followed by its bytes, never its PTS: it takes the
+  earliest entry still inside with the same size and CRC-32 of its
+  content (a muxer's sink pads, told by its factory's klass, and every
+  pad in a segment not in time note them). One that matches none, from
+  an element whose input was in time (frames), is the container's own
+  bytes (a header, the moov): no frame, not unmatched, and no sink draws
+  a latency from it.
 - A buffer entering a sink pad is the frame that the same thread last sent
   from a source pad (a push runs the peer's chain on the pushing thread),
   even where a probe in between replaced the buffer or its timestamps. It
@@ -70,6 +79,7 @@ import os
 import resource
 import threading
 import time
+import zlib
 
 import gi
 
@@ -139,6 +149,8 @@ class _Elem:
         self.taken = {}            # rt or ("seq", n) -> origin
         self.timed_input = False
         self.had_input = False
+        self.frames_in = False     # an input in a time segment
+        self.by_digest = {}        # (size, crc32) -> deque of pending entries
         self.n_in = 0
         self.n_out = 0
         self.unmatched = 0
@@ -163,6 +175,8 @@ class Truth:
         self._paths = {}           # element -> its path
         self._segment = {}         # pad -> its last segment
         self._rtp = {}             # pad -> its caps are RTP
+        self._digest = {}          # record n -> (size, crc32) of its bytes
+        self._muxer_in = set()     # a muxer's sink pads: their bytes noted
         self._watched = set()
         pipeline.connect("deep-element-added", self._on_added)
         it = pipeline.iterate_recurse()
@@ -193,6 +207,10 @@ class Truth:
         if isinstance(pad, Gst.ProxyPad):
             return
         is_src = pad.get_direction() == Gst.PadDirection.SRC
+        factory = element.get_factory()
+        if not is_src and factory is not None and \
+                "Muxer" in (factory.get_metadata("klass") or ""):
+            self._muxer_in.add(pad)
         # pushes only: a pull (a demuxer reading its file) carries bytes,
         # not frames, and the puller is where a frame starts
         pad.add_probe(Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST |
@@ -245,7 +263,11 @@ class Truth:
                 if len(head) == 4 and head[0] >> 6 == 2:
                     seq = (head[2] << 8) | head[3]
             # next() of a count and list.append are atomic under the GIL
-            self.records.append((next(self._seq), t, tid, is_src, element, path,
+            n = next(self._seq)
+            if pad in self._muxer_in or (seg is not None and seg.format != Gst.Format.TIME):
+                size = buf.get_size()
+                self._digest[n] = (size, zlib.crc32(buf.extract_dup(0, size)))
+            self.records.append((n, t, tid, is_src, element, path,
                                  pad, seg, buf.pts, buf.duration, seq))
         self.streaming.add(tid)
 
@@ -278,7 +300,7 @@ class Truth:
         monotonic = (isinstance(clock, Gst.SystemClock) and
                      clock.get_property("clock-type") == Gst.ClockType.MONOTONIC)
         last_out = {}              # tid -> (origin, time) of its last push
-        for _n, t, tid, is_src, element, path, pad, seg, pts, dur, seq in sorted(
+        for n, t, tid, is_src, element, path, pad, seg, pts, dur, seq in sorted(
                 self.records, key=lambda r: r[0]):
             if path not in self.elems:
                 self.elems[path] = _Elem(path, element)
@@ -288,7 +310,11 @@ class Truth:
             if is_src:
                 el.n_out += 1
                 self.buffers_out[path] += 1
-                origin = self._leave(el, t, rt, seq, base if monotonic else None)
+                if n in self._digest:
+                    origin = self._leave_bytes(el, t, self._digest[n],
+                                               base if monotonic else None)
+                else:
+                    origin = self._leave(el, t, rt, seq, base if monotonic else None)
                 last_out[tid] = (origin, t)
                 continue
             el.n_in += 1
@@ -301,13 +327,34 @@ class Truth:
                 # pad's own probe may have waited for Python's lock first
                 t = t_sent
             el.had_input = True
+            el.frames_in |= seg is not None and seg.format == Gst.Format.TIME
             if el.sink:
                 if origin is not None:
                     self.e2e[path].append((t - origin) / 1e6)
                 continue
             el.timed_input |= rt is not None
             el.pending.append([rt, seq, t, origin, False, dur])
+            if n in self._digest:
+                el.by_digest.setdefault(self._digest[n], collections.deque()).append(
+                    el.pending[-1])
         return self
+
+    def _leave_bytes(self, el, t, digest, base):
+        """A buffer out in a segment not in time: the earliest entry still
+        inside with the same bytes; None for the container's own bytes."""
+        q = el.by_digest.get(digest)
+        while q:
+            entry = q.popleft()
+            if not entry[4]:
+                entry[4] = True
+                self.through[el.path].append((t - entry[2]) / 1e6)
+                el.last_origin = entry[3]
+                return entry[3]
+        if el.had_input and el.frames_in:
+            return None
+        # a source of bytes, or bytes in and out (a decompressor): the
+        # usual rule, without the PTS
+        return self._leave(el, t, None, None, base)
 
     def _leave(self, el, t, rt, seq, base):
         if not el.had_input:
