@@ -8,97 +8,175 @@
 
 #include "sprow.h"
 
-/* The offsets of each row struct's fields, in schema order. */
-#define SP_OFFSET_elements(key, t, h, d, f) G_STRUCT_OFFSET (SpElemRow, key),
-static const gsize elements_offsets[] = { SP_ELEMENTS_COLUMNS (SP_OFFSET_elements) };
-const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow), elements_offsets,
-  "element"
+/* The offsets of each row struct's fields, in schema order: SP_OFFSET
+ * expands where SP_ROW names the struct of the table at hand. */
+#define SP_OFFSET(key, t, h, d, f) G_STRUCT_OFFSET (SP_ROW, key),
+
+#define SP_ROW SpElemRow
+static const gsize elements_offsets[] = {
+  SP_ELEMENTS_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_queues(key, t, h, d, f) G_STRUCT_OFFSET (SpQueueRow, key),
-static const gsize queues_offsets[] = { SP_QUEUES_COLUMNS (SP_OFFSET_queues) };
-const SpRowKind sp_queue_kind = { &sp_schema_queues, sizeof (SpQueueRow), queues_offsets,
-  "queue"
+#undef SP_ROW
+const SpRowKind sp_elem_kind = { &sp_schema_elements, sizeof (SpElemRow),
+  elements_offsets, "element"
 };
-#define SP_OFFSET_threads(key, t, h, d, f) G_STRUCT_OFFSET (SpThreadRow, key),
-static const gsize threads_offsets[] = { SP_THREADS_COLUMNS (SP_OFFSET_threads) };
-const SpRowKind sp_thread_kind = { &sp_schema_threads, sizeof (SpThreadRow), threads_offsets,
-  "thread"
+
+#define SP_ROW SpQueueRow
+static const gsize queues_offsets[] = {
+  SP_QUEUES_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_sinks(key, t, h, d, f) G_STRUCT_OFFSET (SpSinkRow, key),
-static const gsize sinks_offsets[] = { SP_SINKS_COLUMNS (SP_OFFSET_sinks) };
-const SpRowKind sp_sink_kind = { &sp_schema_sinks, sizeof (SpSinkRow), sinks_offsets,
-  "sink"
+#undef SP_ROW
+const SpRowKind sp_queue_kind = { &sp_schema_queues, sizeof (SpQueueRow),
+  queues_offsets, "queue"
 };
-#define SP_OFFSET_gpu(key, t, h, d, f) G_STRUCT_OFFSET (SpGpuRow, key),
-static const gsize gpu_offsets[] = { SP_GPU_COLUMNS (SP_OFFSET_gpu) };
-const SpRowKind sp_gpu_kind = { &sp_schema_gpu, sizeof (SpGpuRow), gpu_offsets,
-  "gpu"
+
+#define SP_ROW SpThreadRow
+static const gsize threads_offsets[] = {
+  SP_THREADS_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_os_threads(key, t, h, d, f) G_STRUCT_OFFSET (SpOsThreadRow, key),
-static const gsize os_threads_offsets[] = { SP_OS_THREADS_COLUMNS (SP_OFFSET_os_threads) };
-const SpRowKind sp_os_thread_kind = { &sp_schema_os_threads, sizeof (SpOsThreadRow), os_threads_offsets,
-  "os-thread"
+#undef SP_ROW
+const SpRowKind sp_thread_kind = { &sp_schema_threads, sizeof (SpThreadRow),
+  threads_offsets, "thread"
 };
-#define SP_OFFSET_pipelines(key, t, h, d, f) G_STRUCT_OFFSET (SpPipelineRow, key),
-static const gsize pipelines_offsets[] = { SP_PIPELINES_COLUMNS (SP_OFFSET_pipelines) };
-const SpRowKind sp_pipeline_kind = { &sp_schema_pipelines, sizeof (SpPipelineRow), pipelines_offsets,
-  "pipeline"
+
+#define SP_ROW SpSinkRow
+static const gsize sinks_offsets[] = {
+  SP_SINKS_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_latency(key, t, h, d, f) G_STRUCT_OFFSET (SpLatencyRow, key),
-static const gsize latency_offsets[] = { SP_LATENCY_COLUMNS (SP_OFFSET_latency) };
-const SpRowKind sp_latency_kind = { &sp_schema_latency, sizeof (SpLatencyRow), latency_offsets,
-  "latency"
+#undef SP_ROW
+const SpRowKind sp_sink_kind = { &sp_schema_sinks, sizeof (SpSinkRow),
+  sinks_offsets, "sink"
 };
-#define SP_OFFSET_element_latency(key, t, h, d, f) G_STRUCT_OFFSET (SpElemLatencyRow, key),
-static const gsize element_latency_offsets[] = { SP_ELEMENT_LATENCY_COLUMNS (SP_OFFSET_element_latency) };
-const SpRowKind sp_elem_latency_kind = { &sp_schema_element_latency, sizeof (SpElemLatencyRow), element_latency_offsets,
-  "element-latency"
+
+#define SP_ROW SpGpuRow
+static const gsize gpu_offsets[] = {
+  SP_GPU_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_pools(key, t, h, d, f) G_STRUCT_OFFSET (SpPoolRow, key),
-static const gsize pools_offsets[] = { SP_POOLS_COLUMNS (SP_OFFSET_pools) };
-const SpRowKind sp_pool_kind = { &sp_schema_pools, sizeof (SpPoolRow), pools_offsets,
-  "pool"
+#undef SP_ROW
+const SpRowKind sp_gpu_kind = { &sp_schema_gpu, sizeof (SpGpuRow),
+  gpu_offsets, "gpu"
 };
-#define SP_OFFSET_memory(key, t, h, d, f) G_STRUCT_OFFSET (SpMemoryRow, key),
-static const gsize memory_offsets[] = { SP_MEMORY_COLUMNS (SP_OFFSET_memory) };
-const SpRowKind sp_memory_kind = { &sp_schema_memory, sizeof (SpMemoryRow), memory_offsets,
-  "memory"
+
+#define SP_ROW SpOsThreadRow
+static const gsize os_threads_offsets[] = {
+  SP_OS_THREADS_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_windows(key, t, h, d, f) G_STRUCT_OFFSET (SpWindowRow, key),
-static const gsize windows_offsets[] = { SP_WINDOWS_COLUMNS (SP_OFFSET_windows) };
-const SpRowKind sp_window_kind = { &sp_schema_windows, sizeof (SpWindowRow), windows_offsets,
-  "window"
+#undef SP_ROW
+const SpRowKind sp_os_thread_kind = { &sp_schema_os_threads,
+  sizeof (SpOsThreadRow), os_threads_offsets, "os-thread"
 };
-#define SP_OFFSET_window_elements(key, t, h, d, f) G_STRUCT_OFFSET (SpWinElemRow, key),
-static const gsize window_elements_offsets[] = { SP_WINDOW_ELEMENTS_COLUMNS (SP_OFFSET_window_elements) };
-const SpRowKind sp_win_elem_kind = { &sp_schema_window_elements, sizeof (SpWinElemRow), window_elements_offsets,
-  "window-element"
+
+#define SP_ROW SpPipelineRow
+static const gsize pipelines_offsets[] = {
+  SP_PIPELINES_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_window_pads(key, t, h, d, f) G_STRUCT_OFFSET (SpWinPadRow, key),
-static const gsize window_pads_offsets[] = { SP_WINDOW_PADS_COLUMNS (SP_OFFSET_window_pads) };
-const SpRowKind sp_win_pad_kind = { &sp_schema_window_pads, sizeof (SpWinPadRow), window_pads_offsets,
-  "window-pad"
+#undef SP_ROW
+const SpRowKind sp_pipeline_kind = { &sp_schema_pipelines,
+  sizeof (SpPipelineRow), pipelines_offsets, "pipeline"
 };
-#define SP_OFFSET_window_queues(key, t, h, d, f) G_STRUCT_OFFSET (SpWinQueueRow, key),
-static const gsize window_queues_offsets[] = { SP_WINDOW_QUEUES_COLUMNS (SP_OFFSET_window_queues) };
-const SpRowKind sp_win_queue_kind = { &sp_schema_window_queues, sizeof (SpWinQueueRow), window_queues_offsets,
-  "window-queue"
+
+#define SP_ROW SpLatencyRow
+static const gsize latency_offsets[] = {
+  SP_LATENCY_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_window_threads(key, t, h, d, f) G_STRUCT_OFFSET (SpWinThreadRow, key),
-static const gsize window_threads_offsets[] = { SP_WINDOW_THREADS_COLUMNS (SP_OFFSET_window_threads) };
-const SpRowKind sp_win_thread_kind = { &sp_schema_window_threads, sizeof (SpWinThreadRow), window_threads_offsets,
-  "window-thread"
+#undef SP_ROW
+const SpRowKind sp_latency_kind = { &sp_schema_latency, sizeof (SpLatencyRow),
+  latency_offsets, "latency"
 };
-#define SP_OFFSET_window_latency(key, t, h, d, f) G_STRUCT_OFFSET (SpWinLatencyRow, key),
-static const gsize window_latency_offsets[] = { SP_WINDOW_LATENCY_COLUMNS (SP_OFFSET_window_latency) };
-const SpRowKind sp_win_latency_kind = { &sp_schema_window_latency, sizeof (SpWinLatencyRow), window_latency_offsets,
-  "window-latency"
+
+#define SP_ROW SpElemLatencyRow
+static const gsize element_latency_offsets[] = {
+  SP_ELEMENT_LATENCY_COLUMNS (SP_OFFSET)
 };
-#define SP_OFFSET_window_latency_hist(key, t, h, d, f) G_STRUCT_OFFSET (SpWinLatencyHistRow, key),
-static const gsize window_latency_hist_offsets[] = { SP_WINDOW_LATENCY_HIST_COLUMNS (SP_OFFSET_window_latency_hist) };
-const SpRowKind sp_win_latency_hist_kind = { &sp_schema_window_latency_hist, sizeof (SpWinLatencyHistRow), window_latency_hist_offsets,
+#undef SP_ROW
+const SpRowKind sp_elem_latency_kind = { &sp_schema_element_latency,
+  sizeof (SpElemLatencyRow), element_latency_offsets, "element-latency"
+};
+
+#define SP_ROW SpPoolRow
+static const gsize pools_offsets[] = {
+  SP_POOLS_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_pool_kind = { &sp_schema_pools, sizeof (SpPoolRow),
+  pools_offsets, "pool"
+};
+
+#define SP_ROW SpMemoryRow
+static const gsize memory_offsets[] = {
+  SP_MEMORY_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_memory_kind = { &sp_schema_memory, sizeof (SpMemoryRow),
+  memory_offsets, "memory"
+};
+
+#define SP_ROW SpWindowRow
+static const gsize windows_offsets[] = {
+  SP_WINDOWS_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+/* A window's row is the "stageprof-window" structure that holds the
+ * window's tables. */
+const SpRowKind sp_window_kind = { &sp_schema_windows, sizeof (SpWindowRow),
+  windows_offsets, "stageprof-window"
+};
+
+#define SP_ROW SpWinElemRow
+static const gsize window_elements_offsets[] = {
+  SP_WINDOW_ELEMENTS_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_elem_kind = { &sp_schema_window_elements,
+  sizeof (SpWinElemRow), window_elements_offsets, "window-element"
+};
+
+#define SP_ROW SpWinPadRow
+static const gsize window_pads_offsets[] = {
+  SP_WINDOW_PADS_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_pad_kind = { &sp_schema_window_pads,
+  sizeof (SpWinPadRow), window_pads_offsets, "window-pad"
+};
+
+#define SP_ROW SpWinQueueRow
+static const gsize window_queues_offsets[] = {
+  SP_WINDOW_QUEUES_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_queue_kind = { &sp_schema_window_queues,
+  sizeof (SpWinQueueRow), window_queues_offsets, "window-queue"
+};
+
+#define SP_ROW SpWinThreadRow
+static const gsize window_threads_offsets[] = {
+  SP_WINDOW_THREADS_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_thread_kind = { &sp_schema_window_threads,
+  sizeof (SpWinThreadRow), window_threads_offsets, "window-thread"
+};
+
+#define SP_ROW SpWinLatencyRow
+static const gsize window_latency_offsets[] = {
+  SP_WINDOW_LATENCY_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_latency_kind = { &sp_schema_window_latency,
+  sizeof (SpWinLatencyRow), window_latency_offsets, "window-latency"
+};
+
+#define SP_ROW SpWinLatencyHistRow
+static const gsize window_latency_hist_offsets[] = {
+  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_OFFSET)
+};
+#undef SP_ROW
+const SpRowKind sp_win_latency_hist_kind = { &sp_schema_window_latency_hist,
+  sizeof (SpWinLatencyHistRow), window_latency_hist_offsets,
   "window-latency-bucket"
 };
+
 static gboolean
 is_text (const SpColumn * c)
 {

@@ -158,7 +158,8 @@ enum { SP_PIPELINES_COLUMNS (SP_COL_INDEX_pipelines) };
 #define SP_COL_INDEX_latency(key, t, h, d, f) SP_COL_latency_##key,
 enum { SP_LATENCY_COLUMNS (SP_COL_INDEX_latency) };
 
-#define SP_COL_INDEX_element_latency(key, t, h, d, f) SP_COL_element_latency_##key,
+#define SP_COL_INDEX_element_latency(key, t, h, d, f) \
+  SP_COL_element_latency_##key,
 enum { SP_ELEMENT_LATENCY_COLUMNS (SP_COL_INDEX_element_latency) };
 
 #define SP_COL_INDEX_pools(key, t, h, d, f) SP_COL_pools_##key,
@@ -170,7 +171,8 @@ enum { SP_MEMORY_COLUMNS (SP_COL_INDEX_memory) };
 #define SP_COL_INDEX_windows(key, t, h, d, f) SP_COL_windows_##key,
 enum { SP_WINDOWS_COLUMNS (SP_COL_INDEX_windows) };
 
-#define SP_COL_INDEX_window_elements(key, t, h, d, f) SP_COL_window_elements_##key,
+#define SP_COL_INDEX_window_elements(key, t, h, d, f) \
+  SP_COL_window_elements_##key,
 enum { SP_WINDOW_ELEMENTS_COLUMNS (SP_COL_INDEX_window_elements) };
 
 #define SP_COL_INDEX_window_pads(key, t, h, d, f) SP_COL_window_pads_##key,
@@ -179,13 +181,16 @@ enum { SP_WINDOW_PADS_COLUMNS (SP_COL_INDEX_window_pads) };
 #define SP_COL_INDEX_window_queues(key, t, h, d, f) SP_COL_window_queues_##key,
 enum { SP_WINDOW_QUEUES_COLUMNS (SP_COL_INDEX_window_queues) };
 
-#define SP_COL_INDEX_window_threads(key, t, h, d, f) SP_COL_window_threads_##key,
+#define SP_COL_INDEX_window_threads(key, t, h, d, f) \
+  SP_COL_window_threads_##key,
 enum { SP_WINDOW_THREADS_COLUMNS (SP_COL_INDEX_window_threads) };
 
-#define SP_COL_INDEX_window_latency(key, t, h, d, f) SP_COL_window_latency_##key,
+#define SP_COL_INDEX_window_latency(key, t, h, d, f) \
+  SP_COL_window_latency_##key,
 enum { SP_WINDOW_LATENCY_COLUMNS (SP_COL_INDEX_window_latency) };
 
-#define SP_COL_INDEX_window_latency_hist(key, t, h, d, f) SP_COL_window_latency_hist_##key,
+#define SP_COL_INDEX_window_latency_hist(key, t, h, d, f) \
+  SP_COL_window_latency_hist_##key,
 enum { SP_WINDOW_LATENCY_HIST_COLUMNS (SP_COL_INDEX_window_latency_hist) };
 
 
@@ -207,7 +212,12 @@ typedef struct
   const gchar *structure;
 } SpRowKind;
 
-extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind, sp_sink_kind, sp_gpu_kind, sp_os_thread_kind, sp_pipeline_kind, sp_latency_kind, sp_elem_latency_kind, sp_pool_kind, sp_memory_kind, sp_window_kind, sp_win_elem_kind, sp_win_pad_kind, sp_win_queue_kind, sp_win_thread_kind, sp_win_latency_kind, sp_win_latency_hist_kind;
+extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
+    sp_sink_kind, sp_gpu_kind, sp_os_thread_kind, sp_pipeline_kind,
+    sp_latency_kind, sp_elem_latency_kind, sp_pool_kind, sp_memory_kind;
+extern const SpRowKind sp_window_kind, sp_win_elem_kind, sp_win_pad_kind,
+    sp_win_queue_kind, sp_win_thread_kind, sp_win_latency_kind,
+    sp_win_latency_hist_kind;
 
 /* A row with every number NAN and every text NULL. */
 gpointer sp_row_new (const SpRowKind * k);
