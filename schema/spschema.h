@@ -16,11 +16,16 @@
  *   decimals  digits after the point in those tables
  *   flags     SP_COL_* below
  *
- * The tracer builds its rows with these keys in this order (a test checks
- * that a real run's summary has exactly these columns), the database's
- * CREATE TABLE and bindings and the text tables are generated from them,
- * and stageprof-report's row structs, readers and renderers are too
- * (tools/stageprof-report/spreport.h). Adding a metric is one line here
+ * The row structs are generated from these lists (sprow.h): the tracer's
+ * summary fills them and converts them to its GstStructure rows through
+ * the one conversion, sprowgst.c (keys in this order, a GType a column
+ * type, an optional column only where the row has a value; a test checks
+ * that a real run's summary has exactly these columns), and
+ * stageprof-report's readers fill the same rows that its renderers draw.
+ * The database's CREATE TABLE and bindings and the text tables are
+ * generated from the lists too. No file above schema/ spells a column's
+ * key (tests/test_layers.py): code fills and reads the row structs, or
+ * names a key with SP_KEY (table, key). Adding a metric is one line here
  * and its computation in the tracer.
  */
 #ifndef __SP_SCHEMA_H__
