@@ -16,11 +16,16 @@
  *   decimals  digits after the point in those tables
  *   flags     SP_COL_* below
  *
- * The tracer builds its rows with these keys in this order (a test checks
- * that a real run's summary has exactly these columns), the database's
- * CREATE TABLE and bindings and the text tables are generated from them,
- * and stageprof-report's row structs, readers and renderers are too
- * (tools/stageprof-report/spreport.h). Adding a metric is one line here
+ * The row structs are generated from these lists (sprow.h): the tracer's
+ * summary fills them and converts them to its GstStructure rows through
+ * the one conversion, sprowgst.c (keys in this order, a GType a column
+ * type, an optional column only where the row has a value; a test checks
+ * that a real run's summary has exactly these columns), and
+ * stageprof-report's readers fill the same rows that its renderers draw.
+ * The database's CREATE TABLE and bindings and the text tables are
+ * generated from the lists too. No file above schema/ spells a column's
+ * key (tests/test_layers.py): code fills and reads the row structs, or
+ * names a key with SP_KEY (table, key). Adding a metric is one line here
  * and its computation in the tracer.
  */
 #ifndef __SP_SCHEMA_H__
@@ -49,6 +54,12 @@ typedef enum
   SP_COL_TRACE = 1 << 2,
   /* Identifies the row within its table and run (with pipeline). */
   SP_COL_KEY = 1 << 3,
+  /* An INT that the summary's GstStructure holds as a guint (G_TYPE_UINT:
+   * a queue's limits, a window's number) rather than a guint64. */
+  SP_COL_UINT32 = 1 << 4,
+  /* An INT it holds as a gint64: a window's queue levels, which a push
+   * seen after the pop of its buffer takes below zero for a moment. */
+  SP_COL_SIGNED = 1 << 5,
 } SpColFlags;
 
 /* Elements: one row per element and thread it ran on (and run). */
@@ -95,8 +106,8 @@ typedef enum
   C (ave_put_ms,    REAL, "Put ms",     3, 0) \
   C (ave_get_ms,    REAL, "Get ms",     3, 0) \
   C (span_s,        REAL, NULL,         3, 0) \
-  C (limit_buffers, INT,  NULL,         0, 0) \
-  C (limit_bytes,   INT,  NULL,         0, 0) \
+  C (limit_buffers, INT,  NULL,         0, SP_COL_UINT32) \
+  C (limit_bytes,   INT,  NULL,         0, SP_COL_UINT32) \
   C (limit_time_s,  REAL, NULL,         3, 0) \
   C (level_time_s,  REAL, NULL,         3, 0) \
   C (level,         INT,  NULL,         0, 0) \
@@ -248,7 +259,7 @@ typedef enum
 #define SP_WINDOWS_COLUMNS(C) \
   C (pipeline,        TEXT, NULL, 0, SP_COL_KEY) \
   C (run,             ID,   NULL, 0, SP_COL_KEY) \
-  C (window,          INT,  NULL, 0, SP_COL_KEY) \
+  C (window,          INT,  NULL, 0, SP_COL_KEY | SP_COL_UINT32) \
   C (start_s,         REAL, NULL, 3, 0) \
   C (end_s,           REAL, NULL, 3, 0) \
   C (length_s,        REAL, NULL, 3, 0) \
@@ -260,7 +271,7 @@ typedef enum
   C (thread,       TEXT, "Thread", 0, SP_COL_KEY) \
   C (pipeline,     TEXT, NULL,     0, SP_COL_KEY) \
   C (run,          ID,   NULL,     0, SP_COL_KEY) \
-  C (window,       INT,  NULL,     0, SP_COL_KEY) \
+  C (window,       INT,  NULL,     0, SP_COL_KEY | SP_COL_UINT32) \
   C (count,        INT,  "Count",  0, 0) \
   C (mean_ms,      REAL, "Mean",   3, 0) \
   C (median_ms,    REAL, "Median", 3, 0) \
@@ -278,7 +289,7 @@ typedef enum
   C (element,       TEXT, "To",        0, SP_COL_KEY) \
   C (pipeline,      TEXT, NULL,        0, SP_COL_KEY) \
   C (run,           ID,   NULL,        0, SP_COL_KEY) \
-  C (window,        INT,  NULL,        0, SP_COL_KEY) \
+  C (window,        INT,  NULL,        0, SP_COL_KEY | SP_COL_UINT32) \
   C (buffers,       INT,  "Buffers",   0, 0) \
   C (buffers_per_s, REAL, "Buffers/s", 2, 0) \
   C (bytes_per_s,   REAL, "Bytes/s",   0, 0) \
@@ -292,20 +303,20 @@ typedef enum
   C (name,          TEXT, "Queue",    0, SP_COL_KEY) \
   C (pipeline,      TEXT, NULL,       0, SP_COL_KEY) \
   C (run,           ID,   NULL,       0, SP_COL_KEY) \
-  C (window,        INT,  NULL,       0, SP_COL_KEY) \
-  C (level,         INT,  "Level",    0, 0) \
-  C (min_level,     INT,  "Min",      0, 0) \
-  C (max_level,     INT,  "Max",      0, 0) \
+  C (window,        INT,  NULL,       0, SP_COL_KEY | SP_COL_UINT32) \
+  C (level,         INT,  "Level",    0, SP_COL_SIGNED) \
+  C (min_level,     INT,  "Min",      0, SP_COL_SIGNED) \
+  C (max_level,     INT,  "Max",      0, SP_COL_SIGNED) \
   C (mean_level,    REAL, "Mean",     2, 0) \
-  C (bytes,         INT,  NULL,       0, 0) \
-  C (min_bytes,     INT,  NULL,       0, 0) \
-  C (max_bytes,     INT,  NULL,       0, 0) \
+  C (bytes,         INT,  NULL,       0, SP_COL_SIGNED) \
+  C (min_bytes,     INT,  NULL,       0, SP_COL_SIGNED) \
+  C (max_bytes,     INT,  NULL,       0, SP_COL_SIGNED) \
   C (mean_bytes,    REAL, NULL,       0, 0) \
   C (time_s,        REAL, NULL,       3, 0) \
   C (min_time_s,    REAL, NULL,       3, 0) \
   C (max_time_s,    REAL, NULL,       3, 0) \
-  C (limit_buffers, INT,  NULL,       0, 0) \
-  C (limit_bytes,   INT,  NULL,       0, 0) \
+  C (limit_buffers, INT,  NULL,       0, SP_COL_UINT32) \
+  C (limit_bytes,   INT,  NULL,       0, SP_COL_UINT32) \
   C (limit_time_s,  REAL, NULL,       3, 0) \
   C (binding,       TEXT, "Binds",    0, 0) \
   C (full_pct,      REAL, "%Full",    1, 0) \
@@ -318,7 +329,7 @@ typedef enum
   C (name,            TEXT, "Thread",       0, SP_COL_KEY) \
   C (pipeline,        TEXT, NULL,           0, SP_COL_KEY) \
   C (run,             ID,   NULL,           0, SP_COL_KEY) \
-  C (window,          INT,  NULL,           0, SP_COL_KEY) \
+  C (window,          INT,  NULL,           0, SP_COL_KEY | SP_COL_UINT32) \
   C (tid,             INT,  NULL,           0, 0) \
   C (busy_pct,        REAL, "%Busy",        1, 0) \
   C (wait_input_pct,  REAL, "%Wait input",  1, 0) \
@@ -331,7 +342,7 @@ typedef enum
   C (name,      TEXT, "Sink",   0, SP_COL_KEY) \
   C (pipeline,  TEXT, NULL,     0, SP_COL_KEY) \
   C (run,       ID,   NULL,     0, SP_COL_KEY) \
-  C (window,    INT,  NULL,     0, SP_COL_KEY) \
+  C (window,    INT,  NULL,     0, SP_COL_KEY | SP_COL_UINT32) \
   C (frames,    INT,  "Frames", 0, 0) \
   C (mean_ms,   REAL, "Mean",   3, 0) \
   C (median_ms, REAL, "Median", 3, 0) \
@@ -344,7 +355,7 @@ typedef enum
   C (name,     TEXT, NULL, 0, SP_COL_KEY) \
   C (pipeline, TEXT, NULL, 0, SP_COL_KEY) \
   C (run,      ID,   NULL, 0, SP_COL_KEY) \
-  C (window,   INT,  NULL, 0, SP_COL_KEY) \
+  C (window,   INT,  NULL, 0, SP_COL_KEY | SP_COL_UINT32) \
   C (lo_ms,    REAL, NULL, 4, SP_COL_KEY) \
   C (hi_ms,    REAL, NULL, 4, 0) \
   C (frames,   INT,  NULL, 0, 0)

@@ -6,13 +6,21 @@ no file of a tracer layer calls one of a layer above it (the plugin over
 summary/ over recorder/ over output/; tracer/meson.build also builds each
 layer seeing only its own and lower layers' headers). Read from the built
 objects' symbol tables (nm), so that a new upward call fails here, not in
-a review."""
+a review.
+
+And a profile's columns are spelled in schema/ only (issue 38): no C file
+of tracer/, tools/ or common/ holds a column's key as a string literal;
+they fill and read the row structs (schema/sprow.h), or name a key with
+SP_KEY (table, key), which the build checks against the schema."""
 import glob
 import os
+import re
 import subprocess
 import sys
 
 BUILD = os.environ["BUILD_ROOT"]
+SOURCE = os.environ.get("SOURCE_ROOT",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
 def symbols(obj):
@@ -69,8 +77,47 @@ def upward_calls(objs):
     return sorted(found), len(set(layer.values()))
 
 
+# Keys that also name what is no table's column, left out of the check:
+# the summary's own wall_s and its process's cpu_s (not rows of a table),
+# stage-batch's job records (wall_s, cpu_s). Keys without an underscore
+# (name, count, run, frames, verdict, ...) are words every file uses for
+# other things, so only keys with one count as distinctive.
+SHARED_KEYS = {"wall_s", "cpu_s"}
+
+
+def schema_keys():
+    text = open(os.path.join(SOURCE, "schema", "spschema.h")).read()
+    keys = set(re.findall(r"^\s+C \((\w+),", text, re.M))
+    return sorted(k for k in keys if "_" in k and k not in SHARED_KEYS)
+
+
+def spelled_columns():
+    """(file, line, key) of each column key written as a C string literal
+    outside schema/ (an escaped one, inside a JSON text, is not a key of a
+    row)."""
+    keys = schema_keys()
+    pattern = re.compile(r'(?<!\\)"(%s)"' % "|".join(keys))
+    found = []
+    for part in ("tracer", "tools", "common"):
+        for root, _, files in os.walk(os.path.join(SOURCE, part)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(root, f)
+                for n, line in enumerate(open(path, errors="replace"), 1):
+                    for m in pattern.finditer(line):
+                        found.append((os.path.relpath(path, SOURCE), n, m.group(1)))
+    return keys, found
+
+
 def main():
     failed = 0
+    keys, spelled = spelled_columns()
+    for path, n, key in spelled:
+        print(f"FAIL: {path}:{n} spells the column \"{key}\": use the row "
+              f"structs (schema/sprow.h) or SP_KEY (table, {key})")
+    print(f"columns: {len(keys)} distinctive keys, {len(spelled)} spelled outside schema/")
+    failed += len(spelled)
     for part, pattern in (("store", os.path.join(BUILD, "store", "*.a.p", "*.c.o")),
                           ("tracer", os.path.join(BUILD, "tracer", "*.p", "*.c.o"))):
         objs = sorted(glob.glob(pattern))

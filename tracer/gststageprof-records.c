@@ -11,6 +11,7 @@
 #endif
 
 #include "gststageprof-priv.h"
+#include "sprow.h"
 
 static GstTracerRecord *tr_element, *tr_queue;
 
@@ -129,7 +130,7 @@ log_element (GHashTable * prev, const GstStructure * row, gint64 now_us,
   const gchar *thread = gst_structure_get_string (row, "thread");
   guint run = get_run (row);
   guint64 count = get_u64 (row, "count") + get_u64 (row, "skipped");
-  gdouble self_s = get_double (row, "total_s");
+  gdouble self_s = get_double (row, SP_KEY (elements, total_s));
   gchar *key = g_strdup_printf ("%s\x1f%s\x1f%s\x1f%u", pipe, name, thread,
       run);
   Prev *p = g_hash_table_lookup (prev, key);
@@ -146,8 +147,10 @@ log_element (GHashTable * prev, const GstStructure * row, gint64 now_us,
   }
   gst_tracer_record_log (tr_element, pipe, name, thread, run,
       (now_us - was.at_us) / 1e6, count, count - was.count, self_s,
-      MAX (self_s - was.self_s, 0.0), get_double (row, "mean_ms"),
-      get_double (row, "median_ms"), get_double (row, "p99_ms"));
+      MAX (self_s - was.self_s, 0.0),
+      get_double (row, SP_KEY (elements, mean_ms)),
+      get_double (row, SP_KEY (elements, median_ms)),
+      get_double (row, SP_KEY (elements, p99_ms)));
   p->at_us = now_us;
   p->count = count;
   p->self_s = self_s;
@@ -158,9 +161,12 @@ log_queue (const GstStructure * row)
 {
   gst_tracer_record_log (tr_queue, gst_structure_get_string (row, "pipeline"),
       gst_structure_get_string (row, "name"), get_run (row),
-      get_u64 (row, "level"), get_u64 (row, "level_bytes"),
-      get_double (row, "level_time_s"), get_u64 (row, "limit_buffers"),
-      get_u64 (row, "limit_bytes"), get_double (row, "limit_time_s"),
+      get_u64 (row, SP_KEY (queues, level)),
+      get_u64 (row, SP_KEY (queues, level_bytes)),
+      get_double (row, SP_KEY (queues, level_time_s)),
+      get_u64 (row, SP_KEY (queues, limit_buffers)),
+      get_u64 (row, SP_KEY (queues, limit_bytes)),
+      get_double (row, SP_KEY (queues, limit_time_s)),
       get_u64 (row, "items"), get_u64 (row, "dropped"));
 }
 

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "spfile.h"
+#include "sprow.h"
 #include "jsontext.h"
 #include "sptracereader.h"
 
@@ -467,7 +468,8 @@ add_elements (GHashTable * totals, GPtrArray * order, JsonObject * summary)
       g_ptr_array_add (order, g_strdup (name));
     }
     t->count += json_object_get_int_member_with_default (e, "count", 0);
-    t->total_s += json_object_get_double_member_with_default (e, "total_s", 0);
+    t->total_s += json_object_get_double_member_with_default (e,
+        SP_KEY (elements, total_s), 0);
     /* an element has a row per thread it ran on: count the job once */
     if (t->last_summary != summary) {
       t->last_summary = summary;
@@ -543,7 +545,7 @@ sp_merge_summaries (JsonArray * jobs)
     json_object_set_string_member (e, "name", order->pdata[i]);
     json_object_set_int_member (e, "jobs", t->jobs);
     json_object_set_int_member (e, "count", t->count);
-    json_object_set_double_member (e, "total_s", t->total_s);
+    json_object_set_double_member (e, SP_KEY (elements, total_s), t->total_s);
     json_array_add_object_element (els, e);
   }
 

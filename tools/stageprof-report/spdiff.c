@@ -495,10 +495,14 @@ json_pairs (GString * o, const gchar * table, const SpRowKind * k,
   }
 }
 
-static const gchar *const thread_keys[] = { "busy_pct", NULL };
-static const gchar *const latency_keys[] = { "median_ms", "p99_ms", NULL };
-static const gchar *const elem_latency_keys[] = { "mean_ms", "dwell_ms",
+static const gchar *const thread_keys[] = { SP_KEY (threads, busy_pct),
   NULL
+};
+static const gchar *const latency_keys[] = { SP_KEY (latency, median_ms),
+  SP_KEY (latency, p99_ms), NULL
+};
+static const gchar *const elem_latency_keys[] = {
+  SP_KEY (element_latency, mean_ms), SP_KEY (element_latency, dwell_ms), NULL
 };
 
 static void

@@ -539,7 +539,7 @@ on_meta (Acc * a, const SpEvent * ev)
     on_work (a, ev);
   } else if (strcmp (ev->name, "stageprof_queue") == 0) {
     const SpEventArg *qn = sp_event_arg (ev, "queue"),
-        *lim = sp_event_arg (ev, "limit_buffers");
+        *lim = sp_event_arg (ev, SP_KEY (queues, limit_buffers));
     if (qn && !qn->is_num && lim && lim->is_num && lim->num > 0
         && lim->num < 1e12)
       queue_acc (a, ev->pid, qn->str)->limit = lim->num;

@@ -4,6 +4,7 @@
  * spdiff, sphtml, spdot) draw; it calls neither. Internal to the tool (a
  * static library the tool and its tests link).
  *
+ * The rows are the profile's (schema/sprow.h), the ones the tracer fills.
  * Every number is a gdouble; NAN means "not in this input" (a trace has no
  * queue limits, so no full share; a summary has no queue levels over time)
  * and is printed as "-". Readers ignore fields they do not know and accept
@@ -15,6 +16,7 @@
 #include <glib.h>
 
 #include "spschema.h"
+#include "sprow.h"
 #include "sptable.h"
 #include "sptracereader.h"
 
@@ -26,131 +28,6 @@ typedef enum
   SP_SOURCE_DB,
   SP_SOURCE_TRACE,
 } SpSourceKind;
-
-/* The row of each table, field by field from the profile schema
- * (schema/spschema.h): texts and run ids as strings (NULL: absent), every
- * other column a gdouble (NAN: absent). */
-#define SP_REPORT_FIELD_TEXT gchar *
-#define SP_REPORT_FIELD_ID gchar *
-#define SP_REPORT_FIELD_INT gdouble
-#define SP_REPORT_FIELD_REAL gdouble
-#define SP_REPORT_FIELD_BOOL gdouble
-#define SP_REPORT_FIELD(key, type, header, decimals, flags) \
-  SP_REPORT_FIELD_##type key;
-
-typedef struct
-{
-  SP_ELEMENTS_COLUMNS (SP_REPORT_FIELD)
-} SpElemRow;
-
-/* A stretch of a queue's level over time: a long trace keeps a bounded
- * number of them, each the range and time-weighted mean of the counter
- * samples it stands for, so that thinning never hides a swing. */
-typedef struct
-{
-  gdouble t_s;                  /* seconds since the pipeline's first event */
-  gdouble level;                /* mean over the stretch */
-  gdouble min, max;             /* lowest and highest sample in it */
-  gdouble span_s;               /* the stretch's length */
-} SpPoint;
-
-typedef struct
-{
-  SP_QUEUES_COLUMNS (SP_REPORT_FIELD)
-  GArray *series;               /* SpPoint, level in buffers; NULL if none */
-} SpQueueRow;
-
-typedef struct
-{
-  SP_THREADS_COLUMNS (SP_REPORT_FIELD)
-} SpThreadRow;
-
-typedef struct
-{
-  SP_SINKS_COLUMNS (SP_REPORT_FIELD)
-} SpSinkRow;
-
-typedef struct
-{
-  SP_LATENCY_COLUMNS (SP_REPORT_FIELD)
-} SpLatencyRow;
-
-typedef struct
-{
-  SP_ELEMENT_LATENCY_COLUMNS (SP_REPORT_FIELD)
-} SpElemLatencyRow;
-
-typedef struct
-{
-  SP_POOLS_COLUMNS (SP_REPORT_FIELD)
-} SpPoolRow;
-
-typedef struct
-{
-  SP_MEMORY_COLUMNS (SP_REPORT_FIELD)
-} SpMemoryRow;
-/* Interval windows (stageprof interval=S, a database's windows tables):
- * the figures of each interval alone, for plots over time and for
- * --from/--till. */
-typedef struct
-{
-  SP_WINDOWS_COLUMNS (SP_REPORT_FIELD)
-} SpWindowRow;
-
-typedef struct
-{
-  SP_WINDOW_ELEMENTS_COLUMNS (SP_REPORT_FIELD)
-} SpWinElemRow;
-
-typedef struct
-{
-  SP_WINDOW_PADS_COLUMNS (SP_REPORT_FIELD)
-} SpWinPadRow;
-
-typedef struct
-{
-  SP_WINDOW_QUEUES_COLUMNS (SP_REPORT_FIELD)
-} SpWinQueueRow;
-
-typedef struct
-{
-  SP_WINDOW_THREADS_COLUMNS (SP_REPORT_FIELD)
-} SpWinThreadRow;
-
-typedef struct
-{
-  SP_WINDOW_LATENCY_COLUMNS (SP_REPORT_FIELD)
-} SpWinLatencyRow;
-
-typedef struct
-{
-  SP_WINDOW_LATENCY_HIST_COLUMNS (SP_REPORT_FIELD)
-} SpWinLatencyHistRow;
-
-/* What the generic code needs of a row struct: its table in the schema, its
- * size, where each column's field is, and the profile's array of them. */
-typedef struct
-{
-  const SpSchema *schema;
-  gsize size;
-  const gsize *offsets;         /* one per schema column */
-} SpRowKind;
-
-extern const SpRowKind sp_elem_kind, sp_queue_kind, sp_thread_kind,
-    sp_sink_kind, sp_latency_kind, sp_elem_latency_kind, sp_pool_kind,
-    sp_memory_kind, sp_window_kind, sp_win_elem_kind, sp_win_pad_kind,
-    sp_win_queue_kind, sp_win_thread_kind, sp_win_latency_kind,
-    sp_win_latency_hist_kind;
-
-/* A row with every number NAN and every text NULL. */
-gpointer sp_row_new (const SpRowKind * k);
-void sp_row_free (const SpRowKind * k, gpointer row);
-/* Column `c` of the kind's schema. */
-gdouble sp_row_num (const SpRowKind * k, gconstpointer row, guint c);
-const gchar *sp_row_text (const SpRowKind * k, gconstpointer row, guint c);
-void sp_row_set_num (const SpRowKind * k, gpointer row, guint c, gdouble v);
-void sp_row_take_text (const SpRowKind * k, gpointer row, guint c,
-    gchar * v);
 
 typedef struct
 {

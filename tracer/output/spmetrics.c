@@ -5,6 +5,7 @@
 #endif
 
 #include "spmetrics.h"
+#include "sprow.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,14 +37,16 @@ typedef struct
 static const Family families[] = {
   {"elements", "stageprof_element_self_seconds_total", FAM_COUNTER,
       "Time spent in the element's own work on that thread (nested "
-        "downstream elements excluded), seconds", "total_s", 1, NULL},
+        "downstream elements excluded), seconds", SP_KEY (elements, total_s),
+      1, NULL},
   {"elements", "stageprof_element_buffers_total", FAM_COUNTER,
       "Invocations of the element on that thread (buffers or lists "
         "chained, or produced by its task), warm-up ones included",
       "count", 1, "skipped"},
   {"elements", "stageprof_element_invocation_seconds", FAM_SUMMARY,
       "Self time of one invocation, seconds (P2 estimates since the run "
-        "began, warm-up samples left out)", "count", 1e-3, "total_s"},
+        "began, warm-up samples left out)", "count", 1e-3,
+      SP_KEY (elements, total_s)},
   {"sinks", "stageprof_sink_buffers_total", FAM_COUNTER,
       "Buffers that reached the sink", "buffers", 1, NULL},
   {"sinks", "stageprof_sink_frames_total", FAM_COUNTER,
@@ -52,28 +55,31 @@ static const Family families[] = {
   {"queues", "stageprof_queue_level_buffers", FAM_GAUGE,
       "Buffers the queue holds now", "level", 1, NULL},
   {"queues", "stageprof_queue_level_bytes", FAM_GAUGE,
-      "Bytes the queue holds now", "level_bytes", 1, NULL},
+      "Bytes the queue holds now", SP_KEY (queues, level_bytes), 1, NULL},
   {"queues", "stageprof_queue_level_seconds", FAM_GAUGE,
-      "Stream time the queue holds now, seconds", "level_time_s", 1, NULL},
+      "Stream time the queue holds now, seconds",
+      SP_KEY (queues, level_time_s), 1, NULL},
   {"queues", "stageprof_queue_limit_buffers", FAM_GAUGE,
-      "The queue's max-size-buffers (0: none or unknown)", "limit_buffers",
+      "The queue's max-size-buffers (0: none or unknown)",
+      SP_KEY (queues, limit_buffers),
       1, NULL},
   {"queues", "stageprof_queue_limit_bytes", FAM_GAUGE,
-      "The queue's max-size-bytes (0: none or unknown)", "limit_bytes", 1,
+      "The queue's max-size-bytes (0: none or unknown)",
+      SP_KEY (queues, limit_bytes), 1,
       NULL},
   {"queues", "stageprof_queue_limit_seconds", FAM_GAUGE,
       "The queue's max-size-time, seconds (0: none or unknown)",
-      "limit_time_s", 1, NULL},
+      SP_KEY (queues, limit_time_s), 1, NULL},
   {"queues", "stageprof_queue_buffers_total", FAM_COUNTER,
       "Buffers that went through the queue", "items", 1, NULL},
   {"queues", "stageprof_queue_dropped_buffers_total", FAM_COUNTER,
       "Buffers a leaky queue dropped", "dropped", 1, NULL},
   {"threads", "stageprof_thread_wall_seconds_total", FAM_COUNTER,
       "Wall time of the streaming thread since the run began, seconds",
-      "wall_s", 1, NULL},
+      SP_KEY (threads, wall_s), 1, NULL},
   {"pipelines", "stageprof_pipeline_process_cpu_seconds_total", FAM_COUNTER,
       "CPU time of the whole process since the pipeline's run began, "
-        "seconds", "process_cpu_s", 1, NULL},
+        "seconds", SP_KEY (pipelines, process_cpu_s), 1, NULL},
   {"latency", "stageprof_latency_seconds", FAM_SUMMARY,
       "Latency of a frame from its first push to its arrival at the sink, "
         "seconds (latency=true; P2 estimates since the run began)",
@@ -88,7 +94,9 @@ static const struct
   const gchar *col;
   const gchar *quantile;
 } quantiles[] = {
-  {"median_ms", "0.5"}, {"p90_ms", "0.9"}, {"p99_ms", "0.99"},
+  /* the same columns in each table a summary family reads */
+  {SP_KEY (elements, median_ms), "0.5"}, {SP_KEY (elements, p90_ms), "0.9"},
+  {SP_KEY (elements, p99_ms), "0.99"},
 };
 
 static gboolean
@@ -261,7 +269,7 @@ render_summary_row (GString * out, const Family * f,
           count > 0 ? q * f->scale : NAN);
   if (f->sum_col)
     row_number (row, f->sum_col, &sum);
-  else if (row_number (row, "mean_ms", &mean))
+  else if (row_number (row, SP_KEY (elements, mean_ms), &mean))
     sum = mean * count * f->scale;
   append_sample (out, f->name, "_sum", labels, NULL, sum);
   append_sample (out, f->name, "_count", labels, NULL, count);
@@ -308,14 +316,15 @@ render_pads (GString * out, GPtrArray * rows)
 
   for (i = 0; i < rows->len; i++) {
     const GstStructure *row = g_ptr_array_index (rows, i);
-    const gchar *pad = gst_structure_get_string (row, "in_pad");
+    const gchar *pad = gst_structure_get_string (row,
+        SP_KEY (elements, in_pad));
     gdouble b = 0, y = 0, *sum;
     GString *l;
     gchar *labels;
 
-    if (!pad || !row_number (row, "in_buffers", &b))
+    if (!pad || !row_number (row, SP_KEY (elements, in_buffers), &b))
       continue;
-    row_number (row, "in_bytes", &y);
+    row_number (row, SP_KEY (elements, in_bytes), &y);
     l = g_string_new (NULL);
     append_label (l, "pipeline", gst_structure_get_string (row, "pipeline"),
         TRUE);

@@ -5,6 +5,7 @@
 #endif
 
 #include "spprogress.h"
+#include "sprow.h"
 
 #include <string.h>
 
@@ -136,7 +137,7 @@ elem_row (const GstStructure * row, gpointer data)
   gdouble total = 0, *acc;
   gchar *key = row_key (row);
 
-  gst_structure_get_double (row, "total_s", &total);
+  gst_structure_get_double (row, SP_KEY (elements, total_s), &total);
   acc = g_hash_table_lookup (c->busy, key);
   if (!acc) {
     acc = g_new0 (gdouble, 1);
@@ -198,15 +199,15 @@ queue_row (const GstStructure * row, gpointer data)
   guint lbuf = 0, lbytes = 0;
   QFill q = { NULL, 0, -1, NULL };
 
-  gst_structure_get_double (row, "mean_level", &mean);
-  gst_structure_get_double (row, "mean_bytes", &mean_bytes);
+  gst_structure_get_double (row, SP_KEY (queues, mean_level), &mean);
+  gst_structure_get_double (row, SP_KEY (queues, mean_bytes), &mean_bytes);
   gst_structure_get_double (row, "qps", &qps);
   gst_structure_get_uint64 (row, "items", &items);
-  gst_structure_get_uint (row, "limit_buffers", &lbuf);
-  gst_structure_get_uint (row, "limit_bytes", &lbytes);
-  gst_structure_get_double (row, "limit_time_s", &tlimit);
+  gst_structure_get_uint (row, SP_KEY (queues, limit_buffers), &lbuf);
+  gst_structure_get_uint (row, SP_KEY (queues, limit_bytes), &lbytes);
+  gst_structure_get_double (row, SP_KEY (queues, limit_time_s), &tlimit);
   /* Time held is not integrated on the hot path: the one now. */
-  gst_structure_get_double (row, "level_time_s", &ltime);
+  gst_structure_get_double (row, SP_KEY (queues, level_time_s), &ltime);
   span = qps > 0 ? items / qps : 0;
   q.name = g_strdup (gst_structure_get_string (row, "name"));
   q.level = interval_mean (c, row, "", mean, span);

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 
+#include "sprow.h"
 #include "spsummary.h"
 #include "sptable.h"
 #include "spfile.h"
@@ -217,7 +218,7 @@ text_workers (const GstStructure * s, GString * out)
     const GstStructure *r = row_at (rows, i);
     const gchar *name = gst_structure_get_string (r, "name");
 
-    if (!gst_structure_has_field (r, "workers") || !name
+    if (!gst_structure_has_field (r, SP_KEY (elements, workers)) || !name
         || g_hash_table_contains (seen, name))
       continue;
     if (!t) {
@@ -228,10 +229,10 @@ text_workers (const GstStructure * s, GString * out)
     g_hash_table_add (seen, (gpointer) name);
     sp_table_add (t, get_esc (r, "name"));
     sp_table_add (t, g_strdup_printf ("%" G_GUINT64_FORMAT, get_u (r,
-                "workers")));
-    sp_table_add (t, sp_fmt (get_d (r, "worker_cpu_s"), 3));
-    sp_table_add (t, sp_fmt (wall > 0 ? get_d (r, "worker_cpu_s") / wall :
-            0, 2));
+                SP_KEY (elements, workers))));
+    sp_table_add (t, sp_fmt (get_d (r, SP_KEY (elements, worker_cpu_s)), 3));
+    sp_table_add (t, sp_fmt (wall > 0 ? get_d (r, SP_KEY (elements,
+                    worker_cpu_s)) / wall : 0, 2));
   }
   if (t)
     sp_table_render (t, SP_FORMAT_TEXT, out);
@@ -316,10 +317,11 @@ text_memory (const GstStructure * s, GString * out)
     guint64 peak = 0, rss = 0, rss_peak = 0;
     gchar *name;
 
-    if (!gst_structure_get_uint64 (r, "rss_peak_bytes", &rss_peak))
+    if (!gst_structure_get_uint64 (r, SP_KEY (pipelines, rss_peak_bytes),
+            &rss_peak))
       continue;
-    gst_structure_get_uint64 (r, "peak_bytes", &peak);
-    gst_structure_get_uint64 (r, "rss_bytes", &rss);
+    gst_structure_get_uint64 (r, SP_KEY (pipelines, peak_bytes), &peak);
+    gst_structure_get_uint64 (r, SP_KEY (pipelines, rss_bytes), &rss);
     name = get_esc (r, "pipeline");
     g_string_append_printf (out, "Memory of %s: its allocations at most "
         "%.1f MB alive at once; process RSS %.1f MB (peak %.1f MB)\n", name,
@@ -332,7 +334,7 @@ text_memory (const GstStructure * s, GString * out)
 static gboolean
 os_thread_idle (const GstStructure * row)
 {
-  return get_d (row, "cpu_s") < 0.001;
+  return get_d (row, SP_KEY (os_threads, cpu_s)) < 0.001;
 }
 
 /* Every thread of the process, busiest first; idle ones (under 1 ms of

@@ -8,6 +8,7 @@
 
 #include "jsontext.h"
 #include "spwintrace.h"
+#include "sprow.h"
 
 /* {"name":"WHAT NAME","cat":"window","ph":"C","ts":..,"pid":..,
  *  "args":{"ARG":V}} */
@@ -66,7 +67,7 @@ void
 sp_window_trace (SpTrace * t, const GstStructure * w)
 {
   GString *ev = g_string_new (NULL);
-  gdouble ts = num (w, "start_s");
+  gdouble ts = num (w, SP_KEY (windows, start_s));
   guint pid = (guint) num (w, "trace_pid"), i;
 
   for (i = 0; i < rows (w, "window_pads"); i++) {
@@ -76,36 +77,40 @@ sp_window_trace (SpTrace * t, const GstStructure * w)
     if (g_strcmp0 (gst_structure_get_string (r, "unit"), "frames") == 0)
       counter (t, ev, "fps", pad, ts, pid, "fps", num (r, "fps"));
     else
-      counter (t, ev, "buffers/s", pad, ts, pid, "buffers_per_s",
-          num (r, "buffers_per_s"));
+      counter (t, ev, "buffers/s", pad, ts, pid,
+          SP_KEY (window_pads, buffers_per_s),
+          num (r, SP_KEY (window_pads, buffers_per_s)));
     counter (t, ev, "bitrate", pad, ts, pid, "bits_per_s",
-        num (r, "bytes_per_s") * 8);
+        num (r, SP_KEY (window_pads, bytes_per_s)) * 8);
   }
   for (i = 0; i < rows (w, "window_queues"); i++) {
     const GstStructure *r = row (w, "window_queues", i);
     const gchar *q = gst_structure_get_string (r, "name");
 
-    counter (t, ev, "level max", q, ts, pid, "buffers", num (r, "max_level"));
+    counter (t, ev, "level max", q, ts, pid, "buffers", num (r,
+            SP_KEY (window_queues, max_level)));
     counter (t, ev, "level mean", q, ts, pid, "buffers",
-        num (r, "mean_level"));
-    counter (t, ev, "level min", q, ts, pid, "buffers", num (r, "min_level"));
-    counter (t, ev, "full %", q, ts, pid, "full_pct", num (r, "full_pct"));
+        num (r, SP_KEY (window_queues, mean_level)));
+    counter (t, ev, "level min", q, ts, pid, "buffers", num (r,
+            SP_KEY (window_queues, min_level)));
+    counter (t, ev, "full %", q, ts, pid, SP_KEY (window_queues, full_pct),
+        num (r, SP_KEY (window_queues, full_pct)));
   }
   for (i = 0; i < rows (w, "window_elements"); i++) {
     const GstStructure *r = row (w, "window_elements", i);
 
     counter (t, ev, "self ms p90", gst_structure_get_string (r, "name"), ts,
-        pid, "ms", num (r, "p90_ms"));
+        pid, "ms", num (r, SP_KEY (window_elements, p90_ms)));
   }
   for (i = 0; i < rows (w, "window_latency"); i++) {
     const GstStructure *r = row (w, "window_latency", i);
 
     counter (t, ev, "latency ms median", gst_structure_get_string (r, "name"),
-        ts, pid, "ms", num (r, "median_ms"));
+        ts, pid, "ms", num (r, SP_KEY (window_latency, median_ms)));
     counter (t, ev, "latency ms p99", gst_structure_get_string (r, "name"),
-        ts, pid, "ms", num (r, "p99_ms"));
+        ts, pid, "ms", num (r, SP_KEY (window_latency, p99_ms)));
   }
   counter (t, ev, "process CPU %", NULL, ts, pid, "pct",
-      num (w, "process_cpu_pct"));
+      num (w, SP_KEY (windows, process_cpu_pct)));
   g_string_free (ev, TRUE);
 }

@@ -12,6 +12,7 @@
 
 #include "spqueue.h"
 #include "spregistry.h"
+#include "sprowgst.h"
 
 static gdouble
 pct (gdouble part, gdouble whole)
@@ -332,33 +333,33 @@ GstStructure *
 sp_queue_row (SpQueue * q)
 {
   gdouble span = q->last_ts > q->first_ts ? q->last_ts - q->first_ts : 0;
+  SpQueueRow *row = sp_row_new (&sp_queue_kind);
 
-  return gst_structure_new ("queue",
-      "name", G_TYPE_STRING, q->name,
-      "pipeline", G_TYPE_STRING, q->pipe->name,
-      "items", G_TYPE_UINT64, q->items,
-      "qps", G_TYPE_DOUBLE, span > 0 ? q->items / (span / 1e9) : 0.0,
-      "mean_level", G_TYPE_DOUBLE, span > 0 ? q->level_integral / span : 0.0,
-      "max_level", G_TYPE_UINT64, q->max_level,
-      "mean_bytes", G_TYPE_DOUBLE, span > 0 ? q->bytes_integral / span : 0.0,
-      "max_bytes", G_TYPE_UINT64, q->max_bytes_seen,
-      "empty_pct", G_TYPE_DOUBLE, pct (q->empty_ns, span),
-      "full_pct", G_TYPE_DOUBLE, pct (q->full_ns, span),
-      "ave_put_ms", G_TYPE_DOUBLE, q->put.count ? q->put.mean : 0.0,
-      "ave_get_ms", G_TYPE_DOUBLE, q->get.count ? q->get.mean : 0.0,
-      /* the queue's own span: its shares are of it, not of the run's */
-      "span_s", G_TYPE_DOUBLE, span / 1e9,
-      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
-      "limit_bytes", G_TYPE_UINT, q->limits_known ? q->max_bytes : 0,
-      "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
-      0.0,
-      "level_time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
-      /* what it holds now: the metrics endpoint's gauges */
-      "level", G_TYPE_UINT64, (guint64) MAX (q->level, 0),
-      "level_bytes", G_TYPE_UINT64, (guint64) MAX (q->bytes, 0),
-      "leaky", G_TYPE_BOOLEAN, q->leaky,
-      "dropped", G_TYPE_UINT64, q->dropped,
-      "run", G_TYPE_UINT, (guint) q->run, NULL);
+  row->name = g_strdup (q->name);
+  row->pipeline = g_strdup (q->pipe->name);
+  row->items = q->items;
+  row->qps = span > 0 ? q->items / (span / 1e9) : 0.0;
+  row->mean_level = span > 0 ? q->level_integral / span : 0.0;
+  row->max_level = q->max_level;
+  row->mean_bytes = span > 0 ? q->bytes_integral / span : 0.0;
+  row->max_bytes = q->max_bytes_seen;
+  row->empty_pct = pct (q->empty_ns, span);
+  row->full_pct = pct (q->full_ns, span);
+  row->ave_put_ms = q->put.count ? q->put.mean : 0.0;
+  row->ave_get_ms = q->get.count ? q->get.mean : 0.0;
+  /* the queue's own span: its shares are of it, not of the run's */
+  row->span_s = span / 1e9;
+  row->limit_buffers = q->limits_known ? q->max_buffers : 0;
+  row->limit_bytes = q->limits_known ? q->max_bytes : 0;
+  row->limit_time_s = q->limits_known ? q->max_time / 1e9 : 0.0;
+  row->level_time_s = queue_level_time_s (q);
+  /* what it holds now: the metrics endpoint's gauges */
+  row->level = MAX (q->level, 0);
+  row->level_bytes = MAX (q->bytes, 0);
+  row->leaky = q->leaky;
+  row->dropped = q->dropped;
+  row->run = sp_row_id ((guint) q->run);
+  return sp_row_into_structure (&sp_queue_kind, row);
 }
 
 /* How full `v` is of `limit` (0: no limit), in percent. */
@@ -366,6 +367,40 @@ static gdouble
 fill_pct (gdouble v, gdouble limit)
 {
   return limit > 0 ? 100.0 * v / limit : 0.0;
+}
+
+/* The window's row of `q`, under its lock. */
+static GstStructure *
+window_row (SpQueue * q, guint window, gdouble len, const gchar * binding,
+    gdouble full)
+{
+  SpWinQueueRow *row = sp_row_new (&sp_win_queue_kind);
+
+  row->name = g_strdup (q->name);
+  row->pipeline = g_strdup (q->pipe->name);
+  row->run = sp_row_id ((guint) q->run);
+  row->window = window;
+  row->level = q->level;
+  row->min_level = q->win_min_level;
+  row->max_level = q->win_max_level;
+  row->mean_level = len > 0 ?
+      (q->level_integral - q->win_level_integral) / len : (gdouble) q->level;
+  row->bytes = q->bytes;
+  row->min_bytes = q->win_min_bytes;
+  row->max_bytes = q->win_max_bytes;
+  row->mean_bytes = len > 0 ?
+      (q->bytes_integral - q->win_bytes_integral) / len : (gdouble) q->bytes;
+  row->time_s = queue_level_time_s (q);
+  row->min_time_s = q->win_min_time / 1e9;
+  row->max_time_s = q->win_max_time / 1e9;
+  row->limit_buffers = q->limits_known ? q->max_buffers : 0;
+  row->limit_bytes = q->limits_known ? q->max_bytes : 0;
+  row->limit_time_s = q->limits_known ? q->max_time / 1e9 : 0.0;
+  row->binding = g_strdup (binding);
+  row->full_pct = MIN (full, 100.0);
+  row->items_per_s = len > 0 ? (q->items - q->win_items) / (len / 1e9) : 0.0;
+  row->dropped = q->dropped - MIN (q->win_dropped, q->dropped);
+  return sp_row_into_structure (&sp_win_queue_kind, row);
 }
 
 /* The queue's figures since the last window closed, which closes now
@@ -393,34 +428,7 @@ sp_queue_window_row (SpQueue * q, gint run, guint64 now, guint window)
   full = MAX (fb, MAX (fy, ft));
   if (full > 0)
     binding = full == fb ? "buffers" : full == fy ? "bytes" : "time";
-  row = gst_structure_new ("window-queue",
-      "name", G_TYPE_STRING, q->name,
-      "pipeline", G_TYPE_STRING, q->pipe->name,
-      "run", G_TYPE_UINT, (guint) q->run,
-      "window", G_TYPE_UINT, window,
-      "level", G_TYPE_INT64, q->level,
-      "min_level", G_TYPE_INT64, q->win_min_level,
-      "max_level", G_TYPE_INT64, q->win_max_level,
-      "mean_level", G_TYPE_DOUBLE, len > 0 ?
-      (q->level_integral - q->win_level_integral) / len : (gdouble) q->level,
-      "bytes", G_TYPE_INT64, q->bytes,
-      "min_bytes", G_TYPE_INT64, q->win_min_bytes,
-      "max_bytes", G_TYPE_INT64, q->win_max_bytes,
-      "mean_bytes", G_TYPE_DOUBLE, len > 0 ?
-      (q->bytes_integral - q->win_bytes_integral) / len : (gdouble) q->bytes,
-      "time_s", G_TYPE_DOUBLE, queue_level_time_s (q),
-      "min_time_s", G_TYPE_DOUBLE, q->win_min_time / 1e9,
-      "max_time_s", G_TYPE_DOUBLE, q->win_max_time / 1e9,
-      "limit_buffers", G_TYPE_UINT, q->limits_known ? q->max_buffers : 0,
-      "limit_bytes", G_TYPE_UINT, q->limits_known ? q->max_bytes : 0,
-      "limit_time_s", G_TYPE_DOUBLE, q->limits_known ? q->max_time / 1e9 :
-      0.0,
-      "binding", G_TYPE_STRING, binding,
-      "full_pct", G_TYPE_DOUBLE, MIN (full, 100.0),
-      "items_per_s", G_TYPE_DOUBLE, len > 0 ?
-      (q->items - q->win_items) / (len / 1e9) : 0.0,
-      "dropped", G_TYPE_UINT64, q->dropped - MIN (q->win_dropped, q->dropped),
-      NULL);
+  row = window_row (q, window, len, binding, full);
 done:
   /* The next window starts at the level the queue has now. */
   q->win_level_integral = q->level_integral;

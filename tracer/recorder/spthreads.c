@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "spregistry.h"
+#include "sprowgst.h"
 #include "spthreads.h"
 
 typedef struct
@@ -540,16 +541,17 @@ sp_os_threads (SpRecorder * r, GValue * rows)
   g_ptr_array_sort (all, cmp_cpu);
   for (i = 0; i < all->len; i++) {
     SpOsThread *t = g_ptr_array_index (all, i);
-    GValue row = G_VALUE_INIT;
-    g_value_init (&row, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&row, gst_structure_new ("os-thread",
-            "name", G_TYPE_STRING, t->name,
-            "tid", G_TYPE_UINT64, t->tid,
-            "cpu_s", G_TYPE_DOUBLE, t->cpu_ns / 1e9,
-            "share_pct", G_TYPE_DOUBLE, proc > 0 ?
-            MIN (100.0, 100.0 * t->cpu_ns / proc) : 0.0,
-            "alive", G_TYPE_BOOLEAN, t->alive, NULL));
-    gst_value_array_append_and_take_value (rows, &row);
+    GValue v = G_VALUE_INIT;
+    SpOsThreadRow *row = sp_row_new (&sp_os_thread_kind);
+
+    row->name = g_strdup (t->name);
+    row->tid = t->tid;
+    row->cpu_s = t->cpu_ns / 1e9;
+    row->share_pct = proc > 0 ? MIN (100.0, 100.0 * t->cpu_ns / proc) : 0.0;
+    row->alive = t->alive;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, sp_row_into_structure (&sp_os_thread_kind, row));
+    gst_value_array_append_and_take_value (rows, &v);
   }
   g_mutex_unlock (&r->lock);
   g_ptr_array_free (all, TRUE);

@@ -13,6 +13,7 @@
 #include "spbuild.h"
 #include "spsummary.h"
 #include "splatrows.h"
+#include "sprowgst.h"
 #include "spschema.h"
 #include "sppoolrows.h"
 #include "spqueue.h"
@@ -336,49 +337,47 @@ element_row (SpElemRec * rec, gint gen)
   gboolean any = s->count > 0;
   gdouble gpu = gpu_mean_ms (rec->info, gen);
   guint64 rq = blocked_cpu_wait (rec);
-  GstStructure *row;
+  const gchar *in;
+  SpElemRow *row = sp_row_new (&sp_elem_kind);
 
-  row = gst_structure_new ("element",
-      "name", G_TYPE_STRING, rec->info->name,
-      "thread", G_TYPE_STRING, rec->thread->name,
-      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-      "count", G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, any ? s->mean : 0.0,
-      "std_ms", G_TYPE_DOUBLE, stage_stats_std (s),
-      "min_ms", G_TYPE_DOUBLE, any ? s->min : 0.0,
-      "max_ms", G_TYPE_DOUBLE, any ? s->max : 0.0,
-      "median_ms", G_TYPE_DOUBLE, any ? stage_stats_median (s) : 0.0,
-      "p90_ms", G_TYPE_DOUBLE, any ? stage_stats_p90 (s) : 0.0,
-      "p99_ms", G_TYPE_DOUBLE, any ? stage_stats_p99 (s) : 0.0,
-      "last_ms", G_TYPE_DOUBLE, any ? s->last : 0.0,
-      "total_s", G_TYPE_DOUBLE, s->total / 1e3,
-      "busy_pct", G_TYPE_DOUBLE, pct (s->total * 1e6,
-          thread_wall (rec->thread)),
-      /* Inside its own invocations but not working. */
-      "clock_wait_s", G_TYPE_DOUBLE, rec->clock_ns / 1e9,
-      "input_wait_s", G_TYPE_DOUBLE, rec->wait_ns / 1e9,
-      /* Not on a CPU: waiting for one is cpu_wait_s, not blocked. */
-      "blocked_s", G_TYPE_DOUBLE, (rec->blocked_ns - rq) / 1e9,
-      "cpu_wait_s", G_TYPE_DOUBLE, rq / 1e9,
-      "skipped", G_TYPE_UINT64, rec->seen - s->count,
-      "run", G_TYPE_UINT, (guint) rec->run, NULL);
+  row->name = g_strdup (rec->info->name);
+  row->thread = g_strdup (rec->thread->name);
+  row->pipeline = g_strdup (rec->info->pipe->name);
+  row->count = s->count;
+  row->mean_ms = any ? s->mean : 0.0;
+  row->std_ms = stage_stats_std (s);
+  row->min_ms = any ? s->min : 0.0;
+  row->max_ms = any ? s->max : 0.0;
+  row->median_ms = any ? stage_stats_median (s) : 0.0;
+  row->p90_ms = any ? stage_stats_p90 (s) : 0.0;
+  row->p99_ms = any ? stage_stats_p99 (s) : 0.0;
+  row->last_ms = any ? s->last : 0.0;
+  row->total_s = s->total / 1e3;
+  row->busy_pct = pct (s->total * 1e6, thread_wall (rec->thread));
+  /* Inside its own invocations but not working. */
+  row->clock_wait_s = rec->clock_ns / 1e9;
+  row->input_wait_s = rec->wait_ns / 1e9;
+  /* Not on a CPU: waiting for one is cpu_wait_s, not blocked. */
+  row->blocked_s = (rec->blocked_ns - rq) / 1e9;
+  row->cpu_wait_s = rq / 1e9;
+  row->skipped = rec->seen - s->count;
+  row->run = sp_row_id ((guint) rec->run);
   if (gpu >= 0)
-    gst_structure_set (row, "gpu_mean_ms", G_TYPE_DOUBLE, gpu, NULL);
+    row->gpu_mean_ms = gpu;
   /* What it took in through its upstream src pad, where counted
    * (windows or the metrics endpoint on). */
-  {
-    const gchar *in = g_atomic_pointer_get (&rec->info->in_pad);
-    if (in)
-      gst_structure_set (row, "in_pad", G_TYPE_STRING, in,
-          "in_buffers", G_TYPE_UINT64, rec->buffers,
-          "in_bytes", G_TYPE_UINT64, rec->bytes, NULL);
+  in = g_atomic_pointer_get (&rec->info->in_pad);
+  if (in) {
+    row->in_pad = g_strdup (in);
+    row->in_buffers = rec->buffers;
+    row->in_bytes = rec->bytes;
   }
   /* Threads it started (a codec's workers) and their CPU time. */
-  if (rec->info->workers > 0)
-    gst_structure_set (row, "workers", G_TYPE_UINT64,
-        (guint64) rec->info->workers,
-        "worker_cpu_s", G_TYPE_DOUBLE, rec->info->worker_cpu_ns / 1e9, NULL);
-  return row;
+  if (rec->info->workers > 0) {
+    row->workers = rec->info->workers;
+    row->worker_cpu_s = rec->info->worker_cpu_ns / 1e9;
+  }
+  return sp_row_into_structure (&sp_elem_kind, row);
 }
 
 /* One row per element that reported GPU work (common/stagegputiming.h). */
@@ -391,34 +390,38 @@ add_gpu_rows (SpRecorder * r, GValue * arr, gpointer pipeline, gint gen,
   for (i = 0; i < r->all_infos->len; i++) {
     SpElemInfo *info = g_ptr_array_index (r->all_infos, i);
     gdouble mean = gpu_mean_ms (info, gen);
+    SpGpuRow *row;
 
     if (mean < 0 || !info->pipe || !pipe_matches (info->pipe, pipeline))
       continue;
-    sp_summary_take_row (arr, gst_structure_new ("gpu",
-            "name", G_TYPE_STRING, info->name,
-            "pipeline", G_TYPE_STRING, info->pipe->name,
-            "run", G_TYPE_UINT, (guint) info->pipe->run,
-            "frames", G_TYPE_UINT64, info->gpu_frames,
-            "mean_ms", G_TYPE_DOUBLE, mean,
-            "total_s", G_TYPE_DOUBLE, info->gpu_ns / 1e9,
-            "busy_pct", G_TYPE_DOUBLE, pct (info->gpu_ns, wall_ns), NULL));
+    row = sp_row_new (&sp_gpu_kind);
+    row->name = g_strdup (info->name);
+    row->pipeline = g_strdup (info->pipe->name);
+    row->run = sp_row_id ((guint) info->pipe->run);
+    row->frames = info->gpu_frames;
+    row->mean_ms = mean;
+    row->total_s = info->gpu_ns / 1e9;
+    row->busy_pct = pct (info->gpu_ns, wall_ns);
+    sp_summary_take_row (arr, sp_row_into_structure (&sp_gpu_kind, row));
   }
 }
 
 static GstStructure *
 thread_row (SpThreadRec * th, const SpShares * sh)
 {
-  return gst_structure_new ("thread",
-      "name", G_TYPE_STRING, th->name,
-      "pipeline", G_TYPE_STRING, th->pipe->name,
-      "tid", G_TYPE_UINT64, th->tid,
-      "wall_s", G_TYPE_DOUBLE, sh->wall / 1e9,
-      "busy_pct", G_TYPE_DOUBLE, pct (sh->busy, sh->wall),
-      "wait_input_pct", G_TYPE_DOUBLE, pct (sh->wait_in, sh->wall),
-      "wait_output_pct", G_TYPE_DOUBLE, pct (sh->wait_out, sh->wall),
-      "blocked_pct", G_TYPE_DOUBLE, pct (sh->blocked, sh->wall),
-      "cpu_wait_pct", G_TYPE_DOUBLE, pct (sh->cpu_wait, sh->wall),
-      "run", G_TYPE_UINT, (guint) th->run, NULL);
+  SpThreadRow *row = sp_row_new (&sp_thread_kind);
+
+  row->name = g_strdup (th->name);
+  row->pipeline = g_strdup (th->pipe->name);
+  row->tid = th->tid;
+  row->wall_s = sh->wall / 1e9;
+  row->busy_pct = pct (sh->busy, sh->wall);
+  row->wait_input_pct = pct (sh->wait_in, sh->wall);
+  row->wait_output_pct = pct (sh->wait_out, sh->wall);
+  row->blocked_pct = pct (sh->blocked, sh->wall);
+  row->cpu_wait_pct = pct (sh->cpu_wait, sh->wall);
+  row->run = sp_row_id ((guint) th->run);
+  return sp_row_into_structure (&sp_thread_kind, row);
 }
 
 /* Video frames arrive one a buffer as raw video or as a parsed elementary
@@ -451,6 +454,7 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
     const gchar *media;
     gboolean video, dup = FALSE;
     gdouble span;
+    SpSinkRow *row;
 
     if (!rec->info->is_sink)
       continue;
@@ -482,17 +486,17 @@ add_sinks (GValue * arr, GPtrArray * recs, GPtrArray * threads)
     span = last > first ? (gdouble) (last - first) : 0;
     media = g_atomic_pointer_get (&rec->info->sink_media);
     video = sp_media_is_video_frames (media);
-    sp_summary_take_row (arr, gst_structure_new ("sink",
-            "name", G_TYPE_STRING, rec->info->name,
-            "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-            "frames", G_TYPE_UINT64, video ? frames : (guint64) 0,
-            "buffers", G_TYPE_UINT64, frames,
-            "unit", G_TYPE_STRING, video ? "frames" : "buffers",
-            "media", G_TYPE_STRING, media ? media : "unknown",
-            "sync", G_TYPE_BOOLEAN,
-            (gboolean) g_atomic_int_get (&rec->info->sync_clock),
-            "fps", G_TYPE_DOUBLE, span > 0 ? frames / (span / 1e9) : 0.0,
-            "run", G_TYPE_UINT, (guint) rec->run, NULL));
+    row = sp_row_new (&sp_sink_kind);
+    row->name = g_strdup (rec->info->name);
+    row->pipeline = g_strdup (rec->info->pipe->name);
+    row->frames = video ? frames : 0;
+    row->buffers = frames;
+    row->unit = g_strdup (video ? "frames" : "buffers");
+    row->media = g_strdup (media ? media : "unknown");
+    row->sync = g_atomic_int_get (&rec->info->sync_clock) != 0;
+    row->fps = span > 0 ? frames / (span / 1e9) : 0.0;
+    row->run = sp_row_id ((guint) rec->run);
+    sp_summary_take_row (arr, sp_row_into_structure (&sp_sink_kind, row));
   }
 }
 
@@ -539,8 +543,7 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
   GValue sinks = G_VALUE_INIT;
   SpVerdictInput in;
   guint64 first = G_MAXUINT64, last = 0;
-  GstStructure *row;
-  gchar *v;
+  SpPipelineRow *row = sp_row_new (&sp_pipeline_kind);
   guint i;
 
   for (i = 0; i < recs->len; i++) {
@@ -563,23 +566,20 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
   in.running_s = last > first ? (last - first) / 1e9 : 0.0;
   in.process_cpu_s = process_cpu_of_run (p, run);
   in.cores = g_get_num_processors ();
-  v = sp_verdict (&in, pr, pt, ps, &sinks);
+  row->verdict = sp_verdict (&in, pr, pt, ps, &sinks);
   g_hash_table_destroy (in.ahead);
-  row = gst_structure_new ("pipeline",
-      "pipeline", G_TYPE_STRING, p->name,
-      "run", G_TYPE_UINT, (guint) run,
-      "wall_s", G_TYPE_DOUBLE, in.running_s,
-      "process_cpu_s", G_TYPE_DOUBLE, in.process_cpu_s,
-      "verdict", G_TYPE_STRING, v,
-      /* A stopped run's records belong to it alone: the pipeline moved on
-       * to a new run (pipe_new_run) at its PAUSED_TO_READY. */
-      "final", G_TYPE_BOOLEAN, run < p->run, NULL);
-  g_free (v);
+  row->pipeline = g_strdup (p->name);
+  row->run = sp_row_id ((guint) run);
+  row->wall_s = in.running_s;
+  row->process_cpu_s = in.process_cpu_s;
+  /* A stopped run's records belong to it alone: the pipeline moved on to
+   * a new run (pipe_new_run) at its PAUSED_TO_READY. */
+  row->final = run < p->run;
   g_value_unset (&sinks);
   g_free (ps);
   g_ptr_array_free (pr, TRUE);
   g_ptr_array_free (pt, TRUE);
-  return row;
+  return sp_row_into_structure (&sp_pipeline_kind, row);
 }
 
 /* Latency rows carry `run` like every other row: their pipeline's latest
@@ -588,12 +588,15 @@ pipeline_row (SpPipe * p, gint run, GPtrArray * all_elems, GPtrArray * recs,
 static void
 set_latency_runs (GValue * rows, const GValue * pipes)
 {
+  /* pipeline and run: the same keys in each table it is called for */
+  const gchar *pipe_key = SP_KEY (pipelines, pipeline);
+  const gchar *run_key = SP_KEY (pipelines, run);
   guint i, j, n = gst_value_array_get_size (rows);
 
   for (i = 0; i < n; i++) {
     GstStructure *r = (GstStructure *)
         gst_value_get_structure (gst_value_array_get_value (rows, i));
-    const gchar *name = gst_structure_get_string (r, "pipeline");
+    const gchar *name = gst_structure_get_string (r, pipe_key);
     guint run = 0;
 
     for (j = 0; j < gst_value_array_get_size (pipes); j++) {
@@ -601,12 +604,12 @@ set_latency_runs (GValue * rows, const GValue * pipes)
           gst_value_get_structure (gst_value_array_get_value (pipes, j));
       guint pr = 1;
 
-      if (g_strcmp0 (gst_structure_get_string (p, "pipeline"), name) != 0)
+      if (g_strcmp0 (gst_structure_get_string (p, pipe_key), name) != 0)
         continue;
-      gst_structure_get_uint (p, "run", &pr);
+      gst_structure_get_uint (p, run_key, &pr);
       run = MAX (run, pr);
     }
-    gst_structure_set (r, "run", G_TYPE_UINT, MAX (run, 1), NULL);
+    gst_structure_set (r, run_key, G_TYPE_UINT, MAX (run, 1), NULL);
   }
 }
 
@@ -619,14 +622,15 @@ add_pool_verdicts (GValue * pipes, const GValue * pools)
     GstStructure *p = (GstStructure *)
         gst_value_get_structure (gst_value_array_get_value (pipes, i));
     gchar *pv = sp_pool_verdict (pools,
-        gst_structure_get_string (p, "pipeline"));
+        gst_structure_get_string (p, SP_KEY (pipelines, pipeline)));
     gchar *both;
 
     if (!pv)
       continue;
     both = g_strdup_printf ("%s; %s", gst_structure_get_string (p,
-            "verdict"), pv);
-    gst_structure_set (p, "verdict", G_TYPE_STRING, both, NULL);
+            SP_KEY (pipelines, verdict)), pv);
+    gst_structure_set (p, SP_KEY (pipelines, verdict), G_TYPE_STRING, both,
+        NULL);
     g_free (both);
     g_free (pv);
   }
@@ -644,7 +648,8 @@ add_memory_peaks (SpRecorder * r, GValue * pipes)
   for (guint i = 0; i < gst_value_array_get_size (pipes); i++) {
     GstStructure *row = (GstStructure *)
         gst_value_get_structure (gst_value_array_get_value (pipes, i));
-    const gchar *name = gst_structure_get_string (row, "pipeline");
+    const gchar *name = gst_structure_get_string (row,
+        SP_KEY (pipelines, pipeline));
     gpointer obj = NULL;
 
     g_mutex_lock (&r->lock);
@@ -655,11 +660,12 @@ add_memory_peaks (SpRecorder * r, GValue * pipes)
     }
     g_mutex_unlock (&r->lock);
     if (obj)
-      gst_structure_set (row, "peak_bytes", G_TYPE_UINT64,
+      gst_structure_set (row, SP_KEY (pipelines, peak_bytes), G_TYPE_UINT64,
           sp_memory_pipeline_peak (sp_recorder_pools (r), obj), NULL);
     if (have_rss)
-      gst_structure_set (row, "rss_bytes", G_TYPE_UINT64, rss,
-          "rss_peak_bytes", G_TYPE_UINT64, rss_peak, NULL);
+      gst_structure_set (row, SP_KEY (pipelines, rss_bytes), G_TYPE_UINT64,
+          rss, SP_KEY (pipelines, rss_peak_bytes), G_TYPE_UINT64, rss_peak,
+          NULL);
   }
 }
 
@@ -677,18 +683,19 @@ joined_verdict (const GValue * pipes)
     const GstStructure *p =
         gst_value_get_structure (gst_value_array_get_value (pipes, i));
     if (n == 1) {
-      g_string_append (out, gst_structure_get_string (p, "verdict"));
+      g_string_append (out, gst_structure_get_string (p,
+              SP_KEY (pipelines, verdict)));
       break;
     }
     {
       guint run = 1;
-      gst_structure_get_uint (p, "run", &run);
+      gst_structure_get_uint (p, SP_KEY (pipelines, run), &run);
       g_string_append_printf (out, "%s%s", i ? "; " : "",
-          gst_structure_get_string (p, "pipeline"));
+          gst_structure_get_string (p, SP_KEY (pipelines, pipeline)));
       if (run > 1)
         g_string_append_printf (out, " (run %u)", run);
       g_string_append_printf (out, ": %s",
-          gst_structure_get_string (p, "verdict"));
+          gst_structure_get_string (p, SP_KEY (pipelines, verdict)));
     }
   }
   return g_string_free (out, FALSE);
@@ -704,7 +711,8 @@ all_runs_final (const GValue * pipes)
   for (i = 0; i < n; i++) {
     gboolean final = FALSE;
     gst_structure_get_boolean (gst_value_get_structure
-        (gst_value_array_get_value (pipes, i)), "final", &final);
+        (gst_value_array_get_value (pipes, i)), SP_KEY (pipelines, final),
+        &final);
     if (!final)
       return FALSE;
   }

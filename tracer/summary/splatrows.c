@@ -9,69 +9,68 @@
 #include <math.h>
 
 #include "splatrows.h"
+#include "sprowgst.h"
 #include "spsummary.h"
 
-/* The columns the two tables share: who, how many, and the distribution
- * of `s` (ms). */
-static GstStructure *
-stats_row (const gchar * kind, const gchar * count_key,
-    const SpLatencyStat * le, const StageStats * s)
-{
-  return gst_structure_new (kind,
-      "name", G_TYPE_STRING, le->name,
-      "pipeline", G_TYPE_STRING, le->pipeline,
-      count_key, G_TYPE_UINT64, (guint64) s->count,
-      "mean_ms", G_TYPE_DOUBLE, s->mean,
-      "median_ms", G_TYPE_DOUBLE, stage_stats_median (s),
-      "p90_ms", G_TYPE_DOUBLE, stage_stats_p90 (s),
-      "p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (s),
-      "max_ms", G_TYPE_DOUBLE, s->max, NULL);
-}
+/* The columns the two tables share: who and the distribution of `s`
+ * (ms); how many is the caller's (frames, count). */
+#define SP_LATENCY_STATS(row, le, s) G_STMT_START { \
+  (row)->name = g_strdup ((le)->name); \
+  (row)->pipeline = g_strdup ((le)->pipeline); \
+  (row)->mean_ms = (s)->mean; \
+  (row)->median_ms = stage_stats_median (s); \
+  (row)->p90_ms = stage_stats_p90 (s); \
+  (row)->p99_ms = stage_stats_p99 (s); \
+  (row)->max_ms = (s)->max; \
+} G_STMT_END
 
 static GstStructure *
 sink_row (const SpLatencyStat * le)
 {
   const StageStats *s = &le->e2e;
-  GstStructure *row = stats_row ("latency", "frames", le, s);
+  SpLatencyRow *row = sp_row_new (&sp_latency_kind);
 
+  SP_LATENCY_STATS (row, le, s);
+  row->frames = s->count;
   if (le->unmatched > 0)
-    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
-  if (le->render.count > 0)
-    gst_structure_set (row,
-        "render_median_ms", G_TYPE_DOUBLE, stage_stats_median (&le->render),
-        "render_p99_ms", G_TYPE_DOUBLE, stage_stats_p99 (&le->render), NULL);
+    row->unmatched = le->unmatched;
+  if (le->render.count > 0) {
+    row->render_median_ms = stage_stats_median (&le->render);
+    row->render_p99_ms = stage_stats_p99 (&le->render);
+  }
   if (le->reported) {
-    gst_structure_set (row, "live", G_TYPE_BOOLEAN, le->live,
-        "reported_min_ms", G_TYPE_DOUBLE, le->rmin / 1e6, NULL);
+    row->live = le->live;
+    row->reported_min_ms = le->rmin / 1e6;
     if (GST_CLOCK_TIME_IS_VALID (le->rmax))
-      gst_structure_set (row, "reported_max_ms", G_TYPE_DOUBLE,
-          le->rmax / 1e6, NULL);
+      row->reported_max_ms = le->rmax / 1e6;
     /* A live pipeline renders each frame its reported latency after its
      * capture: a frame that takes longer arrives late. Not known where no
      * frame of known origin arrived (all unmatched): no `late` then. */
     if (s->count > 0)
-      gst_structure_set (row, "late", G_TYPE_BOOLEAN, le->live
-          && stage_stats_p99 (s) > le->rmin / 1e6, NULL);
+      row->late = le->live && stage_stats_p99 (s) > le->rmin / 1e6;
   }
-  return row;
+  return sp_row_into_structure (&sp_latency_kind, row);
 }
 
 static GstStructure *
 elem_row (const SpLatencyStat * le, gdouble work)
 {
   const StageStats *s = &le->through;
-  GstStructure *row = stats_row ("element-latency", "count", le, s);
+  SpElemLatencyRow *row = sp_row_new (&sp_elem_latency_kind);
 
+  SP_LATENCY_STATS (row, le, s);
+  row->count = s->count;
   /* Work: its self time; dwell: the rest of its time through, waiting
    * inside (a queue's buffering, a decoder's reorder delay). */
   if (le->unmatched > 0)
-    gst_structure_set (row, "unmatched", G_TYPE_UINT64, le->unmatched, NULL);
+    row->unmatched = le->unmatched;
   if (isnan (work) && le->is_queue)
     work = 0.0;
-  if (!isnan (work))
-    gst_structure_set (row, "work_ms", G_TYPE_DOUBLE, MIN (work, s->mean),
-        "dwell_ms", G_TYPE_DOUBLE, MAX (s->mean - work, 0.0), NULL);
-  return row;
+  if (!isnan (work)) {
+    row->work_ms = MIN (work, s->mean);
+    row->dwell_ms = MAX (s->mean - work, 0.0);
+  }
+  return sp_row_into_structure (&sp_elem_latency_kind, row);
 }
 
 void

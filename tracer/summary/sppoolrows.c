@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "sppoolrows.h"
+#include "sprowgst.h"
 
 /* "3 in queue0, 1 in the application's appsink0": where the buffers were
  * when the pool ran dry, on average over its empty spells, most first. */
@@ -32,41 +33,41 @@ held_text (const SpPoolStat * st)
 static GstStructure *
 pool_row (const SpPoolStat * st)
 {
-  gchar *held = held_text (st);
-  GstStructure *row = gst_structure_new ("pool",
-      "name", G_TYPE_STRING, st->name,
-      "pipeline", G_TYPE_STRING, st->pipeline,
-      "user", G_TYPE_STRING, st->user,
-      "proposer", G_TYPE_STRING, st->proposer,
-      "allocator", G_TYPE_STRING, st->allocator,
-      "size", G_TYPE_UINT64, (guint64) st->size,
-      "min_buffers", G_TYPE_UINT64, (guint64) st->min,
-      "max_buffers", G_TYPE_UINT64, (guint64) st->max,
-      "handed_out", G_TYPE_UINT64, st->handed_out,
-      "in_use", G_TYPE_UINT64, (guint64) st->in_use,
-      "max_in_use", G_TYPE_UINT64, (guint64) st->max_in_use,
-      "empty", G_TYPE_UINT64, st->empty,
-      "wait_s", G_TYPE_DOUBLE, st->wait_ns / 1e9,
-      "wait_pct", G_TYPE_DOUBLE, st->span_ns > 0 ?
-      100.0 * st->wait_ns / st->span_ns : 0.0,
-      "held_by", G_TYPE_STRING, held, NULL);
+  SpPoolRow *row = sp_row_new (&sp_pool_kind);
 
-  g_free (held);
-  return row;
+  row->name = g_strdup (st->name);
+  row->pipeline = g_strdup (st->pipeline);
+  row->user = g_strdup (st->user);
+  row->proposer = g_strdup (st->proposer);
+  row->allocator = g_strdup (st->allocator);
+  row->size = st->size;
+  row->min_buffers = st->min;
+  row->max_buffers = st->max;
+  row->handed_out = st->handed_out;
+  row->in_use = st->in_use;
+  row->max_in_use = st->max_in_use;
+  row->empty = st->empty;
+  row->wait_s = st->wait_ns / 1e9;
+  row->wait_pct = st->span_ns > 0 ? 100.0 * st->wait_ns / st->span_ns : 0.0;
+  row->held_by = held_text (st);
+  /* run: the summary's, once it knows the pipeline's runs */
+  return sp_row_into_structure (&sp_pool_kind, row);
 }
 
 static GstStructure *
 memory_row (const SpMemStat * st)
 {
-  return gst_structure_new ("memory",
-      "name", G_TYPE_STRING, st->name,
-      "pipeline", G_TYPE_STRING, st->pipeline,
-      "memories", G_TYPE_UINT64, st->mems,
-      "allocated_bytes", G_TYPE_UINT64, st->bytes,
-      "pooled_buffers", G_TYPE_UINT64, st->pooled,
-      "pooled_bytes", G_TYPE_UINT64, st->pooled_bytes,
-      "live_bytes", G_TYPE_UINT64, st->live,
-      "peak_bytes", G_TYPE_UINT64, st->peak, NULL);
+  SpMemoryRow *row = sp_row_new (&sp_memory_kind);
+
+  row->name = g_strdup (st->name);
+  row->pipeline = g_strdup (st->pipeline);
+  row->memories = st->mems;
+  row->allocated_bytes = st->bytes;
+  row->pooled_buffers = st->pooled;
+  row->pooled_bytes = st->pooled_bytes;
+  row->live_bytes = st->live;
+  row->peak_bytes = st->peak;
+  return sp_row_into_structure (&sp_memory_kind, row);
 }
 
 static void

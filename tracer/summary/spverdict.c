@@ -10,7 +10,10 @@
 #include "config.h"
 #endif
 
+#include <math.h>
+
 #include "spdecide.h"
+#include "sprowgst.h"
 #include "spverdict.h"
 
 static guint
@@ -69,8 +72,8 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   for (i = 0; i < n_sinks; i++) {
     const GstStructure *s =
         gst_value_get_structure (gst_value_array_get_value (sinks, i));
-    sink_names[i] = gst_structure_get_string (s, "name");
-    gst_structure_get_double (s, "fps", &sink_fps[i]);
+    sink_names[i] = gst_structure_get_string (s, SP_KEY (sinks, name));
+    gst_structure_get_double (s, SP_KEY (sinks, fps), &sink_fps[i]);
   }
   di.running = in->running_s;
   di.process_cpu = in->process_cpu_s;
@@ -90,37 +93,33 @@ sp_verdict (const SpVerdictInput * in, GPtrArray * recs, GPtrArray * threads,
   return v;
 }
 
-static guint64
-row_uint64 (const GstStructure * row, const gchar * key)
-{
-  guint64 v = 0;
-
-  gst_structure_get_uint64 (row, key, &v);
-  return v;
-}
-
 gchar *
 sp_pool_verdict (const GValue * pools, const gchar * pipeline)
 {
   guint n = gst_value_array_get_size (pools), k = 0;
   SpDecidePool *dp = g_new0 (SpDecidePool, MAX (n, 1));
+  SpPoolRow **rows = g_new0 (SpPoolRow *, MAX (n, 1));
   gchar *v;
 
   for (guint i = 0; i < n; i++) {
-    const GstStructure *row =
-        gst_value_get_structure (gst_value_array_get_value (pools, i));
+    SpPoolRow *row = sp_row_from_structure (&sp_pool_kind,
+        gst_value_get_structure (gst_value_array_get_value (pools, i)));
 
-    if (g_strcmp0 (gst_structure_get_string (row, "pipeline"), pipeline))
+    rows[i] = row;
+    if (g_strcmp0 (row->pipeline, pipeline))
       continue;
-    dp[k].name = gst_structure_get_string (row, "name");
-    dp[k].user = gst_structure_get_string (row, "user");
-    dp[k].held_by = gst_structure_get_string (row, "held_by");
-    dp[k].max_buffers = row_uint64 (row, "max_buffers");
-    dp[k].empty = row_uint64 (row, "empty");
-    gst_structure_get_double (row, "wait_pct", &dp[k].wait_pct);
+    dp[k].name = row->name;
+    dp[k].user = row->user;
+    dp[k].held_by = row->held_by;
+    dp[k].max_buffers = isnan (row->max_buffers) ? 0 : row->max_buffers;
+    dp[k].empty = isnan (row->empty) ? 0 : row->empty;
+    dp[k].wait_pct = isnan (row->wait_pct) ? 0 : row->wait_pct;
     k++;
   }
   v = sp_decide_pool_verdict (dp, k);
+  for (guint i = 0; i < n; i++)
+    sp_row_free (&sp_pool_kind, rows[i]);
+  g_free (rows);
   g_free (dp);
   return v;
 }

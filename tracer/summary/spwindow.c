@@ -9,6 +9,7 @@
 
 #include "spbuild.h"
 #include "spqueue.h"
+#include "sprowgst.h"
 #include "spthreads.h"
 #include "spwindow.h"
 
@@ -147,23 +148,23 @@ static GstStructure *
 element_row (SpWindows * w, const SpElemRec * rec, const ElemPrev * d,
     const guint64 * hist, gdouble len, gdouble workers_s)
 {
-  GstStructure *row = gst_structure_new ("window-element",
-      "name", G_TYPE_STRING, rec->info->name,
-      "thread", G_TYPE_STRING, rec->thread->name,
-      "pipeline", G_TYPE_STRING, rec->info->pipe->name,
-      "run", G_TYPE_UINT, (guint) rec->run,
-      "window", G_TYPE_UINT, w->n,
-      "count", G_TYPE_UINT64, d->seen,
-      "mean_ms", G_TYPE_DOUBLE, d->seen ? d->work_ns / 1e6 / d->seen : 0.0,
-      "median_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.5) / 1e6,
-      "p90_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.9) / 1e6,
-      "p99_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.99) / 1e6,
-      "total_s", G_TYPE_DOUBLE, d->work_ns / 1e9,
-      "busy_pct", G_TYPE_DOUBLE, share (d->work_ns, len), NULL);
+  SpWinElemRow *row = sp_row_new (&sp_win_elem_kind);
 
+  row->name = g_strdup (rec->info->name);
+  row->thread = g_strdup (rec->thread->name);
+  row->pipeline = g_strdup (rec->info->pipe->name);
+  row->run = sp_row_id ((guint) rec->run);
+  row->window = w->n;
+  row->count = d->seen;
+  row->mean_ms = d->seen ? d->work_ns / 1e6 / d->seen : 0.0;
+  row->median_ms = stage_hist_quantile (hist, 0.5) / 1e6;
+  row->p90_ms = stage_hist_quantile (hist, 0.9) / 1e6;
+  row->p99_ms = stage_hist_quantile (hist, 0.99) / 1e6;
+  row->total_s = d->work_ns / 1e9;
+  row->busy_pct = share (d->work_ns, len);
   if (workers_s >= 0)
-    gst_structure_set (row, "worker_cpu_s", G_TYPE_DOUBLE, workers_s, NULL);
-  return row;
+    row->worker_cpu_s = workers_s;
+  return sp_row_into_structure (&sp_win_elem_kind, row);
 }
 
 /* One row per element that took buffers in: its upstream src pad's rate. */
@@ -182,19 +183,19 @@ add_pad_rows (SpWindows * w, GArray * pads, gdouble len, GValue * arr)
     gboolean video = sp_media_is_video_frames (g_atomic_pointer_get
         (&p->info->sink_media));
     gdouble per_s = len > 0 ? p->buffers / (len / 1e9) : 0.0;
+    SpWinPadRow *row = sp_row_new (&sp_win_pad_kind);
 
-    append_row (arr, gst_structure_new ("window-pad",
-            "pad", G_TYPE_STRING, in ? in : "?",
-            "element", G_TYPE_STRING, p->info->name,
-            "pipeline", G_TYPE_STRING, p->info->pipe->name,
-            "run", G_TYPE_UINT, (guint) w->run,
-            "window", G_TYPE_UINT, w->n,
-            "buffers", G_TYPE_UINT64, p->buffers,
-            "buffers_per_s", G_TYPE_DOUBLE, per_s,
-            "bytes_per_s", G_TYPE_DOUBLE,
-            len > 0 ? p->bytes / (len / 1e9) : 0.0,
-            "fps", G_TYPE_DOUBLE, video ? per_s : 0.0,
-            "unit", G_TYPE_STRING, video ? "frames" : "buffers", NULL));
+    row->pad = g_strdup (in ? in : "?");
+    row->element = g_strdup (p->info->name);
+    row->pipeline = g_strdup (p->info->pipe->name);
+    row->run = sp_row_id ((guint) w->run);
+    row->window = w->n;
+    row->buffers = p->buffers;
+    row->buffers_per_s = per_s;
+    row->bytes_per_s = len > 0 ? p->bytes / (len / 1e9) : 0.0;
+    row->fps = video ? per_s : 0.0;
+    row->unit = g_strdup (video ? "frames" : "buffers");
+    append_row (arr, sp_row_into_structure (&sp_win_pad_kind, row));
   }
 }
 
@@ -245,6 +246,24 @@ add_element_rows (SpWindows * w, SpSnapshot * snap, SpPipe * p, gint gen,
   g_array_free (pads, TRUE);
 }
 
+static GstStructure *
+thread_row (SpWindows * w, SpThreadRec * th, SpPipe * p, const ThreadPrev * d,
+    gdouble len)
+{
+  SpWinThreadRow *row = sp_row_new (&sp_win_thread_kind);
+
+  row->name = g_strdup (th->name);
+  row->pipeline = g_strdup (p->name);
+  row->run = sp_row_id ((guint) w->run);
+  row->window = w->n;
+  row->tid = th->tid;
+  row->busy_pct = share (d->busy, len);
+  row->wait_input_pct = share (d->wait_in, len);
+  row->wait_output_pct = share (d->wait_out, len);
+  row->blocked_pct = share (d->blocked, len);
+  return sp_row_into_structure (&sp_win_thread_kind, row);
+}
+
 static void
 add_thread_rows (SpWindows * w, SpSnapshot * snap, SpPipe * p, gint gen,
     gdouble len, GValue * tv)
@@ -276,17 +295,26 @@ add_thread_rows (SpWindows * w, SpSnapshot * snap, SpPipe * p, gint gen,
     prev->wait_in = th->wait_in;
     prev->wait_out = th->wait_out;
     prev->blocked = th->blocked;
-    append_row (tv, gst_structure_new ("window-thread",
-            "name", G_TYPE_STRING, th->name,
-            "pipeline", G_TYPE_STRING, p->name,
-            "run", G_TYPE_UINT, (guint) w->run,
-            "window", G_TYPE_UINT, w->n,
-            "tid", G_TYPE_UINT64, th->tid,
-            "busy_pct", G_TYPE_DOUBLE, share (d.busy, len),
-            "wait_input_pct", G_TYPE_DOUBLE, share (d.wait_in, len),
-            "wait_output_pct", G_TYPE_DOUBLE, share (d.wait_out, len),
-            "blocked_pct", G_TYPE_DOUBLE, share (d.blocked, len), NULL));
+    append_row (tv, thread_row (w, th, p, &d, len));
   }
+}
+
+static GstStructure *
+latency_row (SpWindows * w, const gchar * name, const gchar * pipe,
+    guint64 n, guint64 sum, const guint64 * hist)
+{
+  SpWinLatencyRow *row = sp_row_new (&sp_win_latency_kind);
+
+  row->name = g_strdup (name);
+  row->pipeline = g_strdup (pipe);
+  row->run = sp_row_id ((guint) w->run);
+  row->window = w->n;
+  row->frames = n;
+  row->mean_ms = sum / 1e6 / n;
+  row->median_ms = stage_hist_quantile (hist, 0.5) / 1e6;
+  row->p90_ms = stage_hist_quantile (hist, 0.9) / 1e6;
+  row->p99_ms = stage_hist_quantile (hist, 0.99) / 1e6;
+  return sp_row_into_structure (&sp_win_latency_kind, row);
 }
 
 /* Each sink's frames of the window (latency=true): percentiles and the
@@ -315,30 +343,23 @@ add_latency_rows (SpWindows * w, GArray * sinks, const gchar * pipe,
     *prev = *s;
     if (n == 0)
       continue;
-    append_row (lv, gst_structure_new ("window-latency",
-            "name", G_TYPE_STRING, s->name,
-            "pipeline", G_TYPE_STRING, pipe,
-            "run", G_TYPE_UINT, (guint) w->run,
-            "window", G_TYPE_UINT, w->n,
-            "frames", G_TYPE_UINT64, n,
-            "mean_ms", G_TYPE_DOUBLE, sum / 1e6 / n,
-            "median_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.5) / 1e6,
-            "p90_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.9) / 1e6,
-            "p99_ms", G_TYPE_DOUBLE, stage_hist_quantile (hist, 0.99) / 1e6,
-            NULL));
+    append_row (lv, latency_row (w, s->name, pipe, n, sum, hist));
     for (guint b = 0; b < STAGE_HIST_BUCKETS; b++) {
+      SpWinLatencyHistRow *row;
       gdouble lo, hi;
+
       if (hist[b] == 0)
         continue;
       stage_hist_bounds (b, &lo, &hi);
-      append_row (hv, gst_structure_new ("window-latency-bucket",
-              "name", G_TYPE_STRING, s->name,
-              "pipeline", G_TYPE_STRING, pipe,
-              "run", G_TYPE_UINT, (guint) w->run,
-              "window", G_TYPE_UINT, w->n,
-              "lo_ms", G_TYPE_DOUBLE, lo / 1e6,
-              "hi_ms", G_TYPE_DOUBLE, hi / 1e6,
-              "frames", G_TYPE_UINT64, hist[b], NULL));
+      row = sp_row_new (&sp_win_latency_hist_kind);
+      row->name = g_strdup (s->name);
+      row->pipeline = g_strdup (pipe);
+      row->run = sp_row_id ((guint) w->run);
+      row->window = w->n;
+      row->lo_ms = lo / 1e6;
+      row->hi_ms = hi / 1e6;
+      row->frames = hist[b];
+      append_row (hv, sp_row_into_structure (&sp_win_latency_hist_kind, row));
     }
   }
   g_free (hist);
@@ -414,6 +435,7 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   SpPipe *p;
   gdouble len;
   gchar *pipe_name;
+  SpWindowRow *wrow;
   guint pid;
   gint gen;
 
@@ -476,17 +498,18 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   add_latency_rows (w, sinks, pipe_name, &lv, &hv);
   g_array_free (sinks, TRUE);
 
-  s = gst_structure_new ("stageprof-window",
-      "pipeline", G_TYPE_STRING, pipe_name,
-      "run", G_TYPE_UINT, (guint) w->run,
-      "window", G_TYPE_UINT, w->n,
-      "start_s", G_TYPE_DOUBLE, start / 1e9,
-      "end_s", G_TYPE_DOUBLE, now / 1e9,
-      "length_s", G_TYPE_DOUBLE, len / 1e9,
-      /* The whole process's: 100 is one core busy. */
-      "process_cpu_pct", G_TYPE_DOUBLE, w->proc_cpu && cpu > w->proc_cpu ?
-      100.0 * (cpu - w->proc_cpu) / len : 0.0,
-      "trace_pid", G_TYPE_UINT, pid, NULL);
+  wrow = sp_row_new (&sp_window_kind);
+  wrow->pipeline = pipe_name;
+  wrow->run = sp_row_id ((guint) w->run);
+  wrow->window = w->n;
+  wrow->start_s = start / 1e9;
+  wrow->end_s = now / 1e9;
+  wrow->length_s = len / 1e9;
+  /* The whole process's: 100 is one core busy. */
+  wrow->process_cpu_pct = w->proc_cpu && cpu > w->proc_cpu ?
+      100.0 * (cpu - w->proc_cpu) / len : 0.0;
+  s = sp_row_into_structure (&sp_window_kind, wrow);
+  gst_structure_set (s, "trace_pid", G_TYPE_UINT, pid, NULL);
   gst_structure_take_value (s, "window_elements", &ev);
   gst_structure_take_value (s, "window_pads", &pv);
   gst_structure_take_value (s, "window_queues", &qv);
@@ -495,6 +518,5 @@ sp_windows_close (SpWindows * w, SpRecorder * r, guint64 now, gboolean last)
   gst_structure_take_value (s, "window_latency_hist", &hv);
   w->last_ts = now;
   w->proc_cpu = cpu;
-  g_free (pipe_name);
   return s;
 }
