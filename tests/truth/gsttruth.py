@@ -29,18 +29,19 @@ How frames are followed (the matching rule):
   element that entered it with the same key: the RTP sequence number when
   both are RTP packets (a jitter buffer re-stamps its output), else the
   running time; where no running time is equal, the earliest whose span
-  (running time to running time plus duration) holds the output's running
-  time: the input frame that videorate repeats on its own grid, the input
-  buffer where an audio mixer's output starts. Its time through is leaving
-  minus entering. Each entry is
+  (running time to running time plus duration; a buffer with no duration
+  is its running time) overlaps the output's span: the first input whose
+  data an output cut on the element's own grid carries (videorate, an
+  audio mixer, an encoder that re-chunks audio). Its time through is
+  leaving minus entering. Each entry is
   taken at most once: a tee's second branch, a payloader's second packet of
   a frame or an encoder's output for a frame already out take no sample,
   they carry the origin of the entry that matched first.
 - An element whose input had no timestamps at all (a parser of a file's
   bytes) gives its outputs the oldest entry instead; an element with
-  timestamped input and an output that matches nothing (videorate on its
-  own grid) counts the output as unmatched, and that frame's origin is
-  unknown downstream.
+  timestamped input and an output that matches nothing (a frame videorate
+  repeats, whose input was taken already) counts the output as unmatched,
+  and that frame's origin is unknown downstream.
 - A buffer entering a sink pad is the frame that the same thread last sent
   from a source pad (a push runs the peer's chain on the pushing thread),
   even where a probe in between replaced the buffer or its timestamps. It
@@ -288,7 +289,7 @@ class Truth:
             if is_src:
                 el.n_out += 1
                 self.buffers_out[path] += 1
-                origin = self._leave(el, t, rt, seq, base if monotonic else None)
+                origin = self._leave(el, t, rt, dur, seq, base if monotonic else None)
                 last_out[tid] = (origin, t)
                 continue
             el.n_in += 1
@@ -309,7 +310,7 @@ class Truth:
             el.pending.append([rt, seq, t, origin, False, dur])
         return self
 
-    def _leave(self, el, t, rt, seq, base):
+    def _leave(self, el, t, rt, dur, seq, base):
         if not el.had_input:
             if el.live and base is not None and rt is not None:
                 return base + rt
@@ -323,8 +324,9 @@ class Truth:
             entry = next((e for e in el.pending if not e[4] and e[0] == rt), None)
             key = rt
         if entry is None and rt is not None:
+            end = rt + max(dur, 1)
             entry = next((e for e in el.pending if not e[4] and e[0] is not None
-                          and e[0] <= rt < e[0] + e[5]), None)
+                          and e[0] < end and rt < e[0] + max(e[5], 1)), None)
         if entry is None and not el.timed_input:
             entry = next((e for e in el.pending if not e[4]), None)
         if entry is not None:
