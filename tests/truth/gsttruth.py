@@ -14,6 +14,7 @@ can be held against it (tests/truth/zoo.py, bench/zoo.sh; docs/tracer.md,
     truth.e2e["fakesink0"]           # ms from a frame's origin to the sink
     truth.buffers_in["queue0"], truth.buffers_out["queue0"]
     truth.process_cpu_s(), truth.worker_cpu_s()
+    truth.workers_before_caps_s("x264enc0")   # workers alive at its caps
 
 What is recorded: a buffer probe on every real pad of every element (ghost
 and proxy pads are left out: the pads inside see the same buffers), also on
@@ -59,7 +60,11 @@ every 100 ms by a thread of ours, at EOS and at finish() (a thread that
 ends between two readings keeps its last one); the process from /proc/self/stat
 (getrusage(RUSAGE_SELF), which keeps the threads that ended). Threads seen in a probe
 are streaming threads; threads born after the Truth was made that never ran
-a probe (and are not ours) are workers: a codec's own threads.
+a probe (and are not ours) are workers: a codec's own threads. Whose,
+the harness tells only by birth: the threads alive when an element first
+pushed its output caps are its and its upstream's (an encoder starts its
+threads as it opens, before it tells its caps; the decoder after it opens
+on them).
 
 Stage timed alone: time_alone(launch) runs a pipeline to EOS in this
 process and returns its wall time and CPU; the zoo runs each candidate
@@ -165,6 +170,7 @@ class Truth:
         self._segment = {}         # pad -> its last segment
         self._rtp = {}             # pad -> its caps are RTP
         self._watched = set()
+        self._caps_out = {}        # element -> tids alive at its first output caps
         pipeline.connect("deep-element-added", self._on_added)
         it = pipeline.iterate_recurse()
         while True:
@@ -201,9 +207,9 @@ class Truth:
         # the segment and caps as they pass, so that a buffer's probe only
         # notes the time: every probe holds Python's lock, and a thread
         # waiting for it is time the harness does not see
-        pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event)
+        pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event, element)
 
-    def _on_event(self, pad, info):
+    def _on_event(self, pad, info, element):
         # a probe that raises returns 0 to GStreamer, which is DROP: the
         # harness must never take an event from the pipeline
         try:
@@ -215,6 +221,12 @@ class Truth:
                 # caps' structure (no get_name() on it)
                 self._rtp[pad] = ev.parse_caps().to_string().startswith(
                     "application/x-rtp")
+                if pad.get_direction() == Gst.PadDirection.SRC and \
+                        element not in self._caps_out:
+                    # the threads alive when the element first told its
+                    # output caps: an encoder has opened its codec, and
+                    # the decoder after it has not yet
+                    self._caps_out[element] = {int(t) for t in os.listdir("/proc/self/task")}
         except Exception as e:  # noqa: BLE001
             self.errors.append(f"event probe on {pad.get_name()}: {e!r}")
         return Gst.PadProbeReturn.OK
@@ -363,6 +375,19 @@ class Truth:
 
     def worker_cpu_s(self):
         return sum(cpu for _name, cpu in self.worker_threads().values())
+
+    def workers_before_caps_s(self, path):
+        """CPU of the workers already alive when the element at `path`
+        first pushed its output caps (an encoder opens its codec, and
+        starts its threads, before it tells its caps; a decoder after it
+        opens on those caps): that element's and those of elements
+        upstream of it. None if it pushed no caps."""
+        tids = next((v for e, v in self._caps_out.items()
+                     if self._paths.get(e, element_path(e)) == path), None)
+        if tids is None:
+            return None
+        return sum(cpu for tid, (_name, cpu) in self.worker_threads().items()
+                   if tid in tids)
 
 
 def median(values):
