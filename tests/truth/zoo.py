@@ -3,7 +3,7 @@
 """The zoo: stageprof on real pipelines, every figure held against the
 truth harness (gsttruth.py), which shares no code with the tracer.
 
-    zoo.py [--full] [--only NAME,...] [--strict] [--list]
+    zoo.py [--full] [--only NAME,...] [--strict] [--list] [--core]
 
 Each pipeline runs in a process of its own (its CPU and its threads are
 its own), with GST_TRACERS="stageprof(latency=true,summary=FILE.json)" set
@@ -46,6 +46,13 @@ pipeline, check, stageprof, truth, ok. The checks:
 - verdict          the element the verdict names first against the stage
   that, timed alone in the same process, takes longest (its input made and
   dropped, less the same input without it).
+
+With --full (or --core), the pipelines marked `core` (x264 default, the
+compositor, the audiomixer, the tee) run once more under GStreamer's own
+latency tracer only (`latency(flags=pipeline+element)`, its log lines at
+GST_TRACER:7) with the harness's probes, and a second table puts its
+means against those probes, beside stageprof's against the zoo run's
+(not a check; "nothing logged" where it says nothing).
 
 A check listed in a pipeline's `known` is a known stageprof failure (the
 reason is printed): it is shown as KNOWN and fails only with --strict.
@@ -94,7 +101,7 @@ def jpeg_alone(quality):
 
 
 ZOO = [
-    dict(name="x264-default", needs=["x264enc", "avdec_h264", "h264parse"],
+    dict(name="x264-default", core=True, needs=["x264enc", "avdec_h264", "h264parse"],
          launch=VSRC + " ! x264enc ! h264parse ! avdec_h264 ! fakesink",
          through=["x264enc0", "h264parse0", "avdec_h264-0"], workers=True, media=["clip.mp4"],
          # no cpu: check against the stage alone: x264's own threads use
@@ -151,18 +158,18 @@ ZOO = [
          launch="filesrc location={TMP}/clip.mp4 ! decodebin3 ! video/x-raw ! videoconvert ! "
                 "video/x-raw,format=RGB ! fakesink",
          through=["videoconvert0"]),
-    dict(name="compositor-3", needs=["compositor"],
+    dict(name="compositor-3", core=True, needs=["compositor"],
          launch="compositor name=c sink_1::xpos=100 sink_2::ypos=100 ! video/x-raw,width={W},height={H} ! "
                 "videoconvert ! fakesink " + " ".join(
                     f"videotestsrc num-buffers={{N}} pattern={p} ! video/x-raw,width=160,height=120,"
                     "framerate={FPS}/1 ! c." for p in ("smpte", "ball", "snow")),
          through=["c", "videoconvert0"]),
-    dict(name="audiomixer-live", needs=["audiomixer"], live=True,
+    dict(name="audiomixer-live", core=True, needs=["audiomixer"], live=True,
          launch="audiomixer name=m ! fakesink sync=true audiotestsrc is-live=true num-buffers={AN} "
                 "samplesperbuffer=1024 ! m. audiotestsrc is-live=true num-buffers={AN} "
                 "samplesperbuffer=1024 freq=880 ! m.",
          through=["m"], unmatched=["m"]),
-    dict(name="tee-2", needs=["jpegenc"],
+    dict(name="tee-2", core=True, needs=["jpegenc"],
          launch=VSRC + " ! tee name=t t. ! queue ! videoconvert ! video/x-raw,format=RGB ! "
                 "fakesink t. ! queue ! jpegenc ! fakesink",
          through=["t", "queue0", "queue1", "videoconvert0", "jpegenc0"]),
@@ -518,6 +525,90 @@ def split_launch(s):
     return shlex.split(s)
 
 
+# -- GStreamer's own latency tracer on the same pipelines ----------------------
+CORE_EL = re.compile(r"element-latency, element-id=\(string\)[^,]*, element=\(string\)([^,]+), "
+                     r"src=\(string\)([^,]+), time=\(guint64\)(\d+)")
+CORE_E2E = re.compile(r" latency, src-element-id=\(string\)[^,]*, src-element=\(string\)([^,]+), "
+                      r"src=\(string\)[^,]+, sink-element-id=\(string\)[^,]*, "
+                      r"sink-element=\(string\)([^,]+), sink=\(string\)[^,]+, "
+                      r"time=\(guint64\)(\d+)")
+
+
+def core_one(spec, params, out_path):
+    """In a child: the pipeline under GStreamer's latency tracer only, its
+    log lines to a file, with the harness's probes: the core tracer's
+    figures and the truth of the same run."""
+    log = os.path.join(params["TMP"], spec["name"] + ".core.log")
+    os.environ.update(GST_TRACERS="latency(flags=pipeline+element)", GST_DEBUG="GST_TRACER:7",
+                      GST_DEBUG_FILE=log, GST_DEBUG_NO_COLOR="1")
+    from gsttruth import Gst
+    Gst.init(None)
+    pipeline = Gst.parse_launch(fmt(params, spec["launch"]))
+    pipeline.set_name(spec["name"])
+    truth = gsttruth.Truth(pipeline)
+    gsttruth.run_to_eos(pipeline, timeout_s=120)
+    truth.finish()
+    el, e2e = {}, {}
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = CORE_EL.search(line)
+            if m:
+                el.setdefault(m.group(1), []).append(int(m.group(3)) / 1e6)
+                continue
+            m = CORE_E2E.search(line)
+            if m:
+                e2e.setdefault(m.group(2), {}).setdefault(m.group(1), []).append(
+                    int(m.group(3)) / 1e6)
+    with open(out_path, "w") as f:
+        json.dump(dict(el=el, e2e=e2e, through={k: v for k, v in truth.through.items()},
+                       truth_e2e={k: v for k, v in truth.e2e.items()}), f)
+
+
+def core_latency(spec, params):
+    out = os.path.join(params["TMP"], spec["name"] + ".core.json")
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--core-one", spec["name"],
+                        json.dumps(params), out], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip()[-300:])
+    with open(out) as f:
+        return json.load(f)
+
+
+def ms_n(v):
+    return f"{gsttruth.mean(v):.2f} ms ({len(v)})" if v else "nothing logged"
+
+
+def core_table(rows, params, only):
+    """GStreamer's latency tracer against the probes of its own run (it
+    costs tens of times stageprof's, and a queue's dwell differs from run
+    to run), beside stageprof against the probes of the zoo's run."""
+    out = [("pipeline", "figure", "core tracer", "its probes", "stageprof", "zoo's probes")]
+    for spec in ZOO:
+        if not spec.get("core") or (only and spec["name"] not in only) or missing_elements(spec):
+            continue
+        try:
+            c = core_latency(spec, params)
+        except Exception as e:  # noqa: BLE001
+            out.append((spec["name"], "run", str(e)[-80:], "", "", ""))
+            continue
+        mine = {r["check"].replace(" (rerun)", ""): r for r in rows if r["pipeline"] == spec["name"]}
+        for name in spec.get("through", []):
+            r = mine.get("through:" + name, {})
+            out.append((spec["name"], "through " + name, ms_n(c["el"].get(name)),
+                        ms_n(c["through"].get(name)), r.get("stageprof", "-"), r.get("truth", "-")))
+        for sink, tv in sorted(c["truth_e2e"].items()):
+            r = mine.get("e2e:" + sink, {})
+            core = "; ".join(f"{ms_n(v)} from {src}" for src, v in
+                             sorted(c["e2e"].get(sink, {}).items())) or "nothing logged"
+            out.append((spec["name"], "end to end " + sink, core, ms_n(tv),
+                        r.get("stageprof", "-"), r.get("truth", "-")))
+    print("\nGStreamer's latency tracer (latency(flags=pipeline+element)) against the probes "
+          "of its own run, beside stageprof against the zoo's run's:")
+    widths = [max(len(c[i]) for c in out) for i in range(len(out[0]))]
+    for c in out:
+        print("  ".join(x.ljust(w) for x, w in zip(c, widths)).rstrip())
+
+
 def main(argv):
     full = "--full" in argv
     strict = "--strict" in argv
@@ -525,6 +616,10 @@ def main(argv):
     for i, a in enumerate(argv):
         if a == "--only":
             only = set(argv[i + 1].split(","))
+        if a == "--core-one":
+            spec = next(z for z in ZOO if z["name"] == argv[i + 1])
+            core_one(spec, json.loads(argv[i + 2]), argv[i + 3])
+            return 0
         if a == "--one":
             spec = next(z for z in ZOO if z["name"] == argv[i + 1])
             params = json.loads(argv[i + 2])
@@ -565,6 +660,8 @@ def main(argv):
                         ok=False, known=None)]
         rows += res
     print_table(rows)
+    if full or "--core" in argv:
+        core_table(rows, params, only)
     for r in rows:
         if not r["ok"] and (strict or not r.get("known")):
             failed += 1
