@@ -602,6 +602,8 @@ def core_table(rows, params, only):
                              sorted(c["e2e"].get(sink, {}).items())) or "nothing logged"
             out.append((spec["name"], "end to end " + sink, core, ms_n(tv),
                         r.get("stageprof", "-"), r.get("truth", "-")))
+    if len(out) == 1:
+        return
     print("\nGStreamer's latency tracer (latency(flags=pipeline+element)) against the probes "
           "of its own run, beside stageprof against the zoo's run's:")
     widths = [max(len(c[i]) for c in out) for i in range(len(out[0]))]
