@@ -580,6 +580,45 @@ GST_START_TEST (test_codec_workers_parallel_start)
 
 GST_END_TEST;
 
+/* videoconvert n-threads=2 works on GLib's shared pool ("pool-" and the
+ * program's name, as GLib names them), which any element's task pool runs
+ * on: stageprof gives those threads to no element (the kernel's name is
+ * GLib's, not the streaming thread's), and says how much CPU they used as
+ * the shared pool's. Their CPU is there: the converter's second half. */
+GST_START_TEST (test_shared_pool)
+{
+  GstElement *p = run_keep ("t_pool", "videotestsrc num-buffers=60 ! "
+      "video/x-raw,format=I420,width=640,height=360 ! videoconvert "
+      "name=pc n-threads=2 ! video/x-raw,format=RGB ! fakesink sync=false");
+  GstStructure *s = summary_of ();
+  const GstStructure *proc = gst_value_get_structure
+      (gst_structure_get_value (s, "process"));
+  const GValue *os = gst_structure_get_value (s, "os_threads");
+  GPtrArray *r = rows (s, "elements", "pc", "t_pool");
+  gdouble pool = dget (proc, "shared_pool_cpu_s"), listed = 0;
+  guint n = 0;
+
+  fail_unless (r->len > 0);
+  for (guint i = 0; i < gst_value_array_get_size (os); i++) {
+    const GstStructure *t = gst_value_get_structure
+        (gst_value_array_get_value (os, i));
+    const gchar *name = gst_structure_get_string (t, "name");
+
+    if (g_str_has_prefix (name, "pool-") && dget (t, "cpu_s") >= 0.001)
+      listed += dget (t, "cpu_s");
+    fail_if (g_str_has_prefix (name, "pc:"), "%s is videoconvert's", name);
+  }
+  fail_unless (gst_structure_get_uint (proc, "shared_pool_threads", &n));
+  fail_unless (n >= 1 && pool > 0.001, "%u pool threads, %.3f s", n, pool);
+  fail_unless (fabs (pool - listed) < 1e-6, "%.3f s against rows %.3f s",
+      pool, listed);
+  g_ptr_array_free (r, TRUE);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
 /* A replicated op sets the rate: named once, with its replica count, not
  * as one of its copies at half the load each. */
 GST_START_TEST (test_stagebin_replicas_verdict)
@@ -1409,6 +1448,7 @@ stageprof_truth_suite (void)
   tcase_add_test (tc, test_codec_workers_decode);
   tcase_add_test (tc, test_codec_workers_encode);
   tcase_add_test (tc, test_codec_workers_parallel_start);
+  tcase_add_test (tc, test_shared_pool);
   tcase_add_test (tc, test_stagebin_replicas_verdict);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_funnel);

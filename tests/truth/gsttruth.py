@@ -14,6 +14,7 @@ can be held against it (tests/truth/zoo.py, bench/zoo.sh; docs/tracer.md,
     truth.e2e["fakesink0"]           # ms from a frame's origin to the sink
     truth.buffers_in["queue0"], truth.buffers_out["queue0"]
     truth.process_cpu_s(), truth.worker_cpu_s()
+    truth.workers_before_caps_s("x264enc0")   # workers alive at its caps
 
 What is recorded: a buffer probe on every real pad of every element (ghost
 and proxy pads are left out: the pads inside see the same buffers), also on
@@ -29,18 +30,19 @@ How frames are followed (the matching rule):
   element that entered it with the same key: the RTP sequence number when
   both are RTP packets (a jitter buffer re-stamps its output), else the
   running time; where no running time is equal, the earliest whose span
-  (running time to running time plus duration) holds the output's running
-  time: the input frame that videorate repeats on its own grid, the input
-  buffer where an audio mixer's output starts. Its time through is leaving
-  minus entering. Each entry is
+  (running time to running time plus duration; a buffer with no duration
+  is its running time) overlaps the output's span: the first input whose
+  data an output cut on the element's own grid carries (videorate, an
+  audio mixer, an encoder that re-chunks audio). Its time through is
+  leaving minus entering. Each entry is
   taken at most once: a tee's second branch, a payloader's second packet of
   a frame or an encoder's output for a frame already out take no sample,
   they carry the origin of the entry that matched first.
 - An element whose input had no timestamps at all (a parser of a file's
   bytes) gives its outputs the oldest entry instead; an element with
-  timestamped input and an output that matches nothing (videorate on its
-  own grid) counts the output as unmatched, and that frame's origin is
-  unknown downstream.
+  timestamped input and an output that matches nothing (a frame videorate
+  repeats, whose input was taken already) counts the output as unmatched,
+  and that frame's origin is unknown downstream.
 - A buffer leaving an element on a pad whose segment is not in time (a
   muxer's file: mp4mux puts its PTS on its own time line, shifted by the
   B-frames' delay) is followed by its bytes, never its PTS: it takes the
@@ -67,7 +69,11 @@ every 100 ms by a thread of ours, at EOS and at finish() (a thread that
 ends between two readings keeps its last one); the process from /proc/self/stat
 (getrusage(RUSAGE_SELF), which keeps the threads that ended). Threads seen in a probe
 are streaming threads; threads born after the Truth was made that never ran
-a probe (and are not ours) are workers: a codec's own threads.
+a probe (and are not ours) are workers: a codec's own threads. Whose,
+the harness tells only by birth: the threads alive when an element first
+pushed its output caps are its and its upstream's (an encoder starts its
+threads as it opens, before it tells its caps; the decoder after it opens
+on them).
 
 Stage timed alone: time_alone(launch) runs a pipeline to EOS in this
 process and returns its wall time and CPU; the zoo runs each candidate
@@ -178,6 +184,7 @@ class Truth:
         self._digest = {}          # record n -> (size, crc32) of its bytes
         self._muxer_in = set()     # a muxer's sink pads: their bytes noted
         self._watched = set()
+        self._caps_out = {}        # element -> tids alive at its first output caps
         pipeline.connect("deep-element-added", self._on_added)
         it = pipeline.iterate_recurse()
         while True:
@@ -218,9 +225,9 @@ class Truth:
         # the segment and caps as they pass, so that a buffer's probe only
         # notes the time: every probe holds Python's lock, and a thread
         # waiting for it is time the harness does not see
-        pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event)
+        pad.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, self._on_event, element)
 
-    def _on_event(self, pad, info):
+    def _on_event(self, pad, info, element):
         # a probe that raises returns 0 to GStreamer, which is DROP: the
         # harness must never take an event from the pipeline
         try:
@@ -232,6 +239,12 @@ class Truth:
                 # caps' structure (no get_name() on it)
                 self._rtp[pad] = ev.parse_caps().to_string().startswith(
                     "application/x-rtp")
+                if pad.get_direction() == Gst.PadDirection.SRC and \
+                        element not in self._caps_out:
+                    # the threads alive when the element first told its
+                    # output caps: an encoder has opened its codec, and
+                    # the decoder after it has not yet
+                    self._caps_out[element] = {int(t) for t in os.listdir("/proc/self/task")}
         except Exception as e:  # noqa: BLE001
             self.errors.append(f"event probe on {pad.get_name()}: {e!r}")
         return Gst.PadProbeReturn.OK
@@ -314,7 +327,8 @@ class Truth:
                     origin = self._leave_bytes(el, t, self._digest[n],
                                                base if monotonic else None)
                 else:
-                    origin = self._leave(el, t, rt, seq, base if monotonic else None)
+                    origin = self._leave(el, t, rt, dur, seq,
+                                         base if monotonic else None)
                 last_out[tid] = (origin, t)
                 continue
             el.n_in += 1
@@ -354,9 +368,9 @@ class Truth:
             return None
         # a source of bytes, or bytes in and out (a decompressor): the
         # usual rule, without the PTS
-        return self._leave(el, t, None, None, base)
+        return self._leave(el, t, None, None, None, base)
 
-    def _leave(self, el, t, rt, seq, base):
+    def _leave(self, el, t, rt, dur, seq, base):
         if not el.had_input:
             if el.live and base is not None and rt is not None:
                 return base + rt
@@ -370,8 +384,9 @@ class Truth:
             entry = next((e for e in el.pending if not e[4] and e[0] == rt), None)
             key = rt
         if entry is None and rt is not None:
+            end = rt + max(dur, 1)
             entry = next((e for e in el.pending if not e[4] and e[0] is not None
-                          and e[0] <= rt < e[0] + e[5]), None)
+                          and e[0] < end and rt < e[0] + max(e[5], 1)), None)
         if entry is None and not el.timed_input:
             entry = next((e for e in el.pending if not e[4]), None)
         if entry is not None:
@@ -408,6 +423,19 @@ class Truth:
 
     def worker_cpu_s(self):
         return sum(cpu for _name, cpu in self.worker_threads().values())
+
+    def workers_before_caps_s(self, path):
+        """CPU of the workers already alive when the element at `path`
+        first pushed its output caps (an encoder opens its codec, and
+        starts its threads, before it tells its caps; a decoder after it
+        opens on those caps): that element's and those of elements
+        upstream of it. None if it pushed no caps."""
+        tids = next((v for e, v in self._caps_out.items()
+                     if self._paths.get(e, element_path(e)) == path), None)
+        if tids is None:
+            return None
+        return sum(cpu for tid, (_name, cpu) in self.worker_threads().items()
+                   if tid in tids)
 
 
 def median(values):

@@ -366,6 +366,18 @@ text_os_threads (const GstStructure * s, GString * out)
   if (idle)
     g_string_append_printf (out, "  (%u more threads used under 1 ms)\n",
         idle);
+  /* Threads whose element nothing tells (spthreads.c). */
+  if (p && get_d (p, "shared_pool_cpu_s") >= 0.001) {
+    gchar *cpu = sp_fmt (get_d (p, "shared_pool_cpu_s"), 3);
+    guint n = 0;
+
+    gst_structure_get_uint (p, "shared_pool_threads", &n);
+    g_string_append_printf (out, "  (pool-*: GLib's shared thread pool, %u "
+        "threads, %s s of CPU: work any element's task pool runs there, "
+        "videoconvert's n-threads say; whose, the kernel does not tell)\n",
+        n, cpu);
+    g_free (cpu);
+  }
   /* What the rows miss: threads that ended before any look at them. */
   if (p && get_d (p, "unlisted_cpu_s") >= MAX (0.001, 0.01 * get_d (p,
               "cpu_s"))) {

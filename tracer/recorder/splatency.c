@@ -34,6 +34,7 @@ typedef struct
 typedef struct
 {
   GstClockTime rt;              /* its running time entering, or NONE */
+  GstClockTime dur;             /* its duration, or 0 */
   guint64 rtp;                  /* an RTP packet's key (rtp_key), or 0 */
   guint64 in_ts;
   Frame f;
@@ -254,17 +255,39 @@ running_time (GstPad * pad, GstBuffer * buf, gboolean * bytes)
   return rt;
 }
 
-/* The frame `buf` (running time `rt`) leaving `le` at `ts`: the one that
- * entered with the same running time (a decoder putting frames back in
- * order, an encoder with lookahead). Where the element's input had no
- * timestamps (a parser of a file's bytes), the oldest. Where it had some
- * and none matches, no other frame is taken for it: it is counted as
- * unmatched and its origin is unknown. *first: the frame starts here. */
-static Frame
-take_frame (LatElem * le, GstClockTime rt, guint64 rtp, guint64 ts,
-    gboolean * first)
+/* Whether spans [a, a + da) and [b, b + db) share running time; a span
+ * of no duration is its start. */
+static inline gboolean
+spans_overlap (GstClockTime a, GstClockTime da, GstClockTime b,
+    GstClockTime db)
 {
-  gint at = -1;
+  return (a < b + MAX (db, 1)) && (b < a + MAX (da, 1));
+}
+
+/* `buf`'s duration, 0 where it has none. */
+static inline GstClockTime
+buffer_duration (GstBuffer * buf)
+{
+  return GST_BUFFER_DURATION_IS_VALID (buf) ? GST_BUFFER_DURATION (buf) : 0;
+}
+
+/* The frame `buf` (running time `rt`, duration `dur`) leaving `le` at
+ * `ts`: the one that entered with the same running time (a decoder
+ * putting frames back in order, an encoder with lookahead); else, for an
+ * element that cuts or stamps its output on its own grid (an audio mixer,
+ * videorate, an audio encoder re-chunking), the earliest waiting frame
+ * whose span (running time to running time plus duration) overlaps the
+ * output's: the first input whose data it carries. Each frame is taken
+ * once. Where the element's input had no timestamps (a parser of a
+ * file's bytes), the oldest. Where it had some and none matches (a frame
+ * videorate repeats, already taken), no other frame is taken for it: it
+ * is counted as unmatched and its origin is unknown. *first: the frame
+ * starts here. */
+static Frame
+take_frame (LatElem * le, GstClockTime rt, GstClockTime dur, guint64 rtp,
+    guint64 ts, gboolean * first)
+{
+  gint at = -1, span = -1;
   gboolean timed = FALSE;
   Entry ent;
 
@@ -277,17 +300,23 @@ take_frame (LatElem * le, GstClockTime rt, guint64 rtp, guint64 ts,
   }
   /* An RTP packet out: the packet in with its SSRC and sequence number
    * (a jitter buffer re-stamps, reorders and drops); else by running
-   * time. */
+   * time, then by span. */
   for (guint i = 0; rtp && i < le->pending->len && at < 0; i++)
     if (g_array_index (le->pending, Entry, i).rtp == rtp)
       at = (gint) i;
   for (guint i = 0; i < le->pending->len && at < 0; i++) {
-    GstClockTime prt = g_array_index (le->pending, Entry, i).rt;
+    const Entry *e = &g_array_index (le->pending, Entry, i);
 
-    timed |= GST_CLOCK_TIME_IS_VALID (prt);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && prt == rt)
+    timed |= GST_CLOCK_TIME_IS_VALID (e->rt);
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (e->rt))
+      continue;
+    if (e->rt == rt)
       at = (gint) i;
+    else if (span < 0 && spans_overlap (e->rt, e->dur, rt, dur))
+      span = (gint) i;
   }
+  if (at < 0)
+    at = span;
   if (at < 0) {
     /* Nothing waiting: a tee's next branch, or one of several buffers made
      * of one input: the frame it last passed on. */
@@ -427,7 +456,7 @@ sp_latency_push (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
   g_mutex_lock (&l->lock);
   le = lat_elem_get (l, e);
   if (!bytes || !take_bytes (le, buf, ts, &f))
-    f = take_frame (le, rt, rtp, ts, &first);
+    f = take_frame (le, rt, buffer_duration (buf), rtp, ts, &first);
   live = le->live_source;
   le->pushed = TRUE;
   le->last_push_ts = ts;
@@ -539,7 +568,7 @@ sp_latency_chain (SpLatency * l, guint64 ts, GstPad * pad, GstBuffer * buf)
     le->sink_origin = f.origin;
     le->sink_open = TRUE;
   } else {
-    Entry ent = { rt, rtp, ts, f };
+    Entry ent = { rt, buffer_duration (buf), rtp, ts, f };
 
     if (gst_buffer_n_memory (buf) > 0) {
       ent.mem = gst_buffer_peek_memory (buf, 0);

@@ -9,8 +9,11 @@
  * follows
  * the frame through every element, also those that make new buffers
  * (decoders, converters) or hold them (queues, reorderers): each element
- * keeps the frames that entered it (origin and entry time, by PTS), and
- * its next push takes the one with the same PTS, else the oldest. A push
+ * keeps the frames that entered it (origin, entry time, running time and
+ * duration), and its next push takes the one with the same running time,
+ * else the earliest whose span overlaps the push's (an element that cuts
+ * its own grid), else, where its input had no timestamps, the oldest;
+ * else the push is unmatched. A push
  * hands the origin to the chain it calls on the same thread. At a sink the
  * end-to-end time is the arrival less the origin (and, for a sink that
  * syncs on the clock, the render: its chain's return).

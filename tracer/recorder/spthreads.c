@@ -493,6 +493,21 @@ sp_threads_refresh (SpRecorder * r)
   g_mutex_unlock (&r->lock);
 }
 
+/* A thread of GLib's shared thread pool ("pool-" and the program's name,
+ * as GLib names them) that belongs to no element and never streamed.
+ * Every non-exclusive GThreadPool of the process runs its work on these
+ * threads, one task on one, the next on another: GstTaskPool's default
+ * (videoconvert's n-threads, GstVideoConverter's parallel runner) as any
+ * other library's. The kernel's name is GLib's, not its creator's, and a
+ * thread runs whichever pool's task comes next: whose work it did is not
+ * known, only that it is the shared pool's. */
+static gboolean
+shared_pool_thread_locked (SpRecorder * r, const SpOsThread * t)
+{
+  return !t->owner && t->comm && g_str_has_prefix (t->comm, "pool-")
+      && thread_label_locked (r, t->tid, NULL) == NULL;
+}
+
 static gint
 cmp_cpu (gconstpointer a, gconstpointer b)
 {
@@ -513,7 +528,8 @@ sp_os_threads (SpRecorder * r, GValue * rows)
   GPtrArray *all = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer v;
-  guint64 proc = sp_process_cpu_ns (), listed = 0;
+  guint64 proc = sp_process_cpu_ns (), listed = 0, pool = 0;
+  guint pool_threads = 0;
   gdouble elapsed = (g_get_monotonic_time () * 1000.0 - r->t0) / 1e9;
   gdouble used = (proc - MIN (proc, r->proc_cpu_t0)) / 1e9;
   guint cores = g_get_num_processors ();
@@ -536,6 +552,9 @@ sp_os_threads (SpRecorder * r, GValue * rows)
     if (t->owner && t->cpu_ns >= GST_MSECOND) {
       t->owner->worker_cpu_ns += t->cpu_ns;
       t->owner->workers++;
+    } else if (shared_pool_thread_locked (r, t) && t->cpu_ns >= GST_MSECOND) {
+      pool += t->cpu_ns;
+      pool_threads++;
     }
   }
   g_ptr_array_sort (all, cmp_cpu);
@@ -561,6 +580,10 @@ sp_os_threads (SpRecorder * r, GValue * rows)
        * ones forgotten): what the rows above do not hold. */
       "unlisted_cpu_s", G_TYPE_DOUBLE, proc > listed ? (proc - listed) / 1e9 :
       0.0,
+      /* GLib's shared pool's threads that worked: whose work they did
+       * is not known (shared_pool_thread_locked) */
+      "shared_pool_cpu_s", G_TYPE_DOUBLE, pool / 1e9,
+      "shared_pool_threads", G_TYPE_UINT, pool_threads,
       "cores", G_TYPE_UINT, cores,
       "elapsed_s", G_TYPE_DOUBLE, elapsed,
       "cores_used", G_TYPE_DOUBLE, elapsed > 0 ? used / elapsed : 0.0, NULL);
