@@ -1606,8 +1606,10 @@ GST_START_TEST (test_diff_runs)
   fail_unless (strstr (out, "\"runs_a\":5") && strstr (out,
           "\"cpu_wait_pct_a\":["), "%s", out);
   g_free (out);
+  /* --fail-above fails the run: 1.9x the work measured alone, under 1.5x
+   * once beside two parallel builds, so a threshold well below */
   fail_unless_equals_int (diff_runs (&out, (const gchar * const *) same,
-          (const gchar * const *) big, 5, "50"), 1);
+          (const gchar * const *) big, 5, "30"), 1);
   g_free (out);
   for (i = 0; i < 15; i++)
     g_free (same[i]);
