@@ -439,6 +439,20 @@ start_of (GstStageStoreSrc * self, guint64 target)
   return 0;
 }
 
+gboolean
+gst_stage_store_src_starts_at_h265_cra (GstStageStoreSrc * self)
+{
+  guint64 first;
+
+  if (self->info == NULL || g_strcmp0 (self->info->codec, "h265") != 0
+      || self->n_raps == 0 || rap_is_idr (self, 0))
+    return FALSE;
+  first = stage_select_next (self->select, 0);
+  /* targets rise, and so do their runs' starts: the first one tells */
+  return first != STAGE_SELECT_NONE && first < self->n_frames
+      && start_of (self, first) == self->raps[0];
+}
+
 /* Makes self->block hold packet @p: decoded reads take the keyframe
  * interval from @p to the next RAP (or the chunk end) in one read. */
 static gboolean
