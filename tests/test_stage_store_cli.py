@@ -776,6 +776,29 @@ def decode_only_damage(d, store):
               f"verify: {sql[:60]}...: '{want}': " + (r.stdout + r.stderr).strip()[-200:])
 
 
+def decode_only_copies(d, name):
+    """merge copies decode-only packets (the destination becomes format 2);
+    join keeps a first part's and refuses a later part's, which would be
+    presented before frame 0 in the middle of the stream."""
+    r = run([TOOL, "merge", "m-" + name, "s-" + name], d)
+    db = sqlite3.connect(os.path.join(d, "m-" + name, "catalog.db"))
+    fmt, = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    lead, = db.execute("SELECT count(*) FROM frames WHERE idx < 0").fetchone()
+    db.close()
+    v = run([TOOL, "verify", "m-" + name], d)
+    check(r.returncode == 0 and fmt == "2" and lead == 1 and v.returncode == 0,
+          f"{name}: merge keeps the decode-only packet (format {fmt}, {lead}): " + v.stdout.strip())
+    for part in ("x.part-0-of-2", "x.part-1-of-2", "y.part-0-of-1"):
+        run([TOOL, "-q", "ingest", "j-" + name, part, name + ".ts"], d)
+    r = run([TOOL, "join", "j-" + name, "x"], d)
+    check(r.returncode == 1 and "only the first part may have" in r.stderr,
+          f"{name}: join refuses decode-only packets past the first part: " + r.stderr.strip()[-200:])
+    r = run([TOOL, "join", "j-" + name, "y"], d)
+    v = run([TOOL, "verify", "j-" + name], d)
+    check(r.returncode == 0 and v.returncode == 0 and "ok   y (" in v.stdout,
+          f"{name}: join of a first part keeps them: " + r.stderr.strip()[-200:] + v.stdout.strip())
+
+
 def cut_tests(tmp):
     """Issue 37 #4, #5: an open-GOP TS cut in the middle of a GOP with
     ffmpeg -c copy -copyinkf. #4 (H.264): the first keyframe is a recovery
@@ -855,6 +878,7 @@ def cut_tests(tmp):
         check(r.returncode == 0 and "ok   v" in r.stdout, f"{name}: verify: " + r.stdout.strip())
         if want_lead:
             decode_only_damage(d, store)
+            decode_only_copies(d, name)
         shift_catalog(store, "v")
         r = run([TOOL, "verify", store], d)
         check(r.returncode == 1 and "picture order count" in r.stdout,
