@@ -132,23 +132,18 @@ GST_ELEMENT_REGISTER_DEFINE (stagesrc, "stagesrc", GST_RANK_NONE,
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
-/* Whether @dec decodes a stream with unwanted non-reference pictures left
- * out exactly. gst-libav before 1.24 does with any thread count. From
- * 1.24 (the frame travels on the AVPacket's opaque_ref) its clean-up of
- * "ghost" frames, frames earlier in decode order without a buffer yet,
- * races its frame threads once pictures are missing: under load a frame
- * just sent, not yet started by its thread, was released, and libav then
- * decoded nothing for it or another frame's picture came out in its place
- * (1.26 on Debian 13: 2 runs in 6 of a single read). With one thread it
- * is exact. Other decoders are fed every packet. */
+/* Whether @dec (a decoder element, or a bin of one element) is one of
+ * gst-libav's @prefix decoders: then *@elem holds a ref on that element
+ * and *@major.*@minor is gst-libav's version. */
 static gboolean
-decoder_allows_skipping (GstElement * dec)
+libav_decoder (GstElement * dec, const gchar * prefix, GstElement ** elem,
+    guint * major, guint * minor)
 {
   GstElementFactory *f;
   GstPlugin *plugin;
-  guint major = 0, minor = 0;
-  gboolean ok = FALSE;
+  gboolean ok;
 
+  *elem = NULL;
   if (GST_IS_BIN (dec)) {
     GstElement *bin = dec;
     GList *kids;
@@ -166,21 +161,76 @@ decoder_allows_skipping (GstElement * dec)
   f = gst_element_get_factory (dec);
   plugin = f ? GST_PLUGIN (gst_plugin_feature_get_plugin
       (GST_PLUGIN_FEATURE (f))) : NULL;
-  if (plugin && g_str_has_prefix (GST_OBJECT_NAME (f), "avdec_h264")
+  ok = plugin && g_str_has_prefix (GST_OBJECT_NAME (f), prefix)
       && g_strcmp0 (gst_plugin_get_name (plugin), "libav") == 0
-      && sscanf (gst_plugin_get_version (plugin), "%u.%u", &major,
-          &minor) == 2) {
-    gint threads = 0;
-
-    if (g_object_class_find_property (G_OBJECT_GET_CLASS (dec),
-            "max-threads"))
-      g_object_get (dec, "max-threads", &threads, NULL);
-    ok = major == 1 && (minor < 24 || threads == 1);
-  }
+      && sscanf (gst_plugin_get_version (plugin), "%u.%u", major,
+      minor) == 2;
   if (plugin)
     gst_object_unref (plugin);
-  gst_object_unref (dec);
+  if (ok)
+    *elem = dec;
+  else
+    gst_object_unref (dec);
   return ok;
+}
+
+/* Whether @dec decodes a stream with unwanted non-reference pictures left
+ * out exactly. gst-libav before 1.24 does with any thread count. From
+ * 1.24 (the frame travels on the AVPacket's opaque_ref) its clean-up of
+ * "ghost" frames, frames earlier in decode order without a buffer yet,
+ * races its frame threads once pictures are missing: under load a frame
+ * just sent, not yet started by its thread, was released, and libav then
+ * decoded nothing for it or another frame's picture came out in its place
+ * (1.26 on Debian 13: 2 runs in 6 of a single read). With one thread it
+ * is exact. Other decoders are fed every packet. */
+static gboolean
+decoder_allows_skipping (GstElement * dec)
+{
+  GstElement *e;
+  guint major = 0, minor = 0;
+  gint threads = 0;
+  gboolean ok;
+
+  if (!libav_decoder (dec, "avdec_h264", &e, &major, &minor))
+    return FALSE;
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e), "max-threads"))
+    g_object_get (e, "max-threads", &threads, NULL);
+  ok = major == 1 && (minor < 24 || threads == 1);
+  gst_object_unref (e);
+  return ok;
+}
+
+/* A read from a cut H.265 recording's first keyframe (a CRA, whose
+ * reference picture set names pictures from before the cut): FFmpeg
+ * invents a picture for each of them, its picture buffer fills up and it
+ * outputs the CRA while the packets after it are still queued for its
+ * frame threads, without a picture yet; gst-libav 1.24+ then takes them
+ * for frames FFmpeg dropped ("discarding ghost frame", GST_DEBUG=libav:6)
+ * and releases them, and the picture of one is lost ("Couldn't get codec
+ * frame !"): full reads of test_stage_store_cli's cut265 failed 4 times in
+ * 16, and 11 in 24 beside other reads, on Debian 13. With one thread a
+ * packet has its picture before the next is sent: 24 of 24. So such a read decodes with one thread, unless
+ * decoder= names the decoder (its settings are the user's). */
+static void
+serialize_cra_start (GstStageSrc * self, GstElement * dec)
+{
+  GstElement *e;
+  guint major = 0, minor = 0;
+  gboolean chosen;
+
+  GST_OBJECT_LOCK (self);
+  chosen = !gst_stage_is_unset (self->decoder_desc);
+  GST_OBJECT_UNLOCK (self);
+  if (chosen || !gst_stage_store_src_starts_at_h265_cra (self->reader)
+      || !libav_decoder (dec, "avdec_h265", &e, &major, &minor))
+    return;
+  if (major == 1 && minor >= 24 && g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "max-threads")) {
+    GST_INFO_OBJECT (self, "the read starts at an H.265 CRA: one decoder "
+        "thread");
+    g_object_set (e, "max-threads", 1, NULL);
+  }
+  gst_object_unref (e);
 }
 
 static GstElement *
@@ -379,6 +429,7 @@ plug (GstStageSrc * self)
     self->decoder = make_decoder (self, info, &err);
     if (self->decoder == NULL)
       goto error;
+    serialize_cra_start (self, self->decoder);
     gst_stage_store_src_allow_skipping (self->reader,
         decoder_allows_skipping (self->decoder));
     gst_bin_add (GST_BIN (self), self->decoder);

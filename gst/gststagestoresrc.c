@@ -26,8 +26,15 @@
  * one RAP earlier and reaches the target's RAP in stream, as a full
  * decode does (IDR pictures are entered directly).
  *
- * The decoder sees synthetic timestamps (the frame index in ms) so that
- * its output names each frame's index whatever the stored timestamps are;
+ * A cut recording's decode-only packets (reference leading pictures of
+ * its first keyframe, store/stagestore.h) are fed in every run from the
+ * first keyframe, flagged GST_BUFFER_FLAG_DECODE_ONLY, so the decoder's
+ * references and frame_num sequence are the encoder's; whatever the
+ * decoder makes of them is dropped here too.
+ *
+ * The decoder sees synthetic timestamps (the frame index in ms, after
+ * the decode-only packets) so that its output names each frame's index
+ * whatever the stored timestamps are;
  * the stored ones are put back on output, with the selectors' timing: a
  * regular stride of S lasts S frames and is numbered index / S in OFFSET,
  * other selections keep the stored grid and send a GAP for each hole.
@@ -60,7 +67,9 @@ struct _GstStageStoreSrc
   StageStore *store;
   StageStreamInfo *info;
   StageFrame *frames;           /* decode order */
-  gsize n;
+  gsize n;                      /* packets */
+  gsize n_frames;               /* frames: n - n_lead */
+  gsize n_lead;                 /* decode-only packets (index < 0) */
   gsize *pos_of;                /* frame index -> decode position */
   gsize *raps;                  /* decode positions of RAPs */
   gsize n_raps;
@@ -119,7 +128,7 @@ gst_stage_store_src_close (GstStageStoreSrc * self)
   g_clear_pointer (&self->store, stage_store_close);
   g_clear_pointer (&self->select, stage_select_free);
   gst_clear_caps (&self->caps);
-  self->n = self->n_raps = 0;
+  self->n = self->n_raps = self->n_frames = self->n_lead = 0;
 }
 
 void
@@ -186,13 +195,13 @@ check_selection (GstStageStoreSrc * self, GError ** error)
   guint64 last = stage_select_last (self->select);
   guint64 bad;
 
-  if (last != STAGE_SELECT_NONE && last >= self->n)
-    bad = stage_select_next (self->select, self->n);
-  else if (first != STAGE_SELECT_NONE && first >= self->n && first > 0)
+  if (last != STAGE_SELECT_NONE && last >= self->n_frames)
+    bad = stage_select_next (self->select, self->n_frames);
+  else if (first != STAGE_SELECT_NONE && first >= self->n_frames && first > 0)
     bad = first;
   else
     return TRUE;
-  if (self->n == 0)
+  if (self->n_frames == 0)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "Frame %" G_GUINT64_FORMAT " was asked for, but stream '%s' is "
         "empty (0 frames)", bad, self->info->name);
@@ -200,7 +209,7 @@ check_selection (GstStageStoreSrc * self, GError ** error)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "Frame %" G_GUINT64_FORMAT " is past the end of stream '%s': it has "
         "%" G_GSIZE_FORMAT " frames (indices 0 to %" G_GSIZE_FORMAT ")", bad,
-        self->info->name, self->n, self->n - 1);
+        self->info->name, self->n_frames, self->n_frames - 1);
   return FALSE;
 }
 
@@ -227,6 +236,8 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
       error);
   if (self->frames == NULL)
     goto fail;
+  self->n_lead = stage_store_count_decode_only (self->frames, self->n);
+  self->n_frames = self->n - self->n_lead;
   self->pos_of = g_new (gsize, self->n + 1);
   for (i = 0; i < self->n; i++)
     self->pos_of[i] = G_MAXSIZE;
@@ -234,7 +245,10 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
   for (i = 0; i < self->n; i++) {
     gint64 idx = self->frames[i].index;
 
-    if (idx < 0 || (gsize) idx >= self->n || self->pos_of[idx] != G_MAXSIZE) {
+    if (idx < 0 && idx >= -(gint64) self->n_lead && !self->frames[i].keyframe)
+      continue;                 /* decode-only: no frame */
+    if (idx < 0 || (gsize) idx >= self->n_frames
+        || self->pos_of[idx] != G_MAXSIZE) {
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
           "Store '%s', stream '%s': the frame index is corrupt (frame index "
           "%" G_GINT64_FORMAT " at decode position %" G_GSIZE_FORMAT ")",
@@ -274,7 +288,8 @@ gst_stage_store_src_open (GstStageStoreSrc * self, const gchar * store,
   }
   self->skip_nonref = FALSE;
   GST_DEBUG_OBJECT (self, "stream '%s': %" G_GSIZE_FORMAT " frames, %"
-      G_GSIZE_FORMAT " random access points", stream, self->n, self->n_raps);
+      G_GSIZE_FORMAT " decode-only packets, %" G_GSIZE_FORMAT " random "
+      "access points", stream, self->n_frames, self->n_lead, self->n_raps);
   return TRUE;
 
 fail:
@@ -315,7 +330,8 @@ gst_stage_store_src_start (GstBaseSrc * src)
   self->run_active = FALSE;
   self->fed = FALSE;
   self->flush_seqnum = GST_SEQNUM_INVALID;
-  self->next_pts = self->n > 0 && self->frames[self->pos_of[0]].pts >= 0 ?
+  self->next_pts = self->n_frames > 0
+      && self->frames[self->pos_of[0]].pts >= 0 ?
       (GstClockTime) self->frames[self->pos_of[0]].pts : GST_CLOCK_TIME_NONE;
   self->failed = FALSE;
   GST_OBJECT_LOCK (self);
@@ -421,6 +437,20 @@ start_of (GstStageStoreSrc * self, guint64 target)
     lo--;
   }
   return 0;
+}
+
+gboolean
+gst_stage_store_src_starts_at_h265_cra (GstStageStoreSrc * self)
+{
+  guint64 first;
+
+  if (self->info == NULL || g_strcmp0 (self->info->codec, "h265") != 0
+      || self->n_raps == 0 || rap_is_idr (self, 0))
+    return FALSE;
+  first = stage_select_next (self->select, 0);
+  /* targets rise, and so do their runs' starts: the first one tells */
+  return first != STAGE_SELECT_NONE && first < self->n_frames
+      && start_of (self, first) == self->raps[0];
 }
 
 /* Makes self->block hold packet @p: decoded reads take the keyframe
@@ -542,8 +572,10 @@ create_packet (GstStageStoreSrc * self, GstBuffer ** outbuf)
       return GST_FLOW_EOS;
     p = next;
   } else {
+    /* decode-only packets are no frame: never selected */
     for (p = self->p; p < self->n; p++)
-      if (stage_select_keep (self->select, self->frames[p].index))
+      if (self->frames[p].index >= 0
+          && stage_select_keep (self->select, self->frames[p].index))
         break;
     if (p >= self->n)
       return GST_FLOW_EOS;
@@ -594,7 +626,7 @@ report_missing (GstStageStoreSrc * self, guint64 upto, const gchar * why)
   guint64 t = self->target, first = t, last = t, k = 0;
   gchar *what;
 
-  for (; t != STAGE_SELECT_NONE && t < upto && t < self->n;
+  for (; t != STAGE_SELECT_NONE && t < upto && t < self->n_frames;
       t = stage_select_next (self->select, t + 1)) {
     last = t;
     k++;
@@ -632,7 +664,8 @@ skippable (GstStageStoreSrc * self, gsize p)
   const StageFrame *f = &self->frames[p];
   const guint8 *data;
 
-  if (!self->skip_nonref || stage_select_keep (self->select, f->index)
+  if (!self->skip_nonref || f->index < 0
+      || stage_select_keep (self->select, f->index)
       || !(data = packet_data (self, p, NULL)))
     return FALSE;
   return stage_store_is_disposable (self->info->codec, data, f->size,
@@ -696,7 +729,7 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     if (self->failed)
       return GST_FLOW_ERROR;
     t = self->target;
-    if (t == STAGE_SELECT_NONE || t >= self->n)
+    if (t == STAGE_SELECT_NONE || t >= self->n_frames)
       return GST_FLOW_EOS;
     q = self->pos_of[t];
     if (self->run_active && self->p > q + LOST_AFTER) {
@@ -737,10 +770,15 @@ create_decoded (GstStageStoreSrc * self, GstBuffer ** outbuf)
     return GST_FLOW_ERROR;
   }
   buf = shift_frame_num (self, self->p, buf);
-  GST_BUFFER_PTS (buf) = self->frames[self->p].index * SYNTH_UNIT;
+  /* decode-only packets take the synthetic times before frame 0's */
+  GST_BUFFER_PTS (buf) = (self->frames[self->p].index + self->n_lead) *
+      SYNTH_UNIT;
   GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (buf) = SYNTH_UNIT;
-  GST_BUFFER_OFFSET (buf) = self->frames[self->p].index;
+  if (self->frames[self->p].index >= 0)
+    GST_BUFFER_OFFSET (buf) = self->frames[self->p].index;
+  else
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DECODE_ONLY);
   if (self->p == self->run_start)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   self->p++;
@@ -792,7 +830,11 @@ gst_stage_store_src_output (GstStageStoreSrc * self, GstBuffer ** buf,
   if (!GST_CLOCK_TIME_IS_VALID (pts) || self->failed)
     return FALSE;
   d = (pts + SYNTH_UNIT / 2) / SYNTH_UNIT;
-  if (d >= self->n || self->target == STAGE_SELECT_NONE || d < self->target
+  if (d < self->n_lead)
+    return FALSE;               /* a decode-only packet's picture */
+  d -= self->n_lead;
+  if (d >= self->n_frames || self->target == STAGE_SELECT_NONE
+      || d < self->target
       || !stage_select_keep (self->select, d))
     return FALSE;
   if (d > self->target && !report_missing (self, d, "the decoder dropped "

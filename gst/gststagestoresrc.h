@@ -28,6 +28,11 @@ gboolean gst_stage_store_src_open (GstStageStoreSrc * self,
  * docs/stagesrc.md); without it every packet of an interval is fed. */
 void gst_stage_store_src_allow_skipping (GstStageStoreSrc * self,
     gboolean allow);
+/* After open: whether the read decodes from the stream's first keyframe
+ * and that is an H.265 keyframe that is not an IDR (a CRA or BLA: a cut
+ * recording), where gst-libav 1.24+ with frame threads loses a picture
+ * now and then (stagesrc then decodes with one thread, docs/store.md). */
+gboolean gst_stage_store_src_starts_at_h265_cra (GstStageStoreSrc * self);
 /* After open: the stream (owned by the reader). */
 const StageStreamInfo *gst_stage_store_src_get_info (GstStageStoreSrc * self);
 void gst_stage_store_src_close (GstStageStoreSrc * self);

@@ -348,16 +348,23 @@ static void
 warn_repairs (GstStageStoreWriter * self)
 {
   gint64 dropped = stage_store_writer_get_dropped (self->writer);
+  gint64 lead = stage_store_writer_get_decode_only (self->writer);
   gint shift = stage_store_writer_get_shift (self->writer);
+  gchar *kept = lead == 0 ? g_strdup ("") : g_strdup_printf (", and stored "
+      "%" G_GINT64_FORMAT " more as decode-only packets (reference pictures "
+      "that later ones count: decoded when a read starts there, never "
+      "output)", lead);
 
-  if (dropped > 0)
+  if (dropped > 0 || lead > 0)
     GST_ELEMENT_WARNING (self, STREAM, DECODE,
         ("Dropped %" G_GINT64_FORMAT " picture%s presented before the "
-            "stream's first keyframe", dropped, dropped == 1 ? "" : "s"),
+            "stream's first keyframe%s", dropped, dropped == 1 ? "" : "s",
+            kept),
         ("They reference pictures from before the start of the recording "
             "(a cut in the middle of a GOP) and cannot be decoded exactly; "
             "a full decode does not output them either, so frame 0 is the "
             "first picture a decoder outputs"));
+  g_free (kept);
   if (shift != 0)
     GST_ELEMENT_WARNING (self, STREAM, DECODE,
         ("Repaired the timestamps: each packet carried the times of the "

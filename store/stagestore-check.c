@@ -213,7 +213,8 @@ store_frame_from_row (StageStore * store, const StageStreamInfo * info,
   gint64 v, times[3];
   int i;
 
-  col_int (st, 0, 0, info->frames - 1, &f->index, &p);
+  col_int (st, 0, -STAGE_STORE_MAX_DECODE_ONLY, info->frames - 1, &f->index,
+      &p);
   col_int (st, 1, 0, info->chunks - 1, &f->chunk, &p);
   col_int (st, 2, 0, MAX_OFFSET, &f->offset, &p);
   col_int (st, 3, 0, G_MAXINT32, &f->size, &p);
@@ -244,26 +245,44 @@ store_frame_from_row (StageStore * store, const StageStreamInfo * info,
   return FALSE;
 }
 
+gsize
+stage_store_count_decode_only (const StageFrame * frames, gsize n)
+{
+  gsize i, k = 0;
+
+  for (i = 0; i < n; i++)
+    k += frames[i].index < 0;
+  return k;
+}
+
 /* The index of @n packets (decode order): the frame indices are each
- * position once, and the packets lie back to back in their chunks,
- * chunk after chunk, from offset 0. */
+ * position once (the K decode-only packets' -K to -1), and the packets lie
+ * back to back in their chunks, chunk after chunk, from offset 0. */
 gboolean
 store_check_index (StageStore * store, const StageStreamInfo * info,
     const StageFrame * frames, gsize n, GError ** error)
 {
   guint8 *seen = g_new0 (guint8, n + 1);
-  gsize i;
+  gsize i, k = stage_store_count_decode_only (frames, n);
   gboolean ok = TRUE;
 
   for (i = 0; i < n && ok; i++) {
     const StageFrame *f = &frames[i];
     gboolean chunk_start = i == 0 || f->chunk != frames[i - 1].chunk;
+    gint64 rank = f->index + (gint64) k;
 
-    if (f->index < 0 || (gsize) f->index >= n || seen[f->index]) {
+    if (rank < 0 || (gsize) rank >= n || seen[rank]) {
       g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
           "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": frame index "
           "%" G_GINT64_FORMAT " (field 'idx') is out of range or repeated",
           store->dir, info->name, i, f->index);
+      ok = FALSE;
+    } else if (f->index < 0 && f->keyframe) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": a "
+          "decode-only packet (field 'idx' %" G_GINT64_FORMAT ") flagged "
+          "as a keyframe: decoding would start at a picture that is never "
+          "output", store->dir, info->name, i, f->index);
       ok = FALSE;
     } else if (f->size < 0 || f->size > G_MAXINT32 || f->offset < 0
         || f->offset > MAX_OFFSET || (chunk_start && (f->offset != 0 ||
@@ -278,7 +297,7 @@ store_check_index (StageStore * store, const StageStreamInfo * info,
           f->offset, f->size);
       ok = FALSE;
     } else {
-      seen[f->index] = 1;
+      seen[rank] = 1;
     }
   }
   g_free (seen);

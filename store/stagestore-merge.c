@@ -443,6 +443,16 @@ parts_match (StageStore * store, const gchar * name, const Part * a,
   else if ((gint64) a->info->fps_n * b->info->fps_d !=
       (gint64) b->info->fps_n * a->info->fps_d)
     what = "framerate";
+  if (what == NULL && stage_store_count_decode_only (b->frames, b->n) > 0) {
+    /* they are presented before frame 0: only a first part has them */
+    g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
+        "Store '%s': cannot join the parts of '%s': '%s' starts at a "
+        "keyframe that is not an IDR, with decode-only leading pictures "
+        "(a cut recording), which only the first part may have: write "
+        "that part again from an IDR (re-encode it)", store->dir, name,
+        b->info->name);
+    return FALSE;
+  }
   if (what == NULL)
     return TRUE;
   g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_INVALID,
@@ -524,9 +534,11 @@ fail:
 
 /* The joined frame index: chunks, indices and packets numbered on from
  * the parts before; each part's times moved to start where the one
- * before ended (nothing moves when they already follow each other). */
+ * before ended (nothing moves when they already follow each other).
+ * *total: the packets (only the first part has decode-only ones:
+ * parts_match). */
 static StageFrame *
-joined_frames (Part * parts, guint n, StageStreamInfo * out)
+joined_frames (Part * parts, guint n, StageStreamInfo * out, gsize * total_p)
 {
   gsize total = 0, at = 0, i;
   gint64 chunk0 = 0, index0 = 0, end = STAGE_STORE_NONE;
@@ -536,7 +548,8 @@ joined_frames (Part * parts, guint n, StageStreamInfo * out)
   for (k = 0; k < n; k++)
     total += parts[k].n;
   f = g_new (StageFrame, MAX (total, 1));
-  out->frames = total;
+  *total_p = total;
+  out->frames = 0;
   out->keyframes = out->chunks = out->bytes = 0;
   for (k = 0; k < n; k++) {
     gint64 first = G_MAXINT64, shift = 0, last = STAGE_STORE_NONE;
@@ -562,7 +575,8 @@ joined_frames (Part * parts, guint n, StageStreamInfo * out)
     if (last != STAGE_STORE_NONE)
       end = last;
     chunk0 += parts[k].info->chunks;
-    index0 += parts[k].n;
+    index0 += parts[k].info->frames;
+    out->frames += parts[k].info->frames;
     out->keyframes += parts[k].info->keyframes;
     out->chunks += parts[k].info->chunks;
     out->bytes += parts[k].info->bytes;
@@ -603,6 +617,7 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   int lock_fd = -1;
   gboolean ok = FALSE, in_tx = FALSE, kept;
   gint64 c, chunk0 = 0, id;
+  gsize total = 0;
   StageStreamInfo *old = NULL;
 
   if (store->read_only) {
@@ -634,7 +649,7 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
   out.name = (gchar *) name;
   out.created = NULL;
   out.committed = NULL;
-  frames = joined_frames (parts, n, &out);
+  frames = joined_frames (parts, n, &out, &total);
   if (!store_new_data_dir (store, name, &data, &abs_data, &lock_fd, error))
     goto out;
   out.data = data;
@@ -652,7 +667,7 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
     chunk0 += parts[k].info->chunks;
   }
   sync_dir (abs_data);
-  if (!store_check_frames (store, &out, frames, out.frames, error))
+  if (!store_check_frames (store, &out, frames, total, error))
     goto out;
   if (!store_exec (store, "BEGIN IMMEDIATE", "join", error))
     goto out;
@@ -668,7 +683,7 @@ stage_store_join (StageStore * store, const gchar * name, StageStoreMode mode,
     if (!store_delete_stream_rows (store, parts[k].info->id,
             "replacing the parts", error))
       goto out;
-  if (!store_insert_stream (store, &out, frames, out.frames, &id, error)
+  if (!store_insert_stream (store, &out, frames, total, &id, error)
       || !store_exec (store, "COMMIT", "join", error))
     goto out;
   in_tx = FALSE;

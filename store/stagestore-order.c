@@ -214,33 +214,53 @@ store_times_check (StageTimes * t, gsize n, const gint64 * keys,
 }
 
 /* Packets presented before the first keyframe, which a writer now drops
- * (stagestore-write.c, is_undecodable): before it in decode order, or a
- * leading picture of a first keyframe that is not an IDR. Stored by an
- * older writer, they read as wrong pictures and shift every frame number
- * against a full decode. */
+ * or stores decode-only (stagestore-write.c, fate_of): before it in
+ * decode order, or a leading picture of a first keyframe that is not an
+ * IDR. Stored as frames by an older writer, they read as wrong pictures
+ * and shift every frame number against a full decode. A decode-only
+ * packet must be such a leading picture: anything else would be a
+ * picture decoded and never output. */
 static gboolean
 check_first_keyframe (StageStore * store, const StageStreamInfo * info,
     const StageFrame * frames, gsize n, const StagePacketOrder * po,
     gboolean have_keys, GError ** error)
 {
   gboolean h265 = g_strcmp0 (info->codec, "h265") == 0;
-  gsize q0, i;
+  gsize q0, i, last_do = 0;
+  gboolean gop_done = FALSE;
 
+  for (i = 0; i < n; i++)
+    if (frames[i].index < 0)
+      last_do = i;
   for (q0 = 0; q0 < n && !frames[q0].keyframe; q0++);
   for (i = 0; i < n; i++) {
-    gboolean bad;
+    gboolean bad, leading;
 
     if (i == q0)
       continue;
+    gop_done = gop_done || (i > q0 && (frames[i].keyframe || po[q0].idr));
     if (i < q0)
-      bad = TRUE;
-    else if (frames[i].keyframe || po[q0].idr)
-      break;
+      leading = TRUE;
+    else if (gop_done)
+      leading = FALSE;
     else if (h265)
-      bad = po[i].rasl;
+      leading = po[i].rasl;
     else
-      bad = have_keys ? po[i].key < po[q0].key :
+      leading = have_keys ? po[i].key < po[q0].key :
           frames[i].index < frames[q0].index;
+    if (frames[i].index < 0 && (i < q0 || !leading)) {
+      g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
+          "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": stored "
+          "decode-only (field 'idx' %" G_GINT64_FORMAT "), but it is no "
+          "leading picture of the stream's first keyframe (packet %"
+          G_GSIZE_FORMAT "): the picture is decoded and never output. "
+          "Write the stream again", store->dir, info->name, i,
+          frames[i].index, q0);
+      return FALSE;
+    }
+    if (gop_done && i > last_do)
+      break;
+    bad = leading && frames[i].index >= 0;
     if (!bad)
       continue;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
@@ -262,7 +282,7 @@ store_check_order (StageStore * store, const StageStreamInfo * info,
     const StageFrame * frames, gsize n, const StagePacketOrder * po,
     gboolean have_keys, GError ** error)
 {
-  gsize *by_idx, i, r;
+  gsize *by_idx, i, r, k = stage_store_count_decode_only (frames, n);
   gint64 *keys;
   gsize *order;
   gboolean ok = TRUE;
@@ -272,10 +292,10 @@ store_check_order (StageStore * store, const StageStreamInfo * info,
   if (!check_first_keyframe (store, info, frames, n, po, have_keys, error))
     return FALSE;
   /* the catalog's times in frame order (store_check_index made the
-   * indices a permutation) */
+   * indices a permutation of -k..n-k-1), decode-only packets first */
   by_idx = g_new (gsize, n + 1);
   for (i = 0; i < n; i++)
-    by_idx[frames[i].index] = i;
+    by_idx[frames[i].index + k] = i;
   for (r = 1; r < n && ok; r++) {
     const StageFrame *a = &frames[by_idx[r - 1]], *b = &frames[by_idx[r]];
 
@@ -284,10 +304,11 @@ store_check_order (StageStore * store, const StageStreamInfo * info,
       continue;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
         "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": frame %"
-        G_GSIZE_FORMAT " has PTS %" G_GINT64_FORMAT " ns, before frame %"
-        G_GSIZE_FORMAT "'s %" G_GINT64_FORMAT ": the catalog's timestamps "
+        G_GINT64_FORMAT " has PTS %" G_GINT64_FORMAT " ns, before frame %"
+        G_GINT64_FORMAT "'s %" G_GINT64_FORMAT ": the catalog's timestamps "
         "disagree with its frame numbers", store->dir, info->name,
-        by_idx[r], r, b->pts, r - 1, a->pts);
+        by_idx[r], (gint64) r - (gint64) k, b->pts, (gint64) r - 1 -
+        (gint64) k, a->pts);
     ok = FALSE;
   }
   g_free (by_idx);
@@ -301,17 +322,17 @@ store_check_order (StageStore * store, const StageStreamInfo * info,
   for (r = 0; r < n && ok; r++) {
     const StageFrame *f = &frames[order[r]];
 
-    if (f->index == (gint64) r)
+    if (f->index + (gint64) k == (gint64) r)
       continue;
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
         "Store '%s', stream '%s', packet %" G_GSIZE_FORMAT ": the catalog "
         "calls it frame %" G_GINT64_FORMAT " (PTS %" G_GINT64_FORMAT " ns), "
-        "but its picture order count makes it frame %" G_GSIZE_FORMAT
+        "but its picture order count makes it frame %" G_GINT64_FORMAT
         " of a decode: the stored timestamps disagree with the bitstream, "
         "and reads return other pictures than asked. Write the stream "
         "again: the writer now checks the timestamps against the "
         "bitstream and repairs a shift", store->dir, info->name, order[r],
-        f->index, f->pts, r);
+        f->index, f->pts, (gint64) r - (gint64) k);
     ok = FALSE;
   }
   g_free (order);

@@ -49,7 +49,7 @@ struct StageStoreWriter
   guint nls;
   gboolean seen_key, first_gop_done, first_idr;
   gint64 first_key, first_pts;
-  gint64 dropped;
+  gint64 dropped, decode_only;
   gint shift;
   FILE *chunk_file;
   gint64 chunk;                 /* current chunk, -1 before the first */
@@ -62,6 +62,14 @@ typedef struct
   gint64 key;                   /* presentation order key, if have_keys */
   gint64 frame;                 /* position in frames, -1: dropped */
 } Arrival;
+
+/* What becomes of a video packet. */
+typedef enum
+{
+  KEEP,                         /* a frame */
+  DECODE_ONLY,                  /* fed to decoders, no frame */
+  DROP,
+} Fate;
 
 static gchar *
 sanitize (const gchar * name)
@@ -308,12 +316,34 @@ is_undecodable (StageStoreWriter * w, const guint8 * data, gsize size,
       && a->t.pts < w->first_pts;
 }
 
-/* Records a video packet's arrival; FALSE when it is not stored. */
-static gboolean
+/* An undecodable picture is no frame; an H.264 leading picture that is a
+ * reference is still stored, decode-only: the pictures after it count it
+ * in their frame_num and their reference lists, as the encoder did, and
+ * a decoder that finds a frame_num gap invents a picture for it (which
+ * gst-libav 1.24 and later pay for with a real one). Decoded from
+ * references it lacks, it is never output, as in a full decode of the
+ * recording; non-reference ones (nothing counts them) go. H.265 has no
+ * frame_num, and a decoder starting at a CRA skips its RASL pictures. */
+static Fate
+fate_of (StageStoreWriter * w, const guint8 * data, gsize size,
+    gboolean keyframe, const Arrival * a)
+{
+  if (!is_undecodable (w, data, size, keyframe, a))
+    return KEEP;
+  if (w->seen_key && g_strcmp0 (w->codec, "h264") == 0
+      && w->decode_only < STAGE_STORE_MAX_DECODE_ONLY
+      && !stage_store_is_disposable (w->codec, data, size, w->nls))
+    return DECODE_ONLY;
+  return DROP;
+}
+
+/* Records a video packet's arrival and says what becomes of it. */
+static Fate
 arrive (StageStoreWriter * w, const guint8 * data, gsize size, gint64 pts,
     gint64 dts, gint64 duration, gboolean keyframe)
 {
   Arrival a = { {pts, dts, duration}, 0, w->frames->len };
+  Fate fate;
 
   if (!w->order_made) {
     gsize len = 0;
@@ -326,12 +356,14 @@ arrive (StageStoreWriter * w, const guint8 * data, gsize size, gint64 pts,
   }
   if (w->have_keys)
     w->have_keys = stage_store_pic_order_next (w->order, data, size, &a.key);
-  if (is_undecodable (w, data, size, keyframe, &a)) {
+  fate = fate_of (w, data, size, keyframe, &a);
+  if (fate == DROP) {
     a.frame = -1;
     w->dropped++;
   }
+  w->decode_only += fate == DECODE_ONLY;
   g_array_append_val (w->arrivals, a);
-  return a.frame >= 0;
+  return fate;
 }
 
 gboolean
@@ -341,12 +373,14 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
 {
   StageFrame f;
   gboolean boundary;
+  Fate fate = KEEP;
 
   if (w->failed)
     return failed_error (w, error);
   if (w->kind == STAGE_STORE_KIND_BYTES)
     keyframe = TRUE;
-  else if (!arrive (w, data, size, pts, dts, duration, keyframe))
+  else if ((fate = arrive (w, data, size, pts, dts, duration,
+              keyframe)) == DROP)
     return TRUE;
   boundary = w->chunk < 0 || (keyframe && w->chunk_frames >=
       w->io_packet_size);
@@ -360,7 +394,9 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
         g_strerror (errno));
     return FALSE;
   }
-  f.index = w->frames->len;
+  /* numbered in add order, decode-only ones -1 for now: assign_indices */
+  f.index = fate == DECODE_ONLY ? -1 : (gint64) (w->frames->len -
+      w->decode_only);
   f.chunk = w->chunk;
   f.offset = w->chunk_bytes;
   f.size = size;
@@ -380,7 +416,13 @@ stage_store_writer_add (StageStoreWriter * w, const guint8 * data,
 gint64
 stage_store_writer_get_frames (StageStoreWriter * w)
 {
-  return w->frames->len;
+  return w->frames->len - w->decode_only;
+}
+
+gint64
+stage_store_writer_get_decode_only (StageStoreWriter * w)
+{
+  return w->decode_only;
 }
 
 gint64
@@ -452,6 +494,7 @@ typedef struct
 {
   gint64 pts;
   gsize pos;
+  gboolean decode_only;         /* sorted first, whatever its time */
 } PtsPos;
 
 static int
@@ -459,6 +502,8 @@ cmp_by_pts (const void *a, const void *b)
 {
   const PtsPos *x = a, *y = b;
 
+  if (x->decode_only != y->decode_only)
+    return x->decode_only ? -1 : 1;
   if (x->pts != y->pts)
     return x->pts < y->pts ? -1 : 1;
   return x->pos < y->pos ? -1 : (x->pos > y->pos);
@@ -466,27 +511,36 @@ cmp_by_pts (const void *a, const void *b)
 
 /* Frame index = position in presentation order: decoders output frames in
  * PTS order, so this is the index a full decode gives each frame. Without
- * timestamps on every video packet, or for blobs, it is the write order. */
+ * timestamps on every video packet, or for blobs, it is the write order.
+ * The K decode-only packets, leading pictures of the first keyframe, are
+ * presented before every frame: they take -K to -1. */
 static void
 assign_indices (StageStoreWriter * w)
 {
   StageFrame *frames = (StageFrame *) w->frames->data;
-  gsize n = w->frames->len, i;
+  gsize n = w->frames->len, i, k = 0;
+  gint64 lead = w->decode_only;
   gboolean all_pts = w->kind == STAGE_STORE_KIND_VIDEO;
   PtsPos *order;
 
   for (i = 0; i < n && all_pts; i++)
     all_pts = frames[i].pts != STAGE_STORE_NONE;
-  if (!all_pts || n == 0)
-    return;                     /* index = write order, set in add() */
+  if (!all_pts || n == 0) {
+    /* write order, set in add(), but for the decode-only packets */
+    for (i = 0; i < n; i++)
+      if (frames[i].index < 0)
+        frames[i].index = (gint64) k++ - lead;
+    return;
+  }
   order = g_new (PtsPos, n);
   for (i = 0; i < n; i++) {
     order[i].pts = frames[i].pts;
     order[i].pos = i;
+    order[i].decode_only = frames[i].index < 0;
   }
   qsort (order, n, sizeof (PtsPos), cmp_by_pts);
   for (i = 0; i < n; i++)
-    frames[order[i].pos].index = i;
+    frames[order[i].pos].index = (gint64) i - lead;
   g_free (order);
 }
 
@@ -509,12 +563,14 @@ check_rate (StageStoreWriter * w)
   for (i = 0; i < w->frames->len; i++) {
     if (f[i].pts == STAGE_STORE_NONE)
       return;
+    if (f[i].index < 0)
+      continue;                 /* decode-only: no frame */
     lo = MIN (lo, f[i].pts);
     hi = MAX (hi, f[i].pts);
   }
   if (hi <= lo)
     return;
-  mean = (gdouble) (w->frames->len - 1) * 1e9 / (hi - lo);
+  mean = (gdouble) (w->frames->len - w->decode_only - 1) * 1e9 / (hi - lo);
   caps_rate = w->fps_n > 0 ? (gdouble) w->fps_n / w->fps_d : 0.0;
   if (caps_rate > 0.0 && caps_rate < 2.0 * mean && caps_rate > mean / 2.0)
     return;
@@ -560,9 +616,16 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
 {
   sqlite3_stmt *st;
   gchar *now = store_now_iso8601 ();
-  gsize i;
+  gsize i, decode_only = stage_store_count_decode_only (frames, n);
   gboolean ok;
 
+  /* readers of format 1 would take the negative indices for damage */
+  if (decode_only > 0 && !store_exec (store, "UPDATE meta SET value = '2' "
+          "WHERE key = 'format' AND CAST(value AS INTEGER) < 2",
+          "catalog format update", error)) {
+    g_free (now);
+    return FALSE;
+  }
   if (!store_prepare (store, "INSERT INTO streams (name, kind, codec, "
           "caps, codec_data, frames, keyframes, chunks, bytes, fps_n, fps_d, "
           "width, height, io_packet_size, data, created, committed) VALUES "
@@ -582,7 +645,7 @@ store_insert_stream (StageStore * store, const StageStreamInfo * info,
 
     sqlite3_bind_blob (st, 5, p, len, SQLITE_STATIC);
   }
-  sqlite3_bind_int64 (st, 6, n);
+  sqlite3_bind_int64 (st, 6, n - decode_only);
   sqlite3_bind_int64 (st, 7, info->keyframes);
   sqlite3_bind_int64 (st, 8, info->chunks);
   sqlite3_bind_int64 (st, 9, info->bytes);

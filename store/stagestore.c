@@ -28,6 +28,9 @@
 
 
 
+/* A new catalog is format 1: it becomes format 2 (stagestore.h) only
+ * when a stream with decode-only packets enters it (store_insert_stream),
+ * so older versions read every catalog that has none. */
 static const char *schema =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
     "INSERT OR IGNORE INTO meta VALUES ('format', '1');"
@@ -420,10 +423,15 @@ open_store (const gchar * dir, gboolean create, gboolean read_only,
   if (sqlite3_step (st) == SQLITE_ROW)
     version = g_strdup ((const gchar *) sqlite3_column_text (st, 0));
   sqlite3_finalize (st);
-  if (version == NULL || atoi (version) != STAGE_STORE_FORMAT_VERSION) {
+  /* format 1 is format 2 without decode-only packets: both read */
+  if (version == NULL || atoi (version) < 1
+      || atoi (version) > STAGE_STORE_FORMAT_VERSION) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-        "Store '%s': catalog format '%s' is not the supported format %d",
-        dir, version ? version : "(none)", STAGE_STORE_FORMAT_VERSION);
+        "Store '%s': catalog format '%s' is not a supported format (1 to "
+        "%d)%s", dir, version ? version : "(none)",
+        STAGE_STORE_FORMAT_VERSION, version && atoi (version) >
+        STAGE_STORE_FORMAT_VERSION ? ": it was written by a newer "
+        "gst-stages, which reads it" : "");
     g_free (version);
     goto fail;
   }
@@ -689,6 +697,7 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
 {
   GArray *arr;
   sqlite3_stmt *st;
+  gsize decode_only;
   int rc;
 
   if (info->problem) {
@@ -713,7 +722,7 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
 
     if (sqlite3_column_type (st, 9) != SQLITE_INTEGER
         || sqlite3_column_int64 (st, 9) != (gint64) arr->len
-        || (gint64) arr->len >= info->frames)
+        || (gint64) arr->len >= info->frames + STAGE_STORE_MAX_DECODE_ONLY)
       break;                    /* a gap in decode order: checked below */
     if (!store_frame_from_row (store, info, st, arr->len, &f, error)) {
       sqlite3_finalize (st);
@@ -728,12 +737,15 @@ stage_store_load_frames (StageStore * store, const StageStreamInfo * info,
     g_array_free (arr, TRUE);
     return NULL;
   }
-  if ((gint64) arr->len != info->frames || rc == SQLITE_ROW) {
+  decode_only = stage_store_count_decode_only ((StageFrame *) arr->data,
+      arr->len);
+  if ((gint64) (arr->len - decode_only) != info->frames || rc == SQLITE_ROW) {
     g_set_error (error, STAGE_STORE_ERROR, STAGE_STORE_ERROR_CORRUPT,
-        "Store '%s', stream '%s': the frame index is inconsistent (%u "
-        "readable frame rows numbered 0 on in field 'pkt', the stream says %"
-        G_GINT64_FORMAT " frames)", store->dir, info->name, arr->len,
-        info->frames);
+        "Store '%s', stream '%s': the frame index is inconsistent (%"
+        G_GSIZE_FORMAT " readable frame rows numbered 0 on in field 'pkt', %"
+        G_GSIZE_FORMAT " of them decode-only, the stream says %"
+        G_GINT64_FORMAT " frames)", store->dir, info->name,
+        (gsize) arr->len, decode_only, info->frames);
     g_array_free (arr, TRUE);
     return NULL;
   }

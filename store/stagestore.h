@@ -23,7 +23,15 @@
 G_BEGIN_DECLS
 
 #define STAGE_STORE_CATALOG "catalog.db"
-#define STAGE_STORE_FORMAT_VERSION 1
+/* The newest catalog format this library reads and writes. Format 2 is
+ * format 1 plus decode-only packets (StageFrame.index < 0): a catalog is
+ * marked 2 only when a stream with such packets is committed into it, so
+ * every other catalog stays readable by older versions, which refuse a
+ * format 2 one rather than misread it. */
+#define STAGE_STORE_FORMAT_VERSION 2
+/* The most decode-only packets one stream holds: the leading pictures of
+ * its first keyframe, fewer than a DPB holds (16 in H.264). */
+#define STAGE_STORE_MAX_DECODE_ONLY 32
 /* stored timestamps: stream time in nanoseconds (a DTS may be negative),
  * or this for "none" (SQL NULL) */
 #define STAGE_STORE_NONE G_MININT64
@@ -79,7 +87,14 @@ typedef struct
 /* One stored packet (video) or blob (bytes). Arrays of these are in
  * decode order (the order they were written); @index is the frame index,
  * the position in presentation order (= decode order for bytes and for
- * video without B-frames). */
+ * video without B-frames).
+ *
+ * A decode-only packet has a negative @index: a picture a decoder must
+ * decode for the pictures after it, but that is no frame of the stream
+ * (a reference leading picture of a first keyframe that is not an IDR:
+ * stage_store_writer_get_decode_only). The K decode-only packets of a
+ * stream are numbered -K to -1 in presentation order, all of them
+ * presented before frame 0, and count in no frame count. */
 typedef struct
 {
   gint64 index;
@@ -127,7 +142,8 @@ void stage_stream_info_free (StageStreamInfo * info);
 gchar *stage_store_nearest_names (StageStore * store, const gchar * name,
     guint max);
 
-/* The frames of a stream in decode order; *n_frames is their number.
+/* The packets of a stream in decode order, decode-only ones too;
+ * *n_frames is their number (info->frames + the decode-only count).
  * Every value is range-checked first (the stream's row, then each packet's
  * fields, then the index as a whole): a corrupt catalog is a
  * STAGE_STORE_ERROR_CORRUPT error naming the stream, packet and field. */
@@ -194,6 +210,9 @@ gboolean stage_store_check_name_len (const gchar * name, gssize len,
 
 guint32 stage_store_crc32 (guint32 crc, const guint8 * data, gsize size);
 
+/* How many of @n packets are decode-only (index < 0). */
+gsize stage_store_count_decode_only (const StageFrame * frames, gsize n);
+
 /* ---- reading ---- */
 
 typedef struct StageStoreReader StageStoreReader;
@@ -243,6 +262,17 @@ gint64 stage_store_writer_get_frames (StageStoreWriter * writer);
  * reference pictures before the start of the recording. A full decode
  * does not output them either, so frame N stays the decode's frame N. */
 gint64 stage_store_writer_get_dropped (StageStoreWriter * writer);
+/* Video packets stored as decode-only packets (StageFrame.index < 0), in
+ * no frame count: H.264 leading pictures of a first keyframe that is not
+ * an IDR which are reference pictures (x264's B-pyramid). Other pictures
+ * count them in their frame_num and reference lists, so a decoder that
+ * never sees them finds a frame_num gap and fills it with a picture it
+ * invents (gst-libav 1.24 and later then lose a real one:
+ * docs/store.md). Fed to the decoder, never output: a full decode of the
+ * recording decodes and drops them the same way. Non-reference leading
+ * pictures, and H.265 RASL pictures (a decoder starting at their CRA
+ * skips them), are dropped. */
+gint64 stage_store_writer_get_decode_only (StageStoreWriter * writer);
 /* After a commit: by how many packets in decode order the timestamps
  * were shifted and have been repaired (each packet carried the times of
  * the packet that many places before it; negative: after it), 0 when

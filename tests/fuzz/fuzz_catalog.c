@@ -3,7 +3,7 @@
  * valid store (one H.264 stream of synthetic IDR and P access units in two
  * chunks) is made once; each input rewrites values of its streams and
  * frames rows (any value SQLite holds: negative, huge, NULL, real, text,
- * blob; rows dropped or added), then the store is read the way stagesrc
+ * blob; rows dropped, added or made decode-only), then the store is read the way stagesrc
  * reads it (list, lookup, frame index, every packet and every keyframe
  * interval, each start's keyframe check) and verified. A bad value must be
  * an error, never a crash or a read out of bounds (ASan). */
@@ -193,6 +193,10 @@ mutate (const uint8_t * data, size_t size)
       sql = g_strdup_printf ("INSERT INTO frames SELECT stream, idx + %u, "
           "pkt + %u, chunk, offset, size, pts, dts, duration, keyframe, crc "
           "FROM frames WHERE pkt = %u", N_PACKETS, N_PACKETS, row % 13);
+    else if (op % 16 == 13)
+      /* a decode-only packet (negative idx), with the frame count or not */
+      sql = g_strdup_printf ("UPDATE frames SET idx = -1 - %u WHERE pkt = %u",
+          (guint) (op >> 4) % 3, row % (N_PACKETS + 1));
     else if (op & 0x80)
       sql = g_strdup_printf ("UPDATE streams SET %s = ?",
           stream_cols[op % G_N_ELEMENTS (stream_cols)]);

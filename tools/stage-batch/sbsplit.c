@@ -68,13 +68,14 @@ cmp_int64 (gconstpointer a, gconstpointer b)
  * position in presentation order), as even as the keyframes allow;
  * returns the number of runs, b[0] = 0 and b[runs] = the frame count. */
 static guint
-plan_cuts (const StageFrame * frames, gsize n_frames, guint n, gint64 * b)
+plan_cuts (const StageFrame * frames, gsize n_packets, gsize n_frames,
+    guint n, gint64 * b)
 {
   GArray *keys = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint runs = 0, k, i;
   gsize f;
 
-  for (f = 0; f < n_frames; f++)
+  for (f = 0; f < n_packets; f++)
     if (frames[f].keyframe && frames[f].index > 0)
       g_array_append_val (keys, frames[f].index);
   g_array_sort (keys, cmp_int64);
@@ -243,7 +244,8 @@ sb_split_manifest (const SbManifest * m, const SbTemplate * t, guint n,
     }
     cuts = g_new (gint64, n + 1);
     s->first = o->rows->len;
-    s->n_parts = plan_cuts (frames, n_frames, n, cuts);
+    /* (n_frames counts decode-only packets, which are no frames) */
+    s->n_parts = plan_cuts (frames, n_frames, info->frames, n, cuts);
     for (k = 0; k < s->n_parts; k++) {
       gchar *range = g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
           cuts[k], cuts[k + 1]);

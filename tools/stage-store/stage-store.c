@@ -126,21 +126,25 @@ static void
 print_gops (const StageFrame * frames, gsize n)
 {
   gsize i, last = 0, count = 0, min = G_MAXSIZE, max = 0, leading = 0;
-  gsize before = 0;
+  gsize before = 0, lead = 0;
   gint64 key_index = -1;
   gboolean reorder = FALSE, have = FALSE;
 
   for (i = 0; i < n; i++) {
-    if ((gsize) frames[i].index != i)
+    if (frames[i].index < 0) {
+      lead++;                   /* decode-only: no frame */
+      continue;
+    }
+    if ((gsize) frames[i].index != i - lead)
       reorder = TRUE;
     if (frames[i].keyframe) {
       if (have) {
-        min = MIN (min, i - last);
-        max = MAX (max, i - last);
+        min = MIN (min, i - lead - last);
+        max = MAX (max, i - lead - last);
         count++;
       }
       have = TRUE;
-      last = i;
+      last = i - lead;
       key_index = frames[i].index;
     } else if (key_index >= 0 && frames[i].index < key_index) {
       leading++;
@@ -167,6 +171,11 @@ print_gops (const StageFrame * frames, gsize n)
     g_print ("frames presented before the first keyframe: %" G_GSIZE_FORMAT
         " (decodable only after an IDR; 'stage-store verify' checks)\n",
         before);
+  /* a cut recording's reference leading pictures (docs/store.md) */
+  if (lead)
+    g_print ("decode-only packets: %" G_GSIZE_FORMAT " (pictures presented "
+        "before frame 0 that later ones reference: decoded, never output)\n",
+        lead);
 }
 
 static gint
