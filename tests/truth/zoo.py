@@ -612,8 +612,13 @@ def core_one(spec, params, out_path):
 
 def core_latency(spec, params):
     out = os.path.join(params["TMP"], spec["name"] + ".core.json")
-    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--core-one", spec["name"],
-                        json.dumps(params), out], capture_output=True, text=True, timeout=300)
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--core-one", spec["name"],
+                            json.dumps(params), out], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        # GStreamer 1.26.2's latency tracer deadlocks in these pipelines (a
+        # source's thread waits in gst_object_get_parent() under its hook)
+        raise TimeoutError("hung: no EOS in 60 s under the core tracer") from None
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip()[-300:])
     with open(out) as f:
@@ -629,13 +634,19 @@ def core_table(rows, params, only):
     costs tens of times stageprof's, and a queue's dwell differs from run
     to run), beside stageprof against the probes of the zoo's run."""
     out = [("pipeline", "figure", "core tracer", "its probes", "stageprof", "zoo's probes")]
+    hung = None
     for spec in ZOO:
         if not spec.get("core") or (only and spec["name"] not in only) or missing_elements(spec):
+            continue
+        if hung:
+            out.append((spec["name"], "run", "not run: the core tracer hung on " + hung, "", "", ""))
             continue
         try:
             c = core_latency(spec, params)
         except Exception as e:  # noqa: BLE001
             out.append((spec["name"], "run", str(e)[-80:], "", "", ""))
+            if isinstance(e, TimeoutError):
+                hung = spec["name"]
             continue
         mine = {r["check"].replace(" (rerun)", ""): r for r in rows if r["pipeline"] == spec["name"]}
         for name in spec.get("through", []):
