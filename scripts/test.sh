@@ -142,7 +142,7 @@ test_bad_filter,test_unwritable_paths,test_quoted_path_text,test_interval,test_d
 test_python_example,test_source_production,test_input_bound,test_collectpads_mux,\
 test_aggregator,test_typed_values,test_inspect,test_separator_typos,\
 test_held_buffer,test_queue_dwell,test_live_render,test_reference_timestamp,\
-test_flow_arrows,test_decoder_reorder,test_encoder_lookahead"
+test_flow_arrows,test_decoder_reorder,test_encoder_lookahead,test_muxer_file"
   if [ ${#args[@]} -eq 0 ]; then
     args=(stagebin stagebin_replicas stagebin_lifecycle stageresize stageprof
           stageprof_latency
