@@ -78,9 +78,8 @@ sp_row_into_structure (const SpRowKind * k, gpointer row)
   return s;
 }
 
-/* Any number a summary holds, as a gdouble; NAN for what is none. */
-static gdouble
-value_num (const GValue * v)
+gdouble
+sp_row_value_num (const GValue * v)
 {
   switch (G_VALUE_TYPE (v)) {
     case G_TYPE_DOUBLE:
@@ -114,11 +113,11 @@ sp_row_from_structure (const SpRowKind * k, const GstStructure * s)
     if (!v)
       continue;
     if (col->type != SP_COL_TEXT && col->type != SP_COL_ID)
-      sp_row_set_num (k, row, c, value_num (v));
+      sp_row_set_num (k, row, c, sp_row_value_num (v));
     else if (G_VALUE_HOLDS_STRING (v))
       sp_row_take_text (k, row, c, g_value_dup_string (v));
-    else if (col->type == SP_COL_ID && !isnan (value_num (v)))
-      sp_row_take_text (k, row, c, sp_row_id ((guint) value_num (v)));
+    else if (col->type == SP_COL_ID && !isnan (sp_row_value_num (v)))
+      sp_row_take_text (k, row, c, sp_row_id ((guint) sp_row_value_num (v)));
   }
   return row;
 }

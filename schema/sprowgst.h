@@ -28,6 +28,9 @@ GstStructure *sp_row_into_structure (const SpRowKind * k, gpointer row);
 /* A new row of kind `k` from a summary's row: fields it lacks stay absent
  * (NAN, NULL), fields the schema does not list are ignored. */
 gpointer sp_row_from_structure (const SpRowKind * k, const GstStructure * s);
+/* Any number a summary's field holds (a double, an integer of any width,
+ * a boolean as 0 or 1), as a gdouble; NAN for a value of another type. */
+gdouble sp_row_value_num (const GValue * v);
 
 G_END_DECLS
 

@@ -5,7 +5,7 @@
 #endif
 
 #include "spmetrics.h"
-#include "sprow.h"
+#include "sprowgst.h"
 
 #include <math.h>
 #include <string.h>
@@ -106,29 +106,8 @@ row_number (const GstStructure * row, const gchar * key, gdouble * out)
 
   if (v == NULL)
     return FALSE;
-  switch (G_VALUE_TYPE (v)) {
-    case G_TYPE_DOUBLE:
-      *out = g_value_get_double (v);
-      break;
-    case G_TYPE_UINT64:
-      *out = (gdouble) g_value_get_uint64 (v);
-      break;
-    case G_TYPE_INT64:
-      *out = (gdouble) g_value_get_int64 (v);
-      break;
-    case G_TYPE_UINT:
-      *out = g_value_get_uint (v);
-      break;
-    case G_TYPE_INT:
-      *out = g_value_get_int (v);
-      break;
-    case G_TYPE_BOOLEAN:
-      *out = g_value_get_boolean (v) ? 1 : 0;
-      break;
-    default:
-      return FALSE;
-  }
-  return TRUE;
+  *out = sp_row_value_num (v);
+  return !isnan (*out);
 }
 
 static void
