@@ -177,19 +177,13 @@ const SpRowKind sp_win_latency_hist_kind = { &sp_schema_window_latency_hist,
   "window-latency-bucket"
 };
 
-static gboolean
-is_text (const SpColumn * c)
-{
-  return c->type == SP_COL_TEXT || c->type == SP_COL_ID;
-}
-
 gpointer
 sp_row_new (const SpRowKind * k)
 {
   gpointer row = g_malloc0 (k->size);
 
   for (guint c = 0; c < k->schema->n_cols; c++)
-    if (!is_text (&k->schema->cols[c]))
+    if (!sp_col_is_text (&k->schema->cols[c]))
       sp_row_set_num (k, row, c, NAN);
   return row;
 }
@@ -200,7 +194,7 @@ sp_row_free (const SpRowKind * k, gpointer row)
   if (!row)
     return;
   for (guint c = 0; c < k->schema->n_cols; c++)
-    if (is_text (&k->schema->cols[c]))
+    if (sp_col_is_text (&k->schema->cols[c]))
       g_free (*(gchar **) ((guint8 *) row + k->offsets[c]));
   if (k == &sp_queue_kind && ((SpQueueRow *) row)->series)
     g_array_free (((SpQueueRow *) row)->series, TRUE);
@@ -210,21 +204,21 @@ sp_row_free (const SpRowKind * k, gpointer row)
 gdouble
 sp_row_num (const SpRowKind * k, gconstpointer row, guint c)
 {
-  g_return_val_if_fail (!is_text (&k->schema->cols[c]), NAN);
+  g_return_val_if_fail (!sp_col_is_text (&k->schema->cols[c]), NAN);
   return *(const gdouble *) ((const guint8 *) row + k->offsets[c]);
 }
 
 const gchar *
 sp_row_text (const SpRowKind * k, gconstpointer row, guint c)
 {
-  g_return_val_if_fail (is_text (&k->schema->cols[c]), NULL);
+  g_return_val_if_fail (sp_col_is_text (&k->schema->cols[c]), NULL);
   return *(gchar * const *) ((const guint8 *) row + k->offsets[c]);
 }
 
 void
 sp_row_set_num (const SpRowKind * k, gpointer row, guint c, gdouble v)
 {
-  g_return_if_fail (!is_text (&k->schema->cols[c]));
+  g_return_if_fail (!sp_col_is_text (&k->schema->cols[c]));
   *(gdouble *) ((guint8 *) row + k->offsets[c]) = v;
 }
 
@@ -233,7 +227,7 @@ sp_row_take_text (const SpRowKind * k, gpointer row, guint c, gchar * v)
 {
   gchar **field = (gchar **) ((guint8 *) row + k->offsets[c]);
 
-  g_return_if_fail (is_text (&k->schema->cols[c]));
+  g_return_if_fail (sp_col_is_text (&k->schema->cols[c]));
   g_free (*field);
   *field = v;
 }

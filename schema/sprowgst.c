@@ -15,7 +15,7 @@ column_value (const SpRowKind * k, gconstpointer row, guint c, GValue * v)
   const SpColumn *col = &k->schema->cols[c];
   gdouble d;
 
-  if (col->type == SP_COL_TEXT || col->type == SP_COL_ID) {
+  if (sp_col_is_text (col)) {
     const gchar *s = sp_row_text (k, row, c);
     if (!s && (col->type == SP_COL_ID || (col->flags & SP_COL_OPTIONAL)))
       return FALSE;
@@ -112,7 +112,7 @@ sp_row_from_structure (const SpRowKind * k, const GstStructure * s)
 
     if (!v)
       continue;
-    if (col->type != SP_COL_TEXT && col->type != SP_COL_ID)
+    if (!sp_col_is_text (col))
       sp_row_set_num (k, row, c, sp_row_value_num (v));
     else if (G_VALUE_HOLDS_STRING (v))
       sp_row_take_text (k, row, c, g_value_dup_string (v));

@@ -369,6 +369,14 @@ typedef struct
   guint flags;
 } SpColumn;
 
+/* Whether a column's values are text: a TEXT column, or a run ID the
+ * tools keep as text. */
+static inline gboolean
+sp_col_is_text (const SpColumn * c)
+{
+  return c->type == SP_COL_TEXT || c->type == SP_COL_ID;
+}
+
 typedef struct
 {
   const gchar *name;            /* summary field, JSON key, db table, CSV */

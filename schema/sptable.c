@@ -205,7 +205,7 @@ sp_schema_table (const SpSchema * s, GPtrArray * rows,
 
       if (!shown[c])
         continue;
-      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID) {
+      if (sp_col_is_text (col)) {
         text = rd->text (rows->pdata[i], col, data);
         sp_table_add (t, text ? text : g_strdup ("-"));
       } else if (col->type == SP_COL_BOOL) {

@@ -143,7 +143,7 @@ read_table (sqlite3 * db, const SpRowKind * k, gint64 run, gboolean final,
       const SpColumn *col = &k->schema->cols[c];
       if ((gint) c == run_col)
         sp_row_take_text (k, row, c, g_strdup (run_s));
-      else if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+      else if (sp_col_is_text (col))
         sp_row_take_text (k, row, c, scol (&r, col->key));
       else
         sp_row_set_num (k, row, c, dcol (&r, col->key));
@@ -199,7 +199,7 @@ read_window_table (sqlite3 * db, const SpRowKind * k, gint64 run,
 
     for (guint c = 0; c < k->schema->n_cols; c++) {
       const SpColumn *col = &k->schema->cols[c];
-      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+      if (sp_col_is_text (col))
         sp_row_take_text (k, row, c, scol (&r, col->key));
       else
         sp_row_set_num (k, row, c, dcol (&r, col->key));

@@ -71,7 +71,7 @@ read_rows (JsonObject * root, const SpRowKind * k, GPtrArray * dst)
     row = sp_row_new (k);
     for (guint c = 0; c < k->schema->n_cols; c++) {
       const SpColumn *col = &k->schema->cols[c];
-      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+      if (sp_col_is_text (col))
         sp_row_take_text (k, row, c, str (o, col->key));
       else
         sp_row_set_num (k, row, c, num (o, col->key));

@@ -80,7 +80,7 @@ model_has (gconstpointer row, const SpColumn * c, gpointer data)
   RowCtx *x = data;
   guint i = c - x->kind->schema->cols;
 
-  if (c->type == SP_COL_TEXT || c->type == SP_COL_ID)
+  if (sp_col_is_text (c))
     return sp_row_text (x->kind, row, i) != NULL;
   return !isnan (sp_row_num (x->kind, row, i));
 }
@@ -183,7 +183,7 @@ json_rows (GString * o, const gchar * name, const SpRowKind * k,
         g_string_append_c (o, ',');
       stage_json_str (o, col->key);
       g_string_append_c (o, ':');
-      if (col->type == SP_COL_TEXT || col->type == SP_COL_ID)
+      if (sp_col_is_text (col))
         stage_json_str (o, sp_row_text (k, rows->pdata[i], c));
       else
         stage_json_num (o, sp_row_num (k, rows->pdata[i], c), 10);
